@@ -1,0 +1,640 @@
+//! The turn-taking engine: given what has been said so far, who speaks next.
+//!
+//! # Selection
+//!
+//! **Sequential** (`A → B → C`): round robin in pattern order; a complete pass over the
+//! selectable participants increments `cycle`.
+//!
+//! **Ratio/priority** (`(A, *), (B, 2), C`), in this order:
+//! 1. *Priority*: unless this is the cold start, if the last speaker was not a priority
+//!    participant, a priority participant speaks next. With several priority participants
+//!    the one who spoke least recently goes first (ties: pattern order), so they take turns
+//!    instead of answering each other forever.
+//! 2. *Ratio*: among the ratio participants who did not just speak, the one with the
+//!    highest `ratio_difference` is chosen (ties: pattern order), where
+//!
+//!    ```text
+//!    ideal_words      = (ratio / total_ratio) × total_words
+//!    ratio_difference = (ideal_words − actual_words) / ratio
+//!    ```
+//!
+//!    `total_ratio` is the sum of the ratio weights (humans included, priority
+//!    participants excluded) and `total_words` the words spoken by ratio participants
+//!    since the last reset. Dividing by the ratio makes the choice "lowest words per unit
+//!    of weight", which converges to the target shares for any utterance lengths.
+//! 3. If no ratio participant can speak (all are human, or the only one just spoke), a
+//!    priority participant who did not just speak is chosen; if there is none either, the
+//!    floor is open and nobody is handed the turn until a human speaks.
+//!
+//! **Humans** (the name `human` plus any names configured as human) are never handed the
+//! turn: they take the floor by speaking. They still count in `total_ratio`, as the spec
+//! says, but the formula above divided by `(human, 0.001)` would otherwise pick the human
+//! almost every time.
+//!
+//! **Cold start**: at the very start (nobody has spoken), priority is skipped. After a
+//! human speaks, `last_speaker` is the human, so a priority participant answers first.
+//!
+//! **No back-to-back**: the last speaker is never chosen again.
+//!
+//! The engine is deterministic, allocation-free on the decision path and reads no clock.
+
+use serde::{Serialize, Serializer, ser::SerializeMap};
+
+use crate::grammar::{Policy, Weight};
+
+/// The name that is always treated as a human participant.
+pub const HUMAN: &str = "human";
+
+/// Who spoke last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LastSpeaker {
+    /// Nobody yet: the next selection is a cold start.
+    Nobody,
+    /// A human (named; may or may not be in the pattern).
+    Human(String),
+    /// A participant of the pattern, by index.
+    Participant(usize),
+}
+
+/// A decision: participant `index` speaks, under a fresh `question_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    pub index: usize,
+    pub question_id: u64,
+}
+
+/// The policy state and selection algorithm.
+#[derive(Debug, Clone)]
+pub struct PolicyEngine {
+    policy: Policy,
+    names: Vec<String>,
+    priority: Vec<bool>,
+    ratio: Vec<f64>,
+    human: Vec<bool>,
+    total_ratio: f64,
+    selectable: usize,
+    word_counts: Vec<u64>,
+    ratio_words: u64,
+    last_turn: Vec<u64>,
+    round_spoken: Vec<bool>,
+    round_remaining: usize,
+    last_speaker: LastSpeaker,
+    current_speaker: Option<usize>,
+    position: usize,
+    cycle: u64,
+    turns: u64,
+    question_id: u64,
+}
+
+impl PolicyEngine {
+    /// Builds an engine; `extra_humans` are names treated as human besides `human`.
+    pub fn new<S: AsRef<str>>(policy: Policy, extra_humans: &[S]) -> Self {
+        let names: Vec<String> = policy.names().into_iter().map(str::to_owned).collect();
+        let n = names.len();
+        let human: Vec<bool> = names
+            .iter()
+            .map(|name| name == HUMAN || extra_humans.iter().any(|h| h.as_ref() == name))
+            .collect();
+        let (priority, ratio): (Vec<bool>, Vec<f64>) = match &policy {
+            Policy::Sequential(_) => (vec![false; n], vec![1.0; n]),
+            Policy::RatioPriority(entries) => entries
+                .iter()
+                .map(|p| match p.weight {
+                    Weight::Priority => (true, 0.0),
+                    Weight::Ratio(w) => (false, w),
+                })
+                .unzip(),
+        };
+        let total_ratio = ratio.iter().sum();
+        let selectable = human.iter().filter(|h| !**h).count();
+        Self {
+            policy,
+            names,
+            priority,
+            ratio,
+            human,
+            total_ratio,
+            selectable,
+            word_counts: vec![0; n],
+            ratio_words: 0,
+            last_turn: vec![0; n],
+            round_spoken: vec![false; n],
+            round_remaining: selectable,
+            last_speaker: LastSpeaker::Nobody,
+            current_speaker: None,
+            position: 0,
+            cycle: 0,
+            turns: 0,
+            question_id: 0,
+        }
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Participant names in pattern order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    pub fn name(&self, index: usize) -> &str {
+        &self.names[index]
+    }
+
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Whether `name` is a human: `human`, a configured human, or a human pattern entry.
+    pub fn is_human_name(&self, name: &str) -> bool {
+        name == HUMAN || self.index_of(name).is_some_and(|i| self.human[i])
+    }
+
+    pub fn is_human(&self, index: usize) -> bool {
+        self.human[index]
+    }
+
+    pub fn last_speaker(&self) -> &LastSpeaker {
+        &self.last_speaker
+    }
+
+    /// The participant currently holding the turn, if any.
+    pub fn current_speaker(&self) -> Option<usize> {
+        self.current_speaker
+    }
+
+    pub fn question_id(&self) -> u64 {
+        self.question_id
+    }
+
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    pub fn word_count(&self, index: usize) -> u64 {
+        self.word_counts[index]
+    }
+
+    /// A fresh, strictly greater question id (for interrupts).
+    pub fn bump_question_id(&mut self) -> u64 {
+        self.question_id += 1;
+        self.question_id
+    }
+
+    /// Decides who speaks next and hands them the turn under a new question id.
+    /// `None` means the floor is open: only a human can continue the conversation.
+    pub fn next_turn(&mut self) -> Option<Selection> {
+        let index = match self.policy {
+            Policy::Sequential(_) => self.select_sequential()?,
+            Policy::RatioPriority(_) => self.select_ratio_priority()?,
+        };
+        self.turns += 1;
+        self.last_turn[index] = self.turns;
+        self.last_speaker = LastSpeaker::Participant(index);
+        self.current_speaker = Some(index);
+        self.mark_spoken(index);
+        Some(Selection {
+            index,
+            question_id: self.bump_question_id(),
+        })
+    }
+
+    /// Adds words spoken by participant `index` (count each streamed chunk once).
+    pub fn record_words(&mut self, index: usize, words: u64) {
+        self.word_counts[index] += words;
+        if !self.priority[index] {
+            self.ratio_words += words;
+        }
+    }
+
+    /// The current speaker's turn is over (its last chunk arrived, or it was skipped).
+    pub fn finish_turn(&mut self) {
+        self.current_speaker = None;
+    }
+
+    /// A human spoke: word counts and round tracking restart, `last_speaker` becomes the
+    /// human (so priority answers first, not a cold start) and a new question id is
+    /// returned for the interrupt.
+    pub fn human_spoke(&mut self, name: &str, words: u64) -> u64 {
+        self.clear_rounds();
+        self.last_speaker = LastSpeaker::Human(name.to_owned());
+        if let Some(i) = self.index_of(name) {
+            self.record_words(i, words);
+        }
+        self.bump_question_id()
+    }
+
+    /// Back to the very beginning (cold start); returns a new question id.
+    pub fn reset(&mut self) -> u64 {
+        self.clear_rounds();
+        self.last_speaker = LastSpeaker::Nobody;
+        self.last_turn.fill(0);
+        self.turns = 0;
+        self.bump_question_id()
+    }
+
+    /// The spec's `ratio_difference` of participant `index` (priority: `None`).
+    pub fn ratio_difference(&self, index: usize) -> Option<f64> {
+        if self.priority[index] {
+            return None;
+        }
+        let ratio = self.ratio[index];
+        let ideal = ratio / self.total_ratio * self.ratio_words as f64;
+        Some((ideal - self.word_counts[index] as f64) / ratio)
+    }
+
+    pub fn stats(&self) -> PolicyStats {
+        let weights = match &self.policy {
+            Policy::Sequential(names) => names
+                .iter()
+                .map(|name| WeightEntry {
+                    name: name.clone(),
+                    weight: Weight::Ratio(1.0),
+                })
+                .collect(),
+            Policy::RatioPriority(entries) => entries
+                .iter()
+                .map(|p| WeightEntry {
+                    name: p.name.clone(),
+                    weight: p.weight,
+                })
+                .collect(),
+        };
+        PolicyStats {
+            mode: self.policy.mode_name(),
+            participants: self.names.clone(),
+            weights,
+            word_counts: WordCounts(
+                self.names
+                    .iter()
+                    .cloned()
+                    .zip(self.word_counts.iter().copied())
+                    .collect(),
+            ),
+            cycle: self.cycle,
+            current_speaker: self.current_speaker.map(|i| self.names[i].clone()),
+            last_speaker: match &self.last_speaker {
+                LastSpeaker::Nobody => None,
+                LastSpeaker::Human(name) => Some(name.clone()),
+                LastSpeaker::Participant(i) => Some(self.names[*i].clone()),
+            },
+            question_id: self.question_id,
+        }
+    }
+
+    fn last_index(&self) -> Option<usize> {
+        match self.last_speaker {
+            LastSpeaker::Participant(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    fn clear_rounds(&mut self) {
+        self.word_counts.fill(0);
+        self.ratio_words = 0;
+        self.round_spoken.fill(false);
+        self.round_remaining = self.selectable;
+        self.cycle = 0;
+        self.position = 0;
+        self.current_speaker = None;
+    }
+
+    fn mark_spoken(&mut self, index: usize) {
+        if !self.round_spoken[index] {
+            self.round_spoken[index] = true;
+            self.round_remaining -= 1;
+            if self.round_remaining == 0 {
+                self.cycle += 1;
+                self.round_spoken.fill(false);
+                self.round_remaining = self.selectable;
+            }
+        }
+    }
+
+    fn select_sequential(&mut self) -> Option<usize> {
+        let n = self.names.len();
+        let last = self.last_index();
+        for k in 0..n {
+            let index = (self.position + k) % n;
+            if self.human[index] || Some(index) == last {
+                continue;
+            }
+            self.position = index + 1;
+            return Some(index);
+        }
+        None
+    }
+
+    fn select_ratio_priority(&self) -> Option<usize> {
+        let last = self.last_index();
+        let cold_start = self.last_speaker == LastSpeaker::Nobody;
+        let last_was_priority = last.is_some_and(|i| self.priority[i]);
+        if !cold_start && !last_was_priority {
+            if let Some(index) = self.pick_priority(last) {
+                return Some(index);
+            }
+        }
+        self.pick_ratio(last).or_else(|| self.pick_priority(last))
+    }
+
+    fn pick_priority(&self, last: Option<usize>) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for i in 0..self.names.len() {
+            if !self.priority[i] || self.human[i] || Some(i) == last {
+                continue;
+            }
+            if best.is_none_or(|b| self.last_turn[i] < self.last_turn[b]) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    fn pick_ratio(&self, last: Option<usize>) -> Option<usize> {
+        let mut best: Option<(usize, f64)> = None;
+        for i in 0..self.names.len() {
+            if self.priority[i] || self.human[i] || Some(i) == last {
+                continue;
+            }
+            let Some(score) = self.ratio_difference(i) else {
+                continue;
+            };
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((i, score));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+}
+
+/// A participant's configured weight, as in the stats JSON.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WeightEntry {
+    pub name: String,
+    pub weight: Weight,
+}
+
+impl Serialize for Weight {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Weight::Priority => s.serialize_str("*"),
+            Weight::Ratio(w) => s.serialize_f64(*w),
+        }
+    }
+}
+
+/// Word counts in pattern order, serialized as a JSON object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WordCounts(pub Vec<(String, u64)>);
+
+impl Serialize for WordCounts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (name, count) in &self.0 {
+            map.serialize_entry(name, count)?;
+        }
+        map.end()
+    }
+}
+
+impl WordCounts {
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, c)| *c)
+    }
+}
+
+/// The `stats` structure of the spec, plus `last_speaker` and `question_id`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyStats {
+    pub mode: &'static str,
+    pub participants: Vec<String>,
+    pub weights: Vec<WeightEntry>,
+    pub word_counts: WordCounts,
+    pub cycle: u64,
+    pub current_speaker: Option<String>,
+    pub last_speaker: Option<String>,
+    pub question_id: u64,
+}
+
+impl PolicyStats {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("stats always serialize")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine(pattern: &str) -> PolicyEngine {
+        PolicyEngine::new(Policy::parse(pattern).unwrap(), &[] as &[&str])
+    }
+
+    /// Runs `turns` decisions, each speaker saying `words(turn)` words.
+    fn run(e: &mut PolicyEngine, turns: usize, words: impl Fn(usize) -> u64) -> Vec<String> {
+        (0..turns)
+            .map(|t| {
+                let s = e.next_turn().expect("someone speaks");
+                e.record_words(s.index, words(t));
+                e.finish_turn();
+                e.name(s.index).to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sequential_round_robin_counts_cycles() {
+        let mut e = engine("[judge → defense → prosecution]");
+        let mut cycles = vec![];
+        let names: Vec<String> = (0..7)
+            .map(|_| {
+                let s = e.next_turn().unwrap();
+                cycles.push(e.cycle());
+                e.name(s.index).to_owned()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "judge",
+                "defense",
+                "prosecution",
+                "judge",
+                "defense",
+                "prosecution",
+                "judge"
+            ]
+        );
+        assert_eq!(cycles, [0, 0, 1, 1, 1, 2, 2]);
+    }
+
+    #[test]
+    fn sequential_skips_humans_and_restarts_after_human() {
+        let mut e = engine("[human → a → b]");
+        assert_eq!(run(&mut e, 3, |_| 5), ["a", "b", "a"]);
+        e.human_spoke("human", 4);
+        assert_eq!(run(&mut e, 2, |_| 5), ["a", "b"]);
+    }
+
+    #[test]
+    fn question_ids_strictly_increase() {
+        let mut e = engine("[(human, 0.001), (tutor, *), (s1, 1), (s2, 1)]");
+        let mut last = 0;
+        for i in 0..50 {
+            let q = if i % 7 == 3 {
+                e.human_spoke("human", 3)
+            } else {
+                e.next_turn().unwrap().question_id
+            };
+            assert!(q > last);
+            last = q;
+        }
+    }
+
+    #[test]
+    fn example_1_typical_flow() {
+        let mut e = engine("[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]");
+        // Cold start: a student, not the tutor; then tutor after every student.
+        let flow = run(&mut e, 5, |_| 20);
+        assert_eq!(
+            flow,
+            ["student1", "tutor", "student2", "tutor", "student1"]
+        );
+        // Human interrupts: tutor answers first, then ratio balancing resumes.
+        e.human_spoke("human", 8);
+        assert_eq!(e.stats().word_counts.get("human"), Some(8));
+        assert_eq!(e.stats().word_counts.get("student1"), Some(0));
+        let flow = run(&mut e, 4, |_| 20);
+        assert_eq!(flow, ["tutor", "student1", "tutor", "student2"]);
+    }
+
+    #[test]
+    fn human_is_never_selected() {
+        let mut e = engine("[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]");
+        let flow = run(&mut e, 200, |t| 5 + (t as u64 * 7) % 30);
+        assert!(flow.iter().all(|s| s != "human"));
+        // The tiny human weight would otherwise dominate the formula:
+        assert!(e.ratio_difference(0).unwrap() > e.ratio_difference(2).unwrap());
+    }
+
+    #[test]
+    fn example_2_judge_answers_every_argument() {
+        let mut e = engine("[(judge, *), (defense, 1), (prosecution, 1)]");
+        let flow = run(&mut e, 8, |_| 30);
+        assert_eq!(
+            flow,
+            [
+                "defense",
+                "judge",
+                "prosecution",
+                "judge",
+                "defense",
+                "judge",
+                "prosecution",
+                "judge"
+            ]
+        );
+    }
+
+    #[test]
+    fn no_back_to_back_even_when_far_behind() {
+        let mut e = engine("[(a, 100), (b, 1)]");
+        let flow = run(&mut e, 20, |_| 10);
+        for pair in flow.windows(2) {
+            assert_ne!(pair[0], pair[1]);
+        }
+    }
+
+    #[test]
+    fn lone_agent_waits_for_the_human() {
+        let mut e = engine("[(human, 1), (assistant, *)]");
+        // Cold start with no ratio participant: the priority one greets.
+        assert_eq!(run(&mut e, 1, |_| 5), ["assistant"]);
+        assert_eq!(e.next_turn(), None);
+        e.human_spoke("human", 3);
+        assert_eq!(run(&mut e, 1, |_| 5), ["assistant"]);
+        assert_eq!(e.next_turn(), None);
+    }
+
+    #[test]
+    fn several_priority_participants_take_turns() {
+        let mut e = engine("[(chair, *), (cochair, *), (a, 1), (b, 1)]");
+        let flow = run(&mut e, 8, |_| 10);
+        assert_eq!(
+            flow,
+            ["a", "chair", "b", "cochair", "a", "chair", "b", "cochair"]
+        );
+    }
+
+    #[test]
+    fn extra_humans_from_configuration() {
+        let policy = Policy::parse("[(alice, 1), (tutor, *), (bob, 1)]").unwrap();
+        let mut e = PolicyEngine::new(policy, &["alice"]);
+        let flow = run(&mut e, 6, |_| 10);
+        assert!(flow.iter().all(|s| s != "alice"));
+        assert!(e.is_human_name("alice"));
+        e.human_spoke("alice", 5);
+        assert_eq!(e.last_speaker(), &LastSpeaker::Human("alice".into()));
+    }
+
+    #[test]
+    fn reset_is_a_cold_start() {
+        let mut e = engine("[(tutor, *), (s1, 1), (s2, 1)]");
+        run(&mut e, 5, |_| 10);
+        e.reset();
+        assert_eq!(e.last_speaker(), &LastSpeaker::Nobody);
+        assert_eq!(run(&mut e, 2, |_| 10), ["s1", "tutor"]);
+    }
+
+    /// Deterministic lengths in 5..=40 (a small LCG), as policy-sim uses.
+    fn varying(t: usize) -> u64 {
+        let x = (t as u64).wrapping_mul(2_654_435_761).wrapping_add(12_345) % 36;
+        5 + x
+    }
+
+    #[test]
+    fn example_3_shares_converge() {
+        let mut e = engine("[(moderator, 3), (expert1, 2), (expert2, 2), (guest, 1)]");
+        run(&mut e, 1000, varying);
+        let stats = e.stats();
+        let total: u64 = stats.word_counts.0.iter().map(|(_, c)| c).sum();
+        for (name, target) in [
+            ("moderator", 3.0 / 8.0),
+            ("expert1", 2.0 / 8.0),
+            ("expert2", 2.0 / 8.0),
+            ("guest", 1.0 / 8.0),
+        ] {
+            let share = stats.word_counts.get(name).unwrap() as f64 / total as f64;
+            assert!(
+                (share - target).abs() < 0.02,
+                "{name}: {share:.4} vs {target:.4}"
+            );
+        }
+    }
+
+    #[test]
+    fn stats_json_matches_the_spec_shape() {
+        let mut e = engine("[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]");
+        let s = e.next_turn().unwrap();
+        e.record_words(s.index, 12);
+        let json: serde_json::Value = serde_json::from_str(&e.stats().to_json()).unwrap();
+        assert_eq!(json["mode"], "ratio_priority");
+        assert_eq!(
+            json["participants"],
+            serde_json::json!(["human", "tutor", "student1", "student2"])
+        );
+        assert_eq!(json["weights"][1], serde_json::json!({"name": "tutor", "weight": "*"}));
+        assert_eq!(json["weights"][0]["weight"], 0.001);
+        assert_eq!(json["word_counts"]["student1"], 12);
+        assert_eq!(json["cycle"], 0);
+        assert_eq!(json["current_speaker"], "student1");
+        let keys: Vec<&String> = json["word_counts"].as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), 4);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&engine("[a → b]").stats().to_json())
+                .unwrap()["mode"],
+            "sequential"
+        );
+    }
+}

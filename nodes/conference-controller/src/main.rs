@@ -1,0 +1,1 @@
+fn main() { let _ = dora_node_api::DoraNode::init_from_env(); }
