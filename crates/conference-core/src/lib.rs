@@ -1,0 +1,409 @@
+//! The conference controller's decisions, without I/O.
+//!
+//! The node feeds [`Event`]s with the current monotonic time and sends out the returned
+//! [`Action`]s; [`Conference::next_deadline`] tells it when to call back with
+//! [`Event::Tick`] so that a silent speaker or a vanished human never stalls the
+//! conversation.
+
+use std::time::Duration;
+
+use turn_policy::{PolicyEngine, PolicyStats, count_words};
+use voice_protocol::{ControlCommand, InterruptKind, SessionStatus};
+
+/// Text kept per utterance; longer utterances still count all their words.
+pub const MAX_UTTERANCE_CHARS: usize = 100_000;
+
+/// Timeouts of the controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConferenceConfig {
+    /// A speaker that has not finished its turn after this long is skipped.
+    pub turn_timeout: Duration,
+    /// After `speech_started`, how long to wait for the human's transcript.
+    pub human_timeout: Duration,
+}
+
+impl Default for ConferenceConfig {
+    fn default() -> Self {
+        Self {
+            turn_timeout: Duration::from_secs(60),
+            human_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Something that happened, as seen by the controller.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The node is up: the cold-start turn goes out.
+    Start,
+    /// A chunk (or a complete message, when `status` is `None`) from input `from`.
+    Text {
+        from: String,
+        text: String,
+        status: Option<SessionStatus>,
+        question_id: Option<u64>,
+    },
+    /// A final human utterance.
+    Human { speaker: String, text: String },
+    /// Voice activity: the human began to speak.
+    SpeechStarted,
+    Control(ControlCommand),
+    /// Time passed; deadlines are checked.
+    Tick,
+}
+
+/// A finished (or cut-short) utterance, for history and transcripts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Utterance {
+    pub speaker: String,
+    pub text: String,
+    pub question_id: u64,
+    pub interrupted: bool,
+    pub human: bool,
+}
+
+/// What the node must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Turn { speaker: String, question_id: u64 },
+    Interrupt { kind: InterruptKind, question_id: u64 },
+    Status(PolicyStats),
+    Utterance(Utterance),
+    Notice(Notice),
+}
+
+/// Things worth logging. [`Notice::is_warning`] tells warnings from routine drops.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Notice {
+    #[error("text from `{from}`, which is not a participant of the policy; ignored")]
+    UnknownParticipant { from: String },
+    #[error("text from `{from}` while the turn belongs to {holder}; ignored")]
+    NotTheirTurn { from: String, holder: String },
+    #[error("dropped stale text from `{from}` (question {question_id}, current {current})")]
+    Stale {
+        from: String,
+        question_id: u64,
+        current: u64,
+    },
+    #[error("empty human utterance from `{speaker}`; ignored")]
+    EmptyHuman { speaker: String },
+    #[error("`{speaker}` did not finish its turn within {secs} s; skipping it")]
+    TurnTimeout { speaker: String, secs: u64 },
+    #[error("no transcript {secs} s after the human started speaking; continuing")]
+    HumanTimeout { secs: u64 },
+    #[error("utterance of `{speaker}` exceeds {MAX_UTTERANCE_CHARS} characters; the rest is counted but not kept")]
+    Truncated { speaker: String },
+    #[error("nobody can take the turn; waiting for a human to speak")]
+    FloorOpen,
+}
+
+impl Notice {
+    pub fn is_warning(&self) -> bool {
+        !matches!(self, Notice::Stale { .. } | Notice::FloorOpen)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct ActiveTurn {
+    index: usize,
+    question_id: u64,
+    started_at: Duration,
+    text: String,
+    truncated: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Floor {
+    /// Nobody is handed the turn (floor open, paused, or not started).
+    Idle,
+    Speaking(ActiveTurn),
+    /// The human started speaking; their transcript is awaited.
+    AwaitingHuman { since: Duration },
+}
+
+/// The conference controller state machine.
+#[derive(Debug, Clone)]
+pub struct Conference {
+    engine: PolicyEngine,
+    config: ConferenceConfig,
+    floor: Floor,
+}
+
+impl Conference {
+    pub fn new(engine: PolicyEngine, config: ConferenceConfig) -> Self {
+        Self {
+            engine,
+            config,
+            floor: Floor::Idle,
+        }
+    }
+
+    pub fn engine(&self) -> &PolicyEngine {
+        &self.engine
+    }
+
+    /// The speaker holding the turn and its question id.
+    pub fn current_turn(&self) -> Option<(&str, u64)> {
+        match &self.floor {
+            Floor::Speaking(t) => Some((self.engine.name(t.index), t.question_id)),
+            _ => None,
+        }
+    }
+
+    /// When the node should send [`Event::Tick`] at the latest.
+    pub fn next_deadline(&self) -> Option<Duration> {
+        match &self.floor {
+            Floor::Idle => None,
+            Floor::Speaking(t) => Some(t.started_at + self.config.turn_timeout),
+            Floor::AwaitingHuman { since } => Some(*since + self.config.human_timeout),
+        }
+    }
+
+    /// Processes one event at monotonic time `now`.
+    pub fn handle(&mut self, event: Event, now: Duration) -> Vec<Action> {
+        let mut out = Vec::new();
+        self.check_deadlines(now, &mut out);
+        match event {
+            Event::Start => self.give_next_turn(now, &mut out),
+            Event::Text {
+                from,
+                text,
+                status,
+                question_id,
+            } => self.on_text(from, text, status, question_id, now, &mut out),
+            Event::Human { speaker, text } => self.on_human(speaker, text, now, &mut out),
+            Event::SpeechStarted => self.on_speech_started(now, &mut out),
+            Event::Control(command) => self.on_control(command, now, &mut out),
+            Event::Tick => {}
+        }
+        out
+    }
+
+    fn check_deadlines(&mut self, now: Duration, out: &mut Vec<Action>) {
+        match self.next_deadline() {
+            Some(deadline) if now >= deadline => {}
+            _ => return,
+        }
+        match std::mem::replace(&mut self.floor, Floor::Idle) {
+            Floor::Speaking(turn) => {
+                out.push(Action::Notice(Notice::TurnTimeout {
+                    speaker: self.engine.name(turn.index).to_owned(),
+                    secs: self.config.turn_timeout.as_secs(),
+                }));
+                self.cut_short(turn, out);
+                let question_id = self.engine.bump_question_id();
+                out.push(Action::Interrupt {
+                    kind: InterruptKind::Cancel,
+                    question_id,
+                });
+            }
+            Floor::AwaitingHuman { .. } => out.push(Action::Notice(Notice::HumanTimeout {
+                secs: self.config.human_timeout.as_secs(),
+            })),
+            Floor::Idle => return,
+        }
+        self.give_next_turn(now, out);
+    }
+
+    fn give_next_turn(&mut self, now: Duration, out: &mut Vec<Action>) {
+        match self.engine.next_turn() {
+            Some(selection) => {
+                out.push(Action::Turn {
+                    speaker: self.engine.name(selection.index).to_owned(),
+                    question_id: selection.question_id,
+                });
+                self.floor = Floor::Speaking(ActiveTurn {
+                    index: selection.index,
+                    question_id: selection.question_id,
+                    started_at: now,
+                    text: String::new(),
+                    truncated: false,
+                });
+            }
+            None => {
+                self.floor = Floor::Idle;
+                out.push(Action::Notice(Notice::FloorOpen));
+            }
+        }
+        out.push(Action::Status(self.engine.stats()));
+    }
+
+    /// Ends `turn` early, keeping what was said so far in the history.
+    fn cut_short(&mut self, turn: ActiveTurn, out: &mut Vec<Action>) {
+        self.engine.finish_turn();
+        if !turn.text.trim().is_empty() {
+            out.push(Action::Utterance(Utterance {
+                speaker: self.engine.name(turn.index).to_owned(),
+                text: turn.text,
+                question_id: turn.question_id,
+                interrupted: true,
+                human: false,
+            }));
+        }
+    }
+
+    /// Stops whoever is speaking; returns the interrupt's question id.
+    fn interrupt(&mut self, kind: InterruptKind, out: &mut Vec<Action>) -> u64 {
+        if let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) {
+            self.cut_short(turn, out);
+        }
+        let question_id = match kind {
+            InterruptKind::Cancel => self.engine.bump_question_id(),
+            InterruptKind::Reset => self.engine.reset(),
+        };
+        out.push(Action::Interrupt { kind, question_id });
+        question_id
+    }
+
+    fn on_text(
+        &mut self,
+        from: String,
+        text: String,
+        status: Option<SessionStatus>,
+        question_id: Option<u64>,
+        now: Duration,
+        out: &mut Vec<Action>,
+    ) {
+        let Some(index) = self.engine.index_of(&from) else {
+            out.push(Action::Notice(Notice::UnknownParticipant { from }));
+            return;
+        };
+        if self.engine.is_human(index) {
+            if SessionStatus::ends_utterance(status) {
+                self.on_human(from, text, now, out);
+            }
+            return;
+        }
+        let current = self.engine.question_id();
+        let turn = match &mut self.floor {
+            Floor::Speaking(turn)
+                if turn.index == index && question_id.is_none_or(|q| q == turn.question_id) =>
+            {
+                turn
+            }
+            Floor::Speaking(turn) if question_id.is_some_and(|q| q < turn.question_id) => {
+                out.push(Action::Notice(Notice::Stale {
+                    from,
+                    question_id: question_id.unwrap_or_default(),
+                    current: turn.question_id,
+                }));
+                return;
+            }
+            _ if question_id.is_some_and(|q| q < current) => {
+                out.push(Action::Notice(Notice::Stale {
+                    from,
+                    question_id: question_id.unwrap_or_default(),
+                    current,
+                }));
+                return;
+            }
+            Floor::Speaking(turn) => {
+                let holder = format!("`{}`", self.engine.name(turn.index));
+                out.push(Action::Notice(Notice::NotTheirTurn { from, holder }));
+                return;
+            }
+            _ => {
+                let holder = "nobody".to_owned();
+                out.push(Action::Notice(Notice::NotTheirTurn { from, holder }));
+                return;
+            }
+        };
+        let words = count_words(&text);
+        if turn.text.len() + text.len() <= MAX_UTTERANCE_CHARS {
+            turn.text.push_str(&text);
+        } else if !turn.truncated {
+            turn.truncated = true;
+            out.push(Action::Notice(Notice::Truncated { speaker: from }));
+        }
+        self.engine.record_words(index, words);
+        if SessionStatus::ends_utterance(status) {
+            let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
+                unreachable!("matched Speaking above");
+            };
+            self.engine.finish_turn();
+            out.push(Action::Utterance(Utterance {
+                speaker: self.engine.name(turn.index).to_owned(),
+                text: turn.text,
+                question_id: turn.question_id,
+                interrupted: false,
+                human: false,
+            }));
+            self.give_next_turn(now, out);
+        }
+    }
+
+    fn on_human(&mut self, speaker: String, text: String, now: Duration, out: &mut Vec<Action>) {
+        if text.trim().is_empty() {
+            out.push(Action::Notice(Notice::EmptyHuman { speaker }));
+            // A voice-activity start that produced no words: carry on.
+            if matches!(self.floor, Floor::AwaitingHuman { .. }) {
+                self.give_next_turn(now, out);
+            }
+            return;
+        }
+        if let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) {
+            self.cut_short(turn, out);
+        }
+        let question_id = self.engine.human_spoke(&speaker, count_words(&text));
+        out.push(Action::Interrupt {
+            kind: InterruptKind::Reset,
+            question_id,
+        });
+        let mut kept = text;
+        if kept.len() > MAX_UTTERANCE_CHARS {
+            let cut = (0..=MAX_UTTERANCE_CHARS)
+                .rev()
+                .find(|i| kept.is_char_boundary(*i))
+                .unwrap_or(0);
+            kept.truncate(cut);
+            out.push(Action::Notice(Notice::Truncated {
+                speaker: speaker.clone(),
+            }));
+        }
+        out.push(Action::Utterance(Utterance {
+            speaker,
+            text: kept,
+            question_id,
+            interrupted: false,
+            human: true,
+        }));
+        self.give_next_turn(now, out);
+    }
+
+    fn on_speech_started(&mut self, now: Duration, out: &mut Vec<Action>) {
+        if matches!(self.floor, Floor::AwaitingHuman { .. }) {
+            self.floor = Floor::AwaitingHuman { since: now };
+            return;
+        }
+        // Always interrupt, even when nobody is generating: audio may still be playing.
+        self.interrupt(InterruptKind::Cancel, out);
+        self.floor = Floor::AwaitingHuman { since: now };
+        out.push(Action::Status(self.engine.stats()));
+    }
+
+    fn on_control(&mut self, command: ControlCommand, now: Duration, out: &mut Vec<Action>) {
+        match command {
+            ControlCommand::Stats => out.push(Action::Status(self.engine.stats())),
+            ControlCommand::Reset => {
+                self.interrupt(InterruptKind::Reset, out);
+                self.give_next_turn(now, out);
+            }
+            ControlCommand::Cancel => {
+                self.interrupt(InterruptKind::Cancel, out);
+                out.push(Action::Status(self.engine.stats()));
+            }
+            ControlCommand::Ready => match &self.floor {
+                // Repeat the current turn for a node that joined late; nodes ignore a
+                // turn they already work on.
+                Floor::Speaking(turn) => out.push(Action::Turn {
+                    speaker: self.engine.name(turn.index).to_owned(),
+                    question_id: turn.question_id,
+                }),
+                Floor::Idle | Floor::AwaitingHuman { .. } => self.give_next_turn(now, out),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,352 @@
+use proptest::prelude::*;
+use turn_policy::Policy;
+
+use super::*;
+
+const STUDY: &str = "[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]";
+
+fn conference(pattern: &str) -> Conference {
+    let engine = PolicyEngine::new(Policy::parse(pattern).unwrap(), &[] as &[&str]);
+    Conference::new(engine, ConferenceConfig::default())
+}
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+fn turns(actions: &[Action]) -> Vec<(String, u64)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Turn {
+                speaker,
+                question_id,
+            } => Some((speaker.clone(), *question_id)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn interrupts(actions: &[Action]) -> Vec<(InterruptKind, u64)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Interrupt { kind, question_id } => Some((*kind, *question_id)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn utterances(actions: &[Action]) -> Vec<Utterance> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Utterance(u) => Some(u.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn text(from: &str, text: &str, status: Option<SessionStatus>, q: Option<u64>) -> Event {
+    Event::Text {
+        from: from.into(),
+        text: text.into(),
+        status,
+        question_id: q,
+    }
+}
+
+/// Streams one utterance in three chunks for the current speaker and returns the actions.
+fn speak(c: &mut Conference, words: &str, now: Duration) -> Vec<Action> {
+    let (speaker, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
+    let mut out = c.handle(
+        text(&speaker, "", Some(SessionStatus::Started), Some(q)),
+        now,
+    );
+    out.extend(c.handle(
+        text(&speaker, words, Some(SessionStatus::Ongoing), Some(q)),
+        now,
+    ));
+    out.extend(c.handle(
+        text(&speaker, " Done.", Some(SessionStatus::Ended), Some(q)),
+        now,
+    ));
+    out
+}
+
+#[test]
+fn cold_start_then_turns_follow_the_policy() {
+    let mut c = conference(STUDY);
+    let out = c.handle(Event::Start, secs(0));
+    assert_eq!(turns(&out), [("student1".to_owned(), 1)]);
+    assert!(matches!(out.last(), Some(Action::Status(_))));
+    let out = speak(&mut c, "What is a derivative?", secs(1));
+    let said = utterances(&out);
+    assert_eq!(said.len(), 1);
+    assert_eq!(said[0].speaker, "student1");
+    assert_eq!(said[0].text, "What is a derivative? Done.");
+    assert!(!said[0].interrupted);
+    assert_eq!(turns(&out), [("tutor".to_owned(), 2)]);
+    // Each chunk's words count once: 4 + 1.
+    assert_eq!(c.engine().stats().word_counts.get("student1"), Some(5));
+}
+
+#[test]
+fn human_speech_interrupts_resets_and_tutor_answers() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    speak(&mut c, "One two three", secs(1));
+    // Tutor is mid-utterance when the human starts to talk.
+    let (tutor, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
+    c.handle(
+        text(&tutor, "Let me", Some(SessionStatus::Started), Some(q)),
+        secs(2),
+    );
+    let out = c.handle(Event::SpeechStarted, secs(2));
+    let cancel = interrupts(&out);
+    assert_eq!(cancel.len(), 1);
+    assert_eq!(cancel[0].0, InterruptKind::Cancel);
+    assert!(cancel[0].1 > q);
+    let cut = utterances(&out);
+    assert_eq!(cut[0].text, "Let me");
+    assert!(cut[0].interrupted);
+    assert!(turns(&out).is_empty(), "nobody is handed the turn while the human talks");
+    // A late chunk of the cancelled turn is dropped.
+    let out = c.handle(
+        text(&tutor, " explain", Some(SessionStatus::Ongoing), Some(q)),
+        secs(2),
+    );
+    assert!(matches!(out[..], [Action::Notice(Notice::Stale { .. })]));
+
+    let out = c.handle(
+        Event::Human {
+            speaker: "human".into(),
+            text: "Can you give an example?".into(),
+        },
+        secs(3),
+    );
+    let reset = interrupts(&out);
+    assert_eq!(reset[0].0, InterruptKind::Reset);
+    assert!(reset[0].1 > cancel[0].1);
+    let said = utterances(&out);
+    assert!(said[0].human);
+    assert_eq!(said[0].question_id, reset[0].1);
+    let next = turns(&out);
+    assert_eq!(next[0].0, "tutor");
+    assert!(next[0].1 > reset[0].1);
+    let stats = c.engine().stats();
+    assert_eq!(stats.word_counts.get("student1"), Some(0));
+    assert_eq!(stats.word_counts.get("human"), Some(5));
+}
+
+#[test]
+fn human_transcript_without_speech_started_also_resets() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    let out = c.handle(
+        Event::Human {
+            speaker: "human".into(),
+            text: "Hello".into(),
+        },
+        secs(1),
+    );
+    assert_eq!(interrupts(&out)[0].0, InterruptKind::Reset);
+    assert_eq!(turns(&out)[0].0, "tutor");
+}
+
+#[test]
+fn robustness_notices() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    let out = c.handle(text("stranger", "hi", None, None), secs(0));
+    assert!(matches!(
+        out[..],
+        [Action::Notice(Notice::UnknownParticipant { .. })]
+    ));
+    let out = c.handle(text("student2", "me too", None, None), secs(0));
+    assert!(matches!(out[..], [Action::Notice(Notice::NotTheirTurn { .. })]));
+    let out = c.handle(
+        Event::Human {
+            speaker: "human".into(),
+            text: "  ".into(),
+        },
+        secs(0),
+    );
+    assert!(matches!(out[..], [Action::Notice(Notice::EmptyHuman { .. })]));
+    assert_eq!(c.current_turn().unwrap().0, "student1");
+}
+
+#[test]
+fn silent_speaker_is_skipped_after_the_timeout() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    assert_eq!(c.next_deadline(), Some(secs(60)));
+    assert!(c.handle(Event::Tick, secs(59)).is_empty());
+    let out = c.handle(Event::Tick, secs(60));
+    assert!(
+        out.iter()
+            .any(|a| matches!(a, Action::Notice(Notice::TurnTimeout { speaker, .. }) if speaker == "student1"))
+    );
+    assert_eq!(interrupts(&out)[0].0, InterruptKind::Cancel);
+    assert_eq!(turns(&out)[0].0, "tutor");
+}
+
+#[test]
+fn missing_transcript_after_speech_started_times_out() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    c.handle(Event::SpeechStarted, secs(1));
+    assert_eq!(c.next_deadline(), Some(secs(21)));
+    let out = c.handle(Event::Tick, secs(21));
+    assert!(out.iter().any(|a| matches!(a, Action::Notice(Notice::HumanTimeout { .. }))));
+    assert_eq!(turns(&out).len(), 1);
+}
+
+#[test]
+fn control_commands() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    speak(&mut c, "a b c", secs(0));
+    let out = c.handle(Event::Control(ControlCommand::Stats), secs(0));
+    assert!(matches!(out[..], [Action::Status(_)]));
+
+    let out = c.handle(Event::Control(ControlCommand::Cancel), secs(1));
+    assert_eq!(interrupts(&out)[0].0, InterruptKind::Cancel);
+    assert!(turns(&out).is_empty());
+    assert_eq!(c.current_turn(), None);
+
+    let out = c.handle(Event::Control(ControlCommand::Ready), secs(2));
+    assert_eq!(turns(&out).len(), 1);
+    let current = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
+    // `ready` during a turn repeats it unchanged.
+    let out = c.handle(Event::Control(ControlCommand::Ready), secs(2));
+    assert_eq!(turns(&out), [current.clone()]);
+
+    let out = c.handle(Event::Control(ControlCommand::Reset), secs(3));
+    assert_eq!(interrupts(&out)[0].0, InterruptKind::Reset);
+    // Cold start again: a student, not the tutor.
+    assert_eq!(turns(&out)[0].0, "student1");
+    assert!(turns(&out)[0].1 > current.1);
+}
+
+#[test]
+fn complete_messages_without_status_end_the_turn() {
+    let mut c = conference("[a → b → c]");
+    c.handle(Event::Start, secs(0));
+    let out = c.handle(text("a", "Hello there.", None, None), secs(0));
+    assert_eq!(turns(&out)[0].0, "b");
+}
+
+#[test]
+fn lone_assistant_waits_for_the_human() {
+    let mut c = conference("[(human, 1), (assistant, *)]");
+    let out = c.handle(Event::Start, secs(0));
+    assert_eq!(turns(&out)[0].0, "assistant");
+    let out = speak(&mut c, "Hi, how can I help?", secs(1));
+    assert!(turns(&out).is_empty());
+    assert!(out.iter().any(|a| matches!(a, Action::Notice(Notice::FloorOpen))));
+    assert_eq!(c.next_deadline(), None);
+    let out = c.handle(
+        Event::Human {
+            speaker: "human".into(),
+            text: "Explain monads".into(),
+        },
+        secs(5),
+    );
+    assert_eq!(turns(&out)[0].0, "assistant");
+}
+
+#[test]
+fn huge_text_is_counted_but_capped() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    let q = c.current_turn().unwrap().1;
+    let chunk = "word ".repeat(30_000);
+    let mut notices = 0;
+    for _ in 0..2 {
+        let out = c.handle(
+            text("student1", &chunk, Some(SessionStatus::Ongoing), Some(q)),
+            secs(0),
+        );
+        notices += out
+            .iter()
+            .filter(|a| matches!(a, Action::Notice(Notice::Truncated { .. })))
+            .count();
+    }
+    assert_eq!(notices, 1);
+    assert_eq!(c.engine().word_count(2), 60_000);
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Speak(u8),
+    Chunk(u8),
+    Stale,
+    SpeechStarted,
+    Human(u8),
+    Control(u8),
+    Wait(u8),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => any::<u8>().prop_map(Step::Speak),
+        3 => any::<u8>().prop_map(Step::Chunk),
+        1 => Just(Step::Stale),
+        1 => Just(Step::SpeechStarted),
+        1 => any::<u8>().prop_map(Step::Human),
+        1 => (0u8..4).prop_map(Step::Control),
+        1 => any::<u8>().prop_map(Step::Wait),
+    ]
+}
+
+proptest! {
+    /// Whatever happens: question ids only grow, interrupts invalidate every earlier
+    /// turn, humans are never handed the turn, nobody gets two turns in a row, and the
+    /// controller always has a way forward (a turn, or a deadline, or an open floor).
+    #[test]
+    fn controller_invariants(steps in prop::collection::vec(step(), 1..120)) {
+        let mut c = conference(STUDY);
+        let mut now = Duration::ZERO;
+        let mut last_id: u64 = 0;
+        let mut last_turn: Option<String> = None;
+        let mut all = c.handle(Event::Start, now);
+        for s in steps {
+            let current = c.current_turn().map(|(s, q)| (s.to_owned(), q));
+            let event = match s {
+                Step::Speak(n) | Step::Chunk(n) => {
+                    let who = current.as_ref().map_or("student2".to_owned(), |c| c.0.clone());
+                    let status = match s { Step::Speak(_) => Some(SessionStatus::Ended), _ => Some(SessionStatus::Ongoing) };
+                    text(&who, &"w ".repeat(n as usize % 40), status, current.as_ref().map(|c| c.1))
+                }
+                Step::Stale => text("tutor", "old", Some(SessionStatus::Ended), Some(last_id.saturating_sub(3))),
+                Step::SpeechStarted => Event::SpeechStarted,
+                Step::Human(n) => Event::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5) },
+                Step::Control(k) => Event::Control([ControlCommand::Reset, ControlCommand::Cancel, ControlCommand::Stats, ControlCommand::Ready][k as usize]),
+                Step::Wait(n) => { now += Duration::from_secs(n as u64); Event::Tick }
+            };
+            all.extend(c.handle(event, now));
+            prop_assert!(c.current_turn().is_none() || c.next_deadline().is_some());
+        }
+        for a in &all {
+            match a {
+                Action::Turn { speaker, question_id } => {
+                    prop_assert_ne!(speaker.as_str(), "human");
+                    // A repeated turn (ready) keeps its id; otherwise ids grow.
+                    prop_assert!(*question_id >= last_id);
+                    if *question_id > last_id {
+                        prop_assert_ne!(Some(speaker), last_turn.as_ref());
+                    }
+                    last_id = *question_id;
+                    last_turn = Some(speaker.clone());
+                }
+                Action::Interrupt { question_id, .. } => {
+                    prop_assert!(*question_id > last_id);
+                    last_id = *question_id;
+                    last_turn = None;
+                }
+                _ => {}
+            }
+        }
+    }
+}

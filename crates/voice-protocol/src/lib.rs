@@ -1,0 +1,281 @@
+//! The protocol every node speaks, documented once (see docs/ARCHITECTURE.md).
+//!
+//! Data travels as Arrow arrays (text: a Utf8 array); everything else rides in dora
+//! metadata under the keys below. Stale data is discarded by `question_id`, never by
+//! timing: see [`StaleFilter`].
+
+use std::fmt;
+
+/// Input and output ids used across the dataflows.
+pub mod ids {
+    /// Controller output: the next speaker's name.
+    pub const TURN: &str = "turn";
+    /// Controller output: `cancel` or `reset`; drop everything older than its question id.
+    pub const INTERRUPT: &str = "interrupt";
+    /// Controller output: the policy stats JSON.
+    pub const STATUS: &str = "status";
+    /// Controller output: a finished utterance (text, with speaker metadata).
+    pub const UTTERANCE: &str = "utterance";
+    /// Controller input: commands (`reset`, `cancel`, `stats`, `ready`).
+    pub const CONTROL: &str = "control";
+    /// Controller input: a final human utterance.
+    pub const HUMAN: &str = "human";
+    /// Controller input: the human started speaking (voice activity).
+    pub const SPEECH_STARTED: &str = "speech_started";
+    /// Participant output: streamed text chunks.
+    pub const TEXT: &str = "text";
+    /// Human source output: a final transcript.
+    pub const TRANSCRIPT: &str = "transcript";
+}
+
+/// Metadata keys.
+pub mod keys {
+    /// Integer: the turn or interrupt this message belongs to.
+    pub const QUESTION_ID: &str = "question_id";
+    /// String: `started` | `ongoing` | `ended` for streamed chunks.
+    pub const SESSION_STATUS: &str = "session_status";
+    /// String: who said it.
+    pub const SPEAKER: &str = "speaker";
+    /// Bool: the utterance was cut short.
+    pub const INTERRUPTED: &str = "interrupted";
+    /// String: what went wrong while producing this message.
+    pub const ERROR: &str = "error";
+    /// Integer: audio sample rate in Hz.
+    pub const SAMPLE_RATE: &str = "sample_rate";
+}
+
+/// Where a streamed chunk sits in its utterance. No status means a complete message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SessionStatus {
+    Started,
+    Ongoing,
+    Ended,
+}
+
+impl SessionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Started => "started",
+            SessionStatus::Ongoing => "ongoing",
+            SessionStatus::Ended => "ended",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "started" => Some(SessionStatus::Started),
+            "ongoing" => Some(SessionStatus::Ongoing),
+            "ended" => Some(SessionStatus::Ended),
+            _ => None,
+        }
+    }
+
+    /// Whether this chunk ends the utterance (a message without status is complete).
+    pub fn ends_utterance(status: Option<Self>) -> bool {
+        matches!(status, None | Some(SessionStatus::Ended))
+    }
+}
+
+impl fmt::Display for SessionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The two kinds of interrupt the controller sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InterruptKind {
+    /// Stop what is being generated or played.
+    Cancel,
+    /// Stop, and forget buffered state (a human spoke, or the session was reset).
+    Reset,
+}
+
+impl InterruptKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InterruptKind::Cancel => "cancel",
+            InterruptKind::Reset => "reset",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cancel" => Some(InterruptKind::Cancel),
+            "reset" => Some(InterruptKind::Reset),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for InterruptKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A command on the controller's `control` input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlCommand {
+    /// Back to the cold start: counts cleared, everything in flight dropped.
+    Reset,
+    /// Stop the current speaker and pause until `ready` or a human speaks.
+    Cancel,
+    /// Publish the stats on `status`.
+    Stats,
+    /// Continue: hand out the next turn (or repeat the current one).
+    Ready,
+}
+
+/// Why a control message was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("unknown control command `{0}` (expected reset, cancel, stats or ready)")]
+    Unknown(String),
+    #[error("control JSON has no string field `command`: {0}")]
+    MissingCommand(String),
+}
+
+impl ControlCommand {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControlCommand::Reset => "reset",
+            ControlCommand::Cancel => "cancel",
+            ControlCommand::Stats => "stats",
+            ControlCommand::Ready => "ready",
+        }
+    }
+
+    /// Accepts `stats` as plain text or `{"command": "stats"}` (case-insensitive).
+    pub fn parse(text: &str) -> Result<Self, CommandError> {
+        let trimmed = text.trim();
+        let word = if trimmed.starts_with('{') {
+            let value: serde_json::Value = serde_json::from_str(trimmed)
+                .map_err(|_| CommandError::MissingCommand(shorten(trimmed)))?;
+            match value.get("command").and_then(|c| c.as_str()) {
+                Some(command) => command.trim().to_ascii_lowercase(),
+                None => return Err(CommandError::MissingCommand(shorten(trimmed))),
+            }
+        } else {
+            trimmed.to_ascii_lowercase()
+        };
+        match word.as_str() {
+            "reset" => Ok(ControlCommand::Reset),
+            "cancel" => Ok(ControlCommand::Cancel),
+            "stats" => Ok(ControlCommand::Stats),
+            "ready" => Ok(ControlCommand::Ready),
+            _ => Err(CommandError::Unknown(shorten(&word))),
+        }
+    }
+}
+
+/// Cuts text for log messages to a readable length, on a character boundary.
+pub fn shorten(text: &str) -> String {
+    const MAX: usize = 80;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// Drops data that belongs to a question older than the newest interrupt.
+///
+/// Every downstream node keeps one: an interrupt with id `n` makes everything with a
+/// question id below `n` stale, whatever order the messages arrive in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StaleFilter {
+    floor: u64,
+}
+
+impl StaleFilter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records an interrupt; returns false if it is itself older than one already seen.
+    pub fn interrupt(&mut self, question_id: u64) -> bool {
+        if question_id < self.floor {
+            return false;
+        }
+        self.floor = question_id;
+        true
+    }
+
+    /// Whether data of `question_id` must be dropped.
+    pub fn is_stale(&self, question_id: u64) -> bool {
+        question_id < self.floor
+    }
+
+    /// The oldest question id that is still current.
+    pub fn floor(&self) -> u64 {
+        self.floor
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn commands_as_text_or_json() {
+        assert_eq!(ControlCommand::parse("stats"), Ok(ControlCommand::Stats));
+        assert_eq!(ControlCommand::parse(" RESET\n"), Ok(ControlCommand::Reset));
+        assert_eq!(
+            ControlCommand::parse(r#"{"command": "cancel"}"#),
+            Ok(ControlCommand::Cancel)
+        );
+        assert_eq!(
+            ControlCommand::parse(r#"{"command":"Ready","extra":1}"#),
+            Ok(ControlCommand::Ready)
+        );
+        assert!(matches!(
+            ControlCommand::parse("dance"),
+            Err(CommandError::Unknown(_))
+        ));
+        assert!(matches!(
+            ControlCommand::parse(r#"{"cmd": "stats"}"#),
+            Err(CommandError::MissingCommand(_))
+        ));
+        assert!(matches!(
+            ControlCommand::parse("{not json"),
+            Err(CommandError::MissingCommand(_))
+        ));
+    }
+
+    #[test]
+    fn statuses_and_interrupts_round_trip() {
+        for s in [
+            SessionStatus::Started,
+            SessionStatus::Ongoing,
+            SessionStatus::Ended,
+        ] {
+            assert_eq!(SessionStatus::parse(s.as_str()), Some(s));
+        }
+        assert!(SessionStatus::ends_utterance(None));
+        assert!(!SessionStatus::ends_utterance(Some(SessionStatus::Ongoing)));
+        for k in [InterruptKind::Cancel, InterruptKind::Reset] {
+            assert_eq!(InterruptKind::parse(k.as_str()), Some(k));
+        }
+    }
+
+    #[test]
+    fn stale_filter_orders_by_id_not_arrival() {
+        let mut f = StaleFilter::new();
+        assert!(!f.is_stale(1));
+        assert!(f.interrupt(5));
+        assert!(f.is_stale(4));
+        assert!(!f.is_stale(5));
+        // A late, older interrupt does not lower the floor.
+        assert!(!f.interrupt(3));
+        assert_eq!(f.floor(), 5);
+    }
+
+    proptest! {
+        #[test]
+        fn command_parser_never_panics(s in "\\PC{0,60}") {
+            let _ = ControlCommand::parse(&s);
+            let _ = shorten(&s);
+        }
+    }
+}
