@@ -321,13 +321,15 @@ impl Conference {
                 unreachable!("matched Speaking above");
             };
             self.engine.finish_turn();
-            out.push(Action::Utterance(Utterance {
-                speaker: self.engine.name(turn.index).to_owned(),
-                text: turn.text,
-                question_id: turn.question_id,
-                interrupted: false,
-                human: false,
-            }));
+            if !turn.text.trim().is_empty() {
+                out.push(Action::Utterance(Utterance {
+                    speaker: self.engine.name(turn.index).to_owned(),
+                    text: turn.text,
+                    question_id: turn.question_id,
+                    interrupted: false,
+                    human: false,
+                }));
+            }
             self.give_next_turn(now, out);
         }
     }

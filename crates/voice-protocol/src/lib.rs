@@ -38,6 +38,8 @@ pub mod keys {
     pub const SPEAKER: &str = "speaker";
     /// Bool: the utterance was cut short.
     pub const INTERRUPTED: &str = "interrupted";
+    /// Bool: the speaker is a human.
+    pub const IS_HUMAN: &str = "is_human";
     /// String: what went wrong while producing this message.
     pub const ERROR: &str = "error";
     /// Integer: audio sample rate in Hz.

@@ -1,1 +1,155 @@
-fn main() { let _ = dora_node_api::DoraNode::init_from_env(); }
+//! `conference-controller`: Arrow in → [`conference_core`] → Arrow out.
+//!
+//! Inputs: one per participant (its text), `human`, `speech_started`, `control`.
+//! Outputs: `turn`, `interrupt`, `status`, `utterance`. See docs/ARCHITECTURE.md.
+
+use std::time::{Duration, Instant};
+
+use conference_core::{Action, Conference, ConferenceConfig, Event};
+use dora_node_api::{DoraNode, Event as DoraEvent};
+use eyre::{Context, eyre};
+use node_kit::{Next, Params, next_event, session_status, text_of};
+use turn_policy::{Policy, PolicyEngine};
+use voice_protocol::{ControlCommand, ids, keys, shorten};
+
+fn main() -> eyre::Result<()> {
+    node_kit::init_tracing();
+    let pattern = std::env::var("DORA_POLICY_PATTERN").map_err(|_| {
+        eyre!("DORA_POLICY_PATTERN is not set; e.g. \"[(human, 0.001), (tutor, *), (student1, 1)]\"")
+    })?;
+    let policy = Policy::parse(&pattern).map_err(|e| eyre!("DORA_POLICY_PATTERN: {e}"))?;
+    let humans: Vec<String> = node_kit::env_opt("HUMAN_PARTICIPANTS")
+        .map(|v| v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
+        .unwrap_or_default();
+    let config = ConferenceConfig {
+        turn_timeout: Duration::from_secs_f64(node_kit::env_parse("TURN_TIMEOUT_SECS", 60.0)?),
+        human_timeout: Duration::from_secs_f64(node_kit::env_parse("HUMAN_TIMEOUT_SECS", 20.0)?),
+    };
+    tracing::info!(policy = %policy, mode = policy.mode_name(), "conference controller starting");
+
+    let (mut node, mut events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let start = Instant::now();
+    let mut conference = Conference::new(PolicyEngine::new(policy, &humans), config);
+
+    let actions = conference.handle(Event::Start, start.elapsed());
+    emit(&mut node, actions)?;
+    loop {
+        let wait = conference.next_deadline().map(|d| d.saturating_sub(start.elapsed()));
+        let event = match next_event(&mut events, wait) {
+            Next::Closed => break,
+            Next::Timeout => Event::Tick,
+            Next::Event(event) => match *event {
+                DoraEvent::Input { id, metadata, data } => {
+                    match to_core_event(id.as_str(), &metadata.parameters, &data) {
+                        Some(event) => event,
+                        None => continue,
+                    }
+                }
+                DoraEvent::InputClosed { id } => {
+                    tracing::debug!(input = %id, "input closed");
+                    continue;
+                }
+                DoraEvent::Stop(_) => break,
+                DoraEvent::Error(e) => {
+                    tracing::warn!(error = %e, "dora reported an error");
+                    continue;
+                }
+                _ => continue,
+            },
+        };
+        let actions = conference.handle(event, start.elapsed());
+        emit(&mut node, actions)?;
+    }
+    tracing::info!(stats = %conference.engine().stats().to_json(), "conference controller stopped");
+    Ok(())
+}
+
+/// Converts one dora input into a core event; bad input is logged and skipped.
+fn to_core_event(
+    id: &str,
+    params: &dora_node_api::MetadataParameters,
+    data: &dora_node_api::DoraArray,
+) -> Option<Event> {
+    let status = match session_status(params) {
+        Ok(status) => status,
+        Err(raw) => {
+            tracing::warn!(input = id, value = %raw, "unknown session_status; treating the message as complete");
+            None
+        }
+    };
+    let text = match text_of(data) {
+        Ok(text) => text,
+        Err(e) if id == ids::SPEECH_STARTED => {
+            tracing::debug!(error = %e, "speech_started payload ignored");
+            String::new()
+        }
+        // An explicit stream status still counts (an `ended` chunk must end the turn).
+        Err(e) if status.is_some() => {
+            tracing::warn!(input = id, error = %e, "unreadable text; keeping only its session_status");
+            String::new()
+        }
+        Err(e) => {
+            tracing::warn!(input = id, error = %e, "unreadable input ignored");
+            return None;
+        }
+    };
+    match id {
+        ids::CONTROL => match ControlCommand::parse(&text) {
+            Ok(command) => Some(Event::Control(command)),
+            Err(e) => {
+                tracing::warn!(error = %e, "control input ignored");
+                None
+            }
+        },
+        ids::SPEECH_STARTED => Some(Event::SpeechStarted),
+        ids::HUMAN => {
+            if !voice_protocol::SessionStatus::ends_utterance(status) {
+                tracing::debug!(text = %shorten(&text), "partial human transcript ignored");
+                return None;
+            }
+            let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("human");
+            Some(Event::Human { speaker: speaker.to_owned(), text })
+        }
+        participant => Some(Event::Text {
+            from: participant.to_owned(),
+            text,
+            status,
+            question_id: node_kit::question_id(params),
+        }),
+    }
+}
+
+fn emit(node: &mut DoraNode, actions: Vec<Action>) -> eyre::Result<()> {
+    for action in actions {
+        match action {
+            Action::Turn { speaker, question_id } => {
+                tracing::info!(%speaker, question_id, "turn");
+                let params = Params::new()
+                    .question_id(question_id)
+                    .string(keys::SPEAKER, speaker.clone())
+                    .build();
+                node.send_output(ids::TURN.into(), params, speaker)?;
+            }
+            Action::Interrupt { kind, question_id } => {
+                tracing::info!(kind = kind.as_str(), question_id, "interrupt");
+                let params = Params::new().question_id(question_id).build();
+                node.send_output(ids::INTERRUPT.into(), params, kind.as_str())?;
+            }
+            Action::Status(stats) => {
+                node.send_output(ids::STATUS.into(), Default::default(), stats.to_json())?;
+            }
+            Action::Utterance(u) => {
+                let params = Params::new()
+                    .question_id(u.question_id)
+                    .string(keys::SPEAKER, u.speaker)
+                    .bool(keys::INTERRUPTED, u.interrupted)
+                    .bool(keys::IS_HUMAN, u.human)
+                    .build();
+                node.send_output(ids::UTTERANCE.into(), params, u.text)?;
+            }
+            Action::Notice(notice) if notice.is_warning() => tracing::warn!("{notice}"),
+            Action::Notice(notice) => tracing::debug!("{notice}"),
+        }
+    }
+    Ok(())
+}

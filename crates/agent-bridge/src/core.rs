@@ -1,0 +1,297 @@
+//! The bridge state machine: turns in, generation requests and `text` chunks out.
+//!
+//! Guarantees: a generation starts only for a turn addressed to this participant that is
+//! not older than the newest interrupt; once an interrupt newer than the running
+//! generation arrives, not one more chunk of it is emitted; every generation that emitted
+//! anything ends with exactly one `ended` chunk (carrying an error when the backend
+//! failed or said nothing).
+
+use voice_protocol::{SessionStatus, StaleFilter};
+
+use crate::{
+    history::{ChatMessage, Entry, History},
+    persona::Persona,
+};
+
+/// What a backend must produce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenerationRequest {
+    pub question_id: u64,
+    pub messages: Vec<ChatMessage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BridgeInput {
+    /// The controller handed the turn to `speaker`.
+    Turn { speaker: String, question_id: u64 },
+    /// Everything older than `question_id` is stale.
+    Interrupt { question_id: u64 },
+    /// A finished utterance of anyone (this participant included).
+    Utterance(Entry),
+    /// The backend produced text for a generation.
+    Chunk { question_id: u64, text: String },
+    /// The backend finished a generation (with an error, if it failed).
+    Finished {
+        question_id: u64,
+        error: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BridgeOutput {
+    /// Start generating (the node runs the backend).
+    Generate(GenerationRequest),
+    /// Stop the generation of `question_id` at once.
+    Cancel { question_id: u64 },
+    /// Send a chunk on `text`.
+    Text {
+        question_id: u64,
+        text: String,
+        status: SessionStatus,
+        error: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Active {
+    question_id: u64,
+    sent_any: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct BridgeCore {
+    persona: Persona,
+    topic: Option<String>,
+    history: History,
+    stale: StaleFilter,
+    active: Option<Active>,
+    /// Turns up to this id were already answered (a repeated turn is ignored).
+    answered: u64,
+}
+
+impl BridgeCore {
+    pub fn new(persona: Persona, topic: Option<String>, history_capacity: usize) -> Self {
+        Self {
+            persona,
+            topic,
+            history: History::new(history_capacity),
+            stale: StaleFilter::new(),
+            active: None,
+            answered: 0,
+        }
+    }
+
+    pub fn persona(&self) -> &Persona {
+        &self.persona
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn topic(&self) -> Option<&str> {
+        self.topic.as_deref()
+    }
+
+    /// The question id being generated, if any.
+    pub fn active(&self) -> Option<u64> {
+        self.active.map(|a| a.question_id)
+    }
+
+    pub fn handle(&mut self, input: BridgeInput) -> Vec<BridgeOutput> {
+        let mut out = Vec::new();
+        match input {
+            BridgeInput::Turn {
+                speaker,
+                question_id,
+            } => {
+                if speaker != self.persona.name
+                    || self.stale.is_stale(question_id)
+                    || question_id <= self.answered
+                {
+                    return out;
+                }
+                self.answered = question_id;
+                if let Some(a) = self.active {
+                    out.push(BridgeOutput::Cancel {
+                        question_id: a.question_id,
+                    });
+                }
+                self.active = Some(Active {
+                    question_id,
+                    sent_any: false,
+                });
+                out.push(BridgeOutput::Generate(GenerationRequest {
+                    question_id,
+                    messages: self
+                        .history
+                        .chat_messages(&self.persona, self.topic.as_deref()),
+                }));
+            }
+            BridgeInput::Interrupt { question_id } => {
+                self.stale.interrupt(question_id);
+                if let Some(a) = self.active
+                    && self.stale.is_stale(a.question_id)
+                {
+                    self.active = None;
+                    out.push(BridgeOutput::Cancel {
+                        question_id: a.question_id,
+                    });
+                }
+            }
+            BridgeInput::Utterance(entry) => self.history.push(entry),
+            BridgeInput::Chunk { question_id, text } => {
+                let Some(active) = self.active.as_mut() else {
+                    return out;
+                };
+                if active.question_id != question_id || text.is_empty() {
+                    return out;
+                }
+                let status = if active.sent_any {
+                    SessionStatus::Ongoing
+                } else {
+                    SessionStatus::Started
+                };
+                active.sent_any = true;
+                out.push(BridgeOutput::Text {
+                    question_id,
+                    text,
+                    status,
+                    error: None,
+                });
+            }
+            BridgeInput::Finished { question_id, error } => {
+                let Some(active) = self.active else {
+                    return out;
+                };
+                if active.question_id != question_id {
+                    return out;
+                }
+                self.active = None;
+                let error = match (error, active.sent_any) {
+                    (None, false) => Some("the model returned an empty answer".to_owned()),
+                    (error, _) => error,
+                };
+                out.push(BridgeOutput::Text {
+                    question_id,
+                    text: String::new(),
+                    status: SessionStatus::Ended,
+                    error,
+                });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn core() -> BridgeCore {
+        BridgeCore::new(Persona::fallback("tutor"), None, 50)
+    }
+
+    fn turn(speaker: &str, q: u64) -> BridgeInput {
+        BridgeInput::Turn {
+            speaker: speaker.into(),
+            question_id: q,
+        }
+    }
+
+    fn chunk(q: u64, t: &str) -> BridgeInput {
+        BridgeInput::Chunk {
+            question_id: q,
+            text: t.into(),
+        }
+    }
+
+    #[test]
+    fn answers_only_its_own_turns_and_streams_statuses() {
+        let mut c = core();
+        assert!(c.handle(turn("student1", 1)).is_empty());
+        let out = c.handle(turn("tutor", 2));
+        assert!(matches!(&out[..], [BridgeOutput::Generate(r)] if r.question_id == 2));
+        // A repeated turn (controller `ready`) does not restart the generation.
+        assert!(c.handle(turn("tutor", 2)).is_empty());
+        let statuses: Vec<SessionStatus> = [chunk(2, "Hello"), chunk(2, " there")]
+            .into_iter()
+            .chain([BridgeInput::Finished {
+                question_id: 2,
+                error: None,
+            }])
+            .flat_map(|i| c.handle(i))
+            .map(|o| match o {
+                BridgeOutput::Text { status, .. } => status,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                SessionStatus::Started,
+                SessionStatus::Ongoing,
+                SessionStatus::Ended
+            ]
+        );
+    }
+
+    #[test]
+    fn interrupt_cancels_and_silences_the_old_turn() {
+        let mut c = core();
+        c.handle(turn("tutor", 3));
+        c.handle(chunk(3, "Let me"));
+        let out = c.handle(BridgeInput::Interrupt { question_id: 4 });
+        assert_eq!(out, [BridgeOutput::Cancel { question_id: 3 }]);
+        assert!(c.handle(chunk(3, " explain")).is_empty());
+        assert!(
+            c.handle(BridgeInput::Finished {
+                question_id: 3,
+                error: None
+            })
+            .is_empty()
+        );
+        // A turn older than the interrupt (reordered delivery) is ignored.
+        assert!(c.handle(turn("tutor", 3)).is_empty());
+        assert!(!c.handle(turn("tutor", 5)).is_empty());
+    }
+
+    #[test]
+    fn empty_answer_ends_with_an_error() {
+        let mut c = core();
+        c.handle(turn("tutor", 1));
+        let out = c.handle(BridgeInput::Finished {
+            question_id: 1,
+            error: None,
+        });
+        assert!(matches!(&out[..], [BridgeOutput::Text { status: SessionStatus::Ended, error: Some(_), .. }]));
+    }
+
+    proptest! {
+        /// Under any interleaving, no chunk of a question older than the newest interrupt
+        /// is ever emitted, and each generation ends at most once.
+        #[test]
+        fn no_stale_chunk_ever_leaves(ops in prop::collection::vec((0u8..4, 0u64..12), 1..80)) {
+            let mut c = core();
+            let mut newest_interrupt = 0;
+            let mut ended = std::collections::HashSet::new();
+            for (op, q) in ops {
+                let input = match op {
+                    0 => turn("tutor", q),
+                    1 => { newest_interrupt = newest_interrupt.max(q); BridgeInput::Interrupt { question_id: q } }
+                    2 => chunk(q, "w "),
+                    _ => BridgeInput::Finished { question_id: q, error: None },
+                };
+                for o in c.handle(input) {
+                    if let BridgeOutput::Text { question_id, status, .. } = o {
+                        prop_assert!(question_id >= newest_interrupt);
+                        if status == SessionStatus::Ended {
+                            prop_assert!(ended.insert(question_id));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

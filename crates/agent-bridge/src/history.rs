@@ -1,0 +1,158 @@
+//! The conversation as every participant sees it.
+
+use std::collections::VecDeque;
+
+use crate::persona::Persona;
+
+/// One utterance of the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub speaker: String,
+    pub text: String,
+    pub question_id: u64,
+    pub interrupted: bool,
+    pub human: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatRole {
+    System,
+    User,
+    Assistant,
+}
+
+impl ChatRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatRole::System => "system",
+            ChatRole::User => "user",
+            ChatRole::Assistant => "assistant",
+        }
+    }
+}
+
+/// A chat-completions message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatMessage {
+    pub role: ChatRole,
+    pub content: String,
+}
+
+/// The last `capacity` utterances, oldest first.
+#[derive(Debug, Clone)]
+pub struct History {
+    entries: VecDeque<Entry>,
+    capacity: usize,
+}
+
+impl History {
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            entries: VecDeque::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Adds an utterance; the same (speaker, question id) is only kept once.
+    pub fn push(&mut self, entry: Entry) {
+        if self
+            .entries
+            .iter()
+            .any(|e| e.question_id == entry.question_id && e.speaker == entry.speaker)
+        {
+            return;
+        }
+        if self.entries.len() == self.capacity {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(entry);
+    }
+
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator {
+        self.entries.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Chat messages for a model call by `persona`: the system prompt, then every
+    /// utterance with speaker attribution. Its own lines are `assistant` messages, all
+    /// others (humans included) `user` messages prefixed with `[speaker]:`.
+    pub fn chat_messages(&self, persona: &Persona, topic: Option<&str>) -> Vec<ChatMessage> {
+        let mut system = persona.system_prompt.trim().to_owned();
+        if let Some(topic) = topic {
+            system.push_str(&format!("\nThe topic of this conversation: {topic}."));
+        }
+        system.push_str(&format!(
+            "\nYou are `{}`. Other speakers' lines are shown as `[name]: text`. Reply with your own spoken words only, without a name tag.",
+            persona.name
+        ));
+        let mut messages = vec![ChatMessage {
+            role: ChatRole::System,
+            content: system,
+        }];
+        for e in &self.entries {
+            let suffix = if e.interrupted { " —" } else { "" };
+            if e.speaker == persona.name {
+                messages.push(ChatMessage {
+                    role: ChatRole::Assistant,
+                    content: format!("{}{suffix}", e.text.trim()),
+                });
+            } else {
+                messages.push(ChatMessage {
+                    role: ChatRole::User,
+                    content: format!("[{}]: {}{suffix}", e.speaker, e.text.trim()),
+                });
+            }
+        }
+        messages
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(speaker: &str, text: &str, q: u64) -> Entry {
+        Entry {
+            speaker: speaker.into(),
+            text: text.into(),
+            question_id: q,
+            interrupted: false,
+            human: speaker == "human",
+        }
+    }
+
+    #[test]
+    fn attribution_and_roles() {
+        let mut h = History::new(10);
+        h.push(entry("student1", "What is a limit?", 1));
+        h.push(entry("tutor", "A value approached.", 2));
+        h.push(entry("human", "Example please", 4));
+        h.push(entry("human", "Example please", 4));
+        let persona = Persona::fallback("tutor");
+        let m = h.chat_messages(&persona, Some("calculus"));
+        assert_eq!(m.len(), 4);
+        assert_eq!(m[0].role, ChatRole::System);
+        assert!(m[0].content.contains("calculus"));
+        assert_eq!(m[1].content, "[student1]: What is a limit?");
+        assert_eq!(m[2].role, ChatRole::Assistant);
+        assert_eq!(m[2].content, "A value approached.");
+        assert_eq!(m[3].content, "[human]: Example please");
+    }
+
+    #[test]
+    fn capacity_keeps_the_newest() {
+        let mut h = History::new(2);
+        for q in 0..5 {
+            h.push(entry("a", "x", q));
+        }
+        assert_eq!(h.len(), 2);
+        assert_eq!(h.entries().next().unwrap().question_id, 3);
+    }
+}

@@ -1,0 +1,17 @@
+//! A participant's side of the conference, without I/O.
+//!
+//! - [`persona`]: persona files (TOML).
+//! - [`history`]: the shared conversation, turned into chat messages with speaker
+//!   attribution for a model call.
+//! - [`core`]: the bridge state machine: which turns to answer, when to cancel, and how a
+//!   backend's chunks become the `text` stream (`started` / `ongoing` / `ended`).
+//! - [`offline`]: the deterministic offline model used when no service is configured.
+
+pub mod core;
+pub mod history;
+pub mod offline;
+pub mod persona;
+
+pub use crate::core::{BridgeCore, BridgeInput, BridgeOutput, GenerationRequest};
+pub use history::{ChatMessage, ChatRole, Entry, History};
+pub use persona::{Persona, PersonaError};

@@ -1,0 +1,262 @@
+//! A scripted human, for offline demos and end-to-end tests.
+//!
+//! A script is a YAML list of lines. Each line starts either during the N-th turn the
+//! controller hands out (`during_turn`, counted from 1), a little after that turn began
+//! (`delay_ms`, so the agent is mid-sentence: a barge-in), or at a fixed time
+//! (`at_secs`). Speaking takes `speak_ms` (default: 300 ms per word); then the final
+//! transcript follows.
+//!
+//! ```yaml
+//! - during_turn: 5
+//!   delay_ms: 1500
+//!   text: "Sorry to cut in: can you show a concrete example?"
+//! - at_secs: 40
+//!   text: "Thanks, that helps."
+//! ```
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptLine {
+    #[serde(default)]
+    pub during_turn: Option<u64>,
+    #[serde(default)]
+    pub at_secs: Option<f64>,
+    #[serde(default = "default_delay_ms")]
+    pub delay_ms: u64,
+    #[serde(default)]
+    pub speak_ms: Option<u64>,
+    #[serde(default = "default_speaker")]
+    pub speaker: String,
+    pub text: String,
+}
+
+fn default_delay_ms() -> u64 {
+    1500
+}
+
+fn default_speaker() -> String {
+    "human".to_owned()
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("invalid script: {0}")]
+    Yaml(#[from] serde_yaml::Error),
+    #[error("script line {line}: give exactly one of `during_turn` or `at_secs`")]
+    Trigger { line: usize },
+    #[error("script line {line}: `at_secs` must be a finite number ≥ 0")]
+    Time { line: usize },
+    #[error("script line {line}: `text` is empty")]
+    EmptyText { line: usize },
+}
+
+/// Parses and validates a script.
+pub fn parse_script(yaml: &str) -> Result<Vec<ScriptLine>, ScriptError> {
+    let lines: Vec<ScriptLine> = if yaml.trim().is_empty() {
+        Vec::new()
+    } else {
+        serde_yaml::from_str(yaml)?
+    };
+    for (i, line) in lines.iter().enumerate() {
+        let n = i + 1;
+        if line.during_turn.is_some() == line.at_secs.is_some() {
+            return Err(ScriptError::Trigger { line: n });
+        }
+        if line.at_secs.is_some_and(|s| !s.is_finite() || s < 0.0) {
+            return Err(ScriptError::Time { line: n });
+        }
+        if line.text.trim().is_empty() {
+            return Err(ScriptError::EmptyText { line: n });
+        }
+    }
+    Ok(lines)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LineState {
+    Waiting,
+    /// Triggered; speech starts at this time.
+    Due(Duration),
+    /// Speaking since the given time.
+    Speaking(Duration),
+    Done,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HumanAction {
+    SpeechStarted { speaker: String },
+    Transcript { speaker: String, text: String },
+}
+
+/// The script player: feed it turns and time, it says when to speak.
+#[derive(Debug, Clone)]
+pub struct HumanScript {
+    lines: Vec<ScriptLine>,
+    states: Vec<LineState>,
+    turns_seen: u64,
+}
+
+impl HumanScript {
+    pub fn new(lines: Vec<ScriptLine>) -> Self {
+        let states = lines
+            .iter()
+            .map(|l| match l.at_secs {
+                Some(s) => LineState::Due(Duration::from_secs_f64(s)),
+                None => LineState::Waiting,
+            })
+            .collect();
+        Self {
+            lines,
+            states,
+            turns_seen: 0,
+        }
+    }
+
+    /// The controller handed out a new turn at `now`.
+    pub fn on_turn(&mut self, now: Duration) {
+        self.turns_seen += 1;
+        for (line, state) in self.lines.iter().zip(self.states.iter_mut()) {
+            if *state == LineState::Waiting && line.during_turn == Some(self.turns_seen) {
+                *state = LineState::Due(now + Duration::from_millis(line.delay_ms));
+            }
+        }
+    }
+
+    /// Everything due at `now`.
+    pub fn poll(&mut self, now: Duration) -> Vec<HumanAction> {
+        let mut out = Vec::new();
+        // One speaker at a time: a line starts only when no other line is being spoken.
+        for i in 0..self.lines.len() {
+            match self.states[i] {
+                LineState::Speaking(since) if now >= since + self.speak_time(i) => {
+                    self.states[i] = LineState::Done;
+                    out.push(HumanAction::Transcript {
+                        speaker: self.lines[i].speaker.clone(),
+                        text: self.lines[i].text.clone(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        for i in 0..self.lines.len() {
+            let busy = self
+                .states
+                .iter()
+                .any(|s| matches!(s, LineState::Speaking(_)));
+            match self.states[i] {
+                LineState::Due(at) if now >= at && !busy => {
+                    self.states[i] = LineState::Speaking(now);
+                    out.push(HumanAction::SpeechStarted {
+                        speaker: self.lines[i].speaker.clone(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// When [`poll`](Self::poll) has something to do next.
+    pub fn next_deadline(&self) -> Option<Duration> {
+        self.states
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                LineState::Due(at) => Some(*at),
+                LineState::Speaking(since) => Some(*since + self.speak_time(i)),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// Whether every line has been spoken.
+    pub fn finished(&self) -> bool {
+        self.states.iter().all(|s| *s == LineState::Done)
+    }
+
+    fn speak_time(&self, i: usize) -> Duration {
+        let line = &self.lines[i];
+        let words = line.text.split_whitespace().count() as u64;
+        Duration::from_millis(line.speak_ms.unwrap_or(300 * words.max(1)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn barge_in_during_a_turn() {
+        let lines = parse_script(
+            "- during_turn: 2\n  delay_ms: 500\n  speak_ms: 1000\n  text: Wait, an example please\n",
+        )
+        .unwrap();
+        let mut s = HumanScript::new(lines);
+        s.on_turn(ms(0));
+        assert_eq!(s.next_deadline(), None);
+        s.on_turn(ms(2000));
+        assert_eq!(s.next_deadline(), Some(ms(2500)));
+        assert!(s.poll(ms(2499)).is_empty());
+        assert_eq!(
+            s.poll(ms(2500)),
+            [HumanAction::SpeechStarted {
+                speaker: "human".into()
+            }]
+        );
+        assert!(s.poll(ms(3000)).is_empty());
+        assert_eq!(
+            s.poll(ms(3500)),
+            [HumanAction::Transcript {
+                speaker: "human".into(),
+                text: "Wait, an example please".into()
+            }]
+        );
+        assert!(s.finished());
+    }
+
+    #[test]
+    fn timed_lines_do_not_overlap() {
+        let lines = parse_script(
+            "- at_secs: 1\n  speak_ms: 1000\n  text: one\n- at_secs: 1.5\n  speak_ms: 100\n  text: two\n",
+        )
+        .unwrap();
+        let mut s = HumanScript::new(lines);
+        assert_eq!(s.poll(ms(1000)).len(), 1);
+        assert!(s.poll(ms(1600)).is_empty(), "second waits for the first");
+        let out = s.poll(ms(2000));
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(matches!(out[0], HumanAction::Transcript { .. }));
+        assert!(matches!(out[1], HumanAction::SpeechStarted { .. }));
+    }
+
+    #[test]
+    fn validation() {
+        assert!(parse_script("").unwrap().is_empty());
+        assert!(matches!(parse_script("- text: hi\n"), Err(ScriptError::Trigger { line: 1 })));
+        assert!(matches!(
+            parse_script("- at_secs: -1\n  text: hi\n"),
+            Err(ScriptError::Time { .. })
+        ));
+        assert!(matches!(
+            parse_script("- at_secs: 1\n  text: ' '\n"),
+            Err(ScriptError::EmptyText { .. })
+        ));
+        assert!(matches!(parse_script("- at_secs: 1\n  txt: a\n"), Err(ScriptError::Yaml(_))));
+        assert!(parse_script("{{{").is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn script_parser_never_panics(s in "\\PC{0,80}") {
+            let _ = parse_script(&s);
+        }
+    }
+}

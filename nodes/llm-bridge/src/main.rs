@@ -1,0 +1,178 @@
+//! `llm-bridge`: one participant. Turns and interrupts from the controller in, streamed
+//! `text` out. Decisions live in [`agent_bridge::BridgeCore`]; this file moves data.
+
+mod backend;
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, Persona};
+use crossbeam_channel::{Receiver, select};
+use dora_node_api::{DoraNode, Event as DoraEvent};
+use eyre::{Context, bail, eyre};
+use node_kit::{Params, text_of};
+use voice_protocol::{InterruptKind, ids, keys, shorten};
+
+use crate::backend::{Backend, BackendEvent, OfflineBackend};
+
+fn main() -> eyre::Result<()> {
+    node_kit::init_tracing();
+    let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let name = node_kit::env_opt("PARTICIPANT_NAME").unwrap_or_else(|| node.id().to_string());
+    let persona = load_persona(&name)?;
+    let topic = node_kit::env_opt("TOPIC");
+    let backend: Arc<dyn Backend> = match node_kit::env_opt("LLM_BACKEND").as_deref().unwrap_or("offline") {
+        "offline" => {
+            let delay = Duration::from_millis(node_kit::env_parse("OFFLINE_WORD_DELAY_MS", 90)?);
+            tracing::info!(participant = %name, "no model service configured: using the offline stand-in model");
+            Arc::new(OfflineBackend::new(persona.clone(), topic.clone(), delay))
+        }
+        other => bail!("LLM_BACKEND={other:?} is not supported (use `offline`)"),
+    };
+    let history = node_kit::env_parse("HISTORY_LIMIT", 60usize)?;
+    let mut core = BridgeCore::new(persona, topic, history);
+
+    let dora_events = forward_events(events);
+    let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
+    let mut running: Option<(u64, Arc<AtomicBool>)> = None;
+
+    loop {
+        let input = select! {
+            recv(dora_events) -> event => match event {
+                Ok(DoraEvent::Input { id, metadata, data }) => {
+                    match to_bridge_input(id.as_str(), &metadata.parameters, &data) {
+                        Some(input) => input,
+                        None => continue,
+                    }
+                }
+                Ok(DoraEvent::Stop(_)) | Err(_) => break,
+                Ok(DoraEvent::Error(e)) => { tracing::warn!(error = %e, "dora reported an error"); continue }
+                Ok(_) => continue,
+            },
+            recv(backend_rx) -> event => match event {
+                Ok(BackendEvent::Chunk { question_id, text }) => BridgeInput::Chunk { question_id, text },
+                Ok(BackendEvent::Finished { question_id, error }) => BridgeInput::Finished { question_id, error },
+                Err(_) => break,
+            },
+        };
+        for output in core.handle(input) {
+            match output {
+                BridgeOutput::Generate(request) => {
+                    tracing::info!(question_id = request.question_id, "generating");
+                    let cancel = Arc::new(AtomicBool::new(false));
+                    running = Some((request.question_id, cancel.clone()));
+                    backend.start(request, core.history().clone(), backend_tx.clone(), cancel);
+                }
+                BridgeOutput::Cancel { question_id } => {
+                    tracing::info!(question_id, "generation cancelled");
+                    if let Some((q, flag)) = &running
+                        && *q == question_id
+                    {
+                        flag.store(true, Ordering::SeqCst);
+                    }
+                }
+                BridgeOutput::Text { question_id, text, status, error } => {
+                    let mut params = Params::new()
+                        .question_id(question_id)
+                        .string(keys::SESSION_STATUS, status.as_str())
+                        .string(keys::SPEAKER, core.persona().name.clone());
+                    if let Some(error) = &error {
+                        tracing::warn!(question_id, %error, "generation failed");
+                        params = params.string(keys::ERROR, error.clone());
+                    }
+                    node.send_output(ids::TEXT.into(), params.build(), text)?;
+                }
+            }
+        }
+    }
+    if let Some((_, flag)) = running {
+        flag.store(true, Ordering::SeqCst);
+    }
+    Ok(())
+}
+
+fn load_persona(name: &str) -> eyre::Result<Persona> {
+    let Some(path) = node_kit::env_opt("PERSONA") else {
+        tracing::warn!(participant = name, "PERSONA is not set; using a generic persona");
+        return Ok(Persona::fallback(name));
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read persona file {path:?} (PERSONA)"))?;
+    let persona = Persona::from_toml(&text).map_err(|e| eyre!("{path}: {e}"))?;
+    if persona.name != name {
+        bail!("persona file {path:?} is for `{}`, but this participant is `{name}`", persona.name);
+    }
+    Ok(persona)
+}
+
+/// Reads dora events on their own thread so the main loop can also wait on the backend.
+fn forward_events(mut events: dora_node_api::EventStream) -> Receiver<DoraEvent> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    std::thread::spawn(move || {
+        loop {
+            match node_kit::next_event(&mut events, None) {
+                node_kit::Next::Event(event) => {
+                    if tx.send(*event).is_err() {
+                        break;
+                    }
+                }
+                node_kit::Next::Closed => break,
+                node_kit::Next::Timeout => {}
+            }
+        }
+    });
+    rx
+}
+
+fn to_bridge_input(
+    id: &str,
+    params: &dora_node_api::MetadataParameters,
+    data: &dora_node_api::DoraArray,
+) -> Option<BridgeInput> {
+    let text = match text_of(data) {
+        Ok(text) => text,
+        Err(e) => {
+            tracing::warn!(input = id, error = %e, "unreadable input ignored");
+            return None;
+        }
+    };
+    let question_id = node_kit::question_id(params);
+    match id {
+        ids::TURN => {
+            let Some(question_id) = question_id else {
+                tracing::warn!("turn without question_id ignored");
+                return None;
+            };
+            Some(BridgeInput::Turn { speaker: text.trim().to_owned(), question_id })
+        }
+        ids::INTERRUPT => {
+            if InterruptKind::parse(&text).is_none() {
+                tracing::warn!(kind = %shorten(&text), "unknown interrupt kind; treating it as cancel");
+            }
+            let Some(question_id) = question_id else {
+                tracing::warn!("interrupt without question_id ignored");
+                return None;
+            };
+            Some(BridgeInput::Interrupt { question_id })
+        }
+        ids::UTTERANCE => {
+            let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("unknown").to_owned();
+            Some(BridgeInput::Utterance(Entry {
+                human: node_kit::bool_param(params, keys::IS_HUMAN).unwrap_or(speaker == "human"),
+                interrupted: node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false),
+                question_id: question_id.unwrap_or(0),
+                speaker,
+                text,
+            }))
+        }
+        other => {
+            tracing::warn!(input = other, "unknown input ignored");
+            None
+        }
+    }
+}

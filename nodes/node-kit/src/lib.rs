@@ -1,0 +1,171 @@
+//! Dora glue shared by the node binaries. No decisions live here: only conversions
+//! between Arrow/metadata and the core crates' plain types.
+
+use std::time::Duration;
+
+use dora_node_api::{
+    DoraArray, Event, EventStream, MetadataParameters, Parameter,
+    arrow_v59::{
+        array::{Array, AsArray},
+        datatypes::DataType,
+    },
+};
+use futures::{StreamExt, future::Either};
+use voice_protocol::{SessionStatus, keys};
+
+/// Logs to stderr (dora shows and stores it), level from `RUST_LOG` (default: `info`
+/// for our nodes, errors only for dora's transport internals).
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,zenoh=error"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Why an input could not be read as text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    #[error("expected Utf8 text, got an array of {0}")]
+    WrongType(String),
+    #[error("the bytes are not valid UTF-8 ({0})")]
+    NotUtf8(String),
+}
+
+/// Reads an input as text: Utf8/LargeUtf8/Utf8View arrays (elements joined without
+/// separator, nulls skipped), or UTF-8 bytes (Binary or UInt8). Empty data is "".
+pub fn text_of(data: &DoraArray) -> Result<String, TextError> {
+    let array = data.as_array();
+    let mut text = String::new();
+    match array.data_type() {
+        DataType::Null => {}
+        DataType::Utf8 => array.as_string::<i32>().iter().flatten().for_each(|s| text.push_str(s)),
+        DataType::LargeUtf8 => array.as_string::<i64>().iter().flatten().for_each(|s| text.push_str(s)),
+        DataType::Utf8View => array.as_string_view().iter().flatten().for_each(|s| text.push_str(s)),
+        DataType::Binary => {
+            for bytes in array.as_binary::<i32>().iter().flatten() {
+                text.push_str(std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?);
+            }
+        }
+        DataType::LargeBinary => {
+            for bytes in array.as_binary::<i64>().iter().flatten() {
+                text.push_str(std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?);
+            }
+        }
+        DataType::UInt8 => {
+            let bytes = array
+                .as_primitive::<dora_node_api::arrow_v59::datatypes::UInt8Type>()
+                .values();
+            text.push_str(std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?);
+        }
+        other => return Err(TextError::WrongType(other.to_string())),
+    }
+    Ok(text)
+}
+
+/// `question_id` as an unsigned id (Integer, or a String of digits for hand-written inputs).
+pub fn question_id(params: &MetadataParameters) -> Option<u64> {
+    match params.get(keys::QUESTION_ID)? {
+        Parameter::Integer(n) => u64::try_from(*n).ok(),
+        Parameter::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// `session_status`; an unknown value is reported as `Err` with the raw text.
+pub fn session_status(params: &MetadataParameters) -> Result<Option<SessionStatus>, String> {
+    match params.get(keys::SESSION_STATUS) {
+        None => Ok(None),
+        Some(Parameter::String(s)) => SessionStatus::parse(s).map(Some).ok_or_else(|| s.clone()),
+        Some(other) => Err(format!("{other:?}")),
+    }
+}
+
+pub fn string_param<'a>(params: &'a MetadataParameters, key: &str) -> Option<&'a str> {
+    match params.get(key)? {
+        Parameter::String(s) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+pub fn bool_param(params: &MetadataParameters, key: &str) -> Option<bool> {
+    match params.get(key)? {
+        Parameter::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+/// Builds metadata parameters fluently.
+#[derive(Debug, Default, Clone)]
+pub struct Params(MetadataParameters);
+
+impl Params {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn question_id(self, id: u64) -> Self {
+        self.int(keys::QUESTION_ID, id as i64)
+    }
+    pub fn int(mut self, key: &str, value: i64) -> Self {
+        self.0.insert(key.to_owned(), Parameter::Integer(value));
+        self
+    }
+    pub fn string(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.0.insert(key.to_owned(), Parameter::String(value.into()));
+        self
+    }
+    pub fn bool(mut self, key: &str, value: bool) -> Self {
+        self.0.insert(key.to_owned(), Parameter::Bool(value));
+        self
+    }
+    pub fn build(self) -> MetadataParameters {
+        self.0
+    }
+}
+
+/// What [`next_event`] got.
+pub enum Next {
+    Event(Box<Event>),
+    Timeout,
+    Closed,
+}
+
+/// Waits for the next event in arrival order (no reordering), at most `timeout`.
+pub fn next_event(events: &mut EventStream, timeout: Option<Duration>) -> Next {
+    let result = futures::executor::block_on(async {
+        match timeout {
+            None => Some(events.next().await),
+            Some(t) => match futures::future::select(events.next(), futures_timer::Delay::new(t)).await {
+                Either::Left((event, _)) => Some(event),
+                Either::Right(_) => None,
+            },
+        }
+    });
+    match result {
+        None => Next::Timeout,
+        Some(None) => Next::Closed,
+        Some(Some(event)) => Next::Event(Box::new(event)),
+    }
+}
+
+/// Reads an environment variable; empty counts as unset.
+pub fn env_opt(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Parses an optional environment variable, with a clear error naming it.
+pub fn env_parse<T: std::str::FromStr>(name: &str, default: T) -> eyre::Result<T>
+where
+    T::Err: std::fmt::Display,
+{
+    match env_opt(name) {
+        None => Ok(default),
+        Some(raw) => raw
+            .trim()
+            .parse()
+            .map_err(|e| eyre::eyre!("environment variable {name}={raw:?} is invalid: {e}")),
+    }
+}

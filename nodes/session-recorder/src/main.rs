@@ -1,0 +1,120 @@
+//! `session-recorder`: prints who says what and writes `transcript.jsonl` and
+//! `events.jsonl` into the session folder, one flushed line at a time, so a crash loses
+//! nothing already said.
+//!
+//! Folder: env `SESSION_DIR` if set; otherwise `<SESSIONS_ROOT>/<session-id>` (root
+//! default `sessions`) with `<SESSIONS_ROOT>/latest` pointing at it.
+
+use std::{
+    fs::{File, OpenOptions},
+    io::Write,
+    path::{Path, PathBuf},
+    time::{Instant, SystemTime, UNIX_EPOCH},
+};
+
+use dora_node_api::{DoraNode, Event as DoraEvent};
+use eyre::{Context, bail};
+use node_kit::{Next, next_event, text_of};
+use session_log::{Observed, Record, SessionLog, is_valid_session_id, session_id};
+use voice_protocol::{ids, keys};
+
+fn main() -> eyre::Result<()> {
+    node_kit::init_tracing();
+    let dir = session_dir()?;
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create session folder {}", dir.display()))?;
+    let mut transcript = open_append(&dir.join("transcript.jsonl"))?;
+    let mut events_file = open_append(&dir.join("events.jsonl"))?;
+    tracing::info!(folder = %dir.display(), "recording the session");
+
+    let (_node, mut events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let start = Instant::now();
+    let mut log = SessionLog::new();
+    let mut stdout = std::io::stdout();
+    loop {
+        let observed = match next_event(&mut events, None) {
+            Next::Closed | Next::Timeout => break,
+            Next::Event(event) => match *event {
+                DoraEvent::Input { id, metadata, data } => {
+                    let params = &metadata.parameters;
+                    let text = match text_of(&data) {
+                        Ok(text) => text,
+                        Err(e) => {
+                            tracing::warn!(input = %id, error = %e, "unreadable input ignored");
+                            continue;
+                        }
+                    };
+                    let question_id = node_kit::question_id(params).unwrap_or(0);
+                    match id.as_str() {
+                        ids::TURN => Observed::Turn { speaker: text, question_id },
+                        ids::INTERRUPT => Observed::Interrupt { kind: text, question_id },
+                        ids::UTTERANCE => {
+                            let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("unknown").to_owned();
+                            Observed::Utterance {
+                                human: node_kit::bool_param(params, keys::IS_HUMAN).unwrap_or(speaker == "human"),
+                                interrupted: node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false),
+                                speaker,
+                                text,
+                                question_id,
+                            }
+                        }
+                        other => {
+                            // Any other input: surface reported errors, ignore the rest.
+                            match node_kit::string_param(params, keys::ERROR) {
+                                Some(message) => Observed::Error { source: other.to_owned(), message: message.to_owned() },
+                                None => continue,
+                            }
+                        }
+                    }
+                }
+                DoraEvent::Stop(_) => break,
+                _ => continue,
+            },
+        };
+        for record in log.observe(observed, start.elapsed().as_millis() as u64) {
+            let file = match record {
+                Record::Transcript(_) => &mut transcript,
+                Record::Event(_) => &mut events_file,
+            };
+            writeln!(file, "{}", record.to_json()).and_then(|_| file.flush()).context("cannot write the session folder")?;
+            if let Some(line) = record.console_line() {
+                let _ = writeln!(stdout, "{line}");
+                let _ = stdout.flush();
+            }
+        }
+    }
+    Ok(())
+}
+
+fn session_dir() -> eyre::Result<PathBuf> {
+    if let Some(dir) = node_kit::env_opt("SESSION_DIR") {
+        return Ok(PathBuf::from(dir));
+    }
+    let root = PathBuf::from(node_kit::env_opt("SESSIONS_ROOT").unwrap_or_else(|| "sessions".to_owned()));
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let id = node_kit::env_opt("SESSION_ID").unwrap_or_else(|| session_id(now, std::process::id()));
+    if !is_valid_session_id(&id) {
+        bail!("SESSION_ID {id:?} is not a valid folder name (letters, digits, `-`, `_`, `.`)");
+    }
+    let dir = root.join(&id);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    point_latest(&root, &id);
+    Ok(dir)
+}
+
+/// `latest` → the newest session (best effort: a failure only costs the shortcut).
+fn point_latest(root: &Path, id: &str) {
+    let link = root.join("latest");
+    let _ = std::fs::remove_file(&link);
+    #[cfg(unix)]
+    if let Err(e) = std::os::unix::fs::symlink(id, &link) {
+        tracing::warn!(error = %e, "cannot update the `latest` link");
+    }
+}
+
+fn open_append(path: &Path) -> eyre::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))
+}
