@@ -10,6 +10,7 @@
 
 pub mod engine;
 pub mod grammar;
+pub mod sim;
 pub mod words;
 
 pub use engine::{LastSpeaker, PolicyEngine, PolicyStats, Selection};

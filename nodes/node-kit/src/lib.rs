@@ -1,6 +1,8 @@
 //! Dora glue shared by the node binaries. No decisions live here: only conversions
 //! between Arrow/metadata and the core crates' plain types.
 
+pub mod testing;
+
 use std::time::Duration;
 
 use dora_node_api::{

@@ -1,0 +1,149 @@
+//! The controller binary in dora's integration-testing mode: no daemon, scripted inputs.
+
+use std::{path::Path, time::Duration};
+
+use node_kit::testing::{input, meta, run_node, stop, typed_input};
+use serde_json::json;
+
+const BIN: &str = env!("CARGO_BIN_EXE_conference-controller");
+const STUDY: &str = "[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]";
+const LIMIT: Duration = Duration::from_secs(30);
+
+fn chunk(at: f64, from: &str, text: &str, status: &str, q: u64) -> node_kit::testing::TestEvent {
+    input(at, from, json!([text]), meta(&[("session_status", json!(status)), ("question_id", json!(q))]))
+}
+
+#[test]
+fn turns_follow_the_policy_and_human_speech_resets() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("DORA_POLICY_PATTERN", STUDY)],
+        vec![
+            chunk(0.05, "student1", "What is ", "started", 1),
+            chunk(0.06, "student1", "a limit?", "ended", 1),
+            chunk(0.10, "tutor", "A limit is ", "started", 2),
+            input(0.15, "speech_started", json!(null), json!(null)),
+            // Late chunk of the cancelled turn: dropped.
+            chunk(0.16, "tutor", "what a function", "ended", 2),
+            input(0.20, "human", json!(["Can you give an example?"]), json!(null)),
+            input(0.25, "control", json!(["{\"command\": \"stats\"}"]), json!(null)),
+            stop(0.4),
+        ],
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    let turns = run.texts_of("turn");
+    assert_eq!(turns, ["student1", "tutor", "tutor"], "{}", run.stderr);
+    assert_eq!(run.texts_of("interrupt"), ["cancel", "reset"]);
+    assert_eq!(
+        run.texts_of("utterance"),
+        ["What is a limit?", "A limit is ", "Can you give an example?"]
+    );
+    let last_status: serde_json::Value =
+        serde_json::from_str(run.texts_of("status").last().unwrap()).unwrap();
+    assert_eq!(last_status["current_speaker"], "tutor");
+    assert_eq!(last_status["word_counts"]["human"], 5);
+    assert_eq!(last_status["word_counts"]["student1"], 0);
+    // The order of outputs: the interrupt goes out before anything else of the human turn.
+    let ids: Vec<String> = run.texts().into_iter().map(|(id, _)| id).collect();
+    let cancel = ids.iter().position(|i| i == "interrupt").unwrap();
+    assert!(ids[..cancel].iter().filter(|i| *i == "turn").count() == 2);
+}
+
+#[test]
+fn bad_input_of_every_kind_is_survived() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("DORA_POLICY_PATTERN", "[a → b → c]")],
+        vec![
+            input(0.02, "stranger", json!(["hello"]), json!(null)),
+            typed_input(0.03, "a", json!([255, 254, 253]), "UInt8"),
+            input(0.04, "a", json!([1.5, 2.5]), json!(null)),
+            input(0.05, "control", json!(["dance"]), json!(null)),
+            input(0.06, "control", json!(["{\"cmd\": 1}"]), json!(null)),
+            input(0.065, "c", json!(["not my turn"]), json!(null)),
+            input(0.07, "human", json!(["   "]), json!(null)),
+            input(0.08, "a", json!(["x"]), meta(&[("session_status", json!("sideways"))])),
+            chunk(0.15, "b", &"word ".repeat(50_000), "ended", 2),
+            stop(0.5),
+        ],
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    // `a` ended its turn with the message whose status was unknown (treated as complete),
+    // then b's huge ended chunk ended b's turn.
+    assert_eq!(run.texts_of("turn"), ["a", "b", "c"], "{}", run.stderr);
+    for expected in [
+        "not a participant",
+        "not valid UTF-8",
+        "expected Utf8 text",
+        "unknown control command",
+        "no string field `command`",
+        "unknown session_status",
+        "while the turn belongs to",
+        "empty human utterance",
+    ] {
+        assert!(run.stderr.contains(expected), "missing warning {expected:?}:\n{}", run.stderr);
+    }
+}
+
+#[test]
+fn a_silent_speaker_is_skipped() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("DORA_POLICY_PATTERN", "[a → b]"), ("TURN_TIMEOUT_SECS", "0.2")],
+        // The testing mode replays inputs synchronously, so periodic inputs give the
+        // node a chance to look at its deadline (under a daemon it wakes by itself).
+        (1..10)
+            .map(|i| input(i as f64 * 0.1, "control", json!(["stats"]), json!(null)))
+            .chain([stop(1.0)])
+            .collect(),
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    let turns = run.texts_of("turn");
+    assert!(turns.len() >= 2, "{turns:?}");
+    assert_eq!(&turns[..2], ["a", "b"]);
+    assert!(run.texts_of("interrupt").iter().all(|k| k == "cancel"));
+    assert!(run.stderr.contains("did not finish its turn"), "{}", run.stderr);
+}
+
+#[test]
+fn invalid_or_missing_pattern_stops_at_start_with_the_caret() {
+    let run = run_node(Path::new(BIN), &[("DORA_POLICY_PATTERN", "[a, b, a]")], vec![stop(0.1)], LIMIT);
+    assert!(!run.success);
+    assert!(run.stderr.contains("participant `a` appears twice"), "{}", run.stderr);
+    assert!(run.stderr.contains("  [a, b, a]\n         ^"), "{}", run.stderr);
+    assert!(run.outputs.is_empty());
+
+    let run = run_node(Path::new(BIN), &[("DORA_POLICY_PATTERN", "")], vec![stop(0.1)], LIMIT);
+    assert!(!run.success);
+    assert!(run.stderr.contains("the pattern is empty"), "{}", run.stderr);
+
+    let run = run_node(Path::new(BIN), &[("DORA_POLICY_PATTERN", "[a → b]"), ("TURN_TIMEOUT_SECS", "soon")], vec![stop(0.1)], LIMIT);
+    assert!(!run.success);
+    assert!(run.stderr.contains("TURN_TIMEOUT_SECS"), "{}", run.stderr);
+}
+
+#[test]
+fn control_commands_drive_the_conference() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("DORA_POLICY_PATTERN", "[(judge, *), (defense, 1), (prosecution, 1)]")],
+        vec![
+            input(0.05, "control", json!(["cancel"]), json!(null)),
+            input(0.10, "control", json!(["ready"]), json!(null)),
+            input(0.15, "control", json!(["RESET"]), json!(null)),
+            stop(0.3),
+        ],
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    // Cold start: defense; after cancel+ready: prosecution (no back-to-back for defense
+    // is not required here, ratio picks the one behind); reset: cold start again.
+    let turns = run.texts_of("turn");
+    assert_eq!(turns.len(), 3, "{turns:?}");
+    assert_eq!(turns[0], "defense");
+    assert_eq!(turns[2], "defense");
+    assert_eq!(run.texts_of("interrupt"), ["cancel", "reset"]);
+}

@@ -1,0 +1,1 @@
+//! Helpers for running dataflows through the dora CLI in tests.
