@@ -23,13 +23,12 @@ use crate::backend::{Backend, BackendEvent, OfflineBackend};
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
-    let name = node_kit::env_opt("PARTICIPANT_NAME").unwrap_or_else(|| node.id().to_string());
-    let persona = load_persona(&name)?;
+    let persona = load_persona(node.id().as_ref())?;
     let topic = node_kit::env_opt("TOPIC");
     let backend: Arc<dyn Backend> = match node_kit::env_opt("LLM_BACKEND").as_deref().unwrap_or("offline") {
         "offline" => {
             let delay = Duration::from_millis(node_kit::env_parse("OFFLINE_WORD_DELAY_MS", 90)?);
-            tracing::info!(participant = %name, "no model service configured: using the offline stand-in model");
+            tracing::info!(participant = %persona.name, "no model service configured: using the offline stand-in model");
             Arc::new(OfflineBackend::new(persona.clone(), topic.clone(), delay))
         }
         other => bail!("LLM_BACKEND={other:?} is not supported (use `offline`)"),
@@ -96,16 +95,28 @@ fn main() -> eyre::Result<()> {
     Ok(())
 }
 
-fn load_persona(name: &str) -> eyre::Result<Persona> {
+/// The persona from `PERSONA`; the participant name is `PARTICIPANT_NAME`, else the
+/// persona's name, else the node id.
+fn load_persona(node_id: &str) -> eyre::Result<Persona> {
+    let explicit = node_kit::env_opt("PARTICIPANT_NAME");
     let Some(path) = node_kit::env_opt("PERSONA") else {
-        tracing::warn!(participant = name, "PERSONA is not set; using a generic persona");
-        return Ok(Persona::fallback(name));
+        let name = explicit.unwrap_or_else(|| node_id.to_owned());
+        tracing::warn!(participant = %name, "PERSONA is not set; using a generic persona");
+        return Ok(Persona::fallback(&name));
     };
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read persona file {path:?} (PERSONA)"))?;
     let persona = Persona::from_toml(&text).map_err(|e| eyre!("{path}: {e}"))?;
-    if persona.name != name {
-        bail!("persona file {path:?} is for `{}`, but this participant is `{name}`", persona.name);
+    match explicit {
+        Some(name) if name != persona.name => {
+            bail!("persona file {path:?} is for `{}`, but PARTICIPANT_NAME is `{name}`", persona.name)
+        }
+        None if persona.name != node_id => tracing::warn!(
+            persona = %persona.name,
+            node = node_id,
+            "this node answers the turns of its persona's name, which differs from the node id"
+        ),
+        _ => {}
     }
     Ok(persona)
 }

@@ -1,0 +1,53 @@
+//! The session recorder in dora's integration-testing mode: what it writes and prints.
+
+use std::{path::Path, time::Duration};
+
+use node_kit::testing::{input, meta, run_node, stop};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_session-recorder");
+
+#[test]
+fn writes_transcript_and_events_as_they_happen() {
+    let root = std::env::temp_dir().join(format!("recorder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let events = vec![
+        input(0.02, "turn", json!(["tutor"]), meta(&[("question_id", json!(1))])),
+        input(0.05, "utterance", json!(["Limits describe approach."]), meta(&[("question_id", json!(1)), ("speaker", json!("tutor")), ("interrupted", json!(false))])),
+        input(0.06, "turn", json!(["student1"]), meta(&[("question_id", json!(2))])),
+        input(0.08, "utterance", json!(["So"]), meta(&[("question_id", json!(2)), ("speaker", json!("student1")), ("interrupted", json!(true))])),
+        input(0.09, "interrupt", json!(["cancel"]), meta(&[("question_id", json!(3))])),
+        input(0.10, "utterance", json!(["Example please"]), meta(&[("question_id", json!(4)), ("speaker", json!("human")), ("is_human", json!(true))])),
+        input(0.11, "utterance", json!([3.5]), json!(null)),
+        stop(0.2),
+    ];
+    let run = run_node(
+        Path::new(BIN),
+        &[("SESSIONS_ROOT", root.to_str().unwrap()), ("SESSION_ID", "test-session")],
+        events,
+        Duration::from_secs(30),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let lines = |name: &str| -> Vec<Value> {
+        std::fs::read_to_string(root.join("latest").join(name))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let transcript = lines("transcript.jsonl");
+    assert_eq!(transcript.len(), 3);
+    assert_eq!(transcript[0]["speaker"], "tutor");
+    assert_eq!(transcript[0]["question_id"], 1);
+    assert_eq!(transcript[1]["interrupted"], true);
+    assert_eq!(transcript[2]["human"], true);
+    let events = lines("events.jsonl");
+    assert_eq!(events.iter().filter(|e| e["event"] == "turn").count(), 2);
+    assert_eq!(events.iter().filter(|e| e["event"] == "interrupt").count(), 1);
+    assert!(run.stderr.contains("[q1] tutor: Limits describe approach."), "{}", run.stderr);
+    assert!(run.stderr.contains("expected Utf8 text"), "{}", run.stderr);
+
+    let run = run_node(Path::new(BIN), &[("SESSIONS_ROOT", root.to_str().unwrap()), ("SESSION_ID", "../escape")], vec![stop(0.1)], Duration::from_secs(30));
+    assert!(!run.success);
+    assert!(run.stderr.contains("not a valid folder name"), "{}", run.stderr);
+}
