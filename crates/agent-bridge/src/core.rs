@@ -265,7 +265,14 @@ mod tests {
             question_id: 1,
             error: None,
         });
-        assert!(matches!(&out[..], [BridgeOutput::Text { status: SessionStatus::Ended, error: Some(_), .. }]));
+        assert!(matches!(
+            &out[..],
+            [BridgeOutput::Text {
+                status: SessionStatus::Ended,
+                error: Some(_),
+                ..
+            }]
+        ));
     }
 
     proptest! {

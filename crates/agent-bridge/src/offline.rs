@@ -20,7 +20,15 @@ enum Repertoire {
 
 fn repertoire(role: &str) -> Repertoire {
     let role = role.to_lowercase();
-    let lead = ["tutor", "teacher", "moderator", "judge", "host", "chair", "老师"];
+    let lead = [
+        "tutor",
+        "teacher",
+        "moderator",
+        "judge",
+        "host",
+        "chair",
+        "老师",
+    ];
     let learner = ["student", "guest", "learner", "pupil", "学生"];
     if lead.iter().any(|r| role.contains(r)) {
         Repertoire::Lead
@@ -85,7 +93,11 @@ fn salient_word(text: &str, topic: &str) -> Option<String> {
 
 fn fnv1a(parts: &[&str], n: u64) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in parts.iter().flat_map(|p| p.bytes().chain([0xff])).chain(n.to_le_bytes()) {
+    for byte in parts
+        .iter()
+        .flat_map(|p| p.bytes().chain([0xff]))
+        .chain(n.to_le_bytes())
+    {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
@@ -95,7 +107,10 @@ fn fnv1a(parts: &[&str], n: u64) -> u64 {
 /// The offline reply of `persona` after the conversation in `history`.
 pub fn reply(persona: &Persona, topic: Option<&str>, history: &History) -> String {
     let topic = topic.unwrap_or("today's topic");
-    let mine = history.entries().filter(|e| e.speaker == persona.name).count() as u64;
+    let mine = history
+        .entries()
+        .filter(|e| e.speaker == persona.name)
+        .count() as u64;
     let last_other = history.entries().rev().find(|e| e.speaker != persona.name);
     let Some(prev) = last_other else {
         let line = OPENERS[(fnv1a(&[&persona.name], mine) % OPENERS.len() as u64) as usize];
@@ -166,14 +181,23 @@ mod tests {
         assert!(a.contains("measure") || a.contains("student1"), "{a}");
         h.push(entry("human", "Can you explain integrals instead?", 3));
         let answer = reply(&tutor, Some("derivatives"), &h);
-        assert!(answer.starts_with("Thanks for jumping in. You asked about integrals."), "{answer}");
+        assert!(
+            answer.starts_with("Thanks for jumping in. You asked about integrals."),
+            "{answer}"
+        );
     }
 
     #[test]
     fn salient_words() {
-        assert_eq!(salient_word("What is a derivative?", "x").as_deref(), Some("derivative"));
+        assert_eq!(
+            salient_word("What is a derivative?", "x").as_deref(),
+            Some("derivative")
+        );
         assert_eq!(salient_word("What is a derivative?", "derivatives"), None);
         assert_eq!(salient_word("ok", "x"), None);
-        assert_eq!(capitalize_sentences("yes. derivative matters? a b"), "Yes. Derivative matters? A b");
+        assert_eq!(
+            capitalize_sentences("yes. derivative matters? a b"),
+            "Yes. Derivative matters? A b"
+        );
     }
 }

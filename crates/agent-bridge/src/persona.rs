@@ -53,7 +53,9 @@ impl Persona {
         Self {
             name: name.to_owned(),
             display_name: None,
-            role: name.trim_end_matches(|c: char| c.is_ascii_digit()).to_owned(),
+            role: name
+                .trim_end_matches(|c: char| c.is_ascii_digit())
+                .to_owned(),
             style: None,
             voice: None,
             system_prompt: format!(
@@ -82,7 +84,10 @@ mod tests {
         assert_eq!(p.voice.as_deref(), Some("en+f3"));
         assert!(Persona::from_toml("name = \"x\"\nrole = \"\"\nsystem_prompt = \"s\"").is_err());
         assert!(Persona::from_toml("name = \"x\"\nrole = \"r\"").is_err());
-        assert!(Persona::from_toml("name = \"x\"\nrole = \"r\"\nsystem_prompt = \"s\"\ncolour = 1").is_err());
+        assert!(
+            Persona::from_toml("name = \"x\"\nrole = \"r\"\nsystem_prompt = \"s\"\ncolour = 1")
+                .is_err()
+        );
         assert_eq!(Persona::fallback("student2").role, "student");
     }
 }

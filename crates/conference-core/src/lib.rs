@@ -44,7 +44,10 @@ pub enum Event {
         question_id: Option<u64>,
     },
     /// A final human utterance.
-    Human { speaker: String, text: String },
+    Human {
+        speaker: String,
+        text: String,
+    },
     /// Voice activity: the human began to speak.
     SpeechStarted,
     Control(ControlCommand),
@@ -65,8 +68,14 @@ pub struct Utterance {
 /// What the node must do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    Turn { speaker: String, question_id: u64 },
-    Interrupt { kind: InterruptKind, question_id: u64 },
+    Turn {
+        speaker: String,
+        question_id: u64,
+    },
+    Interrupt {
+        kind: InterruptKind,
+        question_id: u64,
+    },
     Status(PolicyStats),
     Utterance(Utterance),
     Notice(Notice),
@@ -91,7 +100,9 @@ pub enum Notice {
     TurnTimeout { speaker: String, secs: u64 },
     #[error("no transcript {secs} s after the human started speaking; continuing")]
     HumanTimeout { secs: u64 },
-    #[error("utterance of `{speaker}` exceeds {MAX_UTTERANCE_CHARS} characters; the rest is counted but not kept")]
+    #[error(
+        "utterance of `{speaker}` exceeds {MAX_UTTERANCE_CHARS} characters; the rest is counted but not kept"
+    )]
     Truncated { speaker: String },
     #[error("nobody can take the turn; waiting for a human to speak")]
     FloorOpen,
@@ -118,7 +129,9 @@ enum Floor {
     Idle,
     Speaking(ActiveTurn),
     /// The human started speaking; their transcript is awaited.
-    AwaitingHuman { since: Duration },
+    AwaitingHuman {
+        since: Duration,
+    },
 }
 
 /// The conference controller state machine.

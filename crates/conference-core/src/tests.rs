@@ -110,7 +110,10 @@ fn human_speech_interrupts_resets_and_tutor_answers() {
     let cut = utterances(&out);
     assert_eq!(cut[0].text, "Let me");
     assert!(cut[0].interrupted);
-    assert!(turns(&out).is_empty(), "nobody is handed the turn while the human talks");
+    assert!(
+        turns(&out).is_empty(),
+        "nobody is handed the turn while the human talks"
+    );
     // A late chunk of the cancelled turn is dropped.
     let out = c.handle(
         text(&tutor, " explain", Some(SessionStatus::Ongoing), Some(q)),
@@ -164,7 +167,10 @@ fn robustness_notices() {
         [Action::Notice(Notice::UnknownParticipant { .. })]
     ));
     let out = c.handle(text("student2", "me too", None, None), secs(0));
-    assert!(matches!(out[..], [Action::Notice(Notice::NotTheirTurn { .. })]));
+    assert!(matches!(
+        out[..],
+        [Action::Notice(Notice::NotTheirTurn { .. })]
+    ));
     let out = c.handle(
         Event::Human {
             speaker: "human".into(),
@@ -172,7 +178,10 @@ fn robustness_notices() {
         },
         secs(0),
     );
-    assert!(matches!(out[..], [Action::Notice(Notice::EmptyHuman { .. })]));
+    assert!(matches!(
+        out[..],
+        [Action::Notice(Notice::EmptyHuman { .. })]
+    ));
     assert_eq!(c.current_turn().unwrap().0, "student1");
 }
 
@@ -198,7 +207,10 @@ fn missing_transcript_after_speech_started_times_out() {
     c.handle(Event::SpeechStarted, secs(1));
     assert_eq!(c.next_deadline(), Some(secs(21)));
     let out = c.handle(Event::Tick, secs(21));
-    assert!(out.iter().any(|a| matches!(a, Action::Notice(Notice::HumanTimeout { .. }))));
+    assert!(
+        out.iter()
+            .any(|a| matches!(a, Action::Notice(Notice::HumanTimeout { .. })))
+    );
     assert_eq!(turns(&out).len(), 1);
 }
 
@@ -220,7 +232,7 @@ fn control_commands() {
     let current = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     // `ready` during a turn repeats it unchanged.
     let out = c.handle(Event::Control(ControlCommand::Ready), secs(2));
-    assert_eq!(turns(&out), [current.clone()]);
+    assert_eq!(turns(&out), std::slice::from_ref(&current));
 
     let out = c.handle(Event::Control(ControlCommand::Reset), secs(3));
     assert_eq!(interrupts(&out)[0].0, InterruptKind::Reset);
@@ -244,7 +256,10 @@ fn lone_assistant_waits_for_the_human() {
     assert_eq!(turns(&out)[0].0, "assistant");
     let out = speak(&mut c, "Hi, how can I help?", secs(1));
     assert!(turns(&out).is_empty());
-    assert!(out.iter().any(|a| matches!(a, Action::Notice(Notice::FloorOpen))));
+    assert!(
+        out.iter()
+            .any(|a| matches!(a, Action::Notice(Notice::FloorOpen)))
+    );
     assert_eq!(c.next_deadline(), None);
     let out = c.handle(
         Event::Human {

@@ -240,7 +240,10 @@ mod tests {
     #[test]
     fn validation() {
         assert!(parse_script("").unwrap().is_empty());
-        assert!(matches!(parse_script("- text: hi\n"), Err(ScriptError::Trigger { line: 1 })));
+        assert!(matches!(
+            parse_script("- text: hi\n"),
+            Err(ScriptError::Trigger { line: 1 })
+        ));
         assert!(matches!(
             parse_script("- at_secs: -1\n  text: hi\n"),
             Err(ScriptError::Time { .. })
@@ -249,7 +252,10 @@ mod tests {
             parse_script("- at_secs: 1\n  text: ' '\n"),
             Err(ScriptError::EmptyText { .. })
         ));
-        assert!(matches!(parse_script("- at_secs: 1\n  txt: a\n"), Err(ScriptError::Yaml(_))));
+        assert!(matches!(
+            parse_script("- at_secs: 1\n  txt: a\n"),
+            Err(ScriptError::Yaml(_))
+        ));
         assert!(parse_script("{{{").is_err());
     }
 

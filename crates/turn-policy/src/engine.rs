@@ -330,10 +330,11 @@ impl PolicyEngine {
         let last = self.last_index();
         let cold_start = self.last_speaker == LastSpeaker::Nobody;
         let last_was_priority = last.is_some_and(|i| self.priority[i]);
-        if !cold_start && !last_was_priority {
-            if let Some(index) = self.pick_priority(last) {
-                return Some(index);
-            }
+        if !cold_start
+            && !last_was_priority
+            && let Some(index) = self.pick_priority(last)
+        {
+            return Some(index);
         }
         self.pick_ratio(last).or_else(|| self.pick_priority(last))
     }
@@ -351,17 +352,19 @@ impl PolicyEngine {
         best
     }
 
+    /// Highest `ratio_difference` = `total_words / total_ratio − words / ratio`: the first
+    /// term is common to everyone, so this is the lowest words-per-weight. Comparing the
+    /// exact quotient keeps ties exact (IEEE division is correctly rounded), so ties really
+    /// go to pattern order.
     fn pick_ratio(&self, last: Option<usize>) -> Option<usize> {
         let mut best: Option<(usize, f64)> = None;
         for i in 0..self.names.len() {
             if self.priority[i] || self.human[i] || Some(i) == last {
                 continue;
             }
-            let Some(score) = self.ratio_difference(i) else {
-                continue;
-            };
-            if best.is_none_or(|(_, s)| score > s) {
-                best = Some((i, score));
+            let words_per_weight = self.word_counts[i] as f64 / self.ratio[i];
+            if best.is_none_or(|(_, b)| words_per_weight < b) {
+                best = Some((i, words_per_weight));
             }
         }
         best.map(|(i, _)| i)
@@ -497,10 +500,7 @@ mod tests {
         let mut e = engine("[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]");
         // Cold start: a student, not the tutor; then tutor after every student.
         let flow = run(&mut e, 5, |_| 20);
-        assert_eq!(
-            flow,
-            ["student1", "tutor", "student2", "tutor", "student1"]
-        );
+        assert_eq!(flow, ["student1", "tutor", "student2", "tutor", "student1"]);
         // Human interrupts: tutor answers first, then ratio balancing resumes.
         e.human_spoke("human", 8);
         assert_eq!(e.stats().word_counts.get("human"), Some(8));
@@ -624,7 +624,10 @@ mod tests {
             json["participants"],
             serde_json::json!(["human", "tutor", "student1", "student2"])
         );
-        assert_eq!(json["weights"][1], serde_json::json!({"name": "tutor", "weight": "*"}));
+        assert_eq!(
+            json["weights"][1],
+            serde_json::json!({"name": "tutor", "weight": "*"})
+        );
         assert_eq!(json["weights"][0]["weight"], 0.001);
         assert_eq!(json["word_counts"]["student1"], 12);
         assert_eq!(json["cycle"], 0);

@@ -164,9 +164,7 @@ pub struct PolicyError {
 impl PolicyError {
     /// 1-based column, counted in characters, of the offending position.
     pub fn column(&self) -> usize {
-        let line_start = self.pattern[..self.offset]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
+        let line_start = self.pattern[..self.offset].rfind('\n').map_or(0, |i| i + 1);
         self.pattern[line_start..self.offset].chars().count() + 1
     }
 }
@@ -177,9 +175,7 @@ impl std::error::Error for PolicyError {}
 /// The caret accounts for wide (CJK) characters so it lines up in a terminal.
 impl fmt::Display for PolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let line_start = self.pattern[..self.offset]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
+        let line_start = self.pattern[..self.offset].rfind('\n').map_or(0, |i| i + 1);
         let line_end = self.pattern[self.offset..]
             .find('\n')
             .map_or(self.pattern.len(), |i| self.offset + i);
@@ -380,7 +376,10 @@ impl<'a> Parser<'a> {
         if let Some(weighted) = entries.iter().find(|e| e.weight.is_some()) {
             return self.error(weighted.start_offset, PolicyErrorKind::WeightInSequence);
         }
-        let spans = entries.iter().map(|e| (e.name.clone(), e.name_offset)).collect();
+        let spans = entries
+            .iter()
+            .map(|e| (e.name.clone(), e.name_offset))
+            .collect();
         let names = entries.into_iter().map(|e| e.name).collect();
         Ok((Policy::Sequential(names), spans))
     }
@@ -398,7 +397,10 @@ impl<'a> Parser<'a> {
             self.skip_ws();
             entries.push(self.entry()?);
         }
-        let spans = entries.iter().map(|e| (e.name.clone(), e.name_offset)).collect();
+        let spans = entries
+            .iter()
+            .map(|e| (e.name.clone(), e.name_offset))
+            .collect();
         let participants = entries
             .into_iter()
             .map(|e| Participant {
@@ -413,7 +415,10 @@ impl<'a> Parser<'a> {
         let mut seen = HashSet::with_capacity(spans.len());
         for (name, offset) in spans {
             if !seen.insert(name.as_str()) {
-                return self.error(*offset, PolicyErrorKind::DuplicateName { name: name.clone() });
+                return self.error(
+                    *offset,
+                    PolicyErrorKind::DuplicateName { name: name.clone() },
+                );
             }
         }
         Ok(())
@@ -606,43 +611,82 @@ mod tests {
 
     #[test]
     fn rejections_point_at_the_offending_column() {
-        let cases: &[(&str, usize, fn(&PolicyErrorKind) -> bool)] = &[
+        type Case = (&'static str, usize, fn(&PolicyErrorKind) -> bool);
+        let cases: &[Case] = &[
             ("", 0, |k| matches!(k, PolicyErrorKind::Empty)),
             ("   ", 0, |k| matches!(k, PolicyErrorKind::Empty)),
             ("[]", 1, |k| matches!(k, PolicyErrorKind::EmptyList)),
             ("[ ]", 2, |k| matches!(k, PolicyErrorKind::EmptyList)),
-            ("[a, b, a]", 7, |k| {
-                matches!(k, PolicyErrorKind::DuplicateName { name } if name == "a")
-            }),
+            (
+                "[a, b, a]",
+                7,
+                |k| matches!(k, PolicyErrorKind::DuplicateName { name } if name == "a"),
+            ),
             ("[a → b → a]", 13, |k| {
                 matches!(k, PolicyErrorKind::DuplicateName { .. })
             }),
-            ("[(a, 0)]", 5, |k| matches!(k, PolicyErrorKind::InvalidWeight { .. })),
-            ("[(a, -1)]", 5, |k| matches!(k, PolicyErrorKind::InvalidWeight { .. })),
-            ("[(a, NaN)]", 5, |k| matches!(k, PolicyErrorKind::InvalidWeight { .. })),
-            ("[(a, inf)]", 5, |k| matches!(k, PolicyErrorKind::InvalidWeight { .. })),
+            ("[(a, 0)]", 5, |k| {
+                matches!(k, PolicyErrorKind::InvalidWeight { .. })
+            }),
+            ("[(a, -1)]", 5, |k| {
+                matches!(k, PolicyErrorKind::InvalidWeight { .. })
+            }),
+            ("[(a, NaN)]", 5, |k| {
+                matches!(k, PolicyErrorKind::InvalidWeight { .. })
+            }),
+            ("[(a, inf)]", 5, |k| {
+                matches!(k, PolicyErrorKind::InvalidWeight { .. })
+            }),
             ("[(a, 1e999)]", 5, |k| {
                 matches!(k, PolicyErrorKind::InvalidWeight { .. })
             }),
-            ("[a → b, c]", 8, |k| matches!(k, PolicyErrorKind::MixedSeparators)),
-            ("[a, b → c]", 6, |k| matches!(k, PolicyErrorKind::MixedSeparators)),
-            ("[a → b", 0, |k| matches!(k, PolicyErrorKind::UnclosedBracket)),
+            ("[a → b, c]", 8, |k| {
+                matches!(k, PolicyErrorKind::MixedSeparators)
+            }),
+            ("[a, b → c]", 6, |k| {
+                matches!(k, PolicyErrorKind::MixedSeparators)
+            }),
+            ("[a → b", 0, |k| {
+                matches!(k, PolicyErrorKind::UnclosedBracket)
+            }),
             ("[", 0, |k| matches!(k, PolicyErrorKind::UnclosedBracket)),
-            ("a → b]", 7, |k| matches!(k, PolicyErrorKind::UnmatchedBracket)),
+            ("a → b]", 7, |k| {
+                matches!(k, PolicyErrorKind::UnmatchedBracket)
+            }),
             ("[(a, 1]", 6, |k| {
                 matches!(k, PolicyErrorKind::ExpectedCloseParen { .. })
             }),
             ("(a, 1", 0, |k| matches!(k, PolicyErrorKind::UnclosedParen)),
-            ("[a, b)]", 5, |k| matches!(k, PolicyErrorKind::UnmatchedParen)),
-            ("[a → b] x", 10, |k| matches!(k, PolicyErrorKind::TrailingInput { .. })),
-            ("[a, b]]", 6, |k| matches!(k, PolicyErrorKind::UnmatchedBracket)),
-            ("[(a, 1) → b]", 1, |k| matches!(k, PolicyErrorKind::WeightInSequence)),
-            ("[a, ]", 4, |k| matches!(k, PolicyErrorKind::ExpectedName { .. })),
-            ("[a, (b 2)]", 7, |k| matches!(k, PolicyErrorKind::ExpectedComma { .. })),
-            ("[a, (b, x)]", 8, |k| matches!(k, PolicyErrorKind::ExpectedWeight { .. })),
-            ("[a; b]", 2, |k| matches!(k, PolicyErrorKind::TrailingInput { .. })),
-            ("[a → ]", 7, |k| matches!(k, PolicyErrorKind::ExpectedName { .. })),
-            ("[a → @]", 7, |k| matches!(k, PolicyErrorKind::ExpectedName { .. })),
+            ("[a, b)]", 5, |k| {
+                matches!(k, PolicyErrorKind::UnmatchedParen)
+            }),
+            ("[a → b] x", 10, |k| {
+                matches!(k, PolicyErrorKind::TrailingInput { .. })
+            }),
+            ("[a, b]]", 6, |k| {
+                matches!(k, PolicyErrorKind::UnmatchedBracket)
+            }),
+            ("[(a, 1) → b]", 1, |k| {
+                matches!(k, PolicyErrorKind::WeightInSequence)
+            }),
+            ("[a, ]", 4, |k| {
+                matches!(k, PolicyErrorKind::ExpectedName { .. })
+            }),
+            ("[a, (b 2)]", 7, |k| {
+                matches!(k, PolicyErrorKind::ExpectedComma { .. })
+            }),
+            ("[a, (b, x)]", 8, |k| {
+                matches!(k, PolicyErrorKind::ExpectedWeight { .. })
+            }),
+            ("[a; b]", 2, |k| {
+                matches!(k, PolicyErrorKind::TrailingInput { .. })
+            }),
+            ("[a → ]", 7, |k| {
+                matches!(k, PolicyErrorKind::ExpectedName { .. })
+            }),
+            ("[a → @]", 7, |k| {
+                matches!(k, PolicyErrorKind::ExpectedName { .. })
+            }),
         ];
         for (pattern, offset, kind) in cases {
             let e = err(pattern);

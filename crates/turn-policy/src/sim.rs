@@ -24,7 +24,9 @@ pub struct SimTurn {
 pub enum SimEnd {
     Completed,
     /// Nobody but a human could continue after this many turns.
-    FloorOpen { after_turn: u64 },
+    FloorOpen {
+        after_turn: u64,
+    },
 }
 
 /// Runs `turns` decisions; `words` fixes every utterance's length (else
@@ -69,7 +71,11 @@ mod tests {
 
     #[test]
     fn default_words_stay_in_range() {
-        assert!((1..10_000).map(default_words).all(|w| (5..=40).contains(&w)));
+        assert!(
+            (1..10_000)
+                .map(default_words)
+                .all(|w| (5..=40).contains(&w))
+        );
     }
 
     #[test]

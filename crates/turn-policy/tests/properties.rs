@@ -18,7 +18,10 @@ fn weight_strategy() -> impl Strategy<Value = Weight> {
 
 fn unique(names: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    names.into_iter().filter(|n| seen.insert(n.clone())).collect()
+    names
+        .into_iter()
+        .filter(|n| seen.insert(n.clone()))
+        .collect()
 }
 
 fn policy_strategy() -> impl Strategy<Value = Policy> {

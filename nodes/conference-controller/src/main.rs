@@ -15,11 +15,18 @@ use voice_protocol::{ControlCommand, ids, keys, shorten};
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let pattern = std::env::var("DORA_POLICY_PATTERN").map_err(|_| {
-        eyre!("DORA_POLICY_PATTERN is not set; e.g. \"[(human, 0.001), (tutor, *), (student1, 1)]\"")
+        eyre!(
+            "DORA_POLICY_PATTERN is not set; e.g. \"[(human, 0.001), (tutor, *), (student1, 1)]\""
+        )
     })?;
     let policy = Policy::parse(&pattern).map_err(|e| eyre!("DORA_POLICY_PATTERN: {e}"))?;
     let humans: Vec<String> = node_kit::env_opt("HUMAN_PARTICIPANTS")
-        .map(|v| v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
+        .map(|v| {
+            v.split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
         .unwrap_or_default();
     let config = ConferenceConfig {
         turn_timeout: Duration::from_secs_f64(node_kit::env_parse("TURN_TIMEOUT_SECS", 60.0)?),
@@ -27,14 +34,17 @@ fn main() -> eyre::Result<()> {
     };
     tracing::info!(policy = %policy, mode = policy.mode_name(), "conference controller starting");
 
-    let (mut node, mut events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let (mut node, mut events) =
+        DoraNode::init_from_env().context("failed to start the dora node")?;
     let start = Instant::now();
     let mut conference = Conference::new(PolicyEngine::new(policy, &humans), config);
 
     let actions = conference.handle(Event::Start, start.elapsed());
     emit(&mut node, actions)?;
     loop {
-        let wait = conference.next_deadline().map(|d| d.saturating_sub(start.elapsed()));
+        let wait = conference
+            .next_deadline()
+            .map(|d| d.saturating_sub(start.elapsed()));
         let event = match next_event(&mut events, wait) {
             Next::Closed => break,
             Next::Timeout => Event::Tick,
@@ -108,7 +118,10 @@ fn to_core_event(
                 return None;
             }
             let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("human");
-            Some(Event::Human { speaker: speaker.to_owned(), text })
+            Some(Event::Human {
+                speaker: speaker.to_owned(),
+                text,
+            })
         }
         participant => Some(Event::Text {
             from: participant.to_owned(),
@@ -122,7 +135,10 @@ fn to_core_event(
 fn emit(node: &mut DoraNode, actions: Vec<Action>) -> eyre::Result<()> {
     for action in actions {
         match action {
-            Action::Turn { speaker, question_id } => {
+            Action::Turn {
+                speaker,
+                question_id,
+            } => {
                 tracing::info!(%speaker, question_id, "turn");
                 let params = Params::new()
                     .question_id(question_id)

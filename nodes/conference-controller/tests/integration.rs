@@ -10,7 +10,12 @@ const STUDY: &str = "[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]"
 const LIMIT: Duration = Duration::from_secs(30);
 
 fn chunk(at: f64, from: &str, text: &str, status: &str, q: u64) -> node_kit::testing::TestEvent {
-    input(at, from, json!([text]), meta(&[("session_status", json!(status)), ("question_id", json!(q))]))
+    input(
+        at,
+        from,
+        json!([text]),
+        meta(&[("session_status", json!(status)), ("question_id", json!(q))]),
+    )
 }
 
 #[test]
@@ -25,8 +30,18 @@ fn turns_follow_the_policy_and_human_speech_resets() {
             input(0.15, "speech_started", json!(null), json!(null)),
             // Late chunk of the cancelled turn: dropped.
             chunk(0.16, "tutor", "what a function", "ended", 2),
-            input(0.20, "human", json!(["Can you give an example?"]), json!(null)),
-            input(0.25, "control", json!(["{\"command\": \"stats\"}"]), json!(null)),
+            input(
+                0.20,
+                "human",
+                json!(["Can you give an example?"]),
+                json!(null),
+            ),
+            input(
+                0.25,
+                "control",
+                json!(["{\"command\": \"stats\"}"]),
+                json!(null),
+            ),
             stop(0.4),
         ],
         LIMIT,
@@ -37,7 +52,11 @@ fn turns_follow_the_policy_and_human_speech_resets() {
     assert_eq!(run.texts_of("interrupt"), ["cancel", "reset"]);
     assert_eq!(
         run.texts_of("utterance"),
-        ["What is a limit?", "A limit is ", "Can you give an example?"]
+        [
+            "What is a limit?",
+            "A limit is ",
+            "Can you give an example?"
+        ]
     );
     let last_status: serde_json::Value =
         serde_json::from_str(run.texts_of("status").last().unwrap()).unwrap();
@@ -63,7 +82,12 @@ fn bad_input_of_every_kind_is_survived() {
             input(0.06, "control", json!(["{\"cmd\": 1}"]), json!(null)),
             input(0.065, "c", json!(["not my turn"]), json!(null)),
             input(0.07, "human", json!(["   "]), json!(null)),
-            input(0.08, "a", json!(["x"]), meta(&[("session_status", json!("sideways"))])),
+            input(
+                0.08,
+                "a",
+                json!(["x"]),
+                meta(&[("session_status", json!("sideways"))]),
+            ),
             chunk(0.15, "b", &"word ".repeat(50_000), "ended", 2),
             stop(0.5),
         ],
@@ -83,7 +107,11 @@ fn bad_input_of_every_kind_is_survived() {
         "while the turn belongs to",
         "empty human utterance",
     ] {
-        assert!(run.stderr.contains(expected), "missing warning {expected:?}:\n{}", run.stderr);
+        assert!(
+            run.stderr.contains(expected),
+            "missing warning {expected:?}:\n{}",
+            run.stderr
+        );
     }
 }
 
@@ -91,7 +119,10 @@ fn bad_input_of_every_kind_is_survived() {
 fn a_silent_speaker_is_skipped() {
     let run = run_node(
         Path::new(BIN),
-        &[("DORA_POLICY_PATTERN", "[a → b]"), ("TURN_TIMEOUT_SECS", "0.2")],
+        &[
+            ("DORA_POLICY_PATTERN", "[a → b]"),
+            ("TURN_TIMEOUT_SECS", "0.2"),
+        ],
         // The testing mode replays inputs synchronously, so periodic inputs give the
         // node a chance to look at its deadline (under a daemon it wakes by itself).
         (1..10)
@@ -105,22 +136,56 @@ fn a_silent_speaker_is_skipped() {
     assert!(turns.len() >= 2, "{turns:?}");
     assert_eq!(&turns[..2], ["a", "b"]);
     assert!(run.texts_of("interrupt").iter().all(|k| k == "cancel"));
-    assert!(run.stderr.contains("did not finish its turn"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did not finish its turn"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
 fn invalid_or_missing_pattern_stops_at_start_with_the_caret() {
-    let run = run_node(Path::new(BIN), &[("DORA_POLICY_PATTERN", "[a, b, a]")], vec![stop(0.1)], LIMIT);
+    let run = run_node(
+        Path::new(BIN),
+        &[("DORA_POLICY_PATTERN", "[a, b, a]")],
+        vec![stop(0.1)],
+        LIMIT,
+    );
     assert!(!run.success);
-    assert!(run.stderr.contains("participant `a` appears twice"), "{}", run.stderr);
-    assert!(run.stderr.contains("  [a, b, a]\n         ^"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("participant `a` appears twice"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("  [a, b, a]\n         ^"),
+        "{}",
+        run.stderr
+    );
     assert!(run.outputs.is_empty());
 
-    let run = run_node(Path::new(BIN), &[("DORA_POLICY_PATTERN", "")], vec![stop(0.1)], LIMIT);
+    let run = run_node(
+        Path::new(BIN),
+        &[("DORA_POLICY_PATTERN", "")],
+        vec![stop(0.1)],
+        LIMIT,
+    );
     assert!(!run.success);
-    assert!(run.stderr.contains("the pattern is empty"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the pattern is empty"),
+        "{}",
+        run.stderr
+    );
 
-    let run = run_node(Path::new(BIN), &[("DORA_POLICY_PATTERN", "[a → b]"), ("TURN_TIMEOUT_SECS", "soon")], vec![stop(0.1)], LIMIT);
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("DORA_POLICY_PATTERN", "[a → b]"),
+            ("TURN_TIMEOUT_SECS", "soon"),
+        ],
+        vec![stop(0.1)],
+        LIMIT,
+    );
     assert!(!run.success);
     assert!(run.stderr.contains("TURN_TIMEOUT_SECS"), "{}", run.stderr);
 }
@@ -129,7 +194,10 @@ fn invalid_or_missing_pattern_stops_at_start_with_the_caret() {
 fn control_commands_drive_the_conference() {
     let run = run_node(
         Path::new(BIN),
-        &[("DORA_POLICY_PATTERN", "[(judge, *), (defense, 1), (prosecution, 1)]")],
+        &[(
+            "DORA_POLICY_PATTERN",
+            "[(judge, *), (defense, 1), (prosecution, 1)]",
+        )],
         vec![
             input(0.05, "control", json!(["cancel"]), json!(null)),
             input(0.10, "control", json!(["ready"]), json!(null)),

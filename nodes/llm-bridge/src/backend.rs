@@ -13,8 +13,14 @@ use agent_bridge::{GenerationRequest, History, Persona, offline};
 use crossbeam_channel::Sender;
 
 pub enum BackendEvent {
-    Chunk { question_id: u64, text: String },
-    Finished { question_id: u64, error: Option<String> },
+    Chunk {
+        question_id: u64,
+        text: String,
+    },
+    Finished {
+        question_id: u64,
+        error: Option<String>,
+    },
 }
 
 pub trait Backend: Send + Sync {
@@ -36,7 +42,11 @@ pub struct OfflineBackend {
 
 impl OfflineBackend {
     pub fn new(persona: Persona, topic: Option<String>, word_delay: Duration) -> Self {
-        Self { persona, topic, word_delay }
+        Self {
+            persona,
+            topic,
+            word_delay,
+        }
     }
 }
 
@@ -57,12 +67,18 @@ impl Backend for OfflineBackend {
                 if cancel.load(Ordering::SeqCst) {
                     return;
                 }
-                let chunk = BackendEvent::Chunk { question_id, text: word.to_owned() };
+                let chunk = BackendEvent::Chunk {
+                    question_id,
+                    text: word.to_owned(),
+                };
                 if events.send(chunk).is_err() {
                     return;
                 }
             }
-            let _ = events.send(BackendEvent::Finished { question_id, error: None });
+            let _ = events.send(BackendEvent::Finished {
+                question_id,
+                error: None,
+            });
         });
     }
 }

@@ -25,7 +25,10 @@ fn main() -> eyre::Result<()> {
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let persona = load_persona(node.id().as_ref())?;
     let topic = node_kit::env_opt("TOPIC");
-    let backend: Arc<dyn Backend> = match node_kit::env_opt("LLM_BACKEND").as_deref().unwrap_or("offline") {
+    let backend: Arc<dyn Backend> = match node_kit::env_opt("LLM_BACKEND")
+        .as_deref()
+        .unwrap_or("offline")
+    {
         "offline" => {
             let delay = Duration::from_millis(node_kit::env_parse("OFFLINE_WORD_DELAY_MS", 90)?);
             tracing::info!(participant = %persona.name, "no model service configured: using the offline stand-in model");
@@ -75,7 +78,12 @@ fn main() -> eyre::Result<()> {
                         flag.store(true, Ordering::SeqCst);
                     }
                 }
-                BridgeOutput::Text { question_id, text, status, error } => {
+                BridgeOutput::Text {
+                    question_id,
+                    text,
+                    status,
+                    error,
+                } => {
                     let mut params = Params::new()
                         .question_id(question_id)
                         .string(keys::SESSION_STATUS, status.as_str())
@@ -109,7 +117,10 @@ fn load_persona(node_id: &str) -> eyre::Result<Persona> {
     let persona = Persona::from_toml(&text).map_err(|e| eyre!("{path}: {e}"))?;
     match explicit {
         Some(name) if name != persona.name => {
-            bail!("persona file {path:?} is for `{}`, but PARTICIPANT_NAME is `{name}`", persona.name)
+            bail!(
+                "persona file {path:?} is for `{}`, but PARTICIPANT_NAME is `{name}`",
+                persona.name
+            )
         }
         None if persona.name != node_id => tracing::warn!(
             persona = %persona.name,
@@ -159,7 +170,10 @@ fn to_bridge_input(
                 tracing::warn!("turn without question_id ignored");
                 return None;
             };
-            Some(BridgeInput::Turn { speaker: text.trim().to_owned(), question_id })
+            Some(BridgeInput::Turn {
+                speaker: text.trim().to_owned(),
+                question_id,
+            })
         }
         ids::INTERRUPT => {
             if InterruptKind::parse(&text).is_none() {
@@ -172,7 +186,9 @@ fn to_bridge_input(
             Some(BridgeInput::Interrupt { question_id })
         }
         ids::UTTERANCE => {
-            let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("unknown").to_owned();
+            let speaker = node_kit::string_param(params, keys::SPEAKER)
+                .unwrap_or("unknown")
+                .to_owned();
             Some(BridgeInput::Utterance(Entry {
                 human: node_kit::bool_param(params, keys::IS_HUMAN).unwrap_or(speaker == "human"),
                 interrupted: node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false),

@@ -18,7 +18,14 @@ fn turn(at: f64, who: &str, q: u64) -> node_kit::testing::TestEvent {
 fn keepalive(from: f64, to: f64) -> Vec<node_kit::testing::TestEvent> {
     let steps = ((to - from) / 0.01) as usize;
     (0..steps)
-        .map(|i| input(from + i as f64 * 0.01, "interrupt", json!(["cancel"]), meta(&[("question_id", json!(0))])))
+        .map(|i| {
+            input(
+                from + i as f64 * 0.01,
+                "interrupt",
+                json!(["cancel"]),
+                meta(&[("question_id", json!(0))]),
+            )
+        })
         .collect()
 }
 
@@ -31,9 +38,18 @@ fn answers_its_own_turn_with_a_complete_stream() {
     let persona = persona_file();
     let run = run_node(
         Path::new(BIN),
-        &[("PERSONA", &persona), ("OFFLINE_WORD_DELAY_MS", "0"), ("TOPIC", "limits")],
+        &[
+            ("PERSONA", &persona),
+            ("OFFLINE_WORD_DELAY_MS", "0"),
+            ("TOPIC", "limits"),
+        ],
         vec![
-            input(0.02, "utterance", json!(["What is a limit, exactly?"]), meta(&[("speaker", json!("student1")), ("question_id", json!(1))])),
+            input(
+                0.02,
+                "utterance",
+                json!(["What is a limit, exactly?"]),
+                meta(&[("speaker", json!("student1")), ("question_id", json!(1))]),
+            ),
             turn(0.05, "student2", 2),
             turn(0.10, "tutor", 3),
         ]
@@ -50,7 +66,10 @@ fn answers_its_own_turn_with_a_complete_stream() {
     assert_eq!(chunks.last().unwrap(), "");
     let reply: String = chunks.concat();
     assert!(reply.split_whitespace().count() >= 5, "{reply}");
-    assert!(run.stderr.contains("offline stand-in"), "the offline backend says so in the log");
+    assert!(
+        run.stderr.contains("offline stand-in"),
+        "the offline backend says so in the log"
+    );
 }
 
 #[test]
@@ -59,32 +78,69 @@ fn an_interrupt_stops_the_stream_at_once() {
     let run_with = |delay: &str, interrupt_at: Option<f64>| {
         let mut events = vec![turn(0.05, "tutor", 1)];
         if let Some(at) = interrupt_at {
-            events.push(input(at, "interrupt", json!(["cancel"]), meta(&[("question_id", json!(2))])));
+            events.push(input(
+                at,
+                "interrupt",
+                json!(["cancel"]),
+                meta(&[("question_id", json!(2))]),
+            ));
             // A turn older than the interrupt (delivered late) is ignored.
             events.push(turn(at + 0.01, "tutor", 1));
         }
         events.extend(keepalive(0.06, 1.5));
         events.push(stop(2.0));
-        run_node(Path::new(BIN), &[("PERSONA", &persona), ("OFFLINE_WORD_DELAY_MS", delay)], events, LIMIT)
+        run_node(
+            Path::new(BIN),
+            &[("PERSONA", &persona), ("OFFLINE_WORD_DELAY_MS", delay)],
+            events,
+            LIMIT,
+        )
     };
     // The same (deterministic) reply, once in full and once cut by an interrupt.
     let full = run_with("0", None);
     let full_chunks = full.texts_of("text");
-    assert_eq!(full_chunks.last().map(String::as_str), Some(""), "{}", full.stderr);
+    assert_eq!(
+        full_chunks.last().map(String::as_str),
+        Some(""),
+        "{}",
+        full.stderr
+    );
     let cut = run_with("100", Some(0.3));
     assert!(cut.success, "{}", cut.stderr);
     let chunks = cut.texts_of("text");
-    assert!(chunks.len() < full_chunks.len() - 1, "{chunks:?} vs {full_chunks:?}");
-    assert!(chunks.iter().all(|c| !c.is_empty()), "no `ended` after a cancel: {chunks:?}");
-    assert!(full_chunks.starts_with(&chunks), "what was sent is a prefix of the reply");
-    assert!(cut.stderr.contains("generation cancelled"), "{}", cut.stderr);
+    assert!(
+        chunks.len() < full_chunks.len() - 1,
+        "{chunks:?} vs {full_chunks:?}"
+    );
+    assert!(
+        chunks.iter().all(|c| !c.is_empty()),
+        "no `ended` after a cancel: {chunks:?}"
+    );
+    assert!(
+        full_chunks.starts_with(&chunks),
+        "what was sent is a prefix of the reply"
+    );
+    assert!(
+        cut.stderr.contains("generation cancelled"),
+        "{}",
+        cut.stderr
+    );
 }
 
 #[test]
 fn bad_configuration_and_input_are_reported() {
-    let run = run_node(Path::new(BIN), &[("PERSONA", "/nonexistent/persona.toml")], vec![stop(0.1)], LIMIT);
+    let run = run_node(
+        Path::new(BIN),
+        &[("PERSONA", "/nonexistent/persona.toml")],
+        vec![stop(0.1)],
+        LIMIT,
+    );
     assert!(!run.success);
-    assert!(run.stderr.contains("cannot read persona file"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot read persona file"),
+        "{}",
+        run.stderr
+    );
 
     let persona = persona_file();
     let run = run_node(
@@ -96,7 +152,12 @@ fn bad_configuration_and_input_are_reported() {
     assert!(!run.success);
     assert!(run.stderr.contains("is for `tutor`"), "{}", run.stderr);
 
-    let run = run_node(Path::new(BIN), &[("PERSONA", &persona), ("LLM_BACKEND", "magic")], vec![stop(0.1)], LIMIT);
+    let run = run_node(
+        Path::new(BIN),
+        &[("PERSONA", &persona), ("LLM_BACKEND", "magic")],
+        vec![stop(0.1)],
+        LIMIT,
+    );
     assert!(!run.success);
     assert!(run.stderr.contains("LLM_BACKEND"), "{}", run.stderr);
 
@@ -116,8 +177,19 @@ fn bad_configuration_and_input_are_reported() {
         LIMIT,
     );
     assert!(run.success, "{}", run.stderr);
-    for expected in ["expected Utf8 text", "turn without question_id", "unknown input"] {
-        assert!(run.stderr.contains(expected), "missing {expected:?}: {}", run.stderr);
+    for expected in [
+        "expected Utf8 text",
+        "turn without question_id",
+        "unknown input",
+    ] {
+        assert!(
+            run.stderr.contains(expected),
+            "missing {expected:?}: {}",
+            run.stderr
+        );
     }
-    assert!(!run.texts_of("text").is_empty(), "the valid turn is still answered");
+    assert!(
+        !run.texts_of("text").is_empty(),
+        "the valid turn is still answered"
+    );
 }

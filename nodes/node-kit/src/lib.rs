@@ -44,24 +44,42 @@ pub fn text_of(data: &DoraArray) -> Result<String, TextError> {
     let mut text = String::new();
     match array.data_type() {
         DataType::Null => {}
-        DataType::Utf8 => array.as_string::<i32>().iter().flatten().for_each(|s| text.push_str(s)),
-        DataType::LargeUtf8 => array.as_string::<i64>().iter().flatten().for_each(|s| text.push_str(s)),
-        DataType::Utf8View => array.as_string_view().iter().flatten().for_each(|s| text.push_str(s)),
+        DataType::Utf8 => array
+            .as_string::<i32>()
+            .iter()
+            .flatten()
+            .for_each(|s| text.push_str(s)),
+        DataType::LargeUtf8 => array
+            .as_string::<i64>()
+            .iter()
+            .flatten()
+            .for_each(|s| text.push_str(s)),
+        DataType::Utf8View => array
+            .as_string_view()
+            .iter()
+            .flatten()
+            .for_each(|s| text.push_str(s)),
         DataType::Binary => {
             for bytes in array.as_binary::<i32>().iter().flatten() {
-                text.push_str(std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?);
+                text.push_str(
+                    std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?,
+                );
             }
         }
         DataType::LargeBinary => {
             for bytes in array.as_binary::<i64>().iter().flatten() {
-                text.push_str(std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?);
+                text.push_str(
+                    std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?,
+                );
             }
         }
         DataType::UInt8 => {
             let bytes = array
                 .as_primitive::<dora_node_api::arrow_v59::datatypes::UInt8Type>()
                 .values();
-            text.push_str(std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?);
+            text.push_str(
+                std::str::from_utf8(bytes).map_err(|e| TextError::NotUtf8(e.to_string()))?,
+            );
         }
         other => return Err(TextError::WrongType(other.to_string())),
     }
@@ -116,7 +134,8 @@ impl Params {
         self
     }
     pub fn string(mut self, key: &str, value: impl Into<String>) -> Self {
-        self.0.insert(key.to_owned(), Parameter::String(value.into()));
+        self.0
+            .insert(key.to_owned(), Parameter::String(value.into()));
         self
     }
     pub fn bool(mut self, key: &str, value: bool) -> Self {
@@ -140,10 +159,12 @@ pub fn next_event(events: &mut EventStream, timeout: Option<Duration>) -> Next {
     let result = futures::executor::block_on(async {
         match timeout {
             None => Some(events.next().await),
-            Some(t) => match futures::future::select(events.next(), futures_timer::Delay::new(t)).await {
-                Either::Left((event, _)) => Some(event),
-                Either::Right(_) => None,
-            },
+            Some(t) => {
+                match futures::future::select(events.next(), futures_timer::Delay::new(t)).await {
+                    Either::Left((event, _)) => Some(event),
+                    Either::Right(_) => None,
+                }
+            }
         }
     });
     match result {

@@ -24,7 +24,10 @@ pub fn input(at_secs: f64, id: &str, data: Value, metadata: Value) -> TestEvent 
     if !metadata.is_null() {
         event["metadata"] = metadata;
     }
-    TestEvent { at_secs, value: event }
+    TestEvent {
+        at_secs,
+        value: event,
+    }
 }
 
 /// An input with an explicit Arrow data type, e.g. `"UInt8"`.
@@ -85,12 +88,21 @@ impl NodeRun {
 
     /// Texts of one output id.
     pub fn texts_of(&self, id: &str) -> Vec<String> {
-        self.texts().into_iter().filter(|(i, _)| i == id).map(|(_, t)| t).collect()
+        self.texts()
+            .into_iter()
+            .filter(|(i, _)| i == id)
+            .map(|(_, t)| t)
+            .collect()
     }
 }
 
 /// Runs `binary` with the events, extra env, and a hard time limit.
-pub fn run_node(binary: &Path, env: &[(&str, &str)], events: Vec<TestEvent>, limit: Duration) -> NodeRun {
+pub fn run_node(
+    binary: &Path,
+    env: &[(&str, &str)],
+    events: Vec<TestEvent>,
+    limit: Duration,
+) -> NodeRun {
     let dir = std::env::temp_dir().join(format!(
         "node-test-{}-{}",
         std::process::id(),
@@ -100,7 +112,11 @@ pub fn run_node(binary: &Path, env: &[(&str, &str)], events: Vec<TestEvent>, lim
     let inputs = dir.join("inputs.json");
     let outputs = dir.join("outputs.jsonl");
     let events: Vec<Value> = events.into_iter().map(|e| e.value).collect();
-    std::fs::write(&inputs, json!({ "id": "node-under-test", "events": events }).to_string()).expect("write inputs");
+    std::fs::write(
+        &inputs,
+        json!({ "id": "node-under-test", "events": events }).to_string(),
+    )
+    .expect("write inputs");
     let mut command = Command::new(binary);
     command
         .env("DORA_TEST_WITH_INPUTS", &inputs)

@@ -23,16 +23,21 @@ fn main() -> eyre::Result<()> {
         }
     };
     tracing::info!(lines = lines.len(), "scripted human ready");
-    let (mut node, mut events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let (mut node, mut events) =
+        DoraNode::init_from_env().context("failed to start the dora node")?;
     let start = Instant::now();
     let mut script = HumanScript::new(lines);
     loop {
-        let wait = script.next_deadline().map(|d| d.saturating_sub(start.elapsed()));
+        let wait = script
+            .next_deadline()
+            .map(|d| d.saturating_sub(start.elapsed()));
         match next_event(&mut events, wait) {
             Next::Closed => break,
             Next::Timeout => {}
             Next::Event(event) => match *event {
-                DoraEvent::Input { id, .. } if id.as_str() == ids::TURN => script.on_turn(start.elapsed()),
+                DoraEvent::Input { id, .. } if id.as_str() == ids::TURN => {
+                    script.on_turn(start.elapsed())
+                }
                 DoraEvent::Input { id, .. } => tracing::warn!(input = %id, "unknown input ignored"),
                 DoraEvent::Stop(_) => break,
                 _ => {}

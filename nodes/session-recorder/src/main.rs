@@ -21,7 +21,8 @@ use voice_protocol::{ids, keys};
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let dir = session_dir()?;
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create session folder {}", dir.display()))?;
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create session folder {}", dir.display()))?;
     let mut transcript = open_append(&dir.join("transcript.jsonl"))?;
     let mut events_file = open_append(&dir.join("events.jsonl"))?;
     tracing::info!(folder = %dir.display(), "recording the session");
@@ -45,13 +46,23 @@ fn main() -> eyre::Result<()> {
                     };
                     let question_id = node_kit::question_id(params).unwrap_or(0);
                     match id.as_str() {
-                        ids::TURN => Observed::Turn { speaker: text, question_id },
-                        ids::INTERRUPT => Observed::Interrupt { kind: text, question_id },
+                        ids::TURN => Observed::Turn {
+                            speaker: text,
+                            question_id,
+                        },
+                        ids::INTERRUPT => Observed::Interrupt {
+                            kind: text,
+                            question_id,
+                        },
                         ids::UTTERANCE => {
-                            let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("unknown").to_owned();
+                            let speaker = node_kit::string_param(params, keys::SPEAKER)
+                                .unwrap_or("unknown")
+                                .to_owned();
                             Observed::Utterance {
-                                human: node_kit::bool_param(params, keys::IS_HUMAN).unwrap_or(speaker == "human"),
-                                interrupted: node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false),
+                                human: node_kit::bool_param(params, keys::IS_HUMAN)
+                                    .unwrap_or(speaker == "human"),
+                                interrupted: node_kit::bool_param(params, keys::INTERRUPTED)
+                                    .unwrap_or(false),
                                 speaker,
                                 text,
                                 question_id,
@@ -60,7 +71,10 @@ fn main() -> eyre::Result<()> {
                         other => {
                             // Any other input: surface reported errors, ignore the rest.
                             match node_kit::string_param(params, keys::ERROR) {
-                                Some(message) => Observed::Error { source: other.to_owned(), message: message.to_owned() },
+                                Some(message) => Observed::Error {
+                                    source: other.to_owned(),
+                                    message: message.to_owned(),
+                                },
                                 None => continue,
                             }
                         }
@@ -75,7 +89,9 @@ fn main() -> eyre::Result<()> {
                 Record::Transcript(_) => &mut transcript,
                 Record::Event(_) => &mut events_file,
             };
-            writeln!(file, "{}", record.to_json()).and_then(|_| file.flush()).context("cannot write the session folder")?;
+            writeln!(file, "{}", record.to_json())
+                .and_then(|_| file.flush())
+                .context("cannot write the session folder")?;
             if let Some(line) = record.console_line() {
                 let _ = writeln!(stdout, "{line}");
                 let _ = stdout.flush();
@@ -89,8 +105,12 @@ fn session_dir() -> eyre::Result<PathBuf> {
     if let Some(dir) = node_kit::env_opt("SESSION_DIR") {
         return Ok(PathBuf::from(dir));
     }
-    let root = PathBuf::from(node_kit::env_opt("SESSIONS_ROOT").unwrap_or_else(|| "sessions".to_owned()));
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let root =
+        PathBuf::from(node_kit::env_opt("SESSIONS_ROOT").unwrap_or_else(|| "sessions".to_owned()));
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let id = node_kit::env_opt("SESSION_ID").unwrap_or_else(|| session_id(now, std::process::id()));
     if !is_valid_session_id(&id) {
         bail!("SESSION_ID {id:?} is not a valid folder name (letters, digits, `-`, `_`, `.`)");

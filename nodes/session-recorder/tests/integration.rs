@@ -12,18 +12,63 @@ fn writes_transcript_and_events_as_they_happen() {
     let root = std::env::temp_dir().join(format!("recorder-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let events = vec![
-        input(0.02, "turn", json!(["tutor"]), meta(&[("question_id", json!(1))])),
-        input(0.05, "utterance", json!(["Limits describe approach."]), meta(&[("question_id", json!(1)), ("speaker", json!("tutor")), ("interrupted", json!(false))])),
-        input(0.06, "turn", json!(["student1"]), meta(&[("question_id", json!(2))])),
-        input(0.08, "utterance", json!(["So"]), meta(&[("question_id", json!(2)), ("speaker", json!("student1")), ("interrupted", json!(true))])),
-        input(0.09, "interrupt", json!(["cancel"]), meta(&[("question_id", json!(3))])),
-        input(0.10, "utterance", json!(["Example please"]), meta(&[("question_id", json!(4)), ("speaker", json!("human")), ("is_human", json!(true))])),
+        input(
+            0.02,
+            "turn",
+            json!(["tutor"]),
+            meta(&[("question_id", json!(1))]),
+        ),
+        input(
+            0.05,
+            "utterance",
+            json!(["Limits describe approach."]),
+            meta(&[
+                ("question_id", json!(1)),
+                ("speaker", json!("tutor")),
+                ("interrupted", json!(false)),
+            ]),
+        ),
+        input(
+            0.06,
+            "turn",
+            json!(["student1"]),
+            meta(&[("question_id", json!(2))]),
+        ),
+        input(
+            0.08,
+            "utterance",
+            json!(["So"]),
+            meta(&[
+                ("question_id", json!(2)),
+                ("speaker", json!("student1")),
+                ("interrupted", json!(true)),
+            ]),
+        ),
+        input(
+            0.09,
+            "interrupt",
+            json!(["cancel"]),
+            meta(&[("question_id", json!(3))]),
+        ),
+        input(
+            0.10,
+            "utterance",
+            json!(["Example please"]),
+            meta(&[
+                ("question_id", json!(4)),
+                ("speaker", json!("human")),
+                ("is_human", json!(true)),
+            ]),
+        ),
         input(0.11, "utterance", json!([3.5]), json!(null)),
         stop(0.2),
     ];
     let run = run_node(
         Path::new(BIN),
-        &[("SESSIONS_ROOT", root.to_str().unwrap()), ("SESSION_ID", "test-session")],
+        &[
+            ("SESSIONS_ROOT", root.to_str().unwrap()),
+            ("SESSION_ID", "test-session"),
+        ],
         events,
         Duration::from_secs(30),
     );
@@ -43,11 +88,30 @@ fn writes_transcript_and_events_as_they_happen() {
     assert_eq!(transcript[2]["human"], true);
     let events = lines("events.jsonl");
     assert_eq!(events.iter().filter(|e| e["event"] == "turn").count(), 2);
-    assert_eq!(events.iter().filter(|e| e["event"] == "interrupt").count(), 1);
-    assert!(run.stderr.contains("[q1] tutor: Limits describe approach."), "{}", run.stderr);
+    assert_eq!(
+        events.iter().filter(|e| e["event"] == "interrupt").count(),
+        1
+    );
+    assert!(
+        run.stderr.contains("[q1] tutor: Limits describe approach."),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("expected Utf8 text"), "{}", run.stderr);
 
-    let run = run_node(Path::new(BIN), &[("SESSIONS_ROOT", root.to_str().unwrap()), ("SESSION_ID", "../escape")], vec![stop(0.1)], Duration::from_secs(30));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSIONS_ROOT", root.to_str().unwrap()),
+            ("SESSION_ID", "../escape"),
+        ],
+        vec![stop(0.1)],
+        Duration::from_secs(30),
+    );
     assert!(!run.success);
-    assert!(run.stderr.contains("not a valid folder name"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not a valid folder name"),
+        "{}",
+        run.stderr
+    );
 }

@@ -10,15 +10,25 @@ fn agent_lines(transcript: &[Value]) -> Vec<&Value> {
 }
 
 fn assert_question_ids_increase(transcript: &[Value]) {
-    let ids: Vec<u64> = transcript.iter().map(|l| l["question_id"].as_u64().unwrap()).collect();
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "question ids not increasing: {ids:?}");
+    let ids: Vec<u64> = transcript
+        .iter()
+        .map(|l| l["question_id"].as_u64().unwrap())
+        .collect();
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "question ids not increasing: {ids:?}"
+    );
 }
 
 fn assert_no_back_to_back(transcript: &[Value]) {
     for pair in transcript.windows(2) {
         // An interrupted speaker may be handed the turn again after the human spoke.
         if pair[0]["interrupted"] != true {
-            assert_ne!(speaker(&pair[0]), speaker(&pair[1]), "back to back: {pair:?}");
+            assert_ne!(
+                speaker(&pair[0]),
+                speaker(&pair[1]),
+                "back to back: {pair:?}"
+            );
         }
     }
 }
@@ -30,12 +40,19 @@ fn voice_chat_study_session_with_a_human_barge_in() {
     dora_run(
         "dataflows/voice-chat.yml",
         30,
-        &[("SESSION_DIR", dir.to_str().unwrap()), ("OFFLINE_WORD_DELAY_MS", "30")],
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("OFFLINE_WORD_DELAY_MS", "30"),
+        ],
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
     let events = jsonl(&dir, "events.jsonl");
     let agents = agent_lines(&transcript);
-    assert!(agents.len() >= 6, "only {} agent utterances: {transcript:#?}", agents.len());
+    assert!(
+        agents.len() >= 6,
+        "only {} agent utterances: {transcript:#?}",
+        agents.len()
+    );
     // Cold start: a student opens, never the tutor.
     assert!(speaker(agents[0]).starts_with("student"), "{transcript:#?}");
     // The scripted human cut in and was transcribed; the tutor answered first.
@@ -47,40 +64,79 @@ fn voice_chat_study_session_with_a_human_barge_in() {
         transcript[human]["text"],
         "Sorry to interrupt, can you show me a derivative with actual numbers?"
     );
-    let answer = transcript.get(human + 1).unwrap_or_else(|| panic!("nobody answered: {transcript:#?}"));
+    let answer = transcript
+        .get(human + 1)
+        .unwrap_or_else(|| panic!("nobody answered: {transcript:#?}"));
     assert_eq!(speaker(answer), "tutor", "{transcript:#?}");
     // The barge-in: cancel, then reset, before the human's line; nothing older was said after.
-    let interrupts: Vec<&Value> = events.iter().filter(|e| e["event"] == "interrupt").collect();
+    let interrupts: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "interrupt")
+        .collect();
     assert!(interrupts.len() >= 2, "{events:#?}");
     assert_eq!(interrupts[0]["detail"], "cancel");
     assert_eq!(interrupts[1]["detail"], "reset");
     let reset_id = interrupts[1]["question_id"].as_u64().unwrap();
     assert_eq!(transcript[human]["question_id"].as_u64().unwrap(), reset_id);
     for line in &transcript[human + 1..] {
-        assert!(line["question_id"].as_u64().unwrap() > reset_id, "stale line after the reset: {line}");
+        assert!(
+            line["question_id"].as_u64().unwrap() > reset_id,
+            "stale line after the reset: {line}"
+        );
     }
     // Every turn handed out went to a non-human, and utterances are complete and ordered.
-    assert!(events.iter().filter(|e| e["event"] == "turn").all(|e| e["speaker"] != "human"));
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "turn")
+            .all(|e| e["speaker"] != "human")
+    );
     assert_question_ids_increase(&transcript);
     assert_no_back_to_back(&transcript);
-    assert!(transcript.iter().all(|l| !l["text"].as_str().unwrap().trim().is_empty()));
+    assert!(
+        transcript
+            .iter()
+            .all(|l| !l["text"].as_str().unwrap().trim().is_empty())
+    );
 }
 
 #[test]
 fn debate_judge_answers_every_argument() {
     let _serial = serial();
     let dir = session_dir("debate");
-    dora_run("dataflows/debate.yml", 15, &[("SESSION_DIR", dir.to_str().unwrap()), ("OFFLINE_WORD_DELAY_MS", "20")]);
+    dora_run(
+        "dataflows/debate.yml",
+        15,
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("OFFLINE_WORD_DELAY_MS", "20"),
+        ],
+    );
     let transcript = jsonl(&dir, "transcript.jsonl");
     assert!(transcript.len() >= 6, "{transcript:#?}");
-    assert_ne!(speaker(&transcript[0]), "judge", "cold start skips the priority judge");
+    assert_ne!(
+        speaker(&transcript[0]),
+        "judge",
+        "cold start skips the priority judge"
+    );
     for (i, line) in transcript.iter().enumerate() {
         let judge_turn = i % 2 == 1;
-        assert_eq!(speaker(line) == "judge", judge_turn, "line {i}: {transcript:#?}");
+        assert_eq!(
+            speaker(line) == "judge",
+            judge_turn,
+            "line {i}: {transcript:#?}"
+        );
     }
     // Defense and prosecution alternate (equal ratios, balanced by words).
-    let sides: Vec<&str> = transcript.iter().map(speaker).filter(|s| *s != "judge").collect();
-    assert!(sides.contains(&"defense") && sides.contains(&"prosecution"), "{sides:?}");
+    let sides: Vec<&str> = transcript
+        .iter()
+        .map(speaker)
+        .filter(|s| *s != "judge")
+        .collect();
+    assert!(
+        sides.contains(&"defense") && sides.contains(&"prosecution"),
+        "{sides:?}"
+    );
     assert_question_ids_increase(&transcript);
 }
 
@@ -88,11 +144,21 @@ fn debate_judge_answers_every_argument() {
 fn panel_everyone_speaks_in_ratio_order() {
     let _serial = serial();
     let dir = session_dir("panel");
-    dora_run("dataflows/panel.yml", 15, &[("SESSION_DIR", dir.to_str().unwrap()), ("OFFLINE_WORD_DELAY_MS", "20")]);
+    dora_run(
+        "dataflows/panel.yml",
+        15,
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("OFFLINE_WORD_DELAY_MS", "20"),
+        ],
+    );
     let transcript = jsonl(&dir, "transcript.jsonl");
     assert!(transcript.len() >= 8, "{transcript:#?}");
     for name in ["moderator", "expert1", "expert2", "guest"] {
-        assert!(transcript.iter().any(|l| speaker(l) == name), "{name} never spoke: {transcript:#?}");
+        assert!(
+            transcript.iter().any(|l| speaker(l) == name),
+            "{name} never spoke: {transcript:#?}"
+        );
     }
     assert_no_back_to_back(&transcript);
     assert_question_ids_increase(&transcript);
@@ -109,20 +175,44 @@ fn voice_chat_through_a_running_coordinator() {
         run_with_limit(&mut command, Duration::from_secs(limit))
     };
     let up = run(&["up"], 60);
-    assert!(up.status.success(), "dora up: {}", String::from_utf8_lossy(&up.stderr));
+    assert!(
+        up.status.success(),
+        "dora up: {}",
+        String::from_utf8_lossy(&up.stderr)
+    );
     let result = std::panic::catch_unwind(|| {
         let build = run(&["build", "dataflows/voice-chat.yml"], 600);
-        assert!(build.status.success(), "dora build: {}", String::from_utf8_lossy(&build.stderr));
+        assert!(
+            build.status.success(),
+            "dora build: {}",
+            String::from_utf8_lossy(&build.stderr)
+        );
         let session = format!("SESSION_DIR={}", dir.display());
         let start = run(
-            &["start", "dataflows/voice-chat.yml", "--name", "e2e-voice-chat", "--detach", "--env", &session],
+            &[
+                "start",
+                "dataflows/voice-chat.yml",
+                "--name",
+                "e2e-voice-chat",
+                "--detach",
+                "--env",
+                &session,
+            ],
             120,
         );
-        assert!(start.status.success(), "dora start: {}", String::from_utf8_lossy(&start.stderr));
+        assert!(
+            start.status.success(),
+            "dora start: {}",
+            String::from_utf8_lossy(&start.stderr)
+        );
         // Let the conversation run, then stop it the way a user does.
         std::thread::sleep(Duration::from_secs(10));
         let stop = run(&["stop", "e2e-voice-chat", "--grace-duration", "5s"], 60);
-        assert!(stop.status.success(), "dora stop: {}", String::from_utf8_lossy(&stop.stderr));
+        assert!(
+            stop.status.success(),
+            "dora stop: {}",
+            String::from_utf8_lossy(&stop.stderr)
+        );
     });
     let _ = run(&["down"], 60);
     if let Err(panic) = result {

@@ -15,7 +15,10 @@ use turn_policy::{
 };
 
 #[derive(Parser, Debug)]
-#[command(version, about = "Preview a DORA_POLICY_PATTERN: who speaks, in which order, how much")]
+#[command(
+    version,
+    about = "Preview a DORA_POLICY_PATTERN: who speaks, in which order, how much"
+)]
 struct Args {
     /// The policy pattern, e.g. "[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]"
     #[arg(long)]
@@ -104,14 +107,35 @@ fn main() -> ExitCode {
 fn write_stats_block(out: &mut impl Write, engine: &PolicyEngine) -> std::io::Result<()> {
     let stats = engine.stats();
     let total: u64 = stats.word_counts.0.iter().map(|(_, c)| c).sum();
-    let width = stats.participants.iter().map(|n| n.chars().count()).max().unwrap_or(4).max(11);
+    let width = stats
+        .participants
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(11);
     writeln!(out, "--- stats ---")?;
     writeln!(out, "mode: {}", stats.mode)?;
     writeln!(out, "cycle: {}", stats.cycle)?;
-    writeln!(out, "{:<width$}  {:>8}  {:>10}  {:>6}", "participant", "weight", "words", "share")?;
+    writeln!(
+        out,
+        "{:<width$}  {:>8}  {:>10}  {:>6}",
+        "participant", "weight", "words", "share"
+    )?;
     for (entry, (name, words)) in stats.weights.iter().zip(&stats.word_counts.0) {
-        let share = if total == 0 { 0.0 } else { *words as f64 * 100.0 / total as f64 };
-        writeln!(out, "{:<width$}  {:>8}  {:>10}  {:>5.1}%", name, entry.weight.to_string(), words, share)?;
+        let share = if total == 0 {
+            0.0
+        } else {
+            *words as f64 * 100.0 / total as f64
+        };
+        writeln!(
+            out,
+            "{:<width$}  {:>8}  {:>10}  {:>5.1}%",
+            name,
+            entry.weight.to_string(),
+            words,
+            share
+        )?;
     }
     Ok(())
 }

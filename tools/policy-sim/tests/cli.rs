@@ -28,9 +28,20 @@ fn text_output_one_line_per_turn_then_stats() {
 #[test]
 fn json_output_and_human_interjections() {
     let pattern = "[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]";
-    let (code, out, _) = sim(&["--pattern", pattern, "--turns", "30", "--human-at", "10,25", "--json"]);
+    let (code, out, _) = sim(&[
+        "--pattern",
+        pattern,
+        "--turns",
+        "30",
+        "--human-at",
+        "10,25",
+        "--json",
+    ]);
     assert_eq!(code, 0);
-    let values: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let values: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(values.len(), 31);
     assert_eq!(values[0]["turn"], 1);
     assert_eq!(values[0]["speaker"], "student1");
@@ -51,12 +62,23 @@ fn json_output_and_human_interjections() {
 
 #[test]
 fn example_3_converges() {
-    let (code, out, _) = sim(&["--pattern", "[(moderator, 3), (expert1, 2), (expert2, 2), (guest, 1)]", "--turns", "1000", "--json"]);
+    let (code, out, _) = sim(&[
+        "--pattern",
+        "[(moderator, 3), (expert1, 2), (expert2, 2), (guest, 1)]",
+        "--turns",
+        "1000",
+        "--json",
+    ]);
     assert_eq!(code, 0);
     let stats: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     let counts = stats["word_counts"].as_object().unwrap();
     let total: u64 = counts.values().map(|v| v.as_u64().unwrap()).sum();
-    for (name, target) in [("moderator", 3.0), ("expert1", 2.0), ("expert2", 2.0), ("guest", 1.0)] {
+    for (name, target) in [
+        ("moderator", 3.0),
+        ("expert1", 2.0),
+        ("expert2", 2.0),
+        ("guest", 1.0),
+    ] {
         let share = counts[name].as_u64().unwrap() as f64 / total as f64;
         assert!((share - target / 8.0).abs() < 0.02, "{name}: {share}");
     }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Sets up when needed, then runs a dataflow through a local dora coordinator and daemon,
+# attached: the conversation shows in this terminal. Ctrl-C stops it.
+#
+#   scripts/start.sh                          # the study session (dataflows/voice-chat.yml)
+#   scripts/start.sh dataflows/debate.yml     # any other dataflow
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dataflow="${1:-dataflows/voice-chat.yml}"
+
+scripts/setup.sh
+dora=.venv/bin/dora
+"$dora" up
+trap '"$dora" down >/dev/null 2>&1 || true' EXIT
+"$dora" build "$dataflow"
+"$dora" start "$dataflow" --attach
