@@ -14,6 +14,19 @@ pub struct Entry {
     pub human: bool,
 }
 
+impl Entry {
+    /// A complete utterance; `human` is the name `human` (set the field for others).
+    pub fn new(speaker: &str, text: &str, question_id: u64) -> Self {
+        Self {
+            speaker: speaker.to_owned(),
+            text: text.to_owned(),
+            question_id,
+            interrupted: false,
+            human: speaker == "human",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChatRole {
     System,
@@ -119,13 +132,7 @@ mod tests {
     use super::*;
 
     fn entry(speaker: &str, text: &str, q: u64) -> Entry {
-        Entry {
-            speaker: speaker.into(),
-            text: text.into(),
-            question_id: q,
-            interrupted: false,
-            human: speaker == "human",
-        }
+        Entry::new(speaker, text, q)
     }
 
     #[test]

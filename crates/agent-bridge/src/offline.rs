@@ -159,13 +159,7 @@ mod tests {
     use crate::history::Entry;
 
     fn entry(speaker: &str, text: &str, q: u64) -> Entry {
-        Entry {
-            speaker: speaker.into(),
-            text: text.into(),
-            question_id: q,
-            interrupted: false,
-            human: speaker == "human",
-        }
+        Entry::new(speaker, text, q)
     }
 
     #[test]

@@ -243,13 +243,18 @@ impl Conference {
 
     /// Ends `turn` early, keeping what was said so far in the history.
     fn cut_short(&mut self, turn: ActiveTurn, out: &mut Vec<Action>) {
+        self.end_turn(turn, true, out);
+    }
+
+    /// Ends `turn`; what it said (if anything) becomes an utterance.
+    fn end_turn(&mut self, turn: ActiveTurn, interrupted: bool, out: &mut Vec<Action>) {
         self.engine.finish_turn();
         if !turn.text.trim().is_empty() {
             out.push(Action::Utterance(Utterance {
                 speaker: self.engine.name(turn.index).to_owned(),
                 text: turn.text,
                 question_id: turn.question_id,
-                interrupted: true,
+                interrupted,
                 human: false,
             }));
         }
@@ -333,16 +338,7 @@ impl Conference {
             let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
                 unreachable!("matched Speaking above");
             };
-            self.engine.finish_turn();
-            if !turn.text.trim().is_empty() {
-                out.push(Action::Utterance(Utterance {
-                    speaker: self.engine.name(turn.index).to_owned(),
-                    text: turn.text,
-                    question_id: turn.question_id,
-                    interrupted: false,
-                    human: false,
-                }));
-            }
+            self.end_turn(turn, false, out);
             self.give_next_turn(now, out);
         }
     }
