@@ -1,0 +1,395 @@
+//! The streaming sentence splitter of one utterance.
+//!
+//! A segment ends at a sentence end — `.` `!` `?` `…` followed by white space, or `。`
+//! `！` `？` `；` — together with any closing quotes and brackets that follow. It is not an
+//! end inside a decimal (`3.14`), a URL or `e.g.` (no white space follows), after a known
+//! abbreviation (`Dr.`, `Mr.`, `U.S.`), after the number of a numbered list (`1. `), or
+//! when the next word starts in lower case (`Wait... what?`). A line break ends a segment
+//! too. A segment leaves as soon as its end is certain: for `.` that means the next
+//! non-blank character has arrived.
+//!
+//! A sentence longer than `max_chars` is cut at its last clause mark (`,` `;` `:` `—` `，`
+//! `、` `：`) before the limit, else at the last space, else at the limit. Segments shorter
+//! than `min_chars` wait to be merged with the next one (the last one of a turn goes out
+//! as it is).
+
+use crate::sanitize::sanitize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmenterConfig {
+    /// Shorter segments are merged with the next one.
+    pub min_chars: usize,
+    /// Longer sentences are cut at clause marks.
+    pub max_chars: usize,
+}
+
+impl Default for SegmenterConfig {
+    fn default() -> Self {
+        Self {
+            min_chars: 20,
+            max_chars: 220,
+        }
+    }
+}
+
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "u.s", "u.k", "a.m",
+    "p.m", "fig", "approx", "inc", "ltd", "mt", "dept", "est", "cf",
+];
+
+fn is_terminal(c: char) -> bool {
+    matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？' | '；')
+}
+
+fn is_cjk_terminal(c: char) -> bool {
+    matches!(c, '。' | '！' | '？' | '；')
+}
+
+fn is_closer(c: char) -> bool {
+    matches!(
+        c,
+        '"' | '\''
+            | '”'
+            | '’'
+            | ')'
+            | ']'
+            | '}'
+            | '」'
+            | '』'
+            | '》'
+            | '）'
+            | '】'
+            | '〉'
+            | '*'
+            | '_'
+    )
+}
+
+fn is_clause_mark(c: char) -> bool {
+    matches!(c, ',' | ';' | ':' | '—' | '，' | '、' | '：')
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3000..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xFF00..=0xFFEF)
+}
+
+/// One utterance's splitter: feed chunks, get the segments whose end is certain.
+#[derive(Debug, Clone, Default)]
+pub struct TurnSegmenter {
+    config: SegmenterConfig,
+    buf: String,
+    pending: String,
+}
+
+impl TurnSegmenter {
+    pub fn new(config: SegmenterConfig) -> Self {
+        Self {
+            config,
+            buf: String::new(),
+            pending: String::new(),
+        }
+    }
+
+    /// Adds streamed text; returns the segments that are complete.
+    pub fn push(&mut self, text: &str) -> Vec<String> {
+        self.buf.push_str(text);
+        self.drain(false)
+    }
+
+    /// The stream ended: returns everything left.
+    pub fn finish(&mut self) -> Vec<String> {
+        let mut out = self.drain(true);
+        let rest = std::mem::take(&mut self.buf);
+        self.emit(&rest, &mut out);
+        if !self.pending.is_empty() {
+            out.push(std::mem::take(&mut self.pending));
+        }
+        out
+    }
+
+    fn drain(&mut self, at_end: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(end) = find_boundary(&self.buf, at_end, self.config.max_chars) {
+            let sentence: String = self.buf.drain(..end).collect();
+            self.emit(&sentence, &mut out);
+        }
+        out
+    }
+
+    fn emit(&mut self, raw: &str, out: &mut Vec<String>) {
+        let clean = sanitize(raw);
+        if clean.is_empty() {
+            return;
+        }
+        let merged = join(std::mem::take(&mut self.pending), &clean);
+        if merged.chars().count() < self.config.min_chars {
+            self.pending = merged;
+        } else {
+            out.push(merged);
+        }
+    }
+}
+
+fn join(mut left: String, right: &str) -> String {
+    if left.is_empty() {
+        return right.to_owned();
+    }
+    let cjk_seam =
+        left.chars().last().is_some_and(is_cjk) || right.chars().next().is_some_and(is_cjk);
+    if !cjk_seam {
+        left.push(' ');
+    }
+    left.push_str(right);
+    left
+}
+
+/// Byte length of the first complete sentence of `buf`, if its end is certain.
+fn find_boundary(buf: &str, at_end: bool, max_chars: usize) -> Option<usize> {
+    let chars: Vec<(usize, char)> = buf.char_indices().collect();
+    let n = chars.len();
+    let byte_end = |k: usize| chars.get(k + 1).map_or(buf.len(), |(b, _)| *b);
+    let limit = n.min(max_chars);
+    let mut i = 0;
+    while i < limit {
+        let c = chars[i].1;
+        if c == '\n' {
+            if !buf[..chars[i].0].trim().is_empty() {
+                return Some(byte_end(i));
+            }
+            i += 1;
+            continue;
+        }
+        if !is_terminal(c) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j + 1 < n && is_terminal(chars[j + 1].1) {
+            j += 1;
+        }
+        let mut k = j;
+        while k + 1 < n && is_closer(chars[k + 1].1) {
+            k += 1;
+        }
+        let end = byte_end(k);
+        let run = &buf[chars[i].0..byte_end(j)];
+        let next = chars.get(k + 1).map(|(_, c)| *c);
+        if run.chars().any(is_cjk_terminal) {
+            // A closing bracket may still follow: certain once anything else arrived.
+            return (next.is_some() || at_end).then_some(end);
+        }
+        match next {
+            None => return at_end.then_some(end),
+            Some(ws) if ws.is_whitespace() => {}
+            // No white space after the mark: a decimal, a URL, "e.g.", "v1.2".
+            Some(_) => {
+                i = k + 1;
+                continue;
+            }
+        }
+        if run == "." && (follows_abbreviation(buf, chars[i].0) || is_list_number(buf, chars[i].0))
+        {
+            i = k + 1;
+            continue;
+        }
+        match chars[k + 1..]
+            .iter()
+            .map(|(_, c)| *c)
+            .find(|c| !c.is_whitespace())
+        {
+            None if !at_end => return None,
+            Some(word) if word.is_lowercase() => {
+                i = k + 1;
+                continue;
+            }
+            _ => return Some(end),
+        }
+    }
+    if n > max_chars {
+        return Some(long_sentence_cut(buf, &chars, max_chars));
+    }
+    None
+}
+
+/// The word before the `.` at `dot` is a known abbreviation.
+fn follows_abbreviation(buf: &str, dot: usize) -> bool {
+    let before = &buf[..dot];
+    let start = before
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '.'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let word = before[start..].to_lowercase();
+    ABBREVIATIONS.contains(&word.as_str())
+}
+
+/// `1.` at the start of the sentence (or of a line): a numbered list item.
+fn is_list_number(buf: &str, dot: usize) -> bool {
+    let before = &buf[..dot];
+    let digits = before
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .count();
+    if digits == 0 {
+        return false;
+    }
+    let head = &before[..before.len() - digits];
+    head.trim().is_empty() || head.ends_with('\n')
+}
+
+/// Where to cut a sentence that grew past `max_chars` characters.
+fn long_sentence_cut(buf: &str, chars: &[(usize, char)], max_chars: usize) -> usize {
+    let window = &chars[..max_chars];
+    let after = |k: usize| chars.get(k + 1).map_or(buf.len(), |(b, _)| *b);
+    let clause = window.iter().enumerate().rev().find(|(k, (_, c))| {
+        is_clause_mark(*c)
+            && (is_cjk(*c) || *c == '—' || chars.get(k + 1).is_some_and(|(_, n)| n.is_whitespace()))
+    });
+    if let Some((k, _)) = clause.filter(|(k, _)| *k > 0) {
+        return after(k);
+    }
+    if let Some((k, _)) = window
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(k, (_, c))| *k > 0 && c.is_whitespace())
+    {
+        return chars[k].0;
+    }
+    after(max_chars - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(text: &str) -> Vec<String> {
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            min_chars: 1,
+            max_chars: 220,
+        });
+        let mut out = s.push(text);
+        out.extend(s.finish());
+        out
+    }
+
+    /// Table of (input, expected segments), English and Chinese.
+    #[test]
+    fn sentence_rules_table() {
+        let table: &[(&str, &[&str])] = &[
+            (
+                "Hello there. How are you? Fine!",
+                &["Hello there.", "How are you?", "Fine!"],
+            ),
+            ("Pi is 3.14 roughly. Yes.", &["Pi is 3.14 roughly.", "Yes."]),
+            (
+                "Dr. Smith met Mr. Jones. Then left.",
+                &["Dr. Smith met Mr. Jones.", "Then left."],
+            ),
+            (
+                "Use tools, e.g. a ruler. Done.",
+                &["Use tools, e.g. a ruler.", "Done."],
+            ),
+            (
+                "He moved to the U.S. in May. Good.",
+                &["He moved to the U.S. in May.", "Good."],
+            ),
+            (
+                "Visit example.com/a.b for more. Thanks.",
+                &["Visit example.com/a.b for more.", "Thanks."],
+            ),
+            ("Wait... what? Really.", &["Wait... what?", "Really."]),
+            ("Well… I see. Ok.", &["Well…", "I see.", "Ok."]),
+            (
+                "He said \"stop.\" Then he left.",
+                &["He said \"stop.\"", "Then he left."],
+            ),
+            (
+                "(This is aside.) Next one.",
+                &["(This is aside.)", "Next one."],
+            ),
+            (
+                "1. First step\n2. Second step",
+                &["1. First step", "2. Second step"],
+            ),
+            (
+                "Steps: 1. mix 2. bake. Done.",
+                &["Steps: 1. mix 2. bake.", "Done."],
+            ),
+            (
+                "我们开始吧。今天讲导数！好吗？",
+                &["我们开始吧。", "今天讲导数！", "好吗？"],
+            ),
+            (
+                "他说：「很好。」然后走了。",
+                &["他说：「很好。」", "然后走了。"],
+            ),
+            ("第一；第二。", &["第一；", "第二。"]),
+            ("价格是3.5元。便宜。", &["价格是3.5元。", "便宜。"]),
+            (
+                "**Important**, this is *key*. [Tutor]: Next.",
+                &["Important, this is key.", "Next."],
+            ),
+            ("Great job 🎉! Keep going.", &["Great job !", "Keep going."]),
+            ("no terminal punctuation", &["no terminal punctuation"]),
+        ];
+        for (input, expected) in table {
+            assert_eq!(all(input), *expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn segments_leave_as_soon_as_their_end_is_certain() {
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            min_chars: 1,
+            max_chars: 220,
+        });
+        assert!(s.push("Hello there").is_empty());
+        // "." could be "3.14" or an abbreviation: wait for what follows.
+        assert!(s.push(".").is_empty());
+        assert!(s.push(" ").is_empty());
+        assert_eq!(s.push("How"), ["Hello there."]);
+        assert!(s.push(" are you?").is_empty());
+        assert_eq!(s.push(" I"), ["How are you?"]);
+        // CJK marks are certain once the next character arrived.
+        assert!(s.push(" am fine。").is_empty());
+        assert_eq!(s.push("好"), ["I am fine。"]);
+        assert_eq!(s.finish(), ["好"]);
+    }
+
+    #[test]
+    fn long_sentences_split_at_clause_marks() {
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            min_chars: 1,
+            max_chars: 40,
+        });
+        let text = "This sentence keeps going, and going with more words, until it is far too long for one breath.";
+        let mut out = s.push(text);
+        out.extend(s.finish());
+        assert!(out.len() >= 3, "{out:?}");
+        assert_eq!(out[0], "This sentence keeps going,");
+        assert!(out.iter().all(|seg| seg.chars().count() <= 40), "{out:?}");
+        assert_eq!(out.join(" "), text);
+        // Chinese clause marks, and a hard cut when there is none.
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            min_chars: 1,
+            max_chars: 10,
+        });
+        let mut out = s.push("一二三四五，六七八九十一二三四五六七八九十");
+        out.extend(s.finish());
+        assert_eq!(out[0], "一二三四五，");
+        assert!(out.iter().all(|seg| seg.chars().count() <= 10), "{out:?}");
+    }
+
+    #[test]
+    fn tiny_fragments_merge() {
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            min_chars: 20,
+            max_chars: 220,
+        });
+        let mut out = s.push("Yes. Ok. That is a longer sentence now. Hi.");
+        out.extend(s.finish());
+        assert_eq!(out, ["Yes. Ok. That is a longer sentence now.", "Hi."]);
+    }
+}
