@@ -26,6 +26,8 @@ pub mod ids {
     pub const TEXT: &str = "text";
     /// Human source output: a final transcript.
     pub const TRANSCRIPT: &str = "transcript";
+    /// Segmenter output: one speakable segment.
+    pub const SEGMENT: &str = "segment";
 }
 
 /// Metadata keys.
@@ -42,6 +44,10 @@ pub mod keys {
     pub const IS_HUMAN: &str = "is_human";
     /// String: what went wrong while producing this message.
     pub const ERROR: &str = "error";
+    /// Integer: position of a segment within its turn, from 0.
+    pub const SEGMENT_INDEX: &str = "segment_index";
+    /// Bool: no more segments of this turn follow.
+    pub const LAST_SEGMENT: &str = "last_segment";
     /// Integer: audio sample rate in Hz.
     pub const SAMPLE_RATE: &str = "sample_rate";
 }

@@ -1,0 +1,76 @@
+//! `text-segmenter`: participants' streamed `text` in (any input id but `interrupt`),
+//! `segment` out (Utf8; metadata `speaker`, `question_id`, `segment_index`,
+//! `last_segment`). Decisions live in [`text_segmenter::SegmenterCore`].
+
+use dora_node_api::{DoraNode, Event as DoraEvent};
+use eyre::Context;
+use node_kit::{Next, Params, next_event, session_status, text_of};
+use text_segmenter::{SegmenterConfig, SegmenterCore, SegmenterInput};
+use voice_protocol::{ids, keys};
+
+fn main() -> eyre::Result<()> {
+    node_kit::init_tracing();
+    let defaults = SegmenterConfig::default();
+    let config = SegmenterConfig {
+        min_chars: node_kit::env_parse("SEGMENT_MIN_CHARS", defaults.min_chars)?,
+        max_chars: node_kit::env_parse("SEGMENT_MAX_CHARS", defaults.max_chars)?.max(8),
+    };
+    let (mut node, mut events) =
+        DoraNode::init_from_env().context("failed to start the dora node")?;
+    let mut core = SegmenterCore::new(config);
+    loop {
+        let input = match next_event(&mut events, None) {
+            Next::Closed | Next::Timeout => break,
+            Next::Event(event) => match *event {
+                DoraEvent::Input { id, metadata, data } => {
+                    let params = &metadata.parameters;
+                    let Some(question_id) = node_kit::question_id(params) else {
+                        tracing::warn!(input = %id, "message without question_id ignored");
+                        continue;
+                    };
+                    if id.as_str() == ids::INTERRUPT {
+                        SegmenterInput::Interrupt { question_id }
+                    } else {
+                        let status = session_status(params).unwrap_or_else(|raw| {
+                            tracing::warn!(input = %id, value = %raw, "unknown session_status; treating the message as complete");
+                            None
+                        });
+                        let text = match text_of(&data) {
+                            Ok(text) => text,
+                            Err(e) if status.is_some() => {
+                                tracing::warn!(input = %id, error = %e, "unreadable text; keeping only its session_status");
+                                String::new()
+                            }
+                            Err(e) => {
+                                tracing::warn!(input = %id, error = %e, "unreadable input ignored");
+                                continue;
+                            }
+                        };
+                        let speaker = node_kit::string_param(params, keys::SPEAKER)
+                            .unwrap_or(id.as_str())
+                            .to_owned();
+                        SegmenterInput::Text {
+                            speaker,
+                            question_id,
+                            text,
+                            status,
+                        }
+                    }
+                }
+                DoraEvent::Stop(_) => break,
+                _ => continue,
+            },
+        };
+        for segment in core.handle(input) {
+            tracing::debug!(speaker = %segment.speaker, question_id = segment.question_id, index = segment.index, last = segment.last, text = %segment.text, "segment");
+            let params = Params::new()
+                .question_id(segment.question_id)
+                .string(keys::SPEAKER, segment.speaker)
+                .int(keys::SEGMENT_INDEX, i64::from(segment.index))
+                .bool(keys::LAST_SEGMENT, segment.last)
+                .build();
+            node.send_output(ids::SEGMENT.into(), params, segment.text)?;
+        }
+    }
+    Ok(())
+}

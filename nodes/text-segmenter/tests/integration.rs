@@ -1,0 +1,58 @@
+//! The segmenter node in dora's integration-testing mode.
+
+use std::{path::Path, time::Duration};
+
+use node_kit::testing::{input, meta, run_node, stop};
+use serde_json::json;
+
+const BIN: &str = env!("CARGO_BIN_EXE_text-segmenter");
+
+fn chunk(at: f64, from: &str, text: &str, status: &str, q: u64) -> node_kit::testing::TestEvent {
+    input(
+        at,
+        from,
+        json!([text]),
+        meta(&[("session_status", json!(status)), ("question_id", json!(q))]),
+    )
+}
+
+#[test]
+fn streams_segments_and_drops_stale_turns() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("SEGMENT_MIN_CHARS", "1")],
+        vec![
+            chunk(
+                0.01,
+                "tutor",
+                "[Tutor]: Derivatives measure **change**. They",
+                "started",
+                1,
+            ),
+            chunk(0.02, "tutor", " are slopes.", "ended", 1),
+            chunk(0.03, "student1", "So the slope at 3.5 is", "started", 2),
+            input(
+                0.04,
+                "interrupt",
+                json!(["reset"]),
+                meta(&[("question_id", json!(3))]),
+            ),
+            chunk(0.05, "student1", " steep. Right?", "ended", 2),
+            chunk(0.06, "tutor", "你好。我们开始吧！", "ended", 4),
+            input(0.07, "tutor", json!([1, 2]), json!(null)),
+            stop(0.2),
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        run.texts_of("segment"),
+        [
+            "Derivatives measure change.",
+            "They are slopes.",
+            "你好。",
+            "我们开始吧！"
+        ]
+    );
+    assert!(run.stderr.contains("without question_id"), "{}", run.stderr);
+}
