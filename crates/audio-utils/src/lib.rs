@@ -1,0 +1,210 @@
+//! Pure audio helpers (mono `f32` samples in −1..1). No devices, no files: bytes in,
+//! samples out.
+
+use std::io::Cursor;
+
+/// Mono samples at a sample rate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pcm {
+    pub sample_rate: u32,
+    pub samples: Vec<f32>,
+}
+
+impl Pcm {
+    pub fn duration_ms(&self) -> u64 {
+        if self.sample_rate == 0 {
+            return 0;
+        }
+        self.samples.len() as u64 * 1000 / u64::from(self.sample_rate)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AudioError {
+    #[error("not a readable WAV file: {0}")]
+    Wav(#[from] hound::Error),
+    #[error("WAV sample rate 0")]
+    ZeroRate,
+}
+
+/// Decodes a WAV file (8/16/24/32-bit integer or 32-bit float, any channel count) to mono.
+/// A stream whose header has no length (as some tools write to a pipe) is read to its end.
+pub fn decode_wav(bytes: &[u8]) -> Result<Pcm, AudioError> {
+    let bytes = fix_streamed_header(bytes);
+    let reader = hound::WavReader::new(Cursor::new(bytes.as_ref()))?;
+    let spec = reader.spec();
+    if spec.sample_rate == 0 {
+        return Err(AudioError::ZeroRate);
+    }
+    let channels = usize::from(spec.channels.max(1));
+    let interleaved: Vec<f32> = match spec.sample_format {
+        hound::SampleFormat::Float => reader.into_samples::<f32>().collect::<Result<_, _>>()?,
+        hound::SampleFormat::Int => {
+            let scale = 1.0 / (1i64 << (spec.bits_per_sample - 1)) as f32;
+            reader
+                .into_samples::<i32>()
+                .map(|s| s.map(|v| v as f32 * scale))
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let samples = interleaved
+        .chunks(channels)
+        .map(|frame| frame.iter().sum::<f32>() / frame.len() as f32)
+        .collect();
+    Ok(Pcm {
+        sample_rate: spec.sample_rate,
+        samples,
+    })
+}
+
+/// Tools that write WAV to a pipe leave the RIFF and data sizes at 0 or 0xFFFFFFFF;
+/// patch them to the real length so the decoder reads everything.
+fn fix_streamed_header(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if bytes.len() < 44 || &bytes[0..4] != b"RIFF" || &bytes[8..12] != b"WAVE" {
+        return bytes.into();
+    }
+    let mut pos = 12;
+    while pos + 8 <= bytes.len() {
+        let id = &bytes[pos..pos + 4];
+        let size = u32::from_le_bytes(bytes[pos + 4..pos + 8].try_into().expect("4 bytes"));
+        if id == b"data" {
+            let available = (bytes.len() - pos - 8) as u32;
+            if size == 0 || size > available {
+                let mut fixed = bytes.to_vec();
+                let data_len = available - available % 2;
+                fixed[pos + 4..pos + 8].copy_from_slice(&data_len.to_le_bytes());
+                let riff = (pos as u32 + 8 + data_len) - 8;
+                fixed[4..8].copy_from_slice(&riff.to_le_bytes());
+                fixed.truncate(pos + 8 + data_len as usize);
+                return fixed.into();
+            }
+            return bytes.into();
+        }
+        pos += 8 + size as usize + (size as usize % 2);
+    }
+    bytes.into()
+}
+
+/// Linear-interpolation resampling; adequate for speech, cheap, and deterministic.
+pub fn resample(samples: &[f32], from: u32, to: u32) -> Vec<f32> {
+    if from == to || samples.is_empty() || from == 0 || to == 0 {
+        return samples.to_vec();
+    }
+    let out_len = (samples.len() as u64 * u64::from(to) / u64::from(from)) as usize;
+    let step = f64::from(from) / f64::from(to);
+    (0..out_len)
+        .map(|i| {
+            let pos = i as f64 * step;
+            let idx = pos as usize;
+            let frac = (pos - idx as f64) as f32;
+            let a = samples[idx.min(samples.len() - 1)];
+            let b = samples[(idx + 1).min(samples.len() - 1)];
+            a + (b - a) * frac
+        })
+        .collect()
+}
+
+/// Ramps `samples` linearly down to silence (a click-free stop).
+pub fn fade_out(samples: &mut [f32]) {
+    let n = samples.len() as f32;
+    for (i, s) in samples.iter_mut().enumerate() {
+        *s *= 1.0 - (i as f32 + 1.0) / n;
+    }
+}
+
+/// Ramps `samples` linearly up from silence.
+pub fn fade_in(samples: &mut [f32]) {
+    let n = samples.len() as f32;
+    for (i, s) in samples.iter_mut().enumerate() {
+        *s *= (i as f32 + 1.0) / n;
+    }
+}
+
+/// Clamped conversion to 16-bit PCM.
+pub fn to_i16(sample: f32) -> i16 {
+    (sample.clamp(-1.0, 1.0) * f32::from(i16::MAX)) as i16
+}
+
+/// Root mean square level.
+pub fn rms(samples: &[f32]) -> f32 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    (samples.iter().map(|s| s * s).sum::<f32>() / samples.len() as f32).sqrt()
+}
+
+/// Encodes mono samples as a 16-bit WAV file in memory.
+pub fn encode_wav(pcm: &Pcm) -> Vec<u8> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: pcm.sample_rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut cursor = Cursor::new(Vec::new());
+    {
+        let mut writer = hound::WavWriter::new(&mut cursor, spec).expect("in-memory WAV");
+        for s in &pcm.samples {
+            writer.write_sample(to_i16(*s)).expect("in-memory WAV");
+        }
+        writer.finalize().expect("in-memory WAV");
+    }
+    cursor.into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn wav_round_trip_and_streamed_headers() {
+        let pcm = Pcm {
+            sample_rate: 16_000,
+            samples: (0..1600).map(|i| ((i as f32) / 20.0).sin() * 0.5).collect(),
+        };
+        let bytes = encode_wav(&pcm);
+        let back = decode_wav(&bytes).unwrap();
+        assert_eq!(back.sample_rate, 16_000);
+        assert_eq!(back.samples.len(), 1600);
+        assert!((back.samples[100] - pcm.samples[100]).abs() < 1e-3);
+        // As written to a pipe: sizes unknown.
+        let mut streamed = bytes.clone();
+        streamed[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+        streamed[40..44].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(decode_wav(&streamed).unwrap().samples.len(), 1600);
+        assert!(decode_wav(b"not a wav").is_err());
+        assert_eq!(back.duration_ms(), 100);
+    }
+
+    #[test]
+    fn resampling_keeps_duration() {
+        let s: Vec<f32> = (0..22_050).map(|i| (i as f32 / 10.0).sin()).collect();
+        assert_eq!(resample(&s, 22_050, 16_000).len(), 16_000);
+        assert_eq!(resample(&s, 22_050, 22_050).len(), 22_050);
+        assert_eq!(resample(&s, 22_050, 44_100).len(), 44_100);
+    }
+
+    #[test]
+    fn fades_reach_silence() {
+        let mut s = vec![1.0; 100];
+        fade_out(&mut s);
+        assert_eq!(s[99], 0.0);
+        assert!(s[0] > 0.98);
+        let mut s = vec![1.0; 100];
+        fade_in(&mut s);
+        assert_eq!(s[99], 1.0);
+        assert!(rms(&[0.5, -0.5]) - 0.5 < 1e-6);
+        assert_eq!(to_i16(2.0), i16::MAX);
+    }
+
+    proptest! {
+        #[test]
+        fn decoder_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+            let _ = decode_wav(&bytes);
+            let mut riff = b"RIFF\0\0\0\0WAVEfmt ".to_vec();
+            riff.extend(&bytes);
+            let _ = decode_wav(&riff);
+        }
+    }
+}

@@ -1,0 +1,405 @@
+//! The TTS player's decisions, without devices or clocks.
+//!
+//! The node feeds segments (from the segmenter), synthesized audio (from its backend) and
+//! interrupts, and calls [`Player::render`] once per audio block. The player's clock is
+//! the number of samples rendered, so its timeline is the timeline of `conversation.wav`.
+//!
+//! Rules: one voice at a time; utterances play in question-id order, segments in index
+//! order; a segment whose audio is not ready yet leaves a (recorded) gap; an interrupt
+//! newer than an utterance stops it within the next block with a short fade and drops
+//! everything older that is queued; every utterance that started playing ends with a
+//! timeline record saying how much of its text was heard.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use voice_protocol::StaleFilter;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlayerConfig {
+    pub sample_rate: u32,
+    /// Fade applied when an utterance is cut off, in samples.
+    pub fade_samples: usize,
+}
+
+impl PlayerConfig {
+    pub fn new(sample_rate: u32) -> Self {
+        Self {
+            sample_rate,
+            fade_samples: (sample_rate / 200) as usize, // 5 ms
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlayerInput {
+    /// A speakable segment arrived from the segmenter.
+    Segment {
+        speaker: String,
+        question_id: u64,
+        index: u32,
+        last: bool,
+        text: String,
+    },
+    /// The backend synthesized a segment (at the player's sample rate).
+    Audio {
+        question_id: u64,
+        index: u32,
+        samples: Vec<f32>,
+    },
+    /// The backend could not synthesize a segment; it is skipped.
+    SynthesisFailed {
+        question_id: u64,
+        index: u32,
+        error: String,
+    },
+    Interrupt {
+        question_id: u64,
+    },
+}
+
+/// One utterance as heard: a line of `timeline.jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimelineRecord {
+    pub speaker: String,
+    pub question_id: u64,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub interrupted: bool,
+    pub chars_played: usize,
+    pub text_played: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlayerEvent {
+    /// Ask the backend for this segment's audio.
+    Synthesize {
+        speaker: String,
+        question_id: u64,
+        index: u32,
+        text: String,
+    },
+    /// A segment could not be synthesized (for the log).
+    Skipped {
+        question_id: u64,
+        index: u32,
+        error: String,
+    },
+    PlaybackStarted {
+        speaker: String,
+        question_id: u64,
+        at_ms: u64,
+    },
+    PlaybackDone(TimelineRecord),
+}
+
+#[derive(Debug, Clone)]
+struct SegmentSlot {
+    text: String,
+    audio: Option<Vec<f32>>,
+    failed: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Utterance {
+    speaker: String,
+    segments: BTreeMap<u32, SegmentSlot>,
+    last_index: Option<u32>,
+    playing_index: u32,
+    position: usize,
+    started_at: Option<u64>,
+    chars_played: usize,
+    text_played: String,
+}
+
+impl Utterance {
+    fn finished(&self) -> bool {
+        self.last_index
+            .is_some_and(|last| self.playing_index > last)
+    }
+
+    /// Counts what was heard of the current segment up to `position`.
+    fn credit_partial(&mut self) {
+        let Some(slot) = self.segments.get(&self.playing_index) else {
+            return;
+        };
+        let Some(audio) = &slot.audio else { return };
+        if audio.is_empty() || self.position == 0 {
+            return;
+        }
+        let fraction = self.position as f64 / audio.len() as f64;
+        let total = slot.text.chars().count();
+        let heard = ((total as f64) * fraction).round() as usize;
+        // Cut at a word boundary so the context gets whole words.
+        let prefix: String = slot.text.chars().take(heard).collect();
+        let cut = match prefix.rfind(char::is_whitespace) {
+            Some(i) if heard < total => &prefix[..i],
+            _ => prefix.as_str(),
+        };
+        self.push_played(cut.trim_end());
+    }
+
+    fn push_played(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if !self.text_played.is_empty() {
+            self.text_played.push(' ');
+        }
+        self.text_played.push_str(text);
+        self.chars_played += text.chars().count();
+    }
+}
+
+/// Output of one [`Player::render`] call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rendered {
+    pub events: Vec<PlayerEvent>,
+    /// Who was audible in this block (for the `audio` output), if anyone.
+    pub speaker: Option<(String, u64)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Player {
+    config: PlayerConfig,
+    stale: StaleFilter,
+    queue: BTreeMap<u64, Utterance>,
+    clock: u64,
+    /// Question ids that finished playing: their late segments are ignored.
+    done_through: u64,
+    /// Samples of a cut-off utterance still fading out.
+    fade: Vec<f32>,
+}
+
+impl Player {
+    pub fn new(config: PlayerConfig) -> Self {
+        Self {
+            config,
+            stale: StaleFilter::new(),
+            queue: BTreeMap::new(),
+            clock: 0,
+            done_through: 0,
+            fade: Vec::new(),
+        }
+    }
+
+    /// Milliseconds of audio rendered so far (the position in `conversation.wav`).
+    pub fn now_ms(&self) -> u64 {
+        self.clock * 1000 / u64::from(self.config.sample_rate)
+    }
+
+    /// Whether anything is playing or waiting to play.
+    pub fn is_busy(&self) -> bool {
+        !self.queue.is_empty() || !self.fade.is_empty()
+    }
+
+    pub fn handle(&mut self, input: PlayerInput) -> Vec<PlayerEvent> {
+        let mut events = Vec::new();
+        match input {
+            PlayerInput::Segment {
+                speaker,
+                question_id,
+                index,
+                last,
+                text,
+            } => {
+                if self.stale.is_stale(question_id) || question_id <= self.done_through {
+                    return events;
+                }
+                let utterance = self.queue.entry(question_id).or_insert_with(|| Utterance {
+                    speaker: speaker.clone(),
+                    segments: BTreeMap::new(),
+                    last_index: None,
+                    playing_index: 0,
+                    position: 0,
+                    started_at: None,
+                    chars_played: 0,
+                    text_played: String::new(),
+                });
+                if utterance.segments.contains_key(&index) {
+                    return events; // a duplicate: the first copy stands
+                }
+                if last {
+                    utterance.last_index = Some(index);
+                }
+                let empty = text.trim().is_empty();
+                utterance.segments.insert(
+                    index,
+                    SegmentSlot {
+                        text: text.clone(),
+                        audio: empty.then(Vec::new),
+                        failed: false,
+                    },
+                );
+                if !empty {
+                    events.push(PlayerEvent::Synthesize {
+                        speaker,
+                        question_id,
+                        index,
+                        text,
+                    });
+                }
+            }
+            PlayerInput::Audio {
+                question_id,
+                index,
+                samples,
+            } => {
+                if let Some(slot) = self
+                    .queue
+                    .get_mut(&question_id)
+                    .and_then(|u| u.segments.get_mut(&index))
+                    && slot.audio.is_none()
+                {
+                    slot.audio = Some(samples);
+                }
+            }
+            PlayerInput::SynthesisFailed {
+                question_id,
+                index,
+                error,
+            } => {
+                if let Some(slot) = self
+                    .queue
+                    .get_mut(&question_id)
+                    .and_then(|u| u.segments.get_mut(&index))
+                {
+                    slot.failed = true;
+                    events.push(PlayerEvent::Skipped {
+                        question_id,
+                        index,
+                        error,
+                    });
+                }
+            }
+            PlayerInput::Interrupt { question_id } => {
+                self.stale.interrupt(question_id);
+                let stale: Vec<u64> = self.queue.range(..question_id).map(|(q, _)| *q).collect();
+                for q in stale {
+                    let mut utterance = self.queue.remove(&q).expect("listed above");
+                    if let Some(start) = utterance.started_at {
+                        self.start_fade(&utterance);
+                        utterance.credit_partial();
+                        events.push(PlayerEvent::PlaybackDone(TimelineRecord {
+                            speaker: utterance.speaker,
+                            question_id: q,
+                            start_ms: self.ms(start),
+                            end_ms: self.now_ms(),
+                            interrupted: true,
+                            chars_played: utterance.chars_played,
+                            text_played: utterance.text_played,
+                        }));
+                    }
+                }
+            }
+        }
+        events
+    }
+
+    /// Fills `block` with the next samples (speech or silence) and advances the clock.
+    pub fn render(&mut self, block: &mut [f32]) -> Rendered {
+        block.fill(0.0);
+        let mut rendered = Rendered::default();
+        let mut filled = 0;
+        if !self.fade.is_empty() {
+            let n = self.fade.len().min(block.len());
+            block[..n].copy_from_slice(&self.fade[..n]);
+            self.fade.drain(..n);
+            // The cut-off voice fades; nobody else starts in the same block.
+            self.clock += block.len() as u64;
+            return rendered;
+        }
+        let rate = self.config.sample_rate;
+        while filled < block.len() {
+            let Some(mut entry) = self.queue.first_entry() else {
+                break;
+            };
+            let question_id = *entry.key();
+            let at = self.clock + filled as u64;
+            let utterance = entry.get_mut();
+            if utterance.finished() {
+                let utterance = entry.remove();
+                self.done_through = self.done_through.max(question_id);
+                // An utterance with nothing to say (a failed generation) leaves no record.
+                if let Some(start) = utterance.started_at {
+                    rendered
+                        .events
+                        .push(PlayerEvent::PlaybackDone(TimelineRecord {
+                            speaker: utterance.speaker,
+                            question_id,
+                            start_ms: samples_to_ms(start, rate),
+                            end_ms: samples_to_ms(at, rate),
+                            interrupted: false,
+                            chars_played: utterance.chars_played,
+                            text_played: utterance.text_played,
+                        }));
+                }
+                continue;
+            }
+            let index = utterance.playing_index;
+            let Some(slot) = utterance.segments.get(&index) else {
+                break; // the next segment has not arrived: a gap
+            };
+            if slot.failed {
+                utterance.playing_index += 1;
+                utterance.position = 0;
+                continue;
+            }
+            let Some(audio) = &slot.audio else {
+                break; // still being synthesized: a gap
+            };
+            if audio.is_empty() {
+                utterance.playing_index += 1;
+                continue;
+            }
+            let n = (audio.len() - utterance.position).min(block.len() - filled);
+            block[filled..filled + n]
+                .copy_from_slice(&audio[utterance.position..utterance.position + n]);
+            let segment_done = utterance.position + n == audio.len();
+            let text = segment_done.then(|| slot.text.clone());
+            if utterance.started_at.is_none() {
+                utterance.started_at = Some(at);
+                rendered.events.push(PlayerEvent::PlaybackStarted {
+                    speaker: utterance.speaker.clone(),
+                    question_id,
+                    at_ms: samples_to_ms(at, rate),
+                });
+            }
+            filled += n;
+            utterance.position += n;
+            rendered.speaker = Some((utterance.speaker.clone(), question_id));
+            if let Some(text) = text {
+                utterance.push_played(text.trim());
+                utterance.playing_index += 1;
+                utterance.position = 0;
+            }
+        }
+        self.clock += block.len() as u64;
+        rendered
+    }
+
+    fn start_fade(&mut self, utterance: &Utterance) {
+        let Some(audio) = utterance
+            .segments
+            .get(&utterance.playing_index)
+            .and_then(|s| s.audio.as_ref())
+        else {
+            return;
+        };
+        let end = (utterance.position + self.config.fade_samples).min(audio.len());
+        let mut tail = audio[utterance.position..end].to_vec();
+        audio_utils::fade_out(&mut tail);
+        self.fade = tail;
+    }
+
+    fn ms(&self, samples: u64) -> u64 {
+        samples_to_ms(samples, self.config.sample_rate)
+    }
+}
+
+fn samples_to_ms(samples: u64, rate: u32) -> u64 {
+    samples * 1000 / u64::from(rate)
+}
+
+#[cfg(test)]
+mod tests;
