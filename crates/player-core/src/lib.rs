@@ -7,8 +7,8 @@
 //! Rules: one voice at a time; utterances play in question-id order, segments in index
 //! order; a segment whose audio is not ready yet leaves a (recorded) gap; an interrupt
 //! newer than an utterance stops it within the next block with a short fade and drops
-//! everything older that is queued; every utterance that started playing ends with a
-//! timeline record saying how much of its text was heard.
+//! everything older that is queued; every utterance that ends or is cut off while
+//! sounding gets a timeline record saying how much of its text was heard.
 
 use std::collections::BTreeMap;
 
@@ -167,6 +167,8 @@ pub struct Player {
     clock: u64,
     /// Question ids that finished playing: their late segments are ignored.
     done_through: u64,
+    /// The newest utterance that began to sound.
+    started_through: u64,
     /// Samples of a cut-off utterance still fading out.
     fade: Vec<f32>,
 }
@@ -179,6 +181,7 @@ impl Player {
             queue: BTreeMap::new(),
             clock: 0,
             done_through: 0,
+            started_through: 0,
             fade: Vec::new(),
         }
     }
@@ -203,7 +206,12 @@ impl Player {
                 last,
                 text,
             } => {
-                if self.stale.is_stale(question_id) || question_id <= self.done_through {
+                // Stale, already played, or older than what is sounding now: utterances
+                // never go back in question-id order.
+                let behind = question_id <= self.done_through
+                    || (question_id < self.started_through
+                        && !self.queue.contains_key(&question_id));
+                if self.stale.is_stale(question_id) || behind {
                     return events;
                 }
                 let utterance = self.queue.entry(question_id).or_insert_with(|| Utterance {
@@ -320,20 +328,19 @@ impl Player {
             if utterance.finished() {
                 let utterance = entry.remove();
                 self.done_through = self.done_through.max(question_id);
-                // An utterance with nothing to say (a failed generation) leaves no record.
-                if let Some(start) = utterance.started_at {
-                    rendered
-                        .events
-                        .push(PlayerEvent::PlaybackDone(TimelineRecord {
-                            speaker: utterance.speaker,
-                            question_id,
-                            start_ms: samples_to_ms(start, rate),
-                            end_ms: samples_to_ms(at, rate),
-                            interrupted: false,
-                            chars_played: utterance.chars_played,
-                            text_played: utterance.text_played,
-                        }));
-                }
+                // Reported even when nothing sounded (a failed generation): whoever waits
+                // for playback must learn that this utterance is over.
+                rendered
+                    .events
+                    .push(PlayerEvent::PlaybackDone(TimelineRecord {
+                        speaker: utterance.speaker,
+                        question_id,
+                        start_ms: samples_to_ms(utterance.started_at.unwrap_or(at), rate),
+                        end_ms: samples_to_ms(at, rate),
+                        interrupted: false,
+                        chars_played: utterance.chars_played,
+                        text_played: utterance.text_played,
+                    }));
                 continue;
             }
             let index = utterance.playing_index;
@@ -359,6 +366,7 @@ impl Player {
             let text = segment_done.then(|| slot.text.clone());
             if utterance.started_at.is_none() {
                 utterance.started_at = Some(at);
+                self.started_through = self.started_through.max(question_id);
                 rendered.events.push(PlayerEvent::PlaybackStarted {
                     speaker: utterance.speaker.clone(),
                     question_id,

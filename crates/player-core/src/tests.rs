@@ -133,7 +133,7 @@ fn interrupt_stops_within_one_block_and_reports_what_was_heard() {
 }
 
 #[test]
-fn failed_synthesis_is_skipped_and_empty_utterances_leave_no_record() {
+fn failed_synthesis_is_skipped_and_silent_utterances_still_end() {
     let mut p = player();
     p.handle(segment(1, 0, false, "Broken."));
     p.handle(segment(1, 1, true, "Works."));
@@ -147,8 +147,9 @@ fn failed_synthesis_is_skipped_and_empty_utterances_leave_no_record() {
     p.handle(segment(2, 0, true, ""));
     let (_, events, _) = play(&mut p, 2);
     let records = done(&events);
-    assert_eq!(records.len(), 1);
+    assert_eq!(records.len(), 2);
     assert_eq!(records[0].text_played, "Works.");
+    assert_eq!((records[1].question_id, records[1].chars_played), (2, 0));
     assert!(!p.is_busy());
 }
 

@@ -181,6 +181,29 @@ pub fn session_id(unix_secs: u64, suffix: u32) -> String {
     )
 }
 
+/// The session id of a dataflow run, the same in every node of it:
+/// `YYYYMMDD-HHMMSS-<last 6 hex digits>` from a time-ordered (v7) dataflow UUID, or
+/// `run-<12 hex digits>` for other UUIDs.
+pub fn session_id_for_dataflow(uuid: &str) -> String {
+    let hex: String = uuid.chars().filter(char::is_ascii_hexdigit).collect();
+    if hex.len() != 32 {
+        let safe: String = uuid
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .take(32)
+            .collect();
+        return format!("run-{safe}");
+    }
+    let tail = &hex[26..];
+    if hex.as_bytes()[12] == b'7' {
+        let millis = u64::from_str_radix(&hex[..12], 16).unwrap_or(0);
+        let full = session_id(millis / 1000, 0);
+        let stamp = full.rsplit_once('-').map_or(full.as_str(), |(s, _)| s);
+        return format!("{stamp}-{tail}");
+    }
+    format!("run-{}", &hex[20..])
+}
+
 /// Whether `id` is safe as a single folder name (no path escape, no hidden files).
 pub fn is_valid_session_id(id: &str) -> bool {
     !id.is_empty()
@@ -247,6 +270,16 @@ mod tests {
         assert_eq!(session_id(0, 7), "19700101-000000-7");
         assert_eq!(session_id(1_795_000_000, 1), "20261118-110640-1");
         assert!(is_valid_session_id("20261122-010203-42"));
+        // UUID v7: the time is in its first 48 bits.
+        let v7 = "01a20107-2f71-79c7-821b-84498594f109";
+        let id = session_id_for_dataflow(v7);
+        assert!(id.ends_with("-94f109"), "{id}");
+        assert!(is_valid_session_id(&id));
+        assert_eq!(session_id_for_dataflow(v7), id, "the same in every node");
+        assert!(
+            session_id_for_dataflow("3b241101-e2bb-4255-8caf-4136c566a962").starts_with("run-")
+        );
+        assert!(is_valid_session_id(&session_id_for_dataflow("../../etc")));
         for bad in ["", "..", "../x", "a/b", ".hidden", "a\\b", "x y"] {
             assert!(!is_valid_session_id(bad), "{bad}");
         }

@@ -28,6 +28,12 @@ pub mod ids {
     pub const TRANSCRIPT: &str = "transcript";
     /// Segmenter output: one speakable segment.
     pub const SEGMENT: &str = "segment";
+    /// Player output: Float32 audio blocks as heard.
+    pub const AUDIO: &str = "audio";
+    /// Player output: an utterance began to sound (Utf8 speaker).
+    pub const PLAYBACK_STARTED: &str = "playback_started";
+    /// Player output: an utterance finished or was cut off (Utf8: the text heard).
+    pub const PLAYBACK_DONE: &str = "playback_done";
 }
 
 /// Metadata keys.
@@ -48,6 +54,8 @@ pub mod keys {
     pub const SEGMENT_INDEX: &str = "segment_index";
     /// Bool: no more segments of this turn follow.
     pub const LAST_SEGMENT: &str = "last_segment";
+    /// Integer: characters of an utterance that were actually heard.
+    pub const CHARS_PLAYED: &str = "chars_played";
     /// Integer: audio sample rate in Hz.
     pub const SAMPLE_RATE: &str = "sample_rate";
 }

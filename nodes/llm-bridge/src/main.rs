@@ -12,7 +12,7 @@ use std::{
 };
 
 use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, Persona};
-use crossbeam_channel::{Receiver, select};
+use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail, eyre};
 use node_kit::{Params, text_of};
@@ -39,7 +39,7 @@ fn main() -> eyre::Result<()> {
     let history = node_kit::env_parse("HISTORY_LIMIT", 60usize)?;
     let mut core = BridgeCore::new(persona, topic, history);
 
-    let dora_events = forward_events(events);
+    let dora_events = node_kit::forward_events(events);
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
     let mut running: Option<(u64, Arc<AtomicBool>)> = None;
 
@@ -130,25 +130,6 @@ fn load_persona(node_id: &str) -> eyre::Result<Persona> {
         _ => {}
     }
     Ok(persona)
-}
-
-/// Reads dora events on their own thread so the main loop can also wait on the backend.
-fn forward_events(mut events: dora_node_api::EventStream) -> Receiver<DoraEvent> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    std::thread::spawn(move || {
-        loop {
-            match node_kit::next_event(&mut events, None) {
-                node_kit::Next::Event(event) => {
-                    if tx.send(*event).is_err() {
-                        break;
-                    }
-                }
-                node_kit::Next::Closed => break,
-                node_kit::Next::Timeout => {}
-            }
-        }
-    });
-    rx
 }
 
 fn to_bridge_input(

@@ -1,6 +1,7 @@
 //! Dora glue shared by the node binaries. No decisions live here: only conversions
 //! between Arrow/metadata and the core crates' plain types.
 
+pub mod session;
 pub mod testing;
 
 use std::time::Duration;
@@ -111,6 +112,13 @@ pub fn string_param<'a>(params: &'a MetadataParameters, key: &str) -> Option<&'a
     }
 }
 
+pub fn int_param(params: &MetadataParameters, key: &str) -> Option<i64> {
+    match params.get(key)? {
+        Parameter::Integer(n) => Some(*n),
+        _ => None,
+    }
+}
+
 pub fn bool_param(params: &MetadataParameters, key: &str) -> Option<bool> {
     match params.get(key)? {
         Parameter::Bool(b) => Some(*b),
@@ -172,6 +180,26 @@ pub fn next_event(events: &mut EventStream, timeout: Option<Duration>) -> Next {
         Some(None) => Next::Closed,
         Some(Some(event)) => Next::Event(Box::new(event)),
     }
+}
+
+/// Reads dora events on their own thread, so a node's main loop can also wait on other
+/// channels (backends, timers) with `crossbeam_channel::select!`.
+pub fn forward_events(mut events: EventStream) -> crossbeam_channel::Receiver<Event> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    std::thread::spawn(move || {
+        loop {
+            match next_event(&mut events, None) {
+                Next::Event(event) => {
+                    if tx.send(*event).is_err() {
+                        break;
+                    }
+                }
+                Next::Closed => break,
+                Next::Timeout => {}
+            }
+        }
+    });
+    rx
 }
 
 /// Reads an environment variable; empty counts as unset.

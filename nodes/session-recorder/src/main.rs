@@ -2,32 +2,28 @@
 //! `events.jsonl` into the session folder, one flushed line at a time, so a crash loses
 //! nothing already said.
 //!
-//! Folder: env `SESSION_DIR` if set; otherwise `<SESSIONS_ROOT>/<session-id>` (root
-//! default `sessions`) with `<SESSIONS_ROOT>/latest` pointing at it.
+//! Folder: see [`node_kit::session`].
 
 use std::{
     fs::{File, OpenOptions},
     io::Write,
-    path::{Path, PathBuf},
-    time::{Instant, SystemTime, UNIX_EPOCH},
+    path::Path,
+    time::Instant,
 };
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
-use eyre::{Context, bail};
+use eyre::Context;
 use node_kit::{Next, next_event, text_of};
-use session_log::{Observed, Record, SessionLog, is_valid_session_id, session_id};
+use session_log::{Observed, Record, SessionLog};
 use voice_protocol::{ids, keys};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let dir = session_dir()?;
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create session folder {}", dir.display()))?;
+    let (node, mut events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let dir = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let mut transcript = open_append(&dir.join("transcript.jsonl"))?;
     let mut events_file = open_append(&dir.join("events.jsonl"))?;
     tracing::info!(folder = %dir.display(), "recording the session");
-
-    let (_node, mut events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let start = Instant::now();
     let mut log = SessionLog::new();
     let mut stdout = std::io::stdout();
@@ -99,36 +95,6 @@ fn main() -> eyre::Result<()> {
         }
     }
     Ok(())
-}
-
-fn session_dir() -> eyre::Result<PathBuf> {
-    if let Some(dir) = node_kit::env_opt("SESSION_DIR") {
-        return Ok(PathBuf::from(dir));
-    }
-    let root =
-        PathBuf::from(node_kit::env_opt("SESSIONS_ROOT").unwrap_or_else(|| "sessions".to_owned()));
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let id = node_kit::env_opt("SESSION_ID").unwrap_or_else(|| session_id(now, std::process::id()));
-    if !is_valid_session_id(&id) {
-        bail!("SESSION_ID {id:?} is not a valid folder name (letters, digits, `-`, `_`, `.`)");
-    }
-    let dir = root.join(&id);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    point_latest(&root, &id);
-    Ok(dir)
-}
-
-/// `latest` → the newest session (best effort: a failure only costs the shortcut).
-fn point_latest(root: &Path, id: &str) {
-    let link = root.join("latest");
-    let _ = std::fs::remove_file(&link);
-    #[cfg(unix)]
-    if let Err(e) = std::os::unix::fs::symlink(id, &link) {
-        tracing::warn!(error = %e, "cannot update the `latest` link");
-    }
 }
 
 fn open_append(path: &Path) -> eyre::Result<File> {

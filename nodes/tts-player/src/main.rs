@@ -1,0 +1,277 @@
+//! `tts-player`: `segment` and `interrupt` in; speech out to the sound device (when there
+//! is one), `conversation.wav` and `timeline.jsonl` in the session folder, and the outputs
+//! `audio` (Float32 blocks), `playback_started` and `playback_done`. Decisions live in
+//! [`player_core::Player`]; synthesis runs on a worker thread.
+
+mod backend;
+mod output;
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use audio_utils::resample;
+use crossbeam_channel::{Receiver, Sender, select};
+use dora_node_api::{DoraNode, Event as DoraEvent};
+use eyre::{Context, bail};
+use node_kit::{Params, text_of};
+use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput};
+use voice_protocol::{ids, keys};
+
+use crate::{
+    backend::{Espeak, Silent, TtsBackend, VoiceMap},
+    output::{Device, Recording},
+};
+
+/// Voices handed out in turn to speakers without a `VOICE_MAP` entry.
+const VOICE_ROTATION: &[&str] = &[
+    "en-us+f3", "en-us+m3", "en-us+f4", "en-us+m1", "en-us+f2", "en-us+m4",
+];
+
+struct Job {
+    speaker: String,
+    question_id: u64,
+    index: u32,
+    text: String,
+}
+
+fn main() -> eyre::Result<()> {
+    node_kit::init_tracing();
+    let rate: u32 = node_kit::env_parse("SAMPLE_RATE", 22_050)?;
+    let block_ms: u64 = node_kit::env_parse("BLOCK_MS", 20)?;
+    if !(8_000..=96_000).contains(&rate) || !(5..=200).contains(&block_ms) {
+        bail!("SAMPLE_RATE must be 8000..96000 and BLOCK_MS 5..200");
+    }
+    let backend: Box<dyn TtsBackend> = match node_kit::env_opt("TTS_BACKEND")
+        .as_deref()
+        .unwrap_or("espeak")
+    {
+        "espeak" => {
+            Espeak::check_installed()?;
+            Box::new(Espeak {
+                voices: VoiceMap::parse(
+                    &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
+                    VOICE_ROTATION,
+                )?,
+                speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
+                timeout: Duration::from_secs(20),
+            })
+        }
+        "silent" => Box::new(Silent {
+            sample_rate: rate,
+            ms_per_char: 60,
+        }),
+        other => bail!("TTS_BACKEND={other:?} is not supported (use espeak or silent)"),
+    };
+    tracing::info!(
+        backend = backend.name(),
+        rate,
+        block_ms,
+        "tts player starting"
+    );
+
+    let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let dir = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
+    let mut recording = Recording::create(&dir, rate)?;
+    let mode = node_kit::env_opt("AUDIO_OUTPUT").unwrap_or_else(|| "auto".to_owned());
+    let mut device = Device::open(&mode, rate, Duration::from_millis(block_ms * 3))?;
+    tracing::info!(folder = %dir.display(), device = device.is_some(), "recording the session");
+
+    let floor = Arc::new(AtomicU64::new(0));
+    let (jobs, results) = spawn_synthesizer(backend, rate, floor.clone());
+    let dora_events = node_kit::forward_events(events);
+    let mut player = Player::new(PlayerConfig::new(rate));
+    let block_len = (u64::from(rate) * block_ms / 1000) as usize;
+    let block_time = Duration::from_millis(block_ms);
+    let mut block = vec![0.0f32; block_len];
+    let start = Instant::now();
+    let mut rendered_blocks: u32 = 0;
+
+    loop {
+        let deadline = start + block_time * rendered_blocks;
+        let wait = deadline.saturating_duration_since(Instant::now());
+        let mut player_events = Vec::new();
+        select! {
+            recv(dora_events) -> event => match event {
+                Ok(DoraEvent::Input { id, metadata, data }) => {
+                    if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data) {
+                        if let PlayerInput::Interrupt { question_id } = input {
+                            floor.fetch_max(question_id, Ordering::SeqCst);
+                        }
+                        player_events = player.handle(input);
+                    }
+                }
+                Ok(DoraEvent::Stop(_)) | Err(_) => break,
+                Ok(_) => {}
+            },
+            recv(results) -> result => match result {
+                Ok(input) => player_events = player.handle(input),
+                Err(_) => bail!("the synthesis worker stopped"),
+            },
+            default(wait) => {
+                // Catch up if the machine stalled, but never by more than a second.
+                let behind = (start.elapsed().as_millis() as u64 / block_ms).saturating_sub(u64::from(rendered_blocks));
+                for _ in 0..behind.clamp(1, 1000 / block_ms) {
+                    let rendered = player.render(&mut block);
+                    rendered_blocks += 1;
+                    recording.write(&block)?;
+                    if let Some(d) = device.as_mut() && !d.write(&block) {
+                        tracing::warn!("the sound device went away; recording only");
+                        device = None;
+                    }
+                    if let Some((speaker, question_id)) = rendered.speaker {
+                        let params = Params::new()
+                            .question_id(question_id)
+                            .string(keys::SPEAKER, speaker)
+                            .int(keys::SAMPLE_RATE, i64::from(rate))
+                            .build();
+                        node.send_output(ids::AUDIO.into(), params, block.clone())?;
+                    }
+                    player_events.extend(rendered.events);
+                }
+                if behind > 1000 / block_ms {
+                    rendered_blocks = (start.elapsed().as_millis() as u64 / block_ms) as u32;
+                }
+            }
+        }
+        for event in player_events {
+            apply(event, &mut node, &jobs, &mut recording)?;
+        }
+    }
+    recording.finish()?;
+    Ok(())
+}
+
+fn apply(
+    event: PlayerEvent,
+    node: &mut DoraNode,
+    jobs: &Sender<Job>,
+    recording: &mut Recording,
+) -> eyre::Result<()> {
+    match event {
+        PlayerEvent::Synthesize {
+            speaker,
+            question_id,
+            index,
+            text,
+        } => {
+            let _ = jobs.send(Job {
+                speaker,
+                question_id,
+                index,
+                text,
+            });
+        }
+        PlayerEvent::Skipped {
+            question_id,
+            index,
+            error,
+        } => {
+            tracing::warn!(question_id, index, %error, "segment could not be synthesized; skipped");
+        }
+        PlayerEvent::PlaybackStarted {
+            speaker,
+            question_id,
+            at_ms,
+        } => {
+            tracing::debug!(%speaker, question_id, at_ms, "playback started");
+            let params = Params::new()
+                .question_id(question_id)
+                .string(keys::SPEAKER, speaker.clone())
+                .build();
+            node.send_output(ids::PLAYBACK_STARTED.into(), params, speaker)?;
+        }
+        PlayerEvent::PlaybackDone(record) => {
+            tracing::info!(speaker = %record.speaker, question_id = record.question_id, interrupted = record.interrupted, chars = record.chars_played, "played");
+            recording.timeline(&record)?;
+            let params = Params::new()
+                .question_id(record.question_id)
+                .string(keys::SPEAKER, record.speaker.clone())
+                .bool(keys::INTERRUPTED, record.interrupted)
+                .int(keys::CHARS_PLAYED, record.chars_played as i64)
+                .build();
+            node.send_output(ids::PLAYBACK_DONE.into(), params, record.text_played)?;
+        }
+    }
+    Ok(())
+}
+
+/// One synthesis worker, in arrival order; jobs older than the newest interrupt are
+/// skipped without synthesizing.
+fn spawn_synthesizer(
+    mut backend: Box<dyn TtsBackend>,
+    rate: u32,
+    floor: Arc<AtomicU64>,
+) -> (Sender<Job>, Receiver<PlayerInput>) {
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
+    let (result_tx, result_rx) = crossbeam_channel::unbounded();
+    std::thread::spawn(move || {
+        for job in job_rx {
+            if job.question_id < floor.load(Ordering::SeqCst) {
+                continue;
+            }
+            let result = match backend.synthesize(&job.speaker, &job.text) {
+                Ok(pcm) => PlayerInput::Audio {
+                    question_id: job.question_id,
+                    index: job.index,
+                    samples: resample(&pcm.samples, pcm.sample_rate, rate),
+                },
+                Err(e) => PlayerInput::SynthesisFailed {
+                    question_id: job.question_id,
+                    index: job.index,
+                    error: format!("{e:#}"),
+                },
+            };
+            if result_tx.send(result).is_err() {
+                break;
+            }
+        }
+    });
+    (job_tx, result_rx)
+}
+
+fn to_player_input(
+    id: &str,
+    params: &dora_node_api::MetadataParameters,
+    data: &dora_node_api::DoraArray,
+) -> Option<PlayerInput> {
+    let Some(question_id) = node_kit::question_id(params) else {
+        tracing::warn!(input = id, "message without question_id ignored");
+        return None;
+    };
+    match id {
+        ids::INTERRUPT => Some(PlayerInput::Interrupt { question_id }),
+        ids::SEGMENT => {
+            let text = match text_of(data) {
+                Ok(text) => text,
+                Err(e) => {
+                    tracing::warn!(error = %e, "unreadable segment ignored");
+                    return None;
+                }
+            };
+            let Some(index) = node_kit::int_param(params, keys::SEGMENT_INDEX)
+                .and_then(|i| u32::try_from(i).ok())
+            else {
+                tracing::warn!("segment without segment_index ignored");
+                return None;
+            };
+            Some(PlayerInput::Segment {
+                speaker: node_kit::string_param(params, keys::SPEAKER)
+                    .unwrap_or("unknown")
+                    .to_owned(),
+                question_id,
+                index,
+                last: node_kit::bool_param(params, keys::LAST_SEGMENT).unwrap_or(false),
+                text,
+            })
+        }
+        other => {
+            tracing::warn!(input = other, "unknown input ignored");
+            None
+        }
+    }
+}

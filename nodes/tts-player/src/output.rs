@@ -1,0 +1,132 @@
+//! Where rendered audio goes: the session recording (always) and the sound device (when
+//! there is one).
+
+use std::{
+    fs::{File, OpenOptions},
+    io::{BufWriter, Write},
+    path::Path,
+    process::{Child, ChildStdin, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use audio_utils::to_i16;
+use eyre::Context;
+use player_core::TimelineRecord;
+
+/// `conversation.wav` (what a listener heard, gaps included) and `timeline.jsonl`.
+pub struct Recording {
+    wav: hound::WavWriter<BufWriter<File>>,
+    timeline: File,
+    last_flush: Instant,
+}
+
+impl Recording {
+    pub fn create(dir: &Path, sample_rate: u32) -> eyre::Result<Self> {
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let wav_path = dir.join("conversation.wav");
+        let wav = hound::WavWriter::create(&wav_path, spec)
+            .with_context(|| format!("cannot create {}", wav_path.display()))?;
+        let timeline_path = dir.join("timeline.jsonl");
+        let timeline = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&timeline_path)
+            .with_context(|| format!("cannot open {}", timeline_path.display()))?;
+        Ok(Self {
+            wav,
+            timeline,
+            last_flush: Instant::now(),
+        })
+    }
+
+    pub fn write(&mut self, block: &[f32]) -> eyre::Result<()> {
+        for s in block {
+            self.wav.write_sample(to_i16(*s))?;
+        }
+        // Keep the header current about once a second: a crash loses at most that.
+        if self.last_flush.elapsed() > Duration::from_secs(1) {
+            self.wav.flush()?;
+            self.last_flush = Instant::now();
+        }
+        Ok(())
+    }
+
+    pub fn timeline(&mut self, record: &TimelineRecord) -> eyre::Result<()> {
+        let line = serde_json::to_string(record)?;
+        writeln!(self.timeline, "{line}")?;
+        self.timeline.flush()?;
+        Ok(())
+    }
+
+    pub fn finish(self) -> eyre::Result<()> {
+        self.wav.finalize()?;
+        Ok(())
+    }
+}
+
+/// The sound device through ALSA's `aplay`, with a short buffer so a barge-in is heard
+/// at once.
+pub struct Device {
+    child: Child,
+    stdin: ChildStdin,
+    bytes: Vec<u8>,
+}
+
+impl Device {
+    /// `AUDIO_OUTPUT`: `none`, `aplay`, or `auto` (aplay when a sound card exists).
+    pub fn open(mode: &str, sample_rate: u32, buffer: Duration) -> eyre::Result<Option<Self>> {
+        let wanted = match mode {
+            "none" => false,
+            "aplay" => true,
+            "auto" => has_sound_card(),
+            other => eyre::bail!("AUDIO_OUTPUT={other:?} is not one of auto, aplay, none"),
+        };
+        if !wanted {
+            return Ok(None);
+        }
+        let mut child = Command::new("aplay")
+            .args(["-q", "-t", "raw", "-f", "S16_LE", "-c", "1", "-r"])
+            .arg(sample_rate.to_string())
+            .arg(format!("--buffer-time={}", buffer.as_micros()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot start aplay (install alsa-utils or set AUDIO_OUTPUT=none)")?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        Ok(Some(Self {
+            child,
+            stdin,
+            bytes: Vec::new(),
+        }))
+    }
+
+    /// Returns false once the device went away (then the caller stops using it).
+    pub fn write(&mut self, block: &[f32]) -> bool {
+        self.bytes.clear();
+        for s in block {
+            self.bytes.extend_from_slice(&to_i16(*s).to_le_bytes());
+        }
+        self.stdin.write_all(&self.bytes).is_ok()
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn has_sound_card() -> bool {
+    Command::new("aplay")
+        .arg("-l")
+        .output()
+        .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("card "))
+        .unwrap_or(false)
+}
