@@ -28,6 +28,12 @@ pub enum BridgeInput {
     Interrupt { question_id: u64 },
     /// A finished utterance of anyone (this participant included).
     Utterance(Entry),
+    /// The player cut an utterance off: only `heard` of it was heard.
+    Heard {
+        speaker: String,
+        question_id: u64,
+        heard: String,
+    },
     /// The backend produced text for a generation.
     Chunk { question_id: u64, text: String },
     /// The backend finished a generation (with an error, if it failed).
@@ -140,6 +146,11 @@ impl BridgeCore {
                 }
             }
             BridgeInput::Utterance(entry) => self.history.push(entry),
+            BridgeInput::Heard {
+                speaker,
+                question_id,
+                heard,
+            } => self.history.cut_to_heard(&speaker, question_id, &heard),
             BridgeInput::Chunk { question_id, text } => {
                 let Some(active) = self.active.as_mut() else {
                     return out;

@@ -81,6 +81,29 @@ impl History {
         self.entries.push_back(entry);
     }
 
+    /// The utterance (`speaker`, `question_id`) was cut off after `heard`: only that stays
+    /// in the context. Unknown so far: it is added as heard.
+    pub fn cut_to_heard(&mut self, speaker: &str, question_id: u64, heard: &str) {
+        match self
+            .entries
+            .iter_mut()
+            .find(|e| e.question_id == question_id && e.speaker == speaker)
+        {
+            Some(entry) => {
+                entry.text = heard.to_owned();
+                entry.interrupted = true;
+            }
+            None => {
+                let mut entry = Entry::new(speaker, heard, question_id);
+                entry.interrupted = true;
+                self.push(entry);
+            }
+        }
+        // An utterance nobody heard a word of is not part of the conversation.
+        self.entries
+            .retain(|e| !(e.question_id == question_id && e.speaker == speaker && e.text.trim().is_empty()));
+    }
+
     pub fn entries(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator {
         self.entries.iter()
     }
@@ -151,6 +174,24 @@ mod tests {
         assert_eq!(m[2].role, ChatRole::Assistant);
         assert_eq!(m[2].content, "A value approached.");
         assert_eq!(m[3].content, "[human]: Example please");
+    }
+
+    #[test]
+    fn interrupted_utterances_keep_only_what_was_heard() {
+        let mut h = History::new(10);
+        h.push(entry("tutor", "A limit is the value a function approaches as x grows.", 5));
+        h.cut_to_heard("tutor", 5, "A limit is the value");
+        let e = h.entries().next().unwrap();
+        assert_eq!(e.text, "A limit is the value");
+        assert!(e.interrupted);
+        // Heard before the controller's copy arrived: the heard text wins.
+        h.cut_to_heard("ben", 6, "So");
+        h.push(entry("ben", "So what about infinity?", 6));
+        assert_eq!(h.entries().last().unwrap().text, "So");
+        // Nothing heard at all: gone from the context.
+        h.push(entry("mia", "Never heard.", 7));
+        h.cut_to_heard("mia", 7, "");
+        assert_eq!(h.len(), 2);
     }
 
     #[test]

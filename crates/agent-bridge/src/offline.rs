@@ -76,7 +76,9 @@ const COMMON: &[&str] = &[
     "the", "and", "that", "this", "with", "what", "when", "would", "could", "there", "their",
     "about", "which", "where", "your", "have", "from", "then", "them", "they", "just", "like",
     "does", "into", "than", "only", "some", "here", "good", "point", "think", "still", "again",
-    "because", "really", "question", "example", "please", "thanks", "thank",
+    "because", "really", "question", "example", "please", "thanks", "thank", "sorry",
+    "interrupt", "actual", "actually", "together", "details", "basics", "matter", "everything",
+    "before", "happens", "earlier", "connects", "already", "other", "more", "said", "mean",
 ];
 
 /// A salient word of `text`: the longest word that is neither common nor already part
@@ -84,7 +86,7 @@ const COMMON: &[&str] = &[
 fn salient_word(text: &str, topic: &str) -> Option<String> {
     let topic = topic.to_lowercase();
     text.split(|c: char| !c.is_alphanumeric() && c != '-' && c != '\'')
-        .filter(|w| w.chars().count() >= 4)
+        .filter(|w| w.chars().count() >= 4 && !w.chars().any(|c| c.is_ascii_digit()))
         .filter(|w| !COMMON.contains(&w.to_lowercase().as_str()))
         .filter(|w| !topic.contains(&w.to_lowercase()))
         .max_by_key(|w| w.chars().count())

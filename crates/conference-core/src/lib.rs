@@ -20,6 +20,10 @@ pub struct ConferenceConfig {
     pub turn_timeout: Duration,
     /// After `speech_started`, how long to wait for the human's transcript.
     pub human_timeout: Duration,
+    /// With a player reporting `playback_done`: how many finished utterances may wait
+    /// unheard before the next turn is handed out (`Some(1)`: the next speaker generates
+    /// while the current one is heard, no further). `None`: no waiting for playback.
+    pub max_unplayed: Option<usize>,
 }
 
 impl Default for ConferenceConfig {
@@ -27,6 +31,7 @@ impl Default for ConferenceConfig {
         Self {
             turn_timeout: Duration::from_secs(60),
             human_timeout: Duration::from_secs(20),
+            max_unplayed: None,
         }
     }
 }
@@ -50,6 +55,8 @@ pub enum Event {
     },
     /// Voice activity: the human began to speak.
     SpeechStarted,
+    /// The player finished (or cut off) the utterance of `question_id`.
+    PlaybackDone { question_id: u64 },
     Control(ControlCommand),
     /// Time passed; deadlines are checked.
     Tick,
@@ -106,6 +113,8 @@ pub enum Notice {
     Truncated { speaker: String },
     #[error("nobody can take the turn; waiting for a human to speak")]
     FloorOpen,
+    #[error("no playback report within {secs} s; continuing without it")]
+    PlaybackTimeout { secs: u64 },
 }
 
 impl Notice {
@@ -132,6 +141,10 @@ enum Floor {
     AwaitingHuman {
         since: Duration,
     },
+    /// Enough is generated but unheard: the next turn waits for the player.
+    AwaitingPlayback {
+        since: Duration,
+    },
 }
 
 /// The conference controller state machine.
@@ -140,6 +153,8 @@ pub struct Conference {
     engine: PolicyEngine,
     config: ConferenceConfig,
     floor: Floor,
+    /// Finished agent utterances the player has not reported as heard.
+    unplayed: std::collections::BTreeSet<u64>,
 }
 
 impl Conference {
@@ -148,6 +163,7 @@ impl Conference {
             engine,
             config,
             floor: Floor::Idle,
+            unplayed: std::collections::BTreeSet::new(),
         }
     }
 
@@ -169,6 +185,7 @@ impl Conference {
             Floor::Idle => None,
             Floor::Speaking(t) => Some(t.started_at + self.config.turn_timeout),
             Floor::AwaitingHuman { since } => Some(*since + self.config.human_timeout),
+            Floor::AwaitingPlayback { since } => Some(*since + self.config.turn_timeout),
         }
     }
 
@@ -186,6 +203,12 @@ impl Conference {
             } => self.on_text(from, text, status, question_id, now, &mut out),
             Event::Human { speaker, text } => self.on_human(speaker, text, now, &mut out),
             Event::SpeechStarted => self.on_speech_started(now, &mut out),
+            Event::PlaybackDone { question_id } => {
+                self.unplayed.remove(&question_id);
+                if matches!(self.floor, Floor::AwaitingPlayback { .. }) && !self.too_much_unplayed() {
+                    self.give_next_turn(now, &mut out);
+                }
+            }
             Event::Control(command) => self.on_control(command, now, &mut out),
             Event::Tick => {}
         }
@@ -213,6 +236,12 @@ impl Conference {
             Floor::AwaitingHuman { .. } => out.push(Action::Notice(Notice::HumanTimeout {
                 secs: self.config.human_timeout.as_secs(),
             })),
+            Floor::AwaitingPlayback { .. } => {
+                out.push(Action::Notice(Notice::PlaybackTimeout {
+                    secs: self.config.turn_timeout.as_secs(),
+                }));
+                self.unplayed.clear();
+            }
             Floor::Idle => return,
         }
         self.give_next_turn(now, out);
@@ -260,8 +289,16 @@ impl Conference {
         }
     }
 
+    fn too_much_unplayed(&self) -> bool {
+        self.config
+            .max_unplayed
+            .is_some_and(|max| self.unplayed.len() > max)
+    }
+
     /// Stops whoever is speaking; returns the interrupt's question id.
     fn interrupt(&mut self, kind: InterruptKind, out: &mut Vec<Action>) -> u64 {
+        // Everything generated so far is dropped downstream: nothing is left to hear.
+        self.unplayed.clear();
         if let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) {
             self.cut_short(turn, out);
         }
@@ -338,8 +375,18 @@ impl Conference {
             let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
                 unreachable!("matched Speaking above");
             };
+            let question_id = turn.question_id;
+            let said_something = !turn.text.trim().is_empty();
             self.end_turn(turn, false, out);
-            self.give_next_turn(now, out);
+            if said_something && self.config.max_unplayed.is_some() {
+                self.unplayed.insert(question_id);
+            }
+            if self.too_much_unplayed() {
+                self.floor = Floor::AwaitingPlayback { since: now };
+                out.push(Action::Status(self.engine.stats()));
+            } else {
+                self.give_next_turn(now, out);
+            }
         }
     }
 
@@ -355,6 +402,7 @@ impl Conference {
         if let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) {
             self.cut_short(turn, out);
         }
+        self.unplayed.clear();
         let question_id = self.engine.human_spoke(&speaker, count_words(&text));
         out.push(Action::Interrupt {
             kind: InterruptKind::Reset,
@@ -410,7 +458,9 @@ impl Conference {
                     speaker: self.engine.name(turn.index).to_owned(),
                     question_id: turn.question_id,
                 }),
-                Floor::Idle | Floor::AwaitingHuman { .. } => self.give_next_turn(now, out),
+                Floor::Idle | Floor::AwaitingHuman { .. } | Floor::AwaitingPlayback { .. } => {
+                    self.give_next_turn(now, out)
+                }
             },
         }
     }

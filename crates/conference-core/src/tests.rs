@@ -365,3 +365,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn next_turns_wait_for_playback_when_configured() {
+    let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
+    let config = ConferenceConfig {
+        max_unplayed: Some(1),
+        ..ConferenceConfig::default()
+    };
+    let mut c = Conference::new(engine, config);
+    c.handle(Event::Start, secs(0));
+    let first = c.current_turn().unwrap().1;
+    // The first utterance ends: the next speaker may generate while it is heard.
+    let out = speak(&mut c, "One two", secs(1));
+    assert_eq!(turns(&out).len(), 1);
+    // The second ends while the first is still playing: wait.
+    let second = c.current_turn().unwrap().1;
+    let out = speak(&mut c, "Three four", secs(2));
+    assert!(turns(&out).is_empty());
+    assert_eq!(c.next_deadline(), Some(secs(62)));
+    // Reports of other utterances do not release it; the first one's does.
+    assert!(turns(&c.handle(Event::PlaybackDone { question_id: 99 }, secs(3))).is_empty());
+    let out = c.handle(Event::PlaybackDone { question_id: first }, secs(4));
+    assert_eq!(turns(&out).len(), 1);
+    // A player that never reports does not stall the conference.
+    let out = speak(&mut c, "Five six", secs(5));
+    assert!(turns(&out).is_empty());
+    let out = c.handle(Event::Tick, secs(65));
+    assert!(out.iter().any(|a| matches!(a, Action::Notice(Notice::PlaybackTimeout { .. }))));
+    assert_eq!(turns(&out).len(), 1);
+    let _ = second;
+}

@@ -2,7 +2,14 @@
 //!
 //! `transcript.jsonl`: one [`TranscriptLine`] per utterance; `events.jsonl`: one
 //! [`EventLine`] per control event (turns, interrupts, errors). [`SessionLog`] turns the
-//! controller's messages into those lines and into what the console shows.
+//! controller's (and, in spoken sessions, the player's) messages into those lines and into
+//! what the console shows.
+//!
+//! In a spoken session ([`SessionLog::spoken`]) an agent's line waits for the player's
+//! report of what was actually heard, and lines leave in question-id order: a human line
+//! releases every older line (whatever was not reported by then was never heard), a
+//! report for question `x` releases everything below `x` (the player plays in order), and
+//! [`SessionLog::flush`] releases the rest at the end.
 
 use std::collections::BTreeMap;
 
@@ -14,11 +21,15 @@ pub struct TranscriptLine {
     pub speaker: String,
     pub question_id: u64,
     pub text: String,
-    /// When the turn was handed out (agents) or the utterance arrived (humans).
+    /// Text session: when the turn was handed out (agents) or the utterance arrived
+    /// (humans). Spoken session: when the utterance began and stopped sounding.
     pub start_ms: u64,
     pub end_ms: u64,
     pub interrupted: bool,
     pub human: bool,
+    /// Spoken sessions: the part of `text` that was actually heard.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_played: Option<String>,
 }
 
 /// One control event.
@@ -52,6 +63,16 @@ pub enum Observed {
         interrupted: bool,
         human: bool,
     },
+    /// The player began to sound an utterance.
+    PlaybackStarted {
+        question_id: u64,
+    },
+    /// The player finished or cut off an utterance; `heard` is what sounded.
+    Played {
+        question_id: u64,
+        heard: String,
+        interrupted: bool,
+    },
     Error {
         source: String,
         message: String,
@@ -77,13 +98,20 @@ impl Record {
     /// The console line for a human reader, if any.
     pub fn console_line(&self) -> Option<String> {
         match self {
-            Record::Transcript(t) => Some(format!(
-                "[q{}] {}: {}{}",
-                t.question_id,
-                t.speaker,
-                t.text.trim(),
-                if t.interrupted { " [interrupted]" } else { "" }
-            )),
+            Record::Transcript(t) => {
+                let text = match &t.text_played {
+                    Some(heard) if heard.is_empty() => "(cut off before a word was heard)".to_owned(),
+                    Some(heard) if t.interrupted => format!("{heard} —"),
+                    _ => t.text.trim().to_owned(),
+                };
+                Some(format!(
+                    "[q{}] {}: {}{}",
+                    t.question_id,
+                    t.speaker,
+                    text,
+                    if t.interrupted { " [interrupted]" } else { "" }
+                ))
+            }
             Record::Event(e) if e.event == "interrupt" => Some(format!(
                 "---- interrupt ({}) q{} ----",
                 e.detail.as_deref().unwrap_or("cancel"),
@@ -99,40 +127,96 @@ impl Record {
     }
 }
 
-/// Turns observations into records, remembering when each turn began.
+#[derive(Debug, Clone)]
+struct Pending {
+    line: TranscriptLine,
+    ready: bool,
+}
+
+/// Turns observations into records.
 #[derive(Debug, Clone, Default)]
 pub struct SessionLog {
+    spoken: bool,
     turn_started: BTreeMap<u64, u64>,
+    sounding_since: BTreeMap<u64, u64>,
+    pending: BTreeMap<u64, Pending>,
+    /// Reports that came before their utterance: (heard, interrupted, start, end).
+    early_reports: BTreeMap<u64, (String, bool, u64, u64)>,
 }
 
 impl SessionLog {
+    /// A text session: lines are written as utterances finish.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// A spoken session: agents' lines wait for what the player reports as heard.
+    pub fn spoken() -> Self {
+        Self {
+            spoken: true,
+            ..Self::default()
+        }
+    }
+
     pub fn observe(&mut self, observed: Observed, now_ms: u64) -> Vec<Record> {
+        let event = |event: &'static str, speaker: Option<String>, question_id: Option<u64>, detail: Option<String>| {
+            Record::Event(EventLine {
+                t_ms: now_ms,
+                event,
+                speaker,
+                question_id,
+                detail,
+            })
+        };
         match observed {
             Observed::Turn {
                 speaker,
                 question_id,
             } => {
                 self.turn_started.entry(question_id).or_insert(now_ms);
-                vec![Record::Event(EventLine {
-                    t_ms: now_ms,
-                    event: "turn",
-                    speaker: Some(speaker),
-                    question_id: Some(question_id),
-                    detail: None,
-                })]
+                vec![event("turn", Some(speaker), Some(question_id), None)]
             }
             Observed::Interrupt { kind, question_id } => {
-                vec![Record::Event(EventLine {
-                    t_ms: now_ms,
-                    event: "interrupt",
-                    speaker: None,
-                    question_id: Some(question_id),
-                    detail: Some(kind),
-                })]
+                vec![event("interrupt", None, Some(question_id), Some(kind))]
+            }
+            Observed::Error { source, message } => {
+                vec![event("error", Some(source), None, Some(message))]
+            }
+            Observed::PlaybackStarted { question_id } => {
+                self.sounding_since.entry(question_id).or_insert(now_ms);
+                Vec::new()
+            }
+            Observed::Played {
+                question_id,
+                heard,
+                interrupted,
+            } => {
+                let start = self.sounding_since.remove(&question_id).unwrap_or(now_ms);
+                let mut out = vec![event(
+                    "played",
+                    None,
+                    Some(question_id),
+                    Some(if interrupted { "interrupted".into() } else { "complete".into() }),
+                )];
+                if !self.spoken {
+                    return out;
+                }
+                match self.pending.get_mut(&question_id) {
+                    Some(p) => {
+                        p.line.text_played = Some(heard);
+                        p.line.interrupted |= interrupted;
+                        p.line.start_ms = start;
+                        p.line.end_ms = now_ms;
+                        p.ready = true;
+                    }
+                    None => {
+                        self.early_reports
+                            .insert(question_id, (heard, interrupted, start, now_ms));
+                    }
+                }
+                self.give_up_below(question_id);
+                out.extend(self.release());
+                out
             }
             Observed::Utterance {
                 speaker,
@@ -147,7 +231,7 @@ impl SessionLog {
                 };
                 // Keep the map small: turns that never produced an utterance are forgotten.
                 self.turn_started.retain(|q, _| *q > question_id);
-                vec![Record::Transcript(TranscriptLine {
+                let mut line = TranscriptLine {
                     speaker,
                     question_id,
                     text,
@@ -155,16 +239,57 @@ impl SessionLog {
                     end_ms: now_ms,
                     interrupted,
                     human,
-                })]
+                    text_played: None,
+                };
+                if !self.spoken {
+                    return vec![Record::Transcript(line)];
+                }
+                let mut ready = human;
+                if human {
+                    self.give_up_below(question_id);
+                } else if let Some((heard, cut, start, end)) = self.early_reports.remove(&question_id) {
+                    line.text_played = Some(heard);
+                    line.interrupted |= cut;
+                    line.start_ms = start;
+                    line.end_ms = end;
+                    ready = true;
+                }
+                self.pending.insert(question_id, Pending { line, ready });
+                self.release()
             }
-            Observed::Error { source, message } => vec![Record::Event(EventLine {
-                t_ms: now_ms,
-                event: "error",
-                speaker: Some(source),
-                question_id: None,
-                detail: Some(message),
-            })],
         }
+    }
+
+    /// Releases every line still waiting (at the end of a session).
+    pub fn flush(&mut self) -> Vec<Record> {
+        let last = self.pending.keys().next_back().copied().unwrap_or(0);
+        self.give_up_below(last + 1);
+        self.release()
+    }
+
+    /// Lines below `question_id` without a report will never get one: nobody heard them.
+    fn give_up_below(&mut self, question_id: u64) {
+        for p in self.pending.range_mut(..question_id).map(|(_, p)| p) {
+            if !p.ready {
+                p.ready = true;
+                if !p.line.human {
+                    p.line.text_played = Some(String::new());
+                    p.line.interrupted = true;
+                }
+            }
+        }
+        self.early_reports.retain(|q, _| *q >= question_id);
+    }
+
+    fn release(&mut self) -> Vec<Record> {
+        let mut out = Vec::new();
+        while let Some(entry) = self.pending.first_entry() {
+            if !entry.get().ready {
+                break;
+            }
+            out.push(Record::Transcript(entry.remove().line));
+        }
+        out
     }
 }
 
@@ -263,6 +388,58 @@ mod tests {
         let json: serde_json::Value = serde_json::from_str(&records[0].to_json()).unwrap();
         assert_eq!(json["question_id"], 3);
         assert_eq!(json["interrupted"], true);
+    }
+
+    fn utterance(speaker: &str, q: u64, text: &str) -> Observed {
+        Observed::Utterance {
+            speaker: speaker.into(),
+            text: text.into(),
+            question_id: q,
+            interrupted: false,
+            human: speaker == "human",
+        }
+    }
+
+    fn played(q: u64, heard: &str, interrupted: bool) -> Observed {
+        Observed::Played {
+            question_id: q,
+            heard: heard.into(),
+            interrupted,
+        }
+    }
+
+    fn transcript(records: &[Record]) -> Vec<(u64, Option<String>, bool)> {
+        records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Transcript(t) => Some((t.question_id, t.text_played.clone(), t.interrupted)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn spoken_sessions_write_what_was_heard_in_order() {
+        let mut log = SessionLog::spoken();
+        assert!(transcript(&log.observe(utterance("ben", 1, "First."), 10)).is_empty());
+        assert!(transcript(&log.observe(utterance("tutor", 2, "A long answer."), 20)).is_empty());
+        let out = log.observe(played(1, "First.", false), 30);
+        assert_eq!(transcript(&out), [(1, Some("First.".into()), false)]);
+        // The human cuts the tutor off: the player's report, then the human line.
+        let out = log.observe(played(2, "A long", true), 40);
+        assert_eq!(transcript(&out), [(2, Some("A long".into()), true)]);
+        let out = log.observe(utterance("human", 4, "Wait!"), 50);
+        assert_eq!(transcript(&out), [(4, None, false)]);
+        // A queued utterance nobody heard, released by the next human line.
+        log.observe(utterance("mia", 5, "Never heard."), 60);
+        let out = log.observe(utterance("human", 7, "Hello?"), 70);
+        assert_eq!(transcript(&out), [(5, Some(String::new()), true), (7, None, false)]);
+        // A report before the utterance (both arrive at once).
+        log.observe(played(8, "Quick.", false), 80);
+        let out = log.observe(utterance("tutor", 8, "Quick."), 81);
+        assert_eq!(transcript(&out), [(8, Some("Quick.".into()), false)]);
+        log.observe(utterance("ben", 9, "Cut by the end."), 90);
+        assert_eq!(transcript(&log.flush()), [(9, Some(String::new()), true)]);
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub mod ids {
     pub const HUMAN: &str = "human";
     /// Controller input: the human started speaking (voice activity).
     pub const SPEECH_STARTED: &str = "speech_started";
+    /// Bridge input: the player's `playback_done` (what was heard of each utterance).
+    pub const PLAYED: &str = "played";
     /// Participant output: streamed text chunks.
     pub const TEXT: &str = "text";
     /// Human source output: a final transcript.

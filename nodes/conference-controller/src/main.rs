@@ -1,6 +1,7 @@
 //! `conference-controller`: Arrow in → [`conference_core`] → Arrow out.
 //!
-//! Inputs: one per participant (its text), `human`, `speech_started`, `control`.
+//! Inputs: one per participant (its text), `human`, `speech_started`, `control`,
+//! `playback_done` (optional, from the player).
 //! Outputs: `turn`, `interrupt`, `status`, `utterance`. See docs/ARCHITECTURE.md.
 
 use std::time::{Duration, Instant};
@@ -31,6 +32,10 @@ fn main() -> eyre::Result<()> {
     let config = ConferenceConfig {
         turn_timeout: Duration::from_secs_f64(node_kit::env_parse("TURN_TIMEOUT_SECS", 60.0)?),
         human_timeout: Duration::from_secs_f64(node_kit::env_parse("HUMAN_TIMEOUT_SECS", 20.0)?),
+        max_unplayed: node_kit::env_opt("MAX_UNPLAYED_TURNS")
+            .map(|v| v.trim().parse::<usize>())
+            .transpose()
+            .map_err(|e| eyre!("MAX_UNPLAYED_TURNS is not a whole number: {e}"))?,
     };
     tracing::info!(policy = %policy, mode = policy.mode_name(), "conference controller starting");
 
@@ -112,6 +117,13 @@ fn to_core_event(
             }
         },
         ids::SPEECH_STARTED => Some(Event::SpeechStarted),
+        ids::PLAYBACK_DONE => match node_kit::question_id(params) {
+            Some(question_id) => Some(Event::PlaybackDone { question_id }),
+            None => {
+                tracing::warn!("playback_done without question_id ignored");
+                None
+            }
+        },
         ids::HUMAN => {
             if !voice_protocol::SessionStatus::ends_utterance(status) {
                 tracing::debug!(text = %shorten(&text), "partial human transcript ignored");

@@ -178,6 +178,17 @@ fn to_bridge_input(
                 text,
             }))
         }
+        ids::PLAYED => {
+            // Only cut-off utterances change the context; complete ones are already in it.
+            if !node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false) {
+                return None;
+            }
+            Some(BridgeInput::Heard {
+                speaker: node_kit::string_param(params, keys::SPEAKER).unwrap_or("unknown").to_owned(),
+                question_id: question_id?,
+                heard: text,
+            })
+        }
         other => {
             tracing::warn!(input = other, "unknown input ignored");
             None

@@ -25,7 +25,11 @@ fn main() -> eyre::Result<()> {
     let mut events_file = open_append(&dir.join("events.jsonl"))?;
     tracing::info!(folder = %dir.display(), "recording the session");
     let start = Instant::now();
-    let mut log = SessionLog::new();
+    // Spoken session (a `played` input from the player is wired): lines wait for what
+    // was heard. `SPOKEN` overrides the detection.
+    let wired = node.node_config().inputs.keys().any(|id| id.as_str() == ids::PLAYED);
+    let spoken = node_kit::env_parse("SPOKEN", wired)?;
+    let mut log = if spoken { SessionLog::spoken() } else { SessionLog::new() };
     let mut stdout = std::io::stdout();
     loop {
         let observed = match next_event(&mut events, None) {
@@ -64,6 +68,12 @@ fn main() -> eyre::Result<()> {
                                 question_id,
                             }
                         }
+                        ids::PLAYED => Observed::Played {
+                            question_id,
+                            interrupted: node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false),
+                            heard: text,
+                        },
+                        ids::PLAYBACK_STARTED => Observed::PlaybackStarted { question_id },
                         other => {
                             // Any other input: surface reported errors, ignore the rest.
                             match node_kit::string_param(params, keys::ERROR) {
@@ -92,6 +102,12 @@ fn main() -> eyre::Result<()> {
                 let _ = writeln!(stdout, "{line}");
                 let _ = stdout.flush();
             }
+        }
+    }
+    for record in log.flush() {
+        writeln!(transcript, "{}", record.to_json()).and_then(|_| transcript.flush()).context("cannot write the session folder")?;
+        if let Some(line) = record.console_line() {
+            let _ = writeln!(stdout, "{line}");
         }
     }
     Ok(())
