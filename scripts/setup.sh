@@ -4,7 +4,8 @@
 #
 #   scripts/setup.sh
 #
-# Installs: a C toolchain and Python venv support (apt, when missing), the dora CLI 1.1.0
+# Installs: a C toolchain, Python venv support, espeak-ng and alsa-utils (apt, when
+# missing), the dora CLI 1.1.0
 # into .venv (matching dora-node-api 1.1), and the workspace in the release profile that
 # the dataflows and the tests share.
 set -euo pipefail
@@ -21,9 +22,12 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
 
-# System packages, only when something is missing.
+# System packages, only when something is missing: a C toolchain, Python venv support,
+# espeak-ng (the offline voice) and alsa-utils (aplay, the sound device).
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+command -v aplay >/dev/null 2>&1 || missing+=(alsa-utils)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then

@@ -100,8 +100,9 @@ impl History {
             }
         }
         // An utterance nobody heard a word of is not part of the conversation.
-        self.entries
-            .retain(|e| !(e.question_id == question_id && e.speaker == speaker && e.text.trim().is_empty()));
+        self.entries.retain(|e| {
+            !(e.question_id == question_id && e.speaker == speaker && e.text.trim().is_empty())
+        });
     }
 
     pub fn entries(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator {
@@ -179,7 +180,11 @@ mod tests {
     #[test]
     fn interrupted_utterances_keep_only_what_was_heard() {
         let mut h = History::new(10);
-        h.push(entry("tutor", "A limit is the value a function approaches as x grows.", 5));
+        h.push(entry(
+            "tutor",
+            "A limit is the value a function approaches as x grows.",
+            5,
+        ));
         h.cut_to_heard("tutor", 5, "A limit is the value");
         let e = h.entries().next().unwrap();
         assert_eq!(e.text, "A limit is the value");

@@ -56,7 +56,9 @@ pub enum Event {
     /// Voice activity: the human began to speak.
     SpeechStarted,
     /// The player finished (or cut off) the utterance of `question_id`.
-    PlaybackDone { question_id: u64 },
+    PlaybackDone {
+        question_id: u64,
+    },
     Control(ControlCommand),
     /// Time passed; deadlines are checked.
     Tick,
@@ -205,7 +207,8 @@ impl Conference {
             Event::SpeechStarted => self.on_speech_started(now, &mut out),
             Event::PlaybackDone { question_id } => {
                 self.unplayed.remove(&question_id);
-                if matches!(self.floor, Floor::AwaitingPlayback { .. }) && !self.too_much_unplayed() {
+                if matches!(self.floor, Floor::AwaitingPlayback { .. }) && !self.too_much_unplayed()
+                {
                     self.give_next_turn(now, &mut out);
                 }
             }

@@ -392,7 +392,10 @@ fn next_turns_wait_for_playback_when_configured() {
     let out = speak(&mut c, "Five six", secs(5));
     assert!(turns(&out).is_empty());
     let out = c.handle(Event::Tick, secs(65));
-    assert!(out.iter().any(|a| matches!(a, Action::Notice(Notice::PlaybackTimeout { .. }))));
+    assert!(
+        out.iter()
+            .any(|a| matches!(a, Action::Notice(Notice::PlaybackTimeout { .. })))
+    );
     assert_eq!(turns(&out).len(), 1);
     let _ = second;
 }

@@ -100,7 +100,9 @@ impl Record {
         match self {
             Record::Transcript(t) => {
                 let text = match &t.text_played {
-                    Some(heard) if heard.is_empty() => "(cut off before a word was heard)".to_owned(),
+                    Some(heard) if heard.is_empty() => {
+                        "(cut off before a word was heard)".to_owned()
+                    }
                     Some(heard) if t.interrupted => format!("{heard} —"),
                     _ => t.text.trim().to_owned(),
                 };
@@ -159,7 +161,10 @@ impl SessionLog {
     }
 
     pub fn observe(&mut self, observed: Observed, now_ms: u64) -> Vec<Record> {
-        let event = |event: &'static str, speaker: Option<String>, question_id: Option<u64>, detail: Option<String>| {
+        let event = |event: &'static str,
+                     speaker: Option<String>,
+                     question_id: Option<u64>,
+                     detail: Option<String>| {
             Record::Event(EventLine {
                 t_ms: now_ms,
                 event,
@@ -196,7 +201,11 @@ impl SessionLog {
                     "played",
                     None,
                     Some(question_id),
-                    Some(if interrupted { "interrupted".into() } else { "complete".into() }),
+                    Some(if interrupted {
+                        "interrupted".into()
+                    } else {
+                        "complete".into()
+                    }),
                 )];
                 if !self.spoken {
                     return out;
@@ -247,7 +256,9 @@ impl SessionLog {
                 let mut ready = human;
                 if human {
                     self.give_up_below(question_id);
-                } else if let Some((heard, cut, start, end)) = self.early_reports.remove(&question_id) {
+                } else if let Some((heard, cut, start, end)) =
+                    self.early_reports.remove(&question_id)
+                {
                     line.text_played = Some(heard);
                     line.interrupted |= cut;
                     line.start_ms = start;
@@ -412,7 +423,9 @@ mod tests {
         records
             .iter()
             .filter_map(|r| match r {
-                Record::Transcript(t) => Some((t.question_id, t.text_played.clone(), t.interrupted)),
+                Record::Transcript(t) => {
+                    Some((t.question_id, t.text_played.clone(), t.interrupted))
+                }
                 _ => None,
             })
             .collect()
@@ -433,7 +446,10 @@ mod tests {
         // A queued utterance nobody heard, released by the next human line.
         log.observe(utterance("mia", 5, "Never heard."), 60);
         let out = log.observe(utterance("human", 7, "Hello?"), 70);
-        assert_eq!(transcript(&out), [(5, Some(String::new()), true), (7, None, false)]);
+        assert_eq!(
+            transcript(&out),
+            [(5, Some(String::new()), true), (7, None, false)]
+        );
         // A report before the utterance (both arrive at once).
         log.observe(played(8, "Quick.", false), 80);
         let out = log.observe(utterance("tutor", 8, "Quick."), 81);

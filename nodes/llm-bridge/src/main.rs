@@ -184,7 +184,9 @@ fn to_bridge_input(
                 return None;
             }
             Some(BridgeInput::Heard {
-                speaker: node_kit::string_param(params, keys::SPEAKER).unwrap_or("unknown").to_owned(),
+                speaker: node_kit::string_param(params, keys::SPEAKER)
+                    .unwrap_or("unknown")
+                    .to_owned(),
                 question_id: question_id?,
                 heard: text,
             })

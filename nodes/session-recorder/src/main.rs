@@ -27,9 +27,17 @@ fn main() -> eyre::Result<()> {
     let start = Instant::now();
     // Spoken session (a `played` input from the player is wired): lines wait for what
     // was heard. `SPOKEN` overrides the detection.
-    let wired = node.node_config().inputs.keys().any(|id| id.as_str() == ids::PLAYED);
+    let wired = node
+        .node_config()
+        .inputs
+        .keys()
+        .any(|id| id.as_str() == ids::PLAYED);
     let spoken = node_kit::env_parse("SPOKEN", wired)?;
-    let mut log = if spoken { SessionLog::spoken() } else { SessionLog::new() };
+    let mut log = if spoken {
+        SessionLog::spoken()
+    } else {
+        SessionLog::new()
+    };
     let mut stdout = std::io::stdout();
     loop {
         let observed = match next_event(&mut events, None) {
@@ -70,7 +78,8 @@ fn main() -> eyre::Result<()> {
                         }
                         ids::PLAYED => Observed::Played {
                             question_id,
-                            interrupted: node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false),
+                            interrupted: node_kit::bool_param(params, keys::INTERRUPTED)
+                                .unwrap_or(false),
                             heard: text,
                         },
                         ids::PLAYBACK_STARTED => Observed::PlaybackStarted { question_id },
@@ -105,7 +114,9 @@ fn main() -> eyre::Result<()> {
         }
     }
     for record in log.flush() {
-        writeln!(transcript, "{}", record.to_json()).and_then(|_| transcript.flush()).context("cannot write the session folder")?;
+        writeln!(transcript, "{}", record.to_json())
+            .and_then(|_| transcript.flush())
+            .context("cannot write the session folder")?;
         if let Some(line) = record.console_line() {
             let _ = writeln!(stdout, "{line}");
         }

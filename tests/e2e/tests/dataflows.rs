@@ -39,10 +39,11 @@ fn voice_chat_study_session_with_a_human_barge_in() {
     let dir = session_dir("voice-chat");
     dora_run(
         "dataflows/voice-chat.yml",
-        30,
+        45,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "30"),
+            ("ESPEAK_SPEED", "320"),
         ],
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
@@ -98,6 +99,47 @@ fn voice_chat_study_session_with_a_human_barge_in() {
             .iter()
             .all(|l| !l["text"].as_str().unwrap().trim().is_empty())
     );
+
+    // Spoken: what was heard is recorded; an interrupted line was heard only in part.
+    for line in &agents {
+        let heard = line["text_played"]
+            .as_str()
+            .expect("agents' lines say what was heard");
+        assert!(
+            line["text"].as_str().unwrap().len() >= heard.len(),
+            "{line}"
+        );
+    }
+    let timeline = jsonl(&dir, "timeline.jsonl");
+    assert!(timeline.len() >= 4, "{timeline:#?}");
+    // Never two voices at once, and in question-id order.
+    for pair in timeline.windows(2) {
+        assert!(
+            pair[1]["start_ms"].as_u64() >= pair[0]["end_ms"].as_u64(),
+            "overlap: {pair:?}"
+        );
+        assert!(
+            pair[1]["question_id"].as_u64() > pair[0]["question_id"].as_u64(),
+            "{pair:?}"
+        );
+    }
+    // After the barge-in, nothing of an older question sounded again.
+    let cancel_id = interrupts[0]["question_id"].as_u64().unwrap();
+    if let Some(cut) = timeline.iter().position(|r| r["interrupted"] == true) {
+        for record in &timeline[cut + 1..] {
+            assert!(
+                record["question_id"].as_u64().unwrap() > cancel_id,
+                "stale audio after the interrupt: {record}"
+            );
+        }
+    }
+    let wav = std::fs::metadata(dir.join("conversation.wav"))
+        .expect("conversation.wav")
+        .len();
+    assert!(
+        wav > 22_050 * 2 * 10,
+        "conversation.wav holds at least 10 s of audio ({wav} bytes)"
+    );
 }
 
 #[test]
@@ -106,10 +148,11 @@ fn debate_judge_answers_every_argument() {
     let dir = session_dir("debate");
     dora_run(
         "dataflows/debate.yml",
-        15,
+        30,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "20"),
+            ("ESPEAK_SPEED", "400"),
         ],
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
@@ -206,7 +249,7 @@ fn voice_chat_through_a_running_coordinator() {
             String::from_utf8_lossy(&start.stderr)
         );
         // Let the conversation run, then stop it the way a user does.
-        std::thread::sleep(Duration::from_secs(10));
+        std::thread::sleep(Duration::from_secs(15));
         let stop = run(&["stop", "e2e-voice-chat", "--grace-duration", "5s"], 60);
         assert!(
             stop.status.success(),
@@ -219,7 +262,7 @@ fn voice_chat_through_a_running_coordinator() {
         std::panic::resume_unwind(panic);
     }
     let transcript = jsonl(&dir, "transcript.jsonl");
-    assert!(agent_lines(&transcript).len() >= 3, "{transcript:#?}");
+    assert!(agent_lines(&transcript).len() >= 2, "{transcript:#?}");
     assert!(speaker(&transcript[0]).starts_with("student"));
     assert_question_ids_increase(&transcript);
 }

@@ -1,0 +1,147 @@
+//! The player in dora's integration-testing mode: real espeak-ng, a session folder.
+
+use std::{path::Path, time::Duration};
+
+use node_kit::testing::{TestEvent, input, meta, run_node, stop};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tts-player");
+
+fn segment(at: f64, q: u64, index: u32, last: bool, text: &str) -> TestEvent {
+    input(
+        at,
+        "segment",
+        json!([text]),
+        meta(&[
+            ("question_id", json!(q)),
+            ("speaker", json!(if q % 2 == 0 { "tutor" } else { "ben" })),
+            ("segment_index", json!(index)),
+            ("last_segment", json!(last)),
+        ]),
+    )
+}
+
+/// The replayed stream blocks the node while it waits for input; a steady trickle of
+/// no-op interrupts (question 0) lets it render and send in real time.
+fn keepalive(from: f64, to: f64) -> Vec<TestEvent> {
+    let steps = ((to - from) / 0.02) as usize;
+    (0..steps)
+        .map(|i| {
+            input(
+                from + i as f64 * 0.02,
+                "interrupt",
+                json!(["cancel"]),
+                meta(&[("question_id", json!(0))]),
+            )
+        })
+        .collect()
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn speaks_in_order_records_and_stops_on_interrupt() {
+    let dir = std::env::temp_dir().join(format!("player-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut events = vec![
+        segment(0.01, 1, 0, false, "Hello there."),
+        segment(0.02, 1, 1, true, "Short."),
+        segment(
+            0.03,
+            2,
+            0,
+            false,
+            "This second utterance is long enough to be cut off in the middle by the interrupt.",
+        ),
+        segment(0.04, 2, 1, true, "It never gets here."),
+        input(
+            2.5,
+            "interrupt",
+            json!(["cancel"]),
+            meta(&[("question_id", json!(3))]),
+        ),
+        segment(2.6, 2, 2, true, "Stale."),
+        input(
+            2.7,
+            "segment",
+            json!([1.5]),
+            meta(&[("question_id", json!(4))]),
+        ),
+    ];
+    events.extend(keepalive(0.05, 3.5));
+    events.push(stop(3.6));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "espeak"),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let timeline = lines(&dir.join("timeline.jsonl"));
+    assert_eq!(timeline.len(), 2, "{timeline:#?}\n{}", run.stderr);
+    assert_eq!(timeline[0]["question_id"], 1);
+    assert_eq!(timeline[0]["text_played"], "Hello there. Short.");
+    assert_eq!(timeline[0]["interrupted"], false);
+    assert_eq!(timeline[1]["question_id"], 2);
+    assert_eq!(timeline[1]["interrupted"], true);
+    let heard = timeline[1]["text_played"].as_str().unwrap();
+    assert!(
+        heard.len() < 60
+            && "This second utterance is long".starts_with(heard.split(' ').next().unwrap()),
+        "{heard}"
+    );
+    assert!(timeline[1]["start_ms"].as_u64() >= timeline[0]["end_ms"].as_u64());
+    // Outputs: started/done per utterance, audio blocks while speaking.
+    assert_eq!(run.texts_of("playback_started").len(), 2);
+    assert_eq!(
+        run.texts_of("playback_done"),
+        ["Hello there. Short.", heard]
+    );
+    assert!(
+        run.outputs
+            .iter()
+            .any(|o| o["id"] == "audio" && o["data_type"].to_string().contains("Float32"))
+    );
+    let wav = std::fs::metadata(dir.join("conversation.wav"))
+        .unwrap()
+        .len();
+    assert!(
+        wav > 44 + 22_050,
+        "the recording holds the session: {wav} bytes"
+    );
+    assert!(
+        run.stderr.contains("expected Utf8 text") || run.stderr.contains("unreadable segment"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_configuration_is_a_clear_error() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("TTS_BACKEND", "magic")],
+        vec![stop(0.1)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(run.stderr.contains("TTS_BACKEND"), "{}", run.stderr);
+    let run = run_node(
+        Path::new(BIN),
+        &[("VOICE_MAP", "tutor"), ("TTS_BACKEND", "espeak")],
+        vec![stop(0.1)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(run.stderr.contains("VOICE_MAP"), "{}", run.stderr);
+}
