@@ -10,6 +10,7 @@
 pub mod core;
 pub mod history;
 pub mod offline;
+pub mod openai;
 pub mod persona;
 
 pub use crate::core::{BridgeCore, BridgeInput, BridgeOutput, GenerationRequest};

@@ -1,5 +1,5 @@
-//! Model backends. Each runs a generation on its own thread and reports chunks; the
-//! cancel flag stops it between chunks.
+//! Model backends. Each runs a generation off the main loop and reports chunks on a
+//! channel; [`Cancel`] stops it at once.
 
 use std::{
     sync::{
@@ -9,8 +9,14 @@ use std::{
     time::Duration,
 };
 
-use agent_bridge::{GenerationRequest, History, Persona, offline};
+use agent_bridge::{
+    GenerationRequest, History, Persona, offline,
+    openai::{
+        ChatSettings, ChunkError, SseEvent, SseParser, is_retryable, parse_chunk, request_body,
+    },
+};
 use crossbeam_channel::Sender;
+use futures_util::StreamExt;
 
 pub enum BackendEvent {
     Chunk {
@@ -23,14 +29,16 @@ pub enum BackendEvent {
     },
 }
 
+/// Stops a running generation; no chunk of it is reported afterwards.
+pub type Cancel = Box<dyn FnOnce() + Send>;
+
 pub trait Backend: Send + Sync {
     fn start(
         &self,
         request: GenerationRequest,
         history: History,
         events: Sender<BackendEvent>,
-        cancel: Arc<AtomicBool>,
-    );
+    ) -> Cancel;
 }
 
 /// The deterministic offline model, streamed word by word at a speaking-like pace.
@@ -56,22 +64,25 @@ impl Backend for OfflineBackend {
         request: GenerationRequest,
         history: History,
         events: Sender<BackendEvent>,
-        cancel: Arc<AtomicBool>,
-    ) {
+    ) -> Cancel {
         let text = offline::reply(&self.persona, self.topic.as_deref(), &history);
         let delay = self.word_delay;
         let question_id = request.question_id;
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let flag = cancelled.clone();
         std::thread::spawn(move || {
             for word in text.split_inclusive(' ') {
                 std::thread::sleep(delay);
-                if cancel.load(Ordering::SeqCst) {
+                if flag.load(Ordering::SeqCst) {
                     return;
                 }
-                let chunk = BackendEvent::Chunk {
-                    question_id,
-                    text: word.to_owned(),
-                };
-                if events.send(chunk).is_err() {
+                if events
+                    .send(BackendEvent::Chunk {
+                        question_id,
+                        text: word.to_owned(),
+                    })
+                    .is_err()
+                {
                     return;
                 }
             }
@@ -80,5 +91,226 @@ impl Backend for OfflineBackend {
                 error: None,
             });
         });
+        Box::new(move || cancelled.store(true, Ordering::SeqCst))
     }
+}
+
+/// Settings of the OpenAI-compatible backend (from env, see the README).
+#[derive(Clone)]
+pub struct OpenAiConfig {
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub settings: ChatSettings,
+    pub connect_timeout: Duration,
+    pub first_token_timeout: Duration,
+    pub stall_timeout: Duration,
+    pub max_retries: u32,
+}
+
+// The key must never reach a log line.
+impl std::fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("model", &self.settings.model)
+            .finish()
+    }
+}
+
+/// Any OpenAI-compatible chat-completions server, streamed over SSE.
+pub struct OpenAiBackend {
+    config: Arc<OpenAiConfig>,
+    client: reqwest::Client,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl OpenAiBackend {
+    pub fn new(config: OpenAiConfig) -> eyre::Result<Self> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .build()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()?;
+        Ok(Self {
+            config: Arc::new(config),
+            client,
+            runtime,
+        })
+    }
+}
+
+impl Backend for OpenAiBackend {
+    fn start(
+        &self,
+        request: GenerationRequest,
+        _history: History,
+        events: Sender<BackendEvent>,
+    ) -> Cancel {
+        let config = self.config.clone();
+        let client = self.client.clone();
+        let question_id = request.question_id;
+        let task = self.runtime.spawn(async move {
+            let error = stream_chat(&client, &config, &request, &events).await.err();
+            let _ = events.send(BackendEvent::Finished { question_id, error });
+        });
+        Box::new(move || task.abort())
+    }
+}
+
+/// One generation, with bounded retries before the first byte of a reply.
+async fn stream_chat(
+    client: &reqwest::Client,
+    config: &OpenAiConfig,
+    request: &GenerationRequest,
+    events: &Sender<BackendEvent>,
+) -> Result<(), String> {
+    let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+    let body = request_body(&config.settings, &request.messages);
+    let mut attempt = 0;
+    let response = loop {
+        let mut call = client
+            .post(&url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        if let Some(key) = &config.api_key {
+            call = call.bearer_auth(key);
+        }
+        let outcome = tokio::time::timeout(config.first_token_timeout, call.send()).await;
+        let retry_after = match outcome {
+            Err(_) => {
+                return Err(format!(
+                    "no answer from {url} within {:?}",
+                    config.first_token_timeout
+                ));
+            }
+            Ok(Err(e)) if attempt < config.max_retries && (e.is_connect() || e.is_timeout()) => {
+                None
+            }
+            Ok(Err(e)) => {
+                return Err(format!(
+                    "cannot reach the model service at {url}: {}",
+                    without_url(&e)
+                ));
+            }
+            Ok(Ok(response)) if response.status().is_success() => break response,
+            Ok(Ok(response)) => {
+                let status = response.status();
+                let retry_after = response
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok());
+                if !(is_retryable(status.as_u16()) && attempt < config.max_retries) {
+                    let text = response.text().await.unwrap_or_default();
+                    let message = serde_json::from_str::<serde_json::Value>(&text)
+                        .ok()
+                        .and_then(|v| {
+                            v.pointer("/error/message")
+                                .and_then(|m| m.as_str())
+                                .map(str::to_owned)
+                        })
+                        .unwrap_or_else(|| voice_protocol::shorten(&text));
+                    return Err(format!(
+                        "the model service answered HTTP {status}: {message}"
+                    ));
+                }
+                retry_after
+            }
+        };
+        // Exponential backoff (0.5 s, 1 s, 2 s ...), or what the server asked for, capped.
+        let backoff =
+            retry_after.map_or(Duration::from_millis(500 << attempt), Duration::from_secs);
+        tracing::warn!(
+            attempt = attempt + 1,
+            wait_ms = backoff.as_millis() as u64,
+            "model service busy or unreachable; retrying"
+        );
+        tokio::time::sleep(backoff.min(Duration::from_secs(10))).await;
+        attempt += 1;
+    };
+
+    let mut stream = std::pin::pin!(response.bytes_stream());
+    let mut parser = SseParser::new();
+    let mut got_content = false;
+    let mut finish_reason = false;
+    loop {
+        let wait = if got_content {
+            config.stall_timeout
+        } else {
+            config.first_token_timeout
+        };
+        let next = match tokio::time::timeout(wait, stream.next()).await {
+            Err(_) if got_content => return Err(format!("the stream stalled for {wait:?}")),
+            Err(_) => return Err(format!("no first token within {wait:?}")),
+            Ok(next) => next,
+        };
+        let sse = match next {
+            None => {
+                let tail = parser.finish();
+                // Some servers end with a finish reason and close without `[DONE]`.
+                if !handle_events(
+                    tail,
+                    request.question_id,
+                    events,
+                    &mut got_content,
+                    &mut finish_reason,
+                )? && !finish_reason
+                {
+                    return Err("the stream was dropped before it ended".to_owned());
+                }
+                return Ok(());
+            }
+            Some(Err(e)) => return Err(format!("the stream broke: {}", without_url(&e))),
+            Some(Ok(bytes)) => parser.push(&bytes),
+        };
+        if handle_events(
+            sse,
+            request.question_id,
+            events,
+            &mut got_content,
+            &mut finish_reason,
+        )? {
+            return Ok(());
+        }
+    }
+}
+
+/// Forwards content; returns true at `[DONE]`.
+fn handle_events(
+    sse: Vec<SseEvent>,
+    question_id: u64,
+    events: &Sender<BackendEvent>,
+    got_content: &mut bool,
+    finish_reason: &mut bool,
+) -> Result<bool, String> {
+    for event in sse {
+        match event {
+            SseEvent::Done => return Ok(true),
+            SseEvent::Data(data) => match parse_chunk(&data) {
+                Ok(delta) => {
+                    *finish_reason |= delta.finish_reason.is_some();
+                    if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                        *got_content = true;
+                        let _ = events.send(BackendEvent::Chunk { question_id, text });
+                    }
+                }
+                Err(e @ (ChunkError::Malformed(_) | ChunkError::Service(_))) => {
+                    return Err(e.to_string());
+                }
+            },
+        }
+    }
+    Ok(false)
+}
+
+/// reqwest's message without the URL (it may carry credentials in odd setups).
+fn without_url(e: &reqwest::Error) -> String {
+    let mut e = e.to_string();
+    if let Some(i) = e.find(" for url (") {
+        e.truncate(i);
+    }
+    e
 }

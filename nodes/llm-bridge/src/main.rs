@@ -3,13 +3,7 @@
 
 mod backend;
 
-use std::{
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
-    time::Duration,
-};
+use std::{sync::Arc, time::Duration};
 
 use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, Persona};
 use crossbeam_channel::select;
@@ -18,7 +12,7 @@ use eyre::{Context, bail, eyre};
 use node_kit::{Params, text_of};
 use voice_protocol::{InterruptKind, ids, keys, shorten};
 
-use crate::backend::{Backend, BackendEvent, OfflineBackend};
+use crate::backend::{Backend, BackendEvent, Cancel, OfflineBackend, OpenAiBackend, OpenAiConfig};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -34,14 +28,19 @@ fn main() -> eyre::Result<()> {
             tracing::info!(participant = %persona.name, "no model service configured: using the offline stand-in model");
             Arc::new(OfflineBackend::new(persona.clone(), topic.clone(), delay))
         }
-        other => bail!("LLM_BACKEND={other:?} is not supported (use `offline`)"),
+        "openai" => {
+            let config = openai_config()?;
+            tracing::info!(participant = %persona.name, base_url = %config.base_url, model = %config.settings.model, key = config.api_key.is_some(), "using an OpenAI-compatible model service");
+            Arc::new(OpenAiBackend::new(config)?)
+        }
+        other => bail!("LLM_BACKEND={other:?} is not supported (use `offline` or `openai`)"),
     };
     let history = node_kit::env_parse("HISTORY_LIMIT", 60usize)?;
     let mut core = BridgeCore::new(persona, topic, history);
 
     let dora_events = node_kit::forward_events(events);
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
-    let mut running: Option<(u64, Arc<AtomicBool>)> = None;
+    let mut running: Option<(u64, Cancel)> = None;
 
     loop {
         let input = select! {
@@ -66,16 +65,16 @@ fn main() -> eyre::Result<()> {
             match output {
                 BridgeOutput::Generate(request) => {
                     tracing::info!(question_id = request.question_id, "generating");
-                    let cancel = Arc::new(AtomicBool::new(false));
-                    running = Some((request.question_id, cancel.clone()));
-                    backend.start(request, core.history().clone(), backend_tx.clone(), cancel);
+                    let question_id = request.question_id;
+                    let cancel = backend.start(request, core.history().clone(), backend_tx.clone());
+                    running = Some((question_id, cancel));
                 }
                 BridgeOutput::Cancel { question_id } => {
                     tracing::info!(question_id, "generation cancelled");
-                    if let Some((q, flag)) = &running
-                        && *q == question_id
+                    if running.as_ref().is_some_and(|(q, _)| *q == question_id)
+                        && let Some((_, cancel)) = running.take()
                     {
-                        flag.store(true, Ordering::SeqCst);
+                        cancel();
                     }
                 }
                 BridgeOutput::Text {
@@ -97,10 +96,41 @@ fn main() -> eyre::Result<()> {
             }
         }
     }
-    if let Some((_, flag)) = running {
-        flag.store(true, Ordering::SeqCst);
+    if let Some((_, cancel)) = running {
+        cancel();
     }
     Ok(())
+}
+
+/// The OpenAI-compatible backend's settings from env. The key itself is read from the
+/// variable named by `LLM_API_KEY_ENV` and never logged.
+fn openai_config() -> eyre::Result<OpenAiConfig> {
+    let model = node_kit::env_opt("LLM_MODEL").ok_or_else(|| {
+        eyre!("LLM_BACKEND=openai needs LLM_MODEL (e.g. gpt-4o-mini, deepseek-chat)")
+    })?;
+    let key_env =
+        node_kit::env_opt("LLM_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
+    let api_key = node_kit::env_opt(&key_env);
+    if api_key.is_none() {
+        tracing::warn!(variable = %key_env, "no API key in the environment; sending requests without one (fine for local servers)");
+    }
+    let secs = |name: &str, default: f64| -> eyre::Result<Duration> {
+        Ok(Duration::from_secs_f64(node_kit::env_parse(name, default)?))
+    };
+    Ok(OpenAiConfig {
+        base_url: node_kit::env_opt("LLM_BASE_URL")
+            .unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
+        api_key,
+        settings: agent_bridge::openai::ChatSettings {
+            model,
+            temperature: node_kit::env_parse("LLM_TEMPERATURE", 0.7)?,
+            max_tokens: node_kit::env_parse("LLM_MAX_TOKENS", 256)?,
+        },
+        connect_timeout: secs("LLM_CONNECT_TIMEOUT_SECS", 5.0)?,
+        first_token_timeout: secs("LLM_FIRST_TOKEN_TIMEOUT_SECS", 20.0)?,
+        stall_timeout: secs("LLM_STALL_TIMEOUT_SECS", 20.0)?,
+        max_retries: node_kit::env_parse("LLM_MAX_RETRIES", 2)?,
+    })
 }
 
 /// The persona from `PERSONA`; the participant name is `PARTICIPANT_NAME`, else the

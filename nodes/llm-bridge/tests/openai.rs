@@ -1,0 +1,170 @@
+//! The `openai` backend against a loopback OpenAI-compatible server, faults included.
+
+use std::{path::Path, time::Duration};
+
+use mock_model_server::MockServer;
+use node_kit::testing::{NodeRun, TestEvent, input, meta, run_node, stop};
+use serde_json::json;
+
+const BIN: &str = env!("CARGO_BIN_EXE_llm-bridge");
+const SECRET: &str = "sk-test-secret-value-123";
+
+fn keepalive(from: f64, to: f64) -> Vec<TestEvent> {
+    let steps = ((to - from) / 0.02) as usize;
+    (0..steps)
+        .map(|i| {
+            input(
+                from + i as f64 * 0.02,
+                "interrupt",
+                json!(["cancel"]),
+                meta(&[("question_id", json!(0))]),
+            )
+        })
+        .collect()
+}
+
+/// One turn for `tutor` against `base_url` with `model`; the run lasts `secs`.
+fn turn_against(base_url: &str, model: &str, secs: f64) -> NodeRun {
+    let persona = concat!(env!("CARGO_MANIFEST_DIR"), "/../../personas/tutor.toml");
+    let mut events = vec![
+        input(
+            0.01,
+            "utterance",
+            json!(["What is a limit?"]),
+            meta(&[("speaker", json!("student1")), ("question_id", json!(1))]),
+        ),
+        input(
+            0.02,
+            "turn",
+            json!(["tutor"]),
+            meta(&[("question_id", json!(2))]),
+        ),
+    ];
+    events.extend(keepalive(0.03, secs));
+    events.push(stop(secs + 0.1));
+    run_node(
+        Path::new(BIN),
+        &[
+            ("PERSONA", persona),
+            ("LLM_BACKEND", "openai"),
+            ("LLM_BASE_URL", base_url),
+            ("LLM_MODEL", model),
+            ("LLM_API_KEY_ENV", "TEST_LLM_KEY"),
+            ("TEST_LLM_KEY", SECRET),
+            ("LLM_FIRST_TOKEN_TIMEOUT_SECS", "1"),
+            ("LLM_STALL_TIMEOUT_SECS", "1"),
+            ("LLM_MAX_RETRIES", "2"),
+        ],
+        events,
+        Duration::from_secs(60),
+    )
+}
+
+fn assert_ended_with_error(run: &NodeRun, error: &str) {
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        run.texts_of("text").last().map(String::as_str),
+        Some(""),
+        "an `ended` chunk closes the turn: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("generation failed") && run.stderr.contains(error),
+        "expected {error:?} in:\n{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains(SECRET),
+        "the API key leaked into the log"
+    );
+}
+
+#[test]
+fn streams_a_reply_with_attribution_and_the_key() {
+    let server = MockServer::start(0).unwrap();
+    let run = turn_against(&server.base_url(), "echo", 1.5);
+    assert!(run.success, "{}", run.stderr);
+    let chunks = run.texts_of("text");
+    assert_eq!(
+        chunks.concat(),
+        "You said: [student1]: What is a limit?. That is worth discussing. "
+    );
+    assert_eq!(chunks.last().unwrap(), "");
+    let request = &server.requests()[0];
+    assert_eq!(request.headers["authorization"], format!("Bearer {SECRET}"));
+    let body = request.json();
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["model"], "echo");
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert_eq!(
+        body["messages"][1]["content"],
+        "[student1]: What is a limit?"
+    );
+    assert!(!run.stderr.contains(SECRET));
+}
+
+#[test]
+fn rate_limit_is_retried() {
+    let server = MockServer::start(0).unwrap();
+    let run = turn_against(&server.base_url(), "fault-429-once", 2.5);
+    assert!(run.success, "{}", run.stderr);
+    assert!(
+        run.texts_of("text").concat().starts_with("You said:"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(server.requests().len(), 2);
+    assert!(run.stderr.contains("retrying"));
+}
+
+#[test]
+fn server_errors_are_retried_then_reported() {
+    let server = MockServer::start(0).unwrap();
+    let run = turn_against(&server.base_url(), "fault-500", 4.5);
+    assert_ended_with_error(&run, "HTTP 500");
+    assert_eq!(server.requests().len(), 3, "one try and two retries");
+}
+
+#[test]
+fn unauthorized_is_not_retried() {
+    let server = MockServer::start(0).unwrap();
+    let run = turn_against(&server.base_url(), "fault-401", 1.0);
+    assert_ended_with_error(&run, "invalid api key");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn connection_refused() {
+    // Bind and drop to find a port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let run = turn_against(&format!("http://127.0.0.1:{port}/v1"), "echo", 4.5);
+    assert_ended_with_error(&run, "cannot reach the model service");
+}
+
+#[test]
+fn a_hanging_service_times_out() {
+    let server = MockServer::start(0).unwrap();
+    let run = turn_against(&server.base_url(), "fault-hang", 2.0);
+    assert_ended_with_error(&run, "no answer");
+    let server = MockServer::start(0).unwrap();
+    let run = turn_against(&server.base_url(), "fault-slow-first", 2.0);
+    assert_ended_with_error(&run, "no first token");
+}
+
+#[test]
+fn broken_streams_end_the_turn_with_an_error() {
+    let server = MockServer::start(0).unwrap();
+    for (model, error) in [
+        ("fault-malformed", "malformed SSE event"),
+        ("fault-drop", "dropped before it ended"),
+        ("fault-empty", "empty answer"),
+        ("fault-error-event", "overloaded"),
+    ] {
+        let run = turn_against(&server.base_url(), model, 1.0);
+        assert_ended_with_error(&run, error);
+    }
+}
