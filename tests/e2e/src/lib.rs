@@ -80,8 +80,20 @@ fn read_all(mut reader: impl std::io::Read) -> Vec<u8> {
     buf
 }
 
+/// Builds every binary up front: `dora run` runs each node's `build:` command first, and
+/// a compile there would eat into `--stop-after`.
+pub fn build_workspace() {
+    let status = Command::new(env!("CARGO"))
+        .current_dir(repo_root())
+        .args(["build", "--release", "--workspace", "--quiet"])
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo build --release --workspace failed");
+}
+
 /// `dora run <dataflow> --stop-after <secs>` from the repository root, with extra env.
 pub fn dora_run(dataflow: &str, stop_after_secs: u64, env: &[(&str, &str)]) -> Output {
+    build_workspace();
     let mut command = Command::new(dora());
     command
         .current_dir(repo_root())

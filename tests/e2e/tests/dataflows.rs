@@ -217,6 +217,7 @@ fn voice_chat_through_a_running_coordinator() {
         command.current_dir(&root).args(args);
         run_with_limit(&mut command, Duration::from_secs(limit))
     };
+    e2e_tests::build_workspace();
     let up = run(&["up"], 60);
     assert!(
         up.status.success(),
