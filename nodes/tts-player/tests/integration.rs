@@ -14,7 +14,10 @@ fn segment(at: f64, q: u64, index: u32, last: bool, text: &str) -> TestEvent {
         json!([text]),
         meta(&[
             ("question_id", json!(q)),
-            ("speaker", json!(if q % 2 == 0 { "tutor" } else { "ben" })),
+            (
+                "speaker",
+                json!(if q.is_multiple_of(2) { "tutor" } else { "ben" }),
+            ),
             ("segment_index", json!(index)),
             ("last_segment", json!(last)),
         ]),
