@@ -1,0 +1,339 @@
+//! The ASR bridge's decisions, without devices, clocks or recognizers.
+//!
+//! - [`Vad`]: energy-based voice activity detection with hysteresis. Speech starts after
+//!   `start_ms` of frames above the threshold (the onset is reported at once, before any
+//!   transcript, so playback can be muted); it ends after `end_ms` below it. The finished
+//!   utterance (with `preroll_ms` of audio before the onset) goes to a recognizer.
+//! - [`classify`]: a recognized utterance is a real turn, or a backchannel ("mm-hmm", a
+//!   cough, a short "yeah") that must not reset the conversation.
+//!
+//! Time is the number of samples pushed; audio arrives as mono `f32` at one sample rate.
+
+use std::collections::VecDeque;
+
+use audio_utils::{Pcm, rms};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VadConfig {
+    pub sample_rate: u32,
+    /// RMS level above which a frame counts as voiced.
+    pub threshold: f32,
+    pub frame_ms: u32,
+    /// Voiced time before speech is declared.
+    pub start_ms: u32,
+    /// Silence that ends an utterance.
+    pub end_ms: u32,
+    /// Audio kept from before the onset.
+    pub preroll_ms: u32,
+    /// Utterances are cut at this length.
+    pub max_ms: u32,
+}
+
+impl VadConfig {
+    pub fn new(sample_rate: u32) -> Self {
+        Self {
+            sample_rate,
+            threshold: 0.02,
+            frame_ms: 20,
+            start_ms: 100,
+            end_ms: 700,
+            preroll_ms: 200,
+            max_ms: 30_000,
+        }
+    }
+
+    fn samples(&self, ms: u32) -> usize {
+        (u64::from(self.sample_rate) * u64::from(ms) / 1000) as usize
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum VadEvent {
+    /// Speech began at `at_ms` (stream time).
+    SpeechStarted { at_ms: u64 },
+    /// Speech ended: the utterance's audio, for recognition.
+    Utterance {
+        audio: Pcm,
+        start_ms: u64,
+        end_ms: u64,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Vad {
+    config: VadConfig,
+    frame: Vec<f32>,
+    preroll: VecDeque<f32>,
+    voiced_run: usize,
+    silent_run: usize,
+    speaking: Option<Vec<f32>>,
+    onset: u64,
+    clock: u64,
+}
+
+impl Vad {
+    pub fn new(config: VadConfig) -> Self {
+        Self {
+            config,
+            frame: Vec::new(),
+            preroll: VecDeque::new(),
+            voiced_run: 0,
+            silent_run: 0,
+            speaking: None,
+            onset: 0,
+            clock: 0,
+        }
+    }
+
+    pub fn is_speaking(&self) -> bool {
+        self.speaking.is_some()
+    }
+
+    fn ms(&self, samples: u64) -> u64 {
+        samples * 1000 / u64::from(self.config.sample_rate)
+    }
+
+    /// Feeds samples; returns what happened.
+    pub fn push(&mut self, samples: &[f32]) -> Vec<VadEvent> {
+        let mut events = Vec::new();
+        let frame_len = self.config.samples(self.config.frame_ms).max(1);
+        for &s in samples {
+            self.frame.push(s);
+            if self.frame.len() == frame_len {
+                let frame = std::mem::take(&mut self.frame);
+                self.on_frame(&frame, &mut events);
+            }
+        }
+        events
+    }
+
+    /// The stream ended: an utterance in progress is finished.
+    pub fn finish(&mut self) -> Vec<VadEvent> {
+        let mut events = Vec::new();
+        if let Some(audio) = self.speaking.take() {
+            events.push(self.utterance(audio));
+        }
+        events
+    }
+
+    fn on_frame(&mut self, frame: &[f32], events: &mut Vec<VadEvent>) {
+        let voiced = rms(frame) > self.config.threshold;
+        self.clock += frame.len() as u64;
+        match self.speaking.as_mut() {
+            None => {
+                self.preroll.extend(frame);
+                let keep = self
+                    .config
+                    .samples(self.config.preroll_ms + self.config.start_ms);
+                while self.preroll.len() > keep {
+                    self.preroll.pop_front();
+                }
+                self.voiced_run = if voiced {
+                    self.voiced_run + frame.len()
+                } else {
+                    0
+                };
+                if self.voiced_run >= self.config.samples(self.config.start_ms) {
+                    self.onset = self.clock - self.voiced_run as u64;
+                    self.speaking = Some(self.preroll.drain(..).collect());
+                    self.silent_run = 0;
+                    events.push(VadEvent::SpeechStarted {
+                        at_ms: self.ms(self.onset),
+                    });
+                }
+            }
+            Some(audio) => {
+                audio.extend_from_slice(frame);
+                self.silent_run = if voiced {
+                    0
+                } else {
+                    self.silent_run + frame.len()
+                };
+                let too_long = audio.len() >= self.config.samples(self.config.max_ms);
+                if self.silent_run >= self.config.samples(self.config.end_ms) || too_long {
+                    let audio = self.speaking.take().expect("speaking");
+                    self.voiced_run = 0;
+                    events.push(self.utterance(audio));
+                }
+            }
+        }
+    }
+
+    fn utterance(&self, mut audio: Vec<f32>) -> VadEvent {
+        // Trailing silence is not part of what was said.
+        let trailing = self.silent_run.min(audio.len());
+        audio.truncate(audio.len() - trailing);
+        VadEvent::Utterance {
+            start_ms: self.ms(self.onset),
+            end_ms: self.ms(self.clock - trailing as u64),
+            audio: Pcm {
+                sample_rate: self.config.sample_rate,
+                samples: audio,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BackchannelConfig {
+    /// Utterances with at most this many words may be backchannels...
+    pub max_words: usize,
+    /// ...if they are also at most this long.
+    pub max_ms: u64,
+    /// Phrases that are always backchannels.
+    pub phrases: Vec<String>,
+}
+
+impl Default for BackchannelConfig {
+    fn default() -> Self {
+        Self {
+            max_words: 2,
+            max_ms: 1200,
+            phrases: [
+                "mm-hmm", "mhm", "uh-huh", "hmm", "mm", "yeah", "yes", "ok", "okay", "right", "uh",
+                "um", "ah", "oh", "i see",
+            ]
+            .iter()
+            .map(|p| p.to_string())
+            .collect(),
+        }
+    }
+}
+
+/// What a recognized utterance means for the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Heard {
+    /// A real turn: the conversation is interrupted and reset.
+    Turn(String),
+    /// Feedback, noise or nothing: playback resumes, nothing is reset.
+    Backchannel,
+}
+
+/// Decides between a turn and a backchannel.
+pub fn classify(text: &str, duration_ms: u64, config: &BackchannelConfig) -> Heard {
+    let normalized: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '\'' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let words: Vec<&str> = normalized.split_whitespace().collect();
+    if words.is_empty() {
+        return Heard::Backchannel; // a cough, a door, breathing
+    }
+    let phrase = words.join(" ");
+    if config.phrases.iter().any(|p| *p == phrase) {
+        return Heard::Backchannel;
+    }
+    if words.len() <= config.max_words
+        && duration_ms <= config.max_ms
+        && words.iter().all(|w| config.phrases.iter().any(|p| p == w))
+    {
+        return Heard::Backchannel;
+    }
+    Heard::Turn(text.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const RATE: u32 = 16_000;
+
+    fn tone(ms: u32, level: f32) -> Vec<f32> {
+        (0..RATE * ms / 1000)
+            .map(|i| (i as f32 * 0.3).sin() * level)
+            .collect()
+    }
+
+    #[test]
+    fn speech_onset_and_end() {
+        let mut vad = Vad::new(VadConfig::new(RATE));
+        assert!(vad.push(&tone(500, 0.0)).is_empty());
+        let events = vad.push(&tone(200, 0.5));
+        assert_eq!(events, [VadEvent::SpeechStarted { at_ms: 500 }]);
+        assert!(vad.push(&tone(600, 0.5)).is_empty());
+        assert!(
+            vad.push(&tone(300, 0.0)).is_empty(),
+            "a short pause does not end it"
+        );
+        assert!(vad.push(&tone(300, 0.5)).is_empty());
+        let events = vad.push(&tone(800, 0.0));
+        let [
+            VadEvent::Utterance {
+                audio,
+                start_ms,
+                end_ms,
+            },
+        ] = &events[..]
+        else {
+            panic!("{events:?}")
+        };
+        assert_eq!(*start_ms, 500);
+        assert_eq!(*end_ms, 1900);
+        // Pre-roll before the onset is kept for the recognizer.
+        assert!(audio.duration_ms() >= 1400 + 150, "{}", audio.duration_ms());
+        assert!(!vad.is_speaking());
+    }
+
+    #[test]
+    fn clicks_are_not_speech() {
+        let mut vad = Vad::new(VadConfig::new(RATE));
+        for _ in 0..10 {
+            assert!(vad.push(&tone(40, 0.8)).is_empty());
+            assert!(vad.push(&tone(100, 0.0)).is_empty());
+        }
+    }
+
+    #[test]
+    fn stream_end_finishes_an_utterance() {
+        let mut vad = Vad::new(VadConfig::new(RATE));
+        vad.push(&tone(400, 0.5));
+        assert!(matches!(vad.finish()[..], [VadEvent::Utterance { .. }]));
+    }
+
+    #[test]
+    fn backchannels_versus_turns() {
+        let c = BackchannelConfig::default();
+        assert_eq!(classify("Mm-hmm.", 400, &c), Heard::Backchannel);
+        assert_eq!(classify("", 300, &c), Heard::Backchannel);
+        assert_eq!(classify("yeah okay", 800, &c), Heard::Backchannel);
+        assert_eq!(classify("I see", 2000, &c), Heard::Backchannel);
+        assert_eq!(
+            classify("yeah okay", 3000, &c),
+            Heard::Turn("yeah okay".into())
+        );
+        assert_eq!(
+            classify("Can you give an example?", 1500, &c),
+            Heard::Turn("Can you give an example?".into())
+        );
+        assert_eq!(classify("stop", 300, &c), Heard::Turn("stop".into()));
+    }
+
+    proptest! {
+        #[test]
+        fn vad_never_panics_and_orders_events(chunks in prop::collection::vec((0u32..300, 0u8..3), 0..40)) {
+            let mut vad = Vad::new(VadConfig::new(RATE));
+            let mut speaking = false;
+            for (ms, level) in chunks {
+                for event in vad.push(&tone(ms, [0.0, 0.01, 0.5][level as usize])) {
+                    match event {
+                        VadEvent::SpeechStarted { .. } => { prop_assert!(!speaking); speaking = true; }
+                        VadEvent::Utterance { start_ms, end_ms, .. } => { prop_assert!(speaking); prop_assert!(end_ms >= start_ms); speaking = false; }
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn classify_never_panics(text in "\\PC{0,40}", ms in 0u64..5000) {
+            let _ = classify(&text, ms, &BackchannelConfig::default());
+        }
+    }
+}
