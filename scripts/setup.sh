@@ -4,8 +4,8 @@
 #
 #   scripts/setup.sh
 #
-# Installs: a C toolchain, Python venv support, espeak-ng and alsa-utils (apt, when
-# missing), the dora CLI 1.1.0
+# Installs: a C toolchain, Python venv support, espeak-ng, alsa-utils and pocketsphinx
+# (apt, when missing), the dora CLI 1.1.0
 # into .venv (matching dora-node-api 1.1), and the workspace in the release profile that
 # the dataflows and the tests share.
 set -euo pipefail
@@ -23,11 +23,14 @@ apt_install() {
 }
 
 # System packages, only when something is missing: a C toolchain, Python venv support,
-# espeak-ng (the offline voice) and alsa-utils (aplay, the sound device).
+# espeak-ng (the offline voice), alsa-utils (aplay, the sound device) and pocketsphinx
+# with its en-us model (the offline speech recognizer).
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v aplay >/dev/null 2>&1 || missing+=(alsa-utils)
+command -v pocketsphinx_continuous >/dev/null 2>&1 || command -v pocketsphinx >/dev/null 2>&1 || missing+=(pocketsphinx)
+[ -d /usr/share/pocketsphinx/model/en-us ] || missing+=(pocketsphinx-en-us)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then

@@ -5,7 +5,9 @@
 //!   transcript, so playback can be muted); it ends after `end_ms` below it. The finished
 //!   utterance (with `preroll_ms` of audio before the onset) goes to a recognizer.
 //! - [`classify`]: a recognized utterance is a real turn, or a backchannel ("mm-hmm", a
-//!   cough, a short "yeah") that must not reset the conversation.
+//!   cough, a short "yeah") that must not reset the conversation: known feedback phrases,
+//!   and anything of at most `max_words` words and `max_ms` long unless it contains a word
+//!   that asks for the floor ("stop", "wait").
 //!
 //! Time is the number of samples pushed; audio arrives as mono `f32` at one sample rate.
 
@@ -182,6 +184,8 @@ pub struct BackchannelConfig {
     pub max_ms: u64,
     /// Phrases that are always backchannels.
     pub phrases: Vec<String>,
+    /// Words that always take the floor, however short ("stop", "wait").
+    pub floor_words: Vec<String>,
 }
 
 impl Default for BackchannelConfig {
@@ -192,6 +196,12 @@ impl Default for BackchannelConfig {
             phrases: [
                 "mm-hmm", "mhm", "uh-huh", "hmm", "mm", "yeah", "yes", "ok", "okay", "right", "uh",
                 "um", "ah", "oh", "i see",
+            ]
+            .iter()
+            .map(|p| p.to_string())
+            .collect(),
+            floor_words: [
+                "stop", "wait", "no", "sorry", "excuse", "hold", "hey", "question", "but",
             ]
             .iter()
             .map(|p| p.to_string())
@@ -230,10 +240,11 @@ pub fn classify(text: &str, duration_ms: u64, config: &BackchannelConfig) -> Hea
     if config.phrases.iter().any(|p| *p == phrase) {
         return Heard::Backchannel;
     }
-    if words.len() <= config.max_words
-        && duration_ms <= config.max_ms
-        && words.iter().all(|w| config.phrases.iter().any(|p| p == w))
-    {
+    // Short and brief: feedback, unless it is a word that asks for the floor.
+    let asks_for_floor = words
+        .iter()
+        .any(|w| config.floor_words.iter().any(|f| f == w));
+    if words.len() <= config.max_words && duration_ms <= config.max_ms && !asks_for_floor {
         return Heard::Backchannel;
     }
     Heard::Turn(text.trim().to_owned())
@@ -314,6 +325,12 @@ mod tests {
             Heard::Turn("Can you give an example?".into())
         );
         assert_eq!(classify("stop", 300, &c), Heard::Turn("stop".into()));
+        assert_eq!(
+            classify("wait what", 900, &c),
+            Heard::Turn("wait what".into())
+        );
+        // A short mumble the recognizer made words of is still feedback.
+        assert_eq!(classify("you", 580, &c), Heard::Backchannel);
     }
 
     proptest! {

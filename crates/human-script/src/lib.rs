@@ -88,8 +88,13 @@ enum LineState {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HumanAction {
-    SpeechStarted { speaker: String },
-    Transcript { speaker: String, text: String },
+    /// Line `line` (index into the script) begins.
+    SpeechStarted { line: usize, speaker: String },
+    Transcript {
+        line: usize,
+        speaker: String,
+        text: String,
+    },
 }
 
 /// The script player: feed it turns and time, it says when to speak.
@@ -135,6 +140,7 @@ impl HumanScript {
                 LineState::Speaking(since) if now >= since + self.speak_time(i) => {
                     self.states[i] = LineState::Done;
                     out.push(HumanAction::Transcript {
+                        line: i,
                         speaker: self.lines[i].speaker.clone(),
                         text: self.lines[i].text.clone(),
                     });
@@ -151,6 +157,7 @@ impl HumanScript {
                 LineState::Due(at) if now >= at && !busy => {
                     self.states[i] = LineState::Speaking(now);
                     out.push(HumanAction::SpeechStarted {
+                        line: i,
                         speaker: self.lines[i].speaker.clone(),
                     });
                 }
@@ -208,6 +215,7 @@ mod tests {
         assert_eq!(
             s.poll(ms(2500)),
             [HumanAction::SpeechStarted {
+                line: 0,
                 speaker: "human".into()
             }]
         );
@@ -215,6 +223,7 @@ mod tests {
         assert_eq!(
             s.poll(ms(3500)),
             [HumanAction::Transcript {
+                line: 0,
                 speaker: "human".into(),
                 text: "Wait, an example please".into()
             }]

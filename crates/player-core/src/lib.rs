@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use voice_protocol::StaleFilter;
 
+/// A pause that neither a backchannel nor an interrupt resolves ends by itself.
+pub const PAUSE_LIMIT_SECS: u64 = 10;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlayerConfig {
     pub sample_rate: u32,
@@ -56,6 +59,10 @@ pub enum PlayerInput {
     Interrupt {
         question_id: u64,
     },
+    /// The human started speaking: hold playback (muted, position kept).
+    Pause,
+    /// It was only a backchannel: continue where playback was held.
+    Resume,
 }
 
 /// One utterance as heard: a line of `timeline.jsonl`.
@@ -171,6 +178,8 @@ pub struct Player {
     started_through: u64,
     /// Samples of a cut-off utterance still fading out.
     fade: Vec<f32>,
+    /// Held since this sample time (muted by a human starting to speak).
+    paused_since: Option<u64>,
 }
 
 impl Player {
@@ -183,6 +192,7 @@ impl Player {
             done_through: 0,
             started_through: 0,
             fade: Vec::new(),
+            paused_since: None,
         }
     }
 
@@ -196,9 +206,21 @@ impl Player {
         !self.queue.is_empty() || !self.fade.is_empty()
     }
 
+    /// Whether playback is held.
+    pub fn is_paused(&self) -> bool {
+        self.paused_since.is_some()
+    }
+
     pub fn handle(&mut self, input: PlayerInput) -> Vec<PlayerEvent> {
         let mut events = Vec::new();
         match input {
+            PlayerInput::Pause => {
+                if self.paused_since.is_none() {
+                    self.paused_since = Some(self.clock);
+                    self.start_fade_of_current();
+                }
+            }
+            PlayerInput::Resume => self.paused_since = None,
             PlayerInput::Segment {
                 speaker,
                 question_id,
@@ -281,6 +303,8 @@ impl Player {
                 }
             }
             PlayerInput::Interrupt { question_id } => {
+                // The interrupt decides what happens to held audio: the rest plays on.
+                self.paused_since = None;
                 self.stale.interrupt(question_id);
                 let stale: Vec<u64> = self.queue.range(..question_id).map(|(q, _)| *q).collect();
                 for q in stale {
@@ -318,6 +342,14 @@ impl Player {
             return rendered;
         }
         let rate = self.config.sample_rate;
+        if let Some(since) = self.paused_since {
+            // Held: silence, unless nobody resolved the pause in time.
+            if self.clock - since < u64::from(self.config.sample_rate) * PAUSE_LIMIT_SECS {
+                self.clock += block.len() as u64;
+                return rendered;
+            }
+            self.paused_since = None;
+        }
         while filled < block.len() {
             let Some(mut entry) = self.queue.first_entry() else {
                 break;
@@ -384,6 +416,16 @@ impl Player {
         }
         self.clock += block.len() as u64;
         rendered
+    }
+
+    /// Fades out whatever is sounding now, keeping its position for a resume.
+    fn start_fade_of_current(&mut self) {
+        if let Some((_, utterance)) = self.queue.first_key_value()
+            && utterance.started_at.is_some()
+        {
+            let utterance = utterance.clone();
+            self.start_fade(&utterance);
+        }
     }
 
     fn start_fade(&mut self, utterance: &Utterance) {

@@ -153,6 +153,36 @@ fn failed_synthesis_is_skipped_and_silent_utterances_still_end() {
     assert!(!p.is_busy());
 }
 
+#[test]
+fn pause_holds_and_resume_continues_where_it_stopped() {
+    let mut p = player();
+    p.handle(segment(1, 0, true, "one two three four"));
+    p.handle(PlayerInput::Audio {
+        question_id: 1,
+        index: 0,
+        samples: (0..100).map(|i| i as f32 / 1000.0 + 0.1).collect(),
+    });
+    let (first, _, _) = play(&mut p, 1);
+    p.handle(PlayerInput::Pause);
+    let (held, _, who) = play(&mut p, 3);
+    assert!(
+        held[5..].iter().all(|s| *s == 0.0),
+        "muted after a 5-sample fade"
+    );
+    assert!(who.iter().all(Option::is_none));
+    p.handle(PlayerInput::Resume);
+    let (rest, events, _) = play(&mut p, 5);
+    // Resumes at sample 20: nothing skipped, nothing repeated.
+    assert_eq!(rest[0], first[19] + 0.001);
+    assert_eq!(done(&events)[0].text_played, "one two three four");
+    // An unresolved pause ends by itself.
+    p.handle(segment(2, 0, true, "x"));
+    p.handle(audio(2, 0, 10, 0.5));
+    p.handle(PlayerInput::Pause);
+    let (samples, _, _) = play(&mut p, (PAUSE_LIMIT_SECS as usize * 1000) / BLOCK + 2);
+    assert!(samples.contains(&0.5));
+}
+
 proptest! {
     /// Whatever arrives in whatever order: one voice at a time, question ids never go
     /// back, and nothing older than an interrupt is audible after the block that follows

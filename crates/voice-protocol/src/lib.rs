@@ -30,6 +30,12 @@ pub mod ids {
     pub const TRANSCRIPT: &str = "transcript";
     /// Segmenter output: one speakable segment.
     pub const SEGMENT: &str = "segment";
+    /// Player input: hold playback (wired to the ASR bridge's `speech_started`).
+    pub const PAUSE: &str = "pause";
+    /// Player input: continue held playback (wired to the ASR bridge's `backchannel`).
+    pub const RESUME: &str = "resume";
+    /// ASR output: the speech turned out to be a backchannel (Utf8: what was heard).
+    pub const BACKCHANNEL: &str = "backchannel";
     /// Player output: Float32 audio blocks as heard.
     pub const AUDIO: &str = "audio";
     /// Player output: an utterance began to sound (Utf8 speaker).

@@ -45,12 +45,12 @@ fn main() -> eyre::Result<()> {
         }
         for action in script.poll(start.elapsed()) {
             match action {
-                HumanAction::SpeechStarted { speaker } => {
+                HumanAction::SpeechStarted { speaker, .. } => {
                     tracing::info!(%speaker, "human starts speaking");
                     let params = Params::new().string(keys::SPEAKER, speaker.clone()).build();
                     node.send_output(ids::SPEECH_STARTED.into(), params, speaker)?;
                 }
-                HumanAction::Transcript { speaker, text } => {
+                HumanAction::Transcript { speaker, text, .. } => {
                     tracing::info!(%speaker, %text, "human said");
                     let params = Params::new()
                         .string(keys::SPEAKER, speaker)

@@ -1,4 +1,5 @@
-//! `tts-player`: `segment` and `interrupt` in; speech out to the sound device (when there
+//! `tts-player`: `segment` and `interrupt` in (optionally `pause` / `resume` from the ASR
+//! bridge's `speech_started` / `backchannel`); speech out to the sound device (when there
 //! is one), `conversation.wav` and `timeline.jsonl` in the session folder, and the outputs
 //! `audio` (Float32 blocks), `playback_started` and `playback_done`. Decisions live in
 //! [`player_core::Player`]; synthesis runs on a worker thread.
@@ -239,6 +240,13 @@ fn to_player_input(
     params: &dora_node_api::MetadataParameters,
     data: &dora_node_api::DoraArray,
 ) -> Option<PlayerInput> {
+    match id {
+        // The human began to speak: hold at once; a backchannel resumes, a transcript's
+        // interrupt drops. No question id needed.
+        ids::PAUSE => return Some(PlayerInput::Pause),
+        ids::RESUME => return Some(PlayerInput::Resume),
+        _ => {}
+    }
     let Some(question_id) = node_kit::question_id(params) else {
         tracing::warn!(input = id, "message without question_id ignored");
         return None;

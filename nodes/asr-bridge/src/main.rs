@@ -1,0 +1,119 @@
+//! `asr-bridge`: `audio` in (Float32, metadata `sample_rate`), from a microphone or an
+//! audio source node. Outputs `speech_started` as soon as voice begins (wire it to the
+//! player's `pause`), then `transcript` (a real turn, `session_status` ended, for the
+//! controller's `human` input) or `backchannel` (wire it to the player's `resume`).
+//! Decisions live in [`asr_core`]; recognition runs on a worker thread.
+
+mod recognizer;
+
+use std::time::Duration;
+
+use asr_core::{BackchannelConfig, Heard, Vad, VadConfig, VadEvent, classify};
+use audio_utils::{Pcm, resample};
+use crossbeam_channel::select;
+use dora_node_api::{DoraNode, Event as DoraEvent, arrow_v59::array::AsArray};
+use eyre::{Context, bail};
+use node_kit::Params;
+use voice_protocol::{SessionStatus, ids, keys};
+
+use crate::recognizer::{OpenAiTranscriber, Pocketsphinx, Recognizer};
+
+const VAD_RATE: u32 = 16_000;
+
+fn main() -> eyre::Result<()> {
+    node_kit::init_tracing();
+    let mut recognizer: Box<dyn Recognizer> = match node_kit::env_opt("ASR_BACKEND")
+        .as_deref()
+        .unwrap_or("pocketsphinx")
+    {
+        "pocketsphinx" => Box::new(Pocketsphinx::find()?),
+        "openai" => {
+            let key_env =
+                node_kit::env_opt("ASR_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
+            Box::new(OpenAiTranscriber::new(
+                &node_kit::env_opt("ASR_BASE_URL")
+                    .unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
+                node_kit::env_opt("ASR_MODEL").unwrap_or_else(|| "whisper-1".to_owned()),
+                node_kit::env_opt(&key_env),
+                Duration::from_secs_f64(node_kit::env_parse("ASR_TIMEOUT_SECS", 30.0)?),
+            )?)
+        }
+        other => bail!("ASR_BACKEND={other:?} is not supported (use pocketsphinx or openai)"),
+    };
+    let speaker = node_kit::env_opt("SPEAKER").unwrap_or_else(|| "human".to_owned());
+    let mut vad_config = VadConfig::new(VAD_RATE);
+    vad_config.threshold = node_kit::env_parse("VAD_THRESHOLD", vad_config.threshold)?;
+    vad_config.end_ms = node_kit::env_parse("VAD_END_MS", vad_config.end_ms)?;
+    let backchannels = BackchannelConfig {
+        max_words: node_kit::env_parse("BACKCHANNEL_MAX_WORDS", 2)?,
+        max_ms: node_kit::env_parse("BACKCHANNEL_MAX_MS", 1200)?,
+        ..BackchannelConfig::default()
+    };
+    tracing::info!(backend = recognizer.name(), "asr bridge starting");
+
+    let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let dora_events = node_kit::forward_events(events);
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Pcm, u64)>();
+    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(eyre::Result<String>, u64)>();
+    std::thread::spawn(move || {
+        for (audio, duration_ms) in job_rx {
+            let result = recognizer.transcribe(&audio);
+            if result_tx.send((result, duration_ms)).is_err() {
+                break;
+            }
+        }
+    });
+    let mut vad = Vad::new(vad_config);
+    loop {
+        select! {
+            recv(dora_events) -> event => match event {
+                Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::AUDIO => {
+                    let Some(rate) = node_kit::int_param(&metadata.parameters, keys::SAMPLE_RATE).and_then(|r| u32::try_from(r).ok()).filter(|r| *r > 0) else {
+                        tracing::warn!("audio without a sample_rate ignored");
+                        continue;
+                    };
+                    let Some(samples) = data.as_array().as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>() else {
+                        tracing::warn!(data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
+                        continue;
+                    };
+                    for event in vad.push(&resample(samples.values(), rate, VAD_RATE)) {
+                        match event {
+                            VadEvent::SpeechStarted { at_ms } => {
+                                tracing::info!(at_ms, "speech started");
+                                node.send_output(ids::SPEECH_STARTED.into(), Params::new().string(keys::SPEAKER, speaker.clone()).build(), speaker.clone())?;
+                            }
+                            VadEvent::Utterance { audio, start_ms, end_ms } => {
+                                let _ = job_tx.send((audio, end_ms - start_ms));
+                            }
+                        }
+                    }
+                }
+                Ok(DoraEvent::Input { id, .. }) => tracing::warn!(input = %id, "unknown input ignored"),
+                Ok(DoraEvent::Stop(_)) | Err(_) => break,
+                Ok(_) => {}
+            },
+            recv(result_rx) -> result => {
+                let Ok((result, duration_ms)) = result else { break };
+                let text = match result {
+                    Ok(text) => text,
+                    Err(e) => {
+                        tracing::warn!(error = %format!("{e:#}"), "recognition failed; treating the sound as a backchannel");
+                        String::new()
+                    }
+                };
+                match classify(&text, duration_ms, &backchannels) {
+                    Heard::Turn(text) => {
+                        tracing::info!(%text, duration_ms, "heard");
+                        let params = Params::new().string(keys::SPEAKER, speaker.clone()).string(keys::SESSION_STATUS, SessionStatus::Ended.as_str()).build();
+                        node.send_output(ids::TRANSCRIPT.into(), params, text)?;
+                    }
+                    Heard::Backchannel => {
+                        tracing::info!(%text, duration_ms, "backchannel; playback resumes");
+                        node.send_output(ids::BACKCHANNEL.into(), Params::new().string(keys::SPEAKER, speaker.clone()).build(), text)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
