@@ -12,7 +12,10 @@ const RATE: u32 = 16_000;
 const BLOCK: usize = 320; // 20 ms
 
 fn speech(text: &str) -> Vec<f32> {
-    let out = Command::new("espeak-ng").args(["-v", "en-us", "--stdout", text]).output().expect("espeak-ng installed");
+    let out = Command::new("espeak-ng")
+        .args(["-v", "en-us", "--stdout", text])
+        .output()
+        .expect("espeak-ng installed");
     let pcm = decode_wav(&out.stdout).unwrap();
     resample(&pcm.samples, pcm.sample_rate, RATE)
 }
@@ -21,13 +24,21 @@ fn speech(text: &str) -> Vec<f32> {
 fn microphone(clip: &[f32], tail_secs: f64) -> Vec<TestEvent> {
     let mut samples = vec![0.0; RATE as usize / 2];
     samples.extend_from_slice(clip);
-    samples.extend(std::iter::repeat_n(0.0, (f64::from(RATE) * tail_secs) as usize));
+    samples.extend(std::iter::repeat_n(
+        0.0,
+        (f64::from(RATE) * tail_secs) as usize,
+    ));
     let blocks: Vec<&[f32]> = samples.chunks(BLOCK).collect();
     let mut events: Vec<TestEvent> = blocks
         .iter()
         .enumerate()
         .map(|(i, block)| {
-            let mut e = input(0.01 + i as f64 * 0.02, "audio", json!(block), meta(&[("sample_rate", json!(RATE))]));
+            let mut e = input(
+                0.01 + i as f64 * 0.02,
+                "audio",
+                json!(block),
+                meta(&[("sample_rate", json!(RATE))]),
+            );
             e.value["data_type"] = json!("Float32");
             e
         })
@@ -43,9 +54,19 @@ fn ids(run: &NodeRun) -> Vec<String> {
 #[test]
 fn a_sentence_becomes_a_transcript_after_speech_started() {
     let clip = speech("Can you show me an example with numbers please");
-    let run = run_node(Path::new(BIN), &[("ASR_BACKEND", "pocketsphinx")], microphone(&clip, 3.0), Duration::from_secs(60));
+    let run = run_node(
+        Path::new(BIN),
+        &[("ASR_BACKEND", "pocketsphinx")],
+        microphone(&clip, 3.0),
+        Duration::from_secs(60),
+    );
     assert!(run.success, "{}", run.stderr);
-    assert_eq!(ids(&run), ["speech_started", "transcript"], "{}", run.stderr);
+    assert_eq!(
+        ids(&run),
+        ["speech_started", "transcript"],
+        "{}",
+        run.stderr
+    );
     let words = run.texts_of("transcript")[0].split_whitespace().count();
     assert!(words >= 3, "{:?}", run.texts_of("transcript"));
 }
@@ -53,9 +74,19 @@ fn a_sentence_becomes_a_transcript_after_speech_started() {
 #[test]
 fn a_short_sound_is_a_backchannel() {
     let clip = speech("Mm-hmm.");
-    let run = run_node(Path::new(BIN), &[("ASR_BACKEND", "pocketsphinx")], microphone(&clip, 3.0), Duration::from_secs(60));
+    let run = run_node(
+        Path::new(BIN),
+        &[("ASR_BACKEND", "pocketsphinx")],
+        microphone(&clip, 3.0),
+        Duration::from_secs(60),
+    );
     assert!(run.success, "{}", run.stderr);
-    assert_eq!(ids(&run), ["speech_started", "backchannel"], "{}", run.stderr);
+    assert_eq!(
+        ids(&run),
+        ["speech_started", "backchannel"],
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -64,34 +95,63 @@ fn an_openai_compatible_service_transcribes() {
     let clip = speech("Tell me more about limits");
     let run = run_node(
         Path::new(BIN),
-        &[("ASR_BACKEND", "openai"), ("ASR_BASE_URL", &server.base_url()), ("ASR_MODEL", "whisper-1")],
+        &[
+            ("ASR_BACKEND", "openai"),
+            ("ASR_BASE_URL", &server.base_url()),
+            ("ASR_MODEL", "whisper-1"),
+        ],
         microphone(&clip, 2.0),
         Duration::from_secs(60),
     );
     assert!(run.success, "{}", run.stderr);
-    assert_eq!(run.texts_of("transcript"), ["can you give me an example with numbers"]);
+    assert_eq!(
+        run.texts_of("transcript"),
+        ["can you give me an example with numbers"]
+    );
     let request = &server.requests()[0];
     assert_eq!(request.path, "/v1/audio/transcriptions");
     assert!(request.headers["content-type"].starts_with("multipart/form-data"));
     let body = String::from_utf8_lossy(&request.body);
-    assert!(body.contains("whisper-1") && body.contains("RIFF"), "a WAV file and the model are sent");
+    assert!(
+        body.contains("whisper-1") && body.contains("RIFF"),
+        "a WAV file and the model are sent"
+    );
 }
 
 #[test]
 fn a_dead_service_and_bad_audio_do_not_stop_it() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let clip = speech("Is anybody there at all");
     let mut events = microphone(&clip, 2.0);
     events.insert(0, input(0.001, "audio", json!([0.5, 0.5]), json!(null)));
-    events.insert(0, input(0.002, "audio", json!(["not audio"]), meta(&[("sample_rate", json!(RATE))])));
+    events.insert(
+        0,
+        input(
+            0.002,
+            "audio",
+            json!(["not audio"]),
+            meta(&[("sample_rate", json!(RATE))]),
+        ),
+    );
     let run = run_node(
         Path::new(BIN),
-        &[("ASR_BACKEND", "openai"), ("ASR_BASE_URL", &format!("http://127.0.0.1:{port}/v1"))],
+        &[
+            ("ASR_BACKEND", "openai"),
+            ("ASR_BASE_URL", &format!("http://127.0.0.1:{port}/v1")),
+        ],
         events,
         Duration::from_secs(60),
     );
     assert!(run.success, "{}", run.stderr);
-    assert!(run.stderr.contains("without a sample_rate") && run.stderr.contains("must be Float32"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("without a sample_rate") && run.stderr.contains("must be Float32"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("recognition failed"), "{}", run.stderr);
     // Unrecognized speech resumes playback rather than resetting the conversation.
     assert_eq!(ids(&run), ["speech_started", "backchannel"]);

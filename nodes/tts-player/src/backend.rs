@@ -123,6 +123,56 @@ impl TtsBackend for Espeak {
     }
 }
 
+/// Any OpenAI-compatible `/audio/speech` service, asked for WAV.
+pub struct OpenAiSpeech {
+    pub url: String,
+    pub model: String,
+    pub api_key: Option<String>,
+    pub voices: VoiceMap,
+    pub client: reqwest::blocking::Client,
+}
+
+impl TtsBackend for OpenAiSpeech {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn synthesize(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm> {
+        let body = serde_json::json!({
+            "model": self.model,
+            "input": text,
+            "voice": self.voices.voice_for(speaker),
+            "response_format": "wav",
+        });
+        let mut request = self
+            .client
+            .post(&self.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().map_err(|e| {
+            let mut e = e.to_string();
+            if let Some(i) = e.find(" for url (") {
+                e.truncate(i);
+            }
+            eyre::eyre!("cannot reach the speech service at {}: {e}", self.url)
+        })?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .context("the speech service's answer broke off")?;
+        if !status.is_success() {
+            bail!(
+                "the speech service answered HTTP {status}: {}",
+                voice_protocol::shorten(&String::from_utf8_lossy(&bytes))
+            );
+        }
+        decode_wav(&bytes).context("the speech service did not send WAV audio")
+    }
+}
+
 /// Silence of a speaking-like length; for tests and machines without a synthesizer.
 pub struct Silent {
     pub sample_rate: u32,

@@ -24,7 +24,7 @@ use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput};
 use voice_protocol::{ids, keys};
 
 use crate::{
-    backend::{Espeak, Silent, TtsBackend, VoiceMap},
+    backend::{Espeak, OpenAiSpeech, Silent, TtsBackend, VoiceMap},
     output::{Device, Recording},
 };
 
@@ -32,6 +32,9 @@ use crate::{
 const VOICE_ROTATION: &[&str] = &[
     "en-us+f3", "en-us+m3", "en-us+f4", "en-us+m1", "en-us+f2", "en-us+m4",
 ];
+
+/// OpenAI's voices, handed out in turn when `VOICE_MAP` names none.
+const OPENAI_VOICES: &[&str] = &["alloy", "echo", "fable", "onyx", "nova", "shimmer"];
 
 struct Job {
     speaker: String,
@@ -62,11 +65,32 @@ fn main() -> eyre::Result<()> {
                 timeout: Duration::from_secs(20),
             })
         }
+        "openai" => {
+            let key_env =
+                node_kit::env_opt("TTS_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
+            let base = node_kit::env_opt("TTS_BASE_URL")
+                .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
+            Box::new(OpenAiSpeech {
+                url: format!("{}/audio/speech", base.trim_end_matches('/')),
+                model: node_kit::env_opt("TTS_MODEL").unwrap_or_else(|| "tts-1".to_owned()),
+                api_key: node_kit::env_opt(&key_env),
+                voices: VoiceMap::parse(
+                    &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
+                    OPENAI_VOICES,
+                )?,
+                client: reqwest::blocking::Client::builder()
+                    .timeout(Duration::from_secs_f64(node_kit::env_parse(
+                        "TTS_TIMEOUT_SECS",
+                        20.0,
+                    )?))
+                    .build()?,
+            })
+        }
         "silent" => Box::new(Silent {
             sample_rate: rate,
             ms_per_char: 60,
         }),
-        other => bail!("TTS_BACKEND={other:?} is not supported (use espeak or silent)"),
+        other => bail!("TTS_BACKEND={other:?} is not supported (use espeak, openai or silent)"),
     };
     tracing::info!(
         backend = backend.name(),

@@ -148,3 +148,63 @@ fn bad_configuration_is_a_clear_error() {
     assert!(!run.success);
     assert!(run.stderr.contains("VOICE_MAP"), "{}", run.stderr);
 }
+
+#[test]
+fn an_openai_compatible_speech_service_and_a_dead_one() {
+    let server = mock_model_server::MockServer::start(0).unwrap();
+    let dir = std::env::temp_dir().join(format!("player-openai-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut events = vec![segment(0.01, 2, 0, true, "Hello from the service.")];
+    events.extend(keepalive(0.02, 2.5));
+    events.push(stop(2.6));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "openai"),
+            ("TTS_BASE_URL", &server.base_url()),
+            ("VOICE_MAP", "tutor=nova"),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        run.texts_of("playback_done"),
+        ["Hello from the service."],
+        "{}",
+        run.stderr
+    );
+    let body = server.requests()[0].json();
+    assert_eq!(body["voice"], "nova");
+    assert_eq!(body["response_format"], "wav");
+
+    // A dead service: the segment is skipped with a warning, the utterance still ends.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut events = vec![segment(0.01, 2, 0, true, "Nobody will hear this.")];
+    events.extend(keepalive(0.02, 1.5));
+    events.push(stop(1.6));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "openai"),
+            ("TTS_BASE_URL", &format!("http://127.0.0.1:{port}/v1")),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot reach the speech service"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.texts_of("playback_done"), [""]);
+}
