@@ -237,7 +237,7 @@ pub fn classify(text: &str, duration_ms: u64, config: &BackchannelConfig) -> Hea
         return Heard::Backchannel; // a cough, a door, breathing
     }
     let phrase = words.join(" ");
-    if config.phrases.iter().any(|p| *p == phrase) {
+    if config.phrases.contains(&phrase) {
         return Heard::Backchannel;
     }
     // Short and brief: feedback, unless it is a word that asks for the floor.
