@@ -123,6 +123,19 @@ fn main() -> eyre::Result<()> {
         select! {
             recv(dora_events) -> event => match event {
                 Ok(DoraEvent::Input { id, metadata, data }) => {
+                    if id.as_str() == ids::PAUSE {
+                        // Barge-in latency: from the sender's timestamp to the next block,
+                        // which is the first silent one (after a 5 ms fade).
+                        let sent = metadata.timestamp().get_time().to_system_time();
+                        let received = std::time::SystemTime::now().duration_since(sent).unwrap_or_default();
+                        let next_block = (start + block_time * rendered_blocks).saturating_duration_since(Instant::now());
+                        let record = serde_json::json!({
+                            "was_playing": player.is_busy() && !player.is_paused(),
+                            "received_after_us": received.as_micros() as u64,
+                            "silent_after_us": (received + next_block + Duration::from_millis(5)).as_micros() as u64,
+                        });
+                        recording.note("barge_in.jsonl", &record)?;
+                    }
                     if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);

@@ -15,6 +15,7 @@ use player_core::TimelineRecord;
 
 /// `conversation.wav` (what a listener heard, gaps included) and `timeline.jsonl`.
 pub struct Recording {
+    dir: std::path::PathBuf,
     wav: hound::WavWriter<BufWriter<File>>,
     timeline: File,
     last_flush: Instant,
@@ -38,6 +39,7 @@ impl Recording {
             .open(&timeline_path)
             .with_context(|| format!("cannot open {}", timeline_path.display()))?;
         Ok(Self {
+            dir: dir.to_path_buf(),
             wav,
             timeline,
             last_flush: Instant::now(),
@@ -60,6 +62,16 @@ impl Recording {
         let line = serde_json::to_string(record)?;
         writeln!(self.timeline, "{line}")?;
         self.timeline.flush()?;
+        Ok(())
+    }
+
+    /// Appends a JSON line to another file of the session folder (measurements).
+    pub fn note(&mut self, file: &str, record: &serde_json::Value) -> eyre::Result<()> {
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join(file))?;
+        writeln!(f, "{record}")?;
         Ok(())
     }
 

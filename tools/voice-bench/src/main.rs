@@ -1,0 +1,164 @@
+//! `voice-bench micro`: segmenter cost and throughput, espeak-ng latency for a first
+//! sentence, player cost per block.
+//! `voice-bench session <folder>`: dead air between utterances and barge-in latency from a
+//! recorded session (`timeline.jsonl`, `barge_in.jsonl`).
+
+use std::{hint::black_box, path::Path, process::Command, time::Instant};
+
+use player_core::{Player, PlayerConfig, PlayerInput};
+use text_segmenter::{SegmenterConfig, TurnSegmenter};
+
+const PARAGRAPH: &str = "A derivative measures how fast a function changes at a point. Take f of x equals x squared: at x equals 3 the slope is 6, because the tangent rises six units per unit of run. Dr. Lee's notes, e.g. chapter 2, show the same idea with 3.5 as the input. Why does this matter? Because velocity is the derivative of position, and acceleration is the derivative of velocity! ";
+
+fn percentile(values: &mut [f64], p: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let i = ((values.len() - 1) as f64 * p).round() as usize;
+    values[i]
+}
+
+fn micro() {
+    // Segmenter: the paragraph streamed word by word, 200 times.
+    let words: Vec<&str> = PARAGRAPH.split_inclusive(' ').collect();
+    let mut runs = Vec::new();
+    let mut segments = 0;
+    for _ in 0..9 {
+        let start = Instant::now();
+        segments = 0;
+        for _ in 0..200 {
+            let mut s = TurnSegmenter::new(SegmenterConfig::default());
+            for w in &words {
+                segments += black_box(s.push(w)).len();
+            }
+            segments += s.finish().len();
+        }
+        runs.push(start.elapsed().as_secs_f64());
+    }
+    let secs = percentile(&mut runs, 0.5);
+    let chunks = (words.len() * 200) as f64;
+    let chars = (PARAGRAPH.len() * 200) as f64;
+    println!(
+        "segmenter: {:.2} µs per streamed chunk, {:.2} µs per segment, {:.1} MB/s of text",
+        secs / chunks * 1e6,
+        secs / segments as f64 * 1e6,
+        chars / secs / 1e6
+    );
+
+    // espeak-ng: a typical first sentence to audio.
+    let mut latencies = Vec::new();
+    for _ in 0..7 {
+        let start = Instant::now();
+        let out = Command::new("espeak-ng")
+            .args([
+                "-v",
+                "en-us",
+                "--stdout",
+                "A derivative measures how fast a function changes.",
+            ])
+            .output();
+        match out {
+            Ok(out) if out.status.success() => {
+                let pcm = audio_utils::decode_wav(&out.stdout).expect("espeak-ng writes WAV");
+                black_box(pcm);
+                latencies.push(start.elapsed().as_secs_f64() * 1000.0);
+            }
+            _ => {
+                println!("espeak-ng: not installed");
+                break;
+            }
+        }
+    }
+    if !latencies.is_empty() {
+        println!(
+            "espeak-ng first sentence to audio: median {:.1} ms (+ at most one 20 ms block to sound)",
+            percentile(&mut latencies, 0.5)
+        );
+    }
+
+    // Player: cost of rendering one 20 ms block while speaking.
+    let mut player = Player::new(PlayerConfig::new(22_050));
+    player.handle(PlayerInput::Segment {
+        speaker: "a".into(),
+        question_id: 1,
+        index: 0,
+        last: true,
+        text: "x".into(),
+    });
+    player.handle(PlayerInput::Audio {
+        question_id: 1,
+        index: 0,
+        samples: vec![0.1; 22_050 * 600],
+    });
+    let mut block = vec![0.0f32; 441];
+    let start = Instant::now();
+    for _ in 0..20_000 {
+        black_box(player.render(&mut block));
+    }
+    println!(
+        "player: {:.0} ns per 20 ms block",
+        start.elapsed().as_nanos() as f64 / 20_000.0
+    );
+}
+
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn session(dir: &Path) {
+    let timeline = lines(&dir.join("timeline.jsonl"));
+    let mut gaps: Vec<f64> = timeline
+        .windows(2)
+        .filter(|w| w[0]["interrupted"] == false && w[1]["chars_played"].as_u64().unwrap_or(0) > 0)
+        .map(|w| {
+            (w[1]["start_ms"].as_f64().unwrap_or(0.0) - w[0]["end_ms"].as_f64().unwrap_or(0.0))
+                .max(0.0)
+        })
+        .collect();
+    println!(
+        "dead air between consecutive utterances ({} gaps): median {:.0} ms, p90 {:.0} ms, max {:.0} ms",
+        gaps.len(),
+        percentile(&mut gaps.clone(), 0.5),
+        percentile(&mut gaps.clone(), 0.9),
+        percentile(&mut gaps, 1.0)
+    );
+    let barge: Vec<serde_json::Value> = lines(&dir.join("barge_in.jsonl"))
+        .into_iter()
+        .filter(|r| r["was_playing"] == true)
+        .collect();
+    let mut received: Vec<f64> = barge
+        .iter()
+        .filter_map(|r| r["received_after_us"].as_f64())
+        .map(|us| us / 1000.0)
+        .collect();
+    let mut silent: Vec<f64> = barge
+        .iter()
+        .filter_map(|r| r["silent_after_us"].as_f64())
+        .map(|us| us / 1000.0)
+        .collect();
+    println!(
+        "barge-in ({} while speaking): speech_started → player has it p50 {:.2} ms, p99 {:.2} ms; → first silent block p50 {:.1} ms, p99 {:.1} ms",
+        barge.len(),
+        percentile(&mut received.clone(), 0.5),
+        percentile(&mut received, 0.99),
+        percentile(&mut silent.clone(), 0.5),
+        percentile(&mut silent, 0.99)
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("micro") => micro(),
+        Some("session") if args.len() == 2 => session(Path::new(&args[1])),
+        _ => {
+            eprintln!("usage: voice-bench micro | voice-bench session <session folder>");
+            std::process::exit(2);
+        }
+    }
+}
