@@ -63,7 +63,17 @@ fn main() -> eyre::Result<()> {
             }
         }
     });
+    let drain_timeout =
+        Duration::from_secs_f64(node_kit::env_parse("ASR_DRAIN_TIMEOUT_SECS", 30.0)?);
     let mut vad = Vad::new(vad_config);
+    let mut out = Outputs {
+        node: &mut node,
+        speaker,
+        backchannels,
+    };
+    // Utterances handed to the worker whose result has not come back yet: on stop they are
+    // still recognised and sent (nothing the human said is lost), within `drain_timeout`.
+    let mut pending = 0usize;
     loop {
         select! {
             recv(dora_events) -> event => match event {
@@ -77,15 +87,7 @@ fn main() -> eyre::Result<()> {
                         continue;
                     };
                     for event in vad.push(&resample(samples.values(), rate, VAD_RATE)) {
-                        match event {
-                            VadEvent::SpeechStarted { at_ms } => {
-                                tracing::info!(at_ms, "speech started");
-                                node.send_output(ids::SPEECH_STARTED.into(), Params::new().string(keys::SPEAKER, speaker.clone()).build(), speaker.clone())?;
-                            }
-                            VadEvent::Utterance { audio, start_ms, end_ms } => {
-                                let _ = job_tx.send((audio, end_ms - start_ms));
-                            }
-                        }
+                        pending += out.on_vad(event, &job_tx)?;
                     }
                 }
                 Ok(DoraEvent::Input { id, .. }) => tracing::warn!(input = %id, "unknown input ignored"),
@@ -94,26 +96,98 @@ fn main() -> eyre::Result<()> {
             },
             recv(result_rx) -> result => {
                 let Ok((result, duration_ms)) = result else { break };
-                let text = match result {
-                    Ok(text) => text,
-                    Err(e) => {
-                        tracing::warn!(error = %format!("{e:#}"), "recognition failed; treating the sound as a backchannel");
-                        String::new()
-                    }
-                };
-                match classify(&text, duration_ms, &backchannels) {
-                    Heard::Turn(text) => {
-                        tracing::info!(%text, duration_ms, "heard");
-                        let params = Params::new().string(keys::SPEAKER, speaker.clone()).string(keys::SESSION_STATUS, SessionStatus::Ended.as_str()).build();
-                        node.send_output(ids::TRANSCRIPT.into(), params, text)?;
-                    }
-                    Heard::Backchannel => {
-                        tracing::info!(%text, duration_ms, "backchannel; playback resumes");
-                        node.send_output(ids::BACKCHANNEL.into(), Params::new().string(keys::SPEAKER, speaker.clone()).build(), text)?;
-                    }
-                }
+                pending -= 1;
+                out.on_result(result, duration_ms)?;
+            }
+        }
+    }
+    for event in vad.finish() {
+        pending += out.on_vad(event, &job_tx)?;
+    }
+    drop(job_tx);
+    let deadline = std::time::Instant::now() + drain_timeout;
+    while pending > 0 {
+        match result_rx.recv_deadline(deadline) {
+            Ok((result, duration_ms)) => {
+                pending -= 1;
+                out.on_result(result, duration_ms)?;
+            }
+            Err(_) => {
+                tracing::warn!(
+                    pending,
+                    timeout_secs = drain_timeout.as_secs_f64(),
+                    "stopping with utterances still being recognised"
+                );
+                break;
             }
         }
     }
     Ok(())
+}
+
+/// What the bridge sends, for the event loop and the drain at stop alike.
+struct Outputs<'a> {
+    node: &'a mut DoraNode,
+    speaker: String,
+    backchannels: BackchannelConfig,
+}
+
+impl Outputs<'_> {
+    /// Sends `speech_started` or queues an utterance for recognition; returns how many were queued.
+    fn on_vad(
+        &mut self,
+        event: VadEvent,
+        jobs: &crossbeam_channel::Sender<(Pcm, u64)>,
+    ) -> eyre::Result<usize> {
+        match event {
+            VadEvent::SpeechStarted { at_ms } => {
+                tracing::info!(at_ms, "speech started");
+                self.node.send_output(
+                    ids::SPEECH_STARTED.into(),
+                    Params::new()
+                        .string(keys::SPEAKER, self.speaker.clone())
+                        .build(),
+                    self.speaker.clone(),
+                )?;
+                Ok(0)
+            }
+            VadEvent::Utterance {
+                audio,
+                start_ms,
+                end_ms,
+            } => Ok(usize::from(jobs.send((audio, end_ms - start_ms)).is_ok())),
+        }
+    }
+
+    fn on_result(&mut self, result: eyre::Result<String>, duration_ms: u64) -> eyre::Result<()> {
+        let text = match result {
+            Ok(text) => text,
+            Err(e) => {
+                tracing::warn!(error = %format!("{e:#}"), "recognition failed; treating the sound as a backchannel");
+                String::new()
+            }
+        };
+        match classify(&text, duration_ms, &self.backchannels) {
+            Heard::Turn(text) => {
+                tracing::info!(%text, duration_ms, "heard");
+                let params = Params::new()
+                    .string(keys::SPEAKER, self.speaker.clone())
+                    .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
+                    .build();
+                self.node
+                    .send_output(ids::TRANSCRIPT.into(), params, text)?;
+            }
+            Heard::Backchannel => {
+                tracing::info!(%text, duration_ms, "backchannel; playback resumes");
+                self.node.send_output(
+                    ids::BACKCHANNEL.into(),
+                    Params::new()
+                        .string(keys::SPEAKER, self.speaker.clone())
+                        .build(),
+                    text,
+                )?;
+            }
+        }
+        Ok(())
+    }
 }
