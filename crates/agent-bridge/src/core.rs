@@ -9,7 +9,7 @@
 use voice_protocol::{SessionStatus, StaleFilter};
 
 use crate::{
-    history::{ChatMessage, Entry, History},
+    history::{ChatMessage, ChatRole, Entry, History},
     persona::Persona,
 };
 
@@ -18,12 +18,22 @@ use crate::{
 pub struct GenerationRequest {
     pub question_id: u64,
     pub messages: Vec<ChatMessage>,
+    /// What the conductor (a moderator, an auction) asked of this turn, if anything.
+    pub instruction: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BridgeInput {
-    /// The controller handed the turn to `speaker`.
-    Turn { speaker: String, question_id: u64 },
+    /// The controller handed the turn to `speaker`, optionally with an instruction for
+    /// this turn (a moderator's call, "keep it to one sentence", ...).
+    Turn {
+        speaker: String,
+        question_id: u64,
+        instruction: Option<String>,
+        /// Context assembled by the conductor for this call (persona, knowledge, session
+        /// files): replaces the persona's system prompt for this turn.
+        context: Option<String>,
+    },
     /// Everything older than `question_id` is stale.
     Interrupt { question_id: u64 },
     /// A finished utterance of anyone (this participant included).
@@ -110,6 +120,8 @@ impl BridgeCore {
             BridgeInput::Turn {
                 speaker,
                 question_id,
+                instruction,
+                context,
             } => {
                 if speaker != self.persona.name
                     || self.stale.is_stale(question_id)
@@ -127,11 +139,26 @@ impl BridgeCore {
                     question_id,
                     sent_any: false,
                 });
-                out.push(BridgeOutput::Generate(GenerationRequest {
-                    question_id,
-                    messages: self
+                let mut messages = match &context {
+                    Some(context) => {
+                        let mut persona = self.persona.clone();
+                        persona.system_prompt = context.clone();
+                        self.history.chat_messages(&persona, self.topic.as_deref())
+                    }
+                    None => self
                         .history
                         .chat_messages(&self.persona, self.topic.as_deref()),
+                };
+                if let Some(instruction) = &instruction {
+                    messages.push(ChatMessage {
+                        role: ChatRole::System,
+                        content: format!("For this turn: {}", instruction.trim()),
+                    });
+                }
+                out.push(BridgeOutput::Generate(GenerationRequest {
+                    question_id,
+                    messages,
+                    instruction,
                 }));
             }
             BridgeInput::Interrupt { question_id } => {
@@ -208,7 +235,38 @@ mod tests {
         BridgeInput::Turn {
             speaker: speaker.into(),
             question_id: q,
+            instruction: None,
+            context: None,
         }
+    }
+
+    #[test]
+    fn an_instruction_closes_the_prompt() {
+        let mut c = core();
+        let out = c.handle(BridgeInput::Turn {
+            speaker: "tutor".into(),
+            question_id: 1,
+            instruction: Some("Ask the presenter about churn.".into()),
+            context: Some("You are Marcus Webb. The deck: ...".into()),
+        });
+        let BridgeOutput::Generate(request) = &out[0] else {
+            panic!("{out:?}")
+        };
+        assert!(
+            request.messages[0]
+                .content
+                .starts_with("You are Marcus Webb.")
+        );
+        let last = request.messages.last().unwrap();
+        assert_eq!(last.role, ChatRole::System);
+        assert_eq!(
+            last.content,
+            "For this turn: Ask the presenter about churn."
+        );
+        assert_eq!(
+            request.instruction.as_deref(),
+            Some("Ask the presenter about churn.")
+        );
     }
 
     fn chunk(q: u64, t: &str) -> BridgeInput {

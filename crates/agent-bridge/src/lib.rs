@@ -6,13 +6,16 @@
 //! - [`core`]: the bridge state machine: which turns to answer, when to cancel, and how a
 //!   backend's chunks become the `text` stream (`started` / `ongoing` / `ended`).
 //! - [`offline`]: the deterministic offline model used when no service is configured.
+//! - [`request`]: side requests (intents, bids, short lines) answered on `reply`.
 
 pub mod core;
 pub mod history;
 pub mod offline;
 pub mod openai;
 pub mod persona;
+pub mod request;
 
 pub use crate::core::{BridgeCore, BridgeInput, BridgeOutput, GenerationRequest};
 pub use history::{ChatMessage, ChatRole, Entry, History};
 pub use persona::{Persona, PersonaError};
+pub use request::{RequestError, SideRequest};

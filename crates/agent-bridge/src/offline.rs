@@ -187,6 +187,213 @@ pub fn reply(persona: &Persona, topic: Option<&str>, history: &History) -> Strin
     capitalize_sentences(&line)
 }
 
+/// The offline reply to a turn that came with an instruction. A quoted passage in the
+/// instruction (`"..."` or `“...”`) is what to say, in the stand-in's own words: it says
+/// it as is. Otherwise the reply is the persona's usual line about the instruction's
+/// most salient word, so a moderator's call on a subject is answered on that subject.
+pub fn instructed_reply(
+    persona: &Persona,
+    topic: Option<&str>,
+    history: &History,
+    instruction: &str,
+) -> String {
+    if let Some(quoted) = quoted_passage(instruction) {
+        return capitalize_sentences(quoted);
+    }
+    let topic_text = topic.unwrap_or("today's topic");
+    let Some(word) = salient_word(instruction, topic_text) else {
+        return reply(persona, topic, history);
+    };
+    let mine = history
+        .entries()
+        .filter(|e| e.speaker == persona.name)
+        .count() as u64;
+    let prev = history
+        .entries()
+        .rev()
+        .find(|e| e.speaker != persona.name)
+        .map_or("everyone", |e| e.speaker.as_str());
+    let bank = match repertoire(&persona.role) {
+        Repertoire::Lead => LEAD,
+        Repertoire::Learner => LEARNER,
+        Repertoire::Advocate => ADVOCATE,
+    };
+    let pick = fnv1a(&[&persona.name, instruction], mine) % bank.len() as u64;
+    capitalize_sentences(
+        &bank[pick as usize]
+            .replace("{prev}", prev)
+            .replace("{word}", &word)
+            .replace("{topic}", topic_text),
+    )
+}
+
+/// The first non-empty quoted passage of `text`.
+fn quoted_passage(text: &str) -> Option<&str> {
+    for (open, close) in [('“', '”'), ('"', '"')] {
+        if let Some(start) = text.find(open) {
+            let rest = &text[start + open.len_utf8()..];
+            if let Some(end) = rest.find(close) {
+                let quoted = rest[..end].trim();
+                if !quoted.is_empty() {
+                    return Some(quoted);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Words of a conductor's request that say what to do, not what about.
+const INSTRUCTION_WORDS: &[&str] = &[
+    "prepare",
+    "sharp",
+    "short",
+    "sentence",
+    "remark",
+    "words",
+    "filler",
+    "builds",
+    "exchange",
+    "slide",
+    "interjection",
+    "tone",
+    "support",
+    "clarify",
+    "challenge",
+    "around",
+    "turns",
+    "answer",
+    "spoken",
+    "without",
+    "kicker",
+    "point",
+    "said",
+    "just",
+    "only",
+    "most",
+    "least",
+    "presenter",
+    "question",
+    "questions",
+];
+
+/// The content word of a request: from what it quotes or reports someone said (after
+/// "said:"), else from the whole prompt, skipping the request's own instruction words.
+fn request_word(prompt: &str, topic: &str) -> Option<String> {
+    let content = quoted_passage(prompt)
+        .or_else(|| prompt.split_once("said:").map(|(_, said)| said))
+        .or_else(|| prompt.split_once(':').map(|(_, rest)| rest))
+        .unwrap_or(prompt);
+    let pick = |text: &str| {
+        text.split(|c: char| !c.is_alphanumeric() && c != '-' && c != '\'')
+            .filter(|w| w.chars().count() >= 4 && !w.chars().any(|c| c.is_ascii_digit()))
+            .map(str::to_lowercase)
+            .filter(|w| !COMMON.contains(&w.as_str()) && !INSTRUCTION_WORDS.contains(&w.as_str()))
+            .filter(|w| !topic.to_lowercase().contains(w.as_str()))
+            .max_by_key(|w| w.chars().count())
+    };
+    pick(content).or_else(|| pick(prompt))
+}
+
+const QUESTIONS_SKEPTIC: &[&str] = &[
+    "What evidence shows {word} will hold up at scale?",
+    "Why should we believe the {word} numbers?",
+    "What happens to {word} if your main assumption is wrong?",
+];
+const QUESTIONS_ANALYST: &[&str] = &[
+    "How exactly did you measure {word}?",
+    "What sample size sits behind {word}?",
+    "Which metric on {word} would change your mind?",
+];
+const QUESTIONS_CONTRARIAN: &[&str] = &[
+    "What if {word} is the wrong problem to solve?",
+    "Isn't {word} exactly what failed competitors claimed?",
+    "Why not bet on the opposite of {word}?",
+];
+const QUESTIONS_OTHER: &[&str] = &[
+    "Can you say more about {word}?",
+    "How does {word} work in practice?",
+    "What is the biggest risk in {word}?",
+];
+const KICKERS: &[&str] = &[
+    "Hold on, {word} is exactly where this falls apart.",
+    "Wait, that gets {word} backwards.",
+    "No, {word} cuts the other way, and here is why.",
+];
+const SUPPORT: &[&str] = &[
+    "Exactly, {word}.",
+    "Right, that is the point.",
+    "Yes, {word} matters.",
+];
+const CLARIFY: &[&str] = &["Sorry, which {word}?", "Wait, what do you mean by {word}?"];
+const CHALLENGE: &[&str] = &["Not so sure about {word}.", "That is a stretch on {word}."];
+
+/// A short line (at most `max_words` words) for a side request of `kind`: a candidate
+/// question (`candidate_question`, `pile_on`, `question`) in the persona's questioning
+/// style, a `kicker` that cuts in, an `interjection` in the tone the prompt names
+/// (support, clarify, challenge), else the first sentence of an instructed reply.
+pub fn short_line(
+    persona: &Persona,
+    topic: Option<&str>,
+    history: &History,
+    prompt: &str,
+    max_words: usize,
+    kind: &str,
+) -> String {
+    let topic_text = topic.unwrap_or("today's topic");
+    let role = persona.role.to_lowercase();
+    let bank: Option<&[&str]> = match kind {
+        "candidate_question" | "pile_on" | "question" => Some(if role.contains("skeptic") {
+            QUESTIONS_SKEPTIC
+        } else if role.contains("analyst") {
+            QUESTIONS_ANALYST
+        } else if role.contains("contrarian") {
+            QUESTIONS_CONTRARIAN
+        } else {
+            QUESTIONS_OTHER
+        }),
+        "kicker" => Some(KICKERS),
+        "interjection" => {
+            let lower = prompt.to_lowercase();
+            Some(if lower.contains("clarify") {
+                CLARIFY
+            } else if lower.contains("challenge") {
+                CHALLENGE
+            } else {
+                SUPPORT
+            })
+        }
+        _ => None,
+    };
+    let line = match bank {
+        Some(bank) => {
+            let word = request_word(prompt, topic_text).unwrap_or_else(|| "that".to_owned());
+            let mine = history
+                .entries()
+                .filter(|e| e.speaker == persona.name)
+                .count() as u64;
+            let pick = fnv1a(&[&persona.name, kind, prompt], mine) % bank.len() as u64;
+            capitalize_sentences(&bank[pick as usize].replace("{word}", &word))
+        }
+        None => instructed_reply(persona, topic, history, prompt),
+    };
+    let first_sentence = line
+        .split_inclusive(['.', '?', '!'])
+        .next()
+        .unwrap_or(&line)
+        .trim();
+    let words: Vec<&str> = first_sentence.split_whitespace().collect();
+    if words.len() <= max_words.max(1) {
+        return first_sentence.to_owned();
+    }
+    let mut cut = words[..max_words.max(1)].join(" ");
+    cut = cut
+        .trim_end_matches([',', ';', ':', '.', '?', '!'])
+        .to_owned();
+    cut.push('.');
+    cut
+}
+
 /// Upper-cases the first letter of every sentence (inserted words start lower-case).
 fn capitalize_sentences(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -232,6 +439,61 @@ mod tests {
         assert!(
             answer.starts_with("Thanks for jumping in. You asked about integrals."),
             "{answer}"
+        );
+    }
+
+    #[test]
+    fn instructions_steer_the_offline_reply() {
+        let skeptic = Persona::fallback("skeptic");
+        let h = History::new(5);
+        assert_eq!(
+            instructed_reply(
+                &skeptic,
+                None,
+                &h,
+                "Ask this in your own words: \"how do you get to breakeven by March?\""
+            ),
+            "How do you get to breakeven by March?"
+        );
+        let line = instructed_reply(&skeptic, None, &h, "Give your view on congestion pricing");
+        assert!(line.contains("congestion"), "{line}");
+        let short = short_line(&skeptic, None, &h, "challenge the congestion claim", 6, "");
+        assert!(short.split_whitespace().count() <= 6, "{short}");
+        assert!(short.ends_with(['.', '?', '!']), "{short}");
+        let mut skeptic = Persona::fallback("skeptic");
+        skeptic.role = "skeptic".into();
+        let question = short_line(
+            &skeptic,
+            None,
+            &h,
+            "Prepare one sharp question about slide 3, Unit economics: payback in fourteen months",
+            30,
+            "candidate_question",
+        );
+        assert!(
+            question.ends_with('?') && question.contains("fourteen"),
+            "{question}"
+        );
+        let kicker = short_line(
+            &skeptic,
+            None,
+            &h,
+            "Cut in on hawk with one sentence. hawk just said: tariffs protect manufacturing. No filler.",
+            12,
+            "kicker",
+        );
+        assert!(kicker.contains("manufacturing"), "{kicker}");
+        let clarify = short_line(
+            &skeptic,
+            None,
+            &h,
+            "Tone: clarify. dove just said: subsidies",
+            12,
+            "interjection",
+        );
+        assert!(
+            clarify.contains("subsidies") && clarify.ends_with('?'),
+            "{clarify}"
         );
     }
 

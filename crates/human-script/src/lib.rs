@@ -14,6 +14,8 @@
 //!   text: "Thanks, that helps."
 //! ```
 
+pub mod presenter;
+
 use std::time::Duration;
 
 use serde::Deserialize;

@@ -10,10 +10,22 @@
 //! everything older that is queued; every utterance that ends or is cut off while
 //! sounding gets a timeline record saying how much of its text was heard.
 
+//!
+//! Clips (see [`clips`]) are the player's second, additive mode: addressed clips held
+//! until a conductor's command plays, ducks or fades them. Utterances and clips never
+//! sound together: while a clip sounds or waits to, utterances wait.
+
+pub mod clips;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use voice_protocol::StaleFilter;
+use voice_protocol::clips::{
+    BeatReached, ClipCommand, ClipFinished, ClipReady, ClipSpec, ClipStarted,
+};
+
+pub use clips::{ClipAudit, ClipDeck};
 
 /// A pause that neither a backchannel nor an interrupt resolves ends by itself.
 pub const PAUSE_LIMIT_SECS: u64 = 10;
@@ -29,7 +41,9 @@ impl PlayerConfig {
     pub fn new(sample_rate: u32) -> Self {
         Self {
             sample_rate,
-            fade_samples: (sample_rate / 200) as usize, // 5 ms
+            // 3 ms: long enough to avoid a click, short enough that a barge-in silences
+            // the voice within a few milliseconds.
+            fade_samples: (sample_rate * 3 / 1000) as usize,
         }
     }
 }
@@ -63,6 +77,22 @@ pub enum PlayerInput {
     Pause,
     /// It was only a backchannel: continue where playback was held.
     Resume,
+    /// A clip to prepare and hold (clip mode).
+    Clip(ClipSpec),
+    /// The backend synthesized sentence `index` of a clip (at the player's sample rate).
+    ClipAudio {
+        clip_id: String,
+        index: u32,
+        samples: Vec<f32>,
+    },
+    /// The backend could not synthesize sentence `index` of a clip; it is skipped.
+    ClipSynthesisFailed {
+        clip_id: String,
+        index: u32,
+        error: String,
+    },
+    /// A conductor's command for a clip.
+    Command(ClipCommand),
 }
 
 /// One utterance as heard: a line of `timeline.jsonl`.
@@ -98,6 +128,22 @@ pub enum PlayerEvent {
         at_ms: u64,
     },
     PlaybackDone(TimelineRecord),
+    /// Ask the backend for the audio of sentence `index` of a clip.
+    SynthesizeClip {
+        clip_id: String,
+        speaker: String,
+        index: u32,
+        text: String,
+    },
+    ClipReady(ClipReady),
+    ClipStarted(ClipStarted),
+    Beat(BeatReached),
+    ClipFinished(ClipFinished),
+    /// A clip or command could not be honoured (for the log).
+    ClipRefused {
+        clip_id: String,
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -164,6 +210,8 @@ pub struct Rendered {
     pub events: Vec<PlayerEvent>,
     /// Who was audible in this block (for the `audio` output), if anyone.
     pub speaker: Option<(String, u64)>,
+    /// Clip mode: how the voices were mixed in this block.
+    pub audit: ClipAudit,
 }
 
 #[derive(Debug, Clone)]
@@ -180,6 +228,7 @@ pub struct Player {
     fade: Vec<f32>,
     /// Held since this sample time (muted by a human starting to speak).
     paused_since: Option<u64>,
+    clips: ClipDeck,
 }
 
 impl Player {
@@ -193,7 +242,13 @@ impl Player {
             started_through: 0,
             fade: Vec::new(),
             paused_since: None,
+            clips: ClipDeck::default(),
         }
+    }
+
+    /// The clip mode's state (held clips, voices).
+    pub fn clips(&self) -> &ClipDeck {
+        &self.clips
     }
 
     /// Milliseconds of audio rendered so far (the position in `conversation.wav`).
@@ -203,7 +258,7 @@ impl Player {
 
     /// Whether anything is playing or waiting to play.
     pub fn is_busy(&self) -> bool {
-        !self.queue.is_empty() || !self.fade.is_empty()
+        !self.queue.is_empty() || !self.fade.is_empty() || self.clips.is_active()
     }
 
     /// Whether playback is held.
@@ -211,9 +266,45 @@ impl Player {
         self.paused_since.is_some()
     }
 
+    /// A cut-off voice is fading out: the node renders the next block at once instead of
+    /// waiting for the block clock, so a barge-in is silent within the fade.
+    pub fn is_fading(&self) -> bool {
+        !self.fade.is_empty()
+    }
+
+    /// How long the fade of a cut-off voice lasts.
+    pub fn fade_duration(&self) -> std::time::Duration {
+        std::time::Duration::from_micros(
+            self.config.fade_samples as u64 * 1_000_000 / u64::from(self.config.sample_rate),
+        )
+    }
+
     pub fn handle(&mut self, input: PlayerInput) -> Vec<PlayerEvent> {
         let mut events = Vec::new();
+        let rate = self.config.sample_rate;
         match input {
+            PlayerInput::Clip(spec) => self.clips.prepare(spec, &mut events),
+            PlayerInput::ClipAudio {
+                clip_id,
+                index,
+                samples,
+            } => self
+                .clips
+                .audio(&clip_id, index, Some(samples), rate, &mut events),
+            PlayerInput::ClipSynthesisFailed {
+                clip_id,
+                index,
+                error,
+            } => {
+                events.push(PlayerEvent::ClipRefused {
+                    clip_id: clip_id.clone(),
+                    reason: format!("sentence {index} could not be synthesized: {error}"),
+                });
+                self.clips.audio(&clip_id, index, None, rate, &mut events);
+            }
+            PlayerInput::Command(command) => {
+                self.clips.command(command, self.clock, rate, &mut events)
+            }
             PlayerInput::Pause => {
                 if self.paused_since.is_none() {
                     self.paused_since = Some(self.clock);
@@ -342,6 +433,17 @@ impl Player {
             return rendered;
         }
         let rate = self.config.sample_rate;
+        if self.clips.is_active() {
+            rendered.speaker = self.clips.render(
+                block,
+                self.clock,
+                rate,
+                &mut rendered.events,
+                &mut rendered.audit,
+            );
+            self.clock += block.len() as u64;
+            return rendered;
+        }
         if let Some(since) = self.paused_since {
             // Held: silence, unless nobody resolved the pause in time.
             if self.clock - since < u64::from(self.config.sample_rate) * PAUSE_LIMIT_SECS {
@@ -423,28 +525,34 @@ impl Player {
         if let Some((_, utterance)) = self.queue.first_key_value()
             && utterance.started_at.is_some()
         {
-            let utterance = utterance.clone();
-            self.start_fade(&utterance);
+            // No clone of the utterance's audio: this runs on every barge-in.
+            if let Some(tail) = fade_tail(utterance, self.config.fade_samples) {
+                self.fade = tail;
+            }
         }
     }
 
     fn start_fade(&mut self, utterance: &Utterance) {
-        let Some(audio) = utterance
-            .segments
-            .get(&utterance.playing_index)
-            .and_then(|s| s.audio.as_ref())
-        else {
-            return;
-        };
-        let end = (utterance.position + self.config.fade_samples).min(audio.len());
-        let mut tail = audio[utterance.position..end].to_vec();
-        audio_utils::fade_out(&mut tail);
-        self.fade = tail;
+        if let Some(tail) = fade_tail(utterance, self.config.fade_samples) {
+            self.fade = tail;
+        }
     }
 
     fn ms(&self, samples: u64) -> u64 {
         samples_to_ms(samples, self.config.sample_rate)
     }
+}
+
+/// The next `fade_samples` of what `utterance` is playing, faded out.
+fn fade_tail(utterance: &Utterance, fade_samples: usize) -> Option<Vec<f32>> {
+    let audio = utterance
+        .segments
+        .get(&utterance.playing_index)
+        .and_then(|s| s.audio.as_ref())?;
+    let end = (utterance.position + fade_samples).min(audio.len());
+    let mut tail = audio[utterance.position.min(end)..end].to_vec();
+    audio_utils::fade_out(&mut tail);
+    Some(tail)
 }
 
 fn samples_to_ms(samples: u64, rate: u32) -> u64 {

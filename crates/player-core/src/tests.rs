@@ -216,3 +216,364 @@ proptest! {
         }
     }
 }
+
+// ----- clip mode -----------------------------------------------------------------------
+
+use voice_protocol::clips::{ClipCommand, ClipSpec};
+
+fn clip(p: &mut Player, id: &str, sentences: &[(&str, usize)], level: f32) -> Vec<PlayerEvent> {
+    let mut events = p.handle(PlayerInput::Clip(ClipSpec {
+        clip_id: id.into(),
+        speaker: format!("who-{id}"),
+        question_id: 1,
+        sentences: sentences.iter().map(|(t, _)| (*t).to_owned()).collect(),
+    }));
+    for (i, (_, len)) in sentences.iter().enumerate() {
+        events.extend(p.handle(PlayerInput::ClipAudio {
+            clip_id: id.into(),
+            index: i as u32,
+            samples: vec![level; *len],
+        }));
+    }
+    events
+}
+
+fn cmd(p: &mut Player, c: ClipCommand) -> Vec<PlayerEvent> {
+    p.handle(PlayerInput::Command(c))
+}
+
+fn play_id(id: &str) -> ClipCommand {
+    ClipCommand::Play { clip_id: id.into() }
+}
+
+fn finished(events: &[PlayerEvent]) -> Vec<voice_protocol::clips::ClipFinished> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            PlayerEvent::ClipFinished(f) => Some(f.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn render_n(p: &mut Player, blocks: usize) -> (Vec<f32>, Vec<PlayerEvent>, Vec<Rendered>) {
+    let mut samples = Vec::new();
+    let mut events = Vec::new();
+    let mut all = Vec::new();
+    for _ in 0..blocks {
+        let mut block = [0.0; BLOCK];
+        let r = p.render(&mut block);
+        samples.extend_from_slice(&block);
+        events.extend(r.events.clone());
+        all.push(r);
+    }
+    (samples, events, all)
+}
+
+#[test]
+fn a_clip_is_held_until_played_and_reports_start_beats_and_end() {
+    let mut p = player();
+    let ready = clip(&mut p, "c1", &[("One two.", 30), ("Three four.", 25)], 0.5);
+    let r = ready
+        .iter()
+        .find_map(|e| match e {
+            PlayerEvent::ClipReady(r) => Some(r.clone()),
+            _ => None,
+        })
+        .expect("ready once synthesized");
+    assert_eq!(
+        (r.sentence_ms.clone(), r.duration_ms, r.error),
+        (vec![30, 25], 55, None)
+    );
+    // Held: silence.
+    let (samples, events, _) = render_n(&mut p, 2);
+    assert!(samples.iter().all(|s| *s == 0.0) && events.is_empty());
+    cmd(&mut p, play_id("c1"));
+    let (samples, events, _) = render_n(&mut p, 4);
+    assert_eq!(samples.iter().filter(|s| **s == 0.5).count(), 55);
+    let started = events.iter().find_map(|e| match e {
+        PlayerEvent::ClipStarted(s) => Some(s.at_ms),
+        _ => None,
+    });
+    assert_eq!(started, Some(40));
+    let beats: Vec<(u32, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            PlayerEvent::Beat(b) => Some((b.beat, b.at_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(beats, [(1, 70)], "measured at the end of sentence 1");
+    let f = finished(&events);
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        (f[0].start_ms, f[0].end_ms, f[0].interrupted),
+        (40, 95, false)
+    );
+    assert_eq!(f[0].text_played, "One two. Three four.");
+    assert!(!p.is_busy());
+}
+
+#[test]
+fn a_second_main_clip_waits_for_the_first() {
+    let mut p = player();
+    clip(&mut p, "a", &[("A.", 30)], 0.5);
+    clip(&mut p, "b", &[("B.", 10)], 0.25);
+    cmd(&mut p, play_id("a"));
+    cmd(&mut p, play_id("b"));
+    let (samples, events, _) = render_n(&mut p, 3);
+    assert_eq!(&samples[..30], &[0.5; 30]);
+    assert_eq!(&samples[30..40], &[0.25; 10]);
+    let f = finished(&events);
+    assert_eq!(f[0].end_ms, f[1].start_ms);
+}
+
+#[test]
+fn an_overlay_sounds_over_a_ducked_main_and_releases_the_duck() {
+    let mut p = player();
+    clip(
+        &mut p,
+        "main",
+        &[("Main one.", 100), ("Main two.", 100)],
+        0.8,
+    );
+    clip(&mut p, "over", &[("Sure.", 30)], 0.1);
+    cmd(&mut p, play_id("main"));
+    render_n(&mut p, 1);
+    assert!(
+        cmd(
+            &mut p,
+            ClipCommand::Duck {
+                clip_id: "main".into(),
+                gain_db: -12.0,
+                ramp_ms: 5
+            }
+        )
+        .is_empty()
+    );
+    // No double duck.
+    let refused = cmd(
+        &mut p,
+        ClipCommand::Duck {
+            clip_id: "main".into(),
+            gain_db: -6.0,
+            ramp_ms: 5,
+        },
+    );
+    assert!(matches!(&refused[..], [PlayerEvent::ClipRefused { .. }]));
+    cmd(
+        &mut p,
+        ClipCommand::PlayOverlay {
+            clip_id: "over".into(),
+        },
+    );
+    let (_, events, rendered) = render_n(&mut p, 12);
+    let duck = 10f32.powf(-12.0 / 20.0);
+    let max_under = rendered
+        .iter()
+        .filter_map(|r| r.audit.max_main_gain_under_overlay)
+        .fold(0.0f32, f32::max);
+    assert!(max_under > 0.0 && max_under <= duck + 1e-4, "{max_under}");
+    let f = finished(&events);
+    let over = f.iter().find(|c| c.overlay).expect("overlay finished");
+    let main = f.iter().find(|c| !c.overlay).expect("main finished");
+    assert_eq!(main.ducked.len(), 1);
+    let [from, to] = main.ducked[0];
+    assert!(
+        from <= over.start_ms && over.end_ms <= to,
+        "{main:?} {over:?}"
+    );
+    assert!(!main.interrupted);
+}
+
+#[test]
+fn a_cancelled_overlay_never_ducks() {
+    let mut p = player();
+    clip(&mut p, "main", &[("Main.", 100)], 0.8);
+    // The overlay is prepared but its audio never arrives, then it is discarded.
+    p.handle(PlayerInput::Clip(ClipSpec {
+        clip_id: "late".into(),
+        speaker: "x".into(),
+        question_id: 2,
+        sentences: vec!["Late.".into()],
+    }));
+    cmd(&mut p, play_id("main"));
+    cmd(
+        &mut p,
+        ClipCommand::Duck {
+            clip_id: "main".into(),
+            gain_db: -12.0,
+            ramp_ms: 5,
+        },
+    );
+    cmd(
+        &mut p,
+        ClipCommand::PlayOverlay {
+            clip_id: "late".into(),
+        },
+    );
+    let (samples, _, _) = render_n(&mut p, 2);
+    cmd(
+        &mut p,
+        ClipCommand::Discard {
+            clip_id: "late".into(),
+        },
+    );
+    let (rest, events, _) = render_n(&mut p, 5);
+    assert!(samples.iter().chain(&rest).all(|s| *s == 0.8 || *s == 0.0));
+    assert!(finished(&events)[0].ducked.is_empty());
+}
+
+#[test]
+fn fade_out_then_fade_in_never_overlap() {
+    let mut p = player();
+    clip(&mut p, "seg", &[("Long sentence here.", 200)], 0.5);
+    clip(&mut p, "kick", &[("Hold on.", 40)], 0.3);
+    cmd(&mut p, play_id("seg"));
+    render_n(&mut p, 2);
+    cmd(
+        &mut p,
+        ClipCommand::FadeOut {
+            clip_id: "seg".into(),
+            fade_ms: 20,
+        },
+    );
+    cmd(
+        &mut p,
+        ClipCommand::FadeIn {
+            clip_id: "kick".into(),
+            delay_ms: 20,
+            fade_ms: 10,
+        },
+    );
+    let (samples, events, _) = render_n(&mut p, 6);
+    let f = finished(&events);
+    assert_eq!(f.len(), 2);
+    assert!(f[0].interrupted && f[0].clip_id == "seg");
+    assert!(f[0].end_ms <= f[1].start_ms, "{f:?}");
+    assert!(!f[1].interrupted);
+    // The fade-out decreases to silence.
+    assert!(samples[0] <= 0.5 && samples[18] < samples[0]);
+    assert_eq!(f[0].text_played, "Long", "what was heard, in whole words");
+}
+
+#[test]
+fn clip_mode_leaves_utterances_alone() {
+    let mut p = player();
+    p.handle(segment(1, 0, true, "Utterance."));
+    p.handle(audio(1, 0, 20, 0.4));
+    clip(&mut p, "c", &[("Clip.", 20)], 0.6);
+    let (samples, events, _) = render_n(&mut p, 2);
+    assert_eq!(samples.iter().filter(|s| **s == 0.4).count(), 20);
+    assert_eq!(done(&events).len(), 1);
+    // Unknown clips are refused, not fatal.
+    assert!(matches!(
+        &cmd(&mut p, play_id("nope"))[..],
+        [PlayerEvent::ClipRefused { .. }]
+    ));
+    assert!(matches!(
+        &cmd(
+            &mut p,
+            ClipCommand::FadeOut {
+                clip_id: "nope".into(),
+                fade_ms: 5
+            }
+        )[..],
+        [PlayerEvent::ClipRefused { .. }]
+    ));
+}
+
+#[test]
+fn failed_sentences_are_skipped_and_an_all_failed_clip_reports_an_error() {
+    let mut p = player();
+    p.handle(PlayerInput::Clip(ClipSpec {
+        clip_id: "f".into(),
+        speaker: "x".into(),
+        question_id: 1,
+        sentences: vec!["Bad.".into()],
+    }));
+    let events = p.handle(PlayerInput::ClipSynthesisFailed {
+        clip_id: "f".into(),
+        index: 0,
+        error: "boom".into(),
+    });
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, PlayerEvent::ClipReady(r) if r.error.is_some()))
+    );
+    let empty = p.handle(PlayerInput::Clip(ClipSpec {
+        clip_id: "e".into(),
+        speaker: "x".into(),
+        question_id: 1,
+        sentences: vec!["  ".into()],
+    }));
+    assert!(matches!(&empty[..], [PlayerEvent::ClipReady(r)] if r.error.is_some()));
+}
+
+proptest! {
+    /// Whatever commands arrive, in whatever order: never two main voices at once; an
+    /// overlay sounds only over a main voice held at (or below) its duck gain; a clip is
+    /// never ducked twice at a time; an overlay that never became ready never ducks.
+    #[test]
+    fn clip_commands_keep_the_audio_rules(
+        ops in prop::collection::vec((0u8..9, 0usize..4, 1u64..40), 1..60)
+    ) {
+        let ids = ["a", "b", "c", "d"];
+        let mut p = player();
+        // "d" is prepared but its audio never comes: it can never sound.
+        for id in &ids[..3] {
+            clip(&mut p, id, &[("One two.", 37), ("Three.", 23)], 0.5);
+        }
+        p.handle(PlayerInput::Clip(ClipSpec { clip_id: "d".into(), speaker: "d".into(), question_id: 9, sentences: vec!["Never.".into()] }));
+        let duck = 10f32.powf(-12.0 / 20.0);
+        let mut all = Vec::new();
+        for (op, i, ms) in ops {
+            let id = ids[i].to_owned();
+            let c = match op {
+                0 => Some(ClipCommand::Play { clip_id: id }),
+                1 => Some(ClipCommand::PlayOverlay { clip_id: id }),
+                2 => Some(ClipCommand::Duck { clip_id: id, gain_db: -12.0, ramp_ms: ms % 10 }),
+                3 => Some(ClipCommand::Unduck { clip_id: id, ramp_ms: ms % 10 }),
+                4 => Some(ClipCommand::FadeOut { clip_id: id, fade_ms: ms }),
+                5 => Some(ClipCommand::FadeIn { clip_id: id, delay_ms: ms, fade_ms: ms / 2 }),
+                6 => Some(ClipCommand::Discard { clip_id: id }),
+                _ => None,
+            };
+            if let Some(c) = c {
+                all.extend(p.handle(PlayerInput::Command(c)));
+            }
+            let mut block = [0.0; BLOCK];
+            let r = p.render(&mut block);
+            if let Some(g) = r.audit.max_main_gain_under_overlay {
+                prop_assert!(g <= duck + 1e-4, "main at gain {g} under an overlay");
+            }
+            all.extend(r.events);
+        }
+        for _ in 0..40 {
+            let mut block = [0.0; BLOCK];
+            all.extend(p.render(&mut block).events);
+        }
+        let f = finished(&all);
+        prop_assert!(f.iter().all(|c| c.clip_id != "d"), "an unready clip sounded");
+        let mains: Vec<_> = f.iter().filter(|c| !c.overlay).collect();
+        for (i, a) in mains.iter().enumerate() {
+            for b in &mains[i + 1..] {
+                prop_assert!(a.end_ms <= b.start_ms || b.end_ms <= a.start_ms, "{a:?} overlaps {b:?}");
+            }
+            // Duck windows never overlap each other (no double duck).
+            for w in a.ducked.windows(2) {
+                prop_assert!(w[0][1] <= w[1][0]);
+            }
+        }
+        for o in f.iter().filter(|c| c.overlay) {
+            for m in &mains {
+                let s = o.start_ms.max(m.start_ms);
+                let e = o.end_ms.min(m.end_ms);
+                if s < e {
+                    prop_assert!(m.ducked.iter().any(|[from, to]| *from <= s && e <= *to), "{o:?} over an unducked {m:?}");
+                }
+            }
+        }
+    }
+}

@@ -77,6 +77,10 @@ pub enum Observed {
         source: String,
         message: String,
     },
+    /// A conductor's decision record (JSON text), logged as it came.
+    Decision {
+        detail: String,
+    },
 }
 
 /// What to write.
@@ -187,6 +191,7 @@ impl SessionLog {
             Observed::Error { source, message } => {
                 vec![event("error", Some(source), None, Some(message))]
             }
+            Observed::Decision { detail } => vec![event("decision", None, None, Some(detail))],
             Observed::PlaybackStarted { question_id } => {
                 self.sounding_since.entry(question_id).or_insert(now_ms);
                 Vec::new()
@@ -459,6 +464,26 @@ mod tests {
     }
 
     #[test]
+    fn decisions_are_events_with_their_record_as_detail() {
+        let mut log = SessionLog::spoken();
+        let records = log.observe(
+            Observed::Decision {
+                detail: r#"{"action":"CALL_AGENT","phase":"opening"}"#.into(),
+            },
+            42,
+        );
+        let Record::Event(e) = &records[0] else {
+            panic!("{records:?}")
+        };
+        assert_eq!((e.event, e.t_ms), ("decision", 42));
+        let json: serde_json::Value = serde_json::from_str(&records[0].to_json()).unwrap();
+        let detail: serde_json::Value =
+            serde_json::from_str(json["detail"].as_str().unwrap()).unwrap();
+        assert_eq!(detail["action"], "CALL_AGENT");
+        assert_eq!(records[0].console_line(), None);
+    }
+
+    #[test]
     fn ids() {
         assert_eq!(session_id(0, 7), "19700101-000000-7");
         assert_eq!(session_id(1_795_000_000, 1), "20261118-110640-1");
@@ -476,5 +501,112 @@ mod tests {
         for bad in ["", "..", "../x", "a/b", ".hidden", "a\\b", "x y"] {
             assert!(!is_valid_session_id(bad), "{bad}");
         }
+    }
+}
+
+/// Where a transcript line goes in the agent-context session of a conversation
+/// (see the agent-context crate): every line into the shared exchange history, a human's
+/// into the shared presenter transcript, an agent's into its own exchange notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextLines {
+    /// `shared/exchange-history.md`
+    pub history: String,
+    /// `shared/presenter-transcript.md`, for human lines.
+    pub presenter: Option<String>,
+    /// `<speaker>/exchange-notes.md`, for agent lines: (agent, text).
+    pub own_notes: Option<(String, String)>,
+}
+
+/// `[mm:ss]` of a session time.
+pub fn clock(ms: u64) -> String {
+    let secs = ms / 1000;
+    format!("[{:02}:{:02}]", secs / 60, secs % 60)
+}
+
+impl TranscriptLine {
+    /// What was heard: the played part in spoken sessions, else the whole text.
+    pub fn heard(&self) -> &str {
+        self.text_played.as_deref().unwrap_or(&self.text).trim()
+    }
+
+    /// The Markdown lines this utterance adds to the context session.
+    pub fn context_lines(&self) -> ContextLines {
+        let heard = self.heard();
+        let text = match (heard.is_empty(), self.interrupted) {
+            (true, _) => "(cut off before a word was heard)".to_owned(),
+            (false, true) => format!("{heard} — (interrupted)"),
+            (false, false) => heard.to_owned(),
+        };
+        let at = clock(self.start_ms);
+        let history = format!("- {at} **{}**: {text}\n", self.speaker);
+        if self.human {
+            ContextLines {
+                history,
+                presenter: Some(format!("{at} {text}\n")),
+                own_notes: None,
+            }
+        } else {
+            ContextLines {
+                history,
+                presenter: None,
+                own_notes: Some((
+                    self.speaker.clone(),
+                    format!("- {at} I said (q{}): {text}\n", self.question_id),
+                )),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod context_tests {
+    use super::*;
+
+    fn line(speaker: &str, human: bool, played: Option<&str>, interrupted: bool) -> TranscriptLine {
+        TranscriptLine {
+            speaker: speaker.into(),
+            question_id: 3,
+            text: "Limits describe behaviour near a point.".into(),
+            start_ms: 65_000,
+            end_ms: 70_000,
+            interrupted,
+            human,
+            text_played: played.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn agent_lines_go_to_history_and_own_notes() {
+        let lines = line("tutor", false, None, false).context_lines();
+        assert_eq!(
+            lines.history,
+            "- [01:05] **tutor**: Limits describe behaviour near a point.\n"
+        );
+        assert_eq!(lines.presenter, None);
+        assert_eq!(
+            lines.own_notes,
+            Some((
+                "tutor".into(),
+                "- [01:05] I said (q3): Limits describe behaviour near a point.\n".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn human_lines_go_to_the_presenter_transcript() {
+        let lines = line("human", true, None, false).context_lines();
+        assert_eq!(
+            lines.presenter.as_deref(),
+            Some("[01:05] Limits describe behaviour near a point.\n")
+        );
+        assert!(lines.own_notes.is_none());
+    }
+
+    #[test]
+    fn only_what_was_heard_is_kept() {
+        let cut = line("tutor", false, Some("Limits describe"), true).context_lines();
+        assert!(cut.history.ends_with("Limits describe — (interrupted)\n"));
+        let silent = line("tutor", false, Some(""), true).context_lines();
+        assert!(silent.history.contains("(cut off before a word was heard)"));
     }
 }

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+pub mod clips;
+
 /// Input and output ids used across the dataflows.
 pub mod ids {
     /// Controller output: the next speaker's name.
@@ -42,6 +44,34 @@ pub mod ids {
     pub const PLAYBACK_STARTED: &str = "playback_started";
     /// Player output: an utterance finished or was cut off (Utf8: the text heard).
     pub const PLAYBACK_DONE: &str = "playback_done";
+    /// Bridge input: a side request (Utf8 JSON: id, kind, prompt, json, max_words).
+    pub const REQUEST: &str = "request";
+    /// Bridge output: the answer to a side request (Utf8), with `request_id`, `kind`.
+    pub const REPLY: &str = "reply";
+    /// Rehearsal moderator input: the presenter's final transcript text.
+    pub const PRESENTER: &str = "presenter";
+    /// Rehearsal moderator output: the presenter's words, re-sent with a question id so
+    /// the player voices them in order (offline demo).
+    pub const PRESENTER_TEXT: &str = "presenter_text";
+    /// Rehearsal moderator output: the phase entered (`presenting`, `qa_trigger`,
+    /// `exchange`, `resolving`, `ended`).
+    pub const PHASE: &str = "phase";
+    /// Moderator output, recorder input: one moderator decision (Utf8 JSON object).
+    pub const DECISION: &str = "decision";
+    /// Player input: a clip to prepare (Utf8 JSON [`crate::clips::ClipSpec`]).
+    pub const CLIP: &str = "clip";
+    /// Player input: play, duck, fade a prepared clip (Utf8 JSON [`crate::clips::ClipCommand`]).
+    pub const COMMAND: &str = "command";
+    /// Player output: a clip is synthesized and held (JSON [`crate::clips::ClipReady`]).
+    pub const CLIP_READY: &str = "clip_ready";
+    /// Player output: a clip began to sound (JSON [`crate::clips::ClipStarted`]).
+    pub const CLIP_STARTED: &str = "clip_started";
+    /// Player output: the main clip passed a sentence boundary (JSON [`crate::clips::BeatReached`]).
+    pub const BEAT: &str = "beat";
+    /// Player output: a clip ended or was cut (JSON [`crate::clips::ClipFinished`]).
+    pub const CLIP_FINISHED: &str = "clip_finished";
+    /// Auction output, recorder input: one auction event record (Utf8 JSON object).
+    pub const AUCTION: &str = "auction";
 }
 
 /// Metadata keys.
@@ -66,6 +96,21 @@ pub mod keys {
     pub const CHARS_PLAYED: &str = "chars_played";
     /// Integer: audio sample rate in Hz.
     pub const SAMPLE_RATE: &str = "sample_rate";
+    /// String, on `turn`: what the conductor asks of this turn.
+    pub const INSTRUCTION: &str = "instruction";
+    /// String, on `turn`: context assembled for this call; replaces the persona prompt.
+    pub const CONTEXT: &str = "context";
+    /// String, on `reply`: the side request answered.
+    pub const REQUEST_ID: &str = "request_id";
+    /// String, on `reply`: the kind of side request answered (echoed).
+    pub const KIND: &str = "kind";
+    /// String, on the rehearsal moderator's `text`: the phrase kind of the line
+    /// (`transition`, `micro-phrase`, `bridge-back`, ...).
+    pub const LINE_KIND: &str = "line_kind";
+    /// Integer, on the rehearsal moderator's `turn`: the exchange the turn belongs to.
+    pub const EXCHANGE_ID: &str = "exchange_id";
+    /// String, on clip messages: the clip concerned.
+    pub const CLIP_ID: &str = "clip_id";
 }
 
 /// Where a streamed chunk sits in its utterance. No status means a complete message.

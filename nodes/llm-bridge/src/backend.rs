@@ -10,7 +10,7 @@ use std::{
 };
 
 use agent_bridge::{
-    GenerationRequest, History, Persona, offline,
+    GenerationRequest, History, Persona, SideRequest, offline,
     openai::{
         ChatSettings, ChunkError, SseEvent, SseParser, is_retryable, parse_chunk, request_body,
     },
@@ -39,6 +39,53 @@ pub trait Backend: Send + Sync {
         history: History,
         events: Sender<BackendEvent>,
     ) -> Cancel;
+
+    /// The offline stand-in answers side requests itself (see [`SideRequest::offline_answer`]).
+    fn is_offline(&self) -> bool {
+        false
+    }
+}
+
+/// Answers a side request with a model: the same streaming call as a turn, collected
+/// into one text, on its own thread; the answer (or the error) goes to `replies`.
+/// Bounded by `timeout` whatever the service does.
+pub fn ask(
+    backend: &Arc<dyn Backend>,
+    request: SideRequest,
+    messages: Vec<agent_bridge::ChatMessage>,
+    history: History,
+    timeout: Duration,
+    replies: Sender<(SideRequest, Result<String, String>)>,
+) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let cancel = backend.start(
+        GenerationRequest {
+            question_id: 0,
+            messages,
+            instruction: None,
+        },
+        history,
+        tx,
+    );
+    std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut text = String::new();
+        let result = loop {
+            match rx.recv_deadline(deadline) {
+                Ok(BackendEvent::Chunk { text: chunk, .. }) => text.push_str(&chunk),
+                Ok(BackendEvent::Finished { error: Some(e), .. }) => break Err(e),
+                Ok(BackendEvent::Finished { error: None, .. }) if text.trim().is_empty() => {
+                    break Err("the model returned an empty answer".to_owned());
+                }
+                Ok(BackendEvent::Finished { error: None, .. }) => break Ok(text.trim().to_owned()),
+                Err(_) => {
+                    cancel();
+                    break Err(format!("no complete answer within {timeout:?}"));
+                }
+            }
+        };
+        let _ = replies.send((request, result));
+    });
 }
 
 /// The deterministic offline model, streamed word by word at a speaking-like pace.
@@ -59,13 +106,25 @@ impl OfflineBackend {
 }
 
 impl Backend for OfflineBackend {
+    fn is_offline(&self) -> bool {
+        true
+    }
+
     fn start(
         &self,
         request: GenerationRequest,
         history: History,
         events: Sender<BackendEvent>,
     ) -> Cancel {
-        let text = offline::reply(&self.persona, self.topic.as_deref(), &history);
+        let text = match &request.instruction {
+            Some(instruction) => offline::instructed_reply(
+                &self.persona,
+                self.topic.as_deref(),
+                &history,
+                instruction,
+            ),
+            None => offline::reply(&self.persona, self.topic.as_deref(), &history),
+        };
         let delay = self.word_delay;
         let question_id = request.question_id;
         let cancelled = Arc::new(AtomicBool::new(false));

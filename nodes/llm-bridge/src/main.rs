@@ -5,7 +5,7 @@ mod backend;
 
 use std::{sync::Arc, time::Duration};
 
-use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, Persona};
+use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, Persona, SideRequest};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail, eyre};
@@ -40,11 +40,32 @@ fn main() -> eyre::Result<()> {
 
     let dora_events = node_kit::forward_events(events);
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
+    let (reply_tx, reply_rx) =
+        crossbeam_channel::unbounded::<(SideRequest, Result<String, String>)>();
+    let request_timeout =
+        Duration::from_secs_f64(node_kit::env_parse("REQUEST_TIMEOUT_SECS", 8.0)?);
     let mut running: Option<(u64, Cancel)> = None;
 
     loop {
         let input = select! {
             recv(dora_events) -> event => match event {
+                Ok(DoraEvent::Input { id, data, .. }) if id.as_str() == ids::REQUEST => {
+                    let request = match text_of(&data).map_err(|e| e.to_string()).and_then(|t| SideRequest::parse(&t).map_err(|e| e.to_string())) {
+                        Ok(request) => request,
+                        Err(error) => {
+                            tracing::warn!(%error, "unreadable side request ignored");
+                            continue;
+                        }
+                    };
+                    if backend.is_offline() {
+                        let answer = request.offline_answer(core.persona(), core.topic(), core.history());
+                        let _ = reply_tx.send((request, answer));
+                    } else {
+                        let messages = request.messages(core.persona(), core.topic(), core.history());
+                        backend::ask(&backend, request, messages, core.history().clone(), request_timeout, reply_tx.clone());
+                    }
+                    continue;
+                }
                 Ok(DoraEvent::Input { id, metadata, data }) => {
                     match to_bridge_input(id.as_str(), &metadata.parameters, &data) {
                         Some(input) => input,
@@ -55,6 +76,27 @@ fn main() -> eyre::Result<()> {
                 Ok(DoraEvent::Error(e)) => { tracing::warn!(error = %e, "dora reported an error"); continue }
                 Ok(_) => continue,
             },
+            recv(reply_rx) -> reply => {
+                let Ok((request, answer)) = reply else { break };
+                let mut params = Params::new()
+                    .string(keys::REQUEST_ID, request.id.clone())
+                    .string(keys::KIND, request.kind.clone())
+                    .string(keys::SPEAKER, core.persona().name.clone());
+                let text = match answer {
+                    Ok(text) => text,
+                    Err(error) => {
+                        if backend.is_offline() {
+                            tracing::debug!(request = %request.id, kind = %request.kind, %error, "side request not answered");
+                        } else {
+                            tracing::warn!(request = %request.id, kind = %request.kind, %error, "side request not answered");
+                        }
+                        params = params.string(keys::ERROR, error);
+                        String::new()
+                    }
+                };
+                node.send_output(ids::REPLY.into(), params.build(), text)?;
+                continue;
+            }
             recv(backend_rx) -> event => match event {
                 Ok(BackendEvent::Chunk { question_id, text }) => BridgeInput::Chunk { question_id, text },
                 Ok(BackendEvent::Finished { question_id, error }) => BridgeInput::Finished { question_id, error },
@@ -144,7 +186,11 @@ fn load_persona(node_id: &str) -> eyre::Result<Persona> {
     };
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read persona file {path:?} (PERSONA)"))?;
-    let persona = Persona::from_toml(&text).map_err(|e| eyre!("{path}: {e}"))?;
+    let persona = if path.ends_with(".md") {
+        persona_from_template(&path, &text)?
+    } else {
+        Persona::from_toml(&text).map_err(|e| eyre!("{path}: {e}"))?
+    };
     match explicit {
         Some(name) if name != persona.name => {
             bail!(
@@ -160,6 +206,20 @@ fn load_persona(node_id: &str) -> eyre::Result<Persona> {
         _ => {}
     }
     Ok(persona)
+}
+
+/// A `templates/<agent>/persona.md` (TOML front matter, the body is the system prompt);
+/// the agent's name is its folder's.
+fn persona_from_template(path: &str, text: &str) -> eyre::Result<Persona> {
+    let folder = std::path::Path::new(path)
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| eyre!("{path}: a persona template lives in templates/<agent>/persona.md"))?;
+    let agent = agent_context::AgentName::new(folder).map_err(|e| eyre!("{path}: {e}"))?;
+    let template =
+        agent_context::PersonaTemplate::parse(text, &agent).map_err(|e| eyre!("{path}: {e}"))?;
+    Persona::from_toml(&template.to_persona_toml()).map_err(|e| eyre!("{path}: {e}"))
 }
 
 fn to_bridge_input(
@@ -184,6 +244,13 @@ fn to_bridge_input(
             Some(BridgeInput::Turn {
                 speaker: text.trim().to_owned(),
                 question_id,
+                instruction: node_kit::string_param(params, keys::INSTRUCTION)
+                    .map(str::trim)
+                    .filter(|i| !i.is_empty())
+                    .map(str::to_owned),
+                context: node_kit::string_param(params, keys::CONTEXT)
+                    .filter(|c| !c.trim().is_empty())
+                    .map(str::to_owned),
             })
         }
         ids::INTERRUPT => {

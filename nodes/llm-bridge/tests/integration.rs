@@ -30,7 +30,11 @@ fn keepalive(from: f64, to: f64) -> Vec<node_kit::testing::TestEvent> {
 }
 
 fn persona_file() -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../personas/tutor.toml").to_owned()
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../templates/tutor/persona.md"
+    )
+    .to_owned()
 }
 
 #[test]
@@ -191,5 +195,77 @@ fn bad_configuration_and_input_are_reported() {
     assert!(
         !run.texts_of("text").is_empty(),
         "the valid turn is still answered"
+    );
+}
+
+#[test]
+fn an_instruction_steers_the_offline_turn() {
+    let persona = persona_file();
+    let run = run_node(
+        Path::new(BIN),
+        &[("PERSONA", &persona), ("OFFLINE_WORD_DELAY_MS", "0")],
+        vec![input(
+            0.05,
+            "turn",
+            json!(["tutor"]),
+            meta(&[
+                ("question_id", json!(4)),
+                (
+                    "instruction",
+                    json!("Ask the group: \"who can define a tangent line?\""),
+                ),
+            ]),
+        )]
+        .into_iter()
+        .chain(keepalive(0.06, 0.8))
+        .chain([stop(1.0)])
+        .collect(),
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        run.texts_of("text").concat().trim(),
+        "Who can define a tangent line?"
+    );
+}
+
+#[test]
+fn side_requests_are_answered_on_reply() {
+    let persona = persona_file();
+    let request = |at: f64, body: serde_json::Value| {
+        input(at, "request", json!([body.to_string()]), meta(&[]))
+    };
+    let run = run_node(
+        Path::new(BIN),
+        &[("PERSONA", &persona)],
+        vec![
+            request(
+                0.05,
+                json!({"id": "k1", "kind": "kicker", "prompt": "Cut in about integrals", "max_words": 6}),
+            ),
+            request(
+                0.10,
+                json!({"id": "i1", "kind": "intent", "prompt": "Do you want to speak?", "json": true}),
+            ),
+            input(0.15, "request", json!(["not json"]), meta(&[])),
+            input(0.20, "request", json!([1, 2]), meta(&[])),
+            stop(0.5),
+        ],
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    // (The testing mode records data, not metadata: `request_id` and `error` ride there.)
+    let replies = run.texts_of("reply");
+    assert_eq!(replies.len(), 2, "{:?}", run.outputs);
+    assert!(
+        !replies[0].is_empty() && replies[0].split_whitespace().count() <= 6,
+        "{replies:?}"
+    );
+    // JSON is left to the conductor's heuristic: an empty answer (with an error).
+    assert_eq!(replies[1], "");
+    assert!(
+        run.stderr.contains("unreadable side request"),
+        "{}",
+        run.stderr
     );
 }

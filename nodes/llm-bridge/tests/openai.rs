@@ -25,7 +25,6 @@ fn keepalive(from: f64, to: f64) -> Vec<TestEvent> {
 
 /// One turn for `tutor` against `base_url` with `model`; the run lasts `secs`.
 fn turn_against(base_url: &str, model: &str, secs: f64) -> NodeRun {
-    let persona = concat!(env!("CARGO_MANIFEST_DIR"), "/../../personas/tutor.toml");
     let mut events = vec![
         input(
             0.01,
@@ -42,22 +41,32 @@ fn turn_against(base_url: &str, model: &str, secs: f64) -> NodeRun {
     ];
     events.extend(keepalive(0.03, secs));
     events.push(stop(secs + 0.1));
-    run_node(
-        Path::new(BIN),
-        &[
-            ("PERSONA", persona),
-            ("LLM_BACKEND", "openai"),
-            ("LLM_BASE_URL", base_url),
-            ("LLM_MODEL", model),
-            ("LLM_API_KEY_ENV", "TEST_LLM_KEY"),
-            ("TEST_LLM_KEY", SECRET),
-            ("LLM_FIRST_TOKEN_TIMEOUT_SECS", "1"),
-            ("LLM_STALL_TIMEOUT_SECS", "1"),
-            ("LLM_MAX_RETRIES", "2"),
-        ],
-        events,
-        Duration::from_secs(60),
-    )
+    run_against(base_url, model, &[("LLM_MAX_RETRIES", "2")], events)
+}
+
+/// The bridge as a tutor on `base_url` with `model`, fast timeouts, the key in env.
+fn run_against(
+    base_url: &str,
+    model: &str,
+    extra: &[(&str, &str)],
+    events: Vec<TestEvent>,
+) -> NodeRun {
+    let persona = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../templates/tutor/persona.md"
+    );
+    let mut env = vec![
+        ("PERSONA", persona),
+        ("LLM_BACKEND", "openai"),
+        ("LLM_BASE_URL", base_url),
+        ("LLM_MODEL", model),
+        ("LLM_API_KEY_ENV", "TEST_LLM_KEY"),
+        ("TEST_LLM_KEY", SECRET),
+        ("LLM_FIRST_TOKEN_TIMEOUT_SECS", "1"),
+        ("LLM_STALL_TIMEOUT_SECS", "1"),
+    ];
+    env.extend_from_slice(extra);
+    run_node(Path::new(BIN), &env, events, Duration::from_secs(60))
 }
 
 fn assert_ended_with_error(run: &NodeRun, error: &str) {
@@ -166,5 +175,47 @@ fn broken_streams_end_the_turn_with_an_error() {
     ] {
         let run = turn_against(&server.base_url(), model, 1.0);
         assert_ended_with_error(&run, error);
+    }
+}
+
+/// A side request against the service, answered (or failed) on `reply`.
+fn ask_against(base_url: &str, model: &str) -> NodeRun {
+    let body = json!({"id": "b1", "kind": "bid", "prompt": "Your bid?", "json": true});
+    let mut events = vec![input(0.01, "request", json!([body.to_string()]), meta(&[]))];
+    events.extend(keepalive(0.02, 2.5));
+    events.push(stop(2.6));
+    let extra = [("LLM_MAX_RETRIES", "0"), ("REQUEST_TIMEOUT_SECS", "2")];
+    run_against(base_url, model, &extra, events)
+}
+
+#[test]
+fn side_requests_use_the_service_and_report_faults() {
+    let server = MockServer::start(0).unwrap();
+    let run = ask_against(&server.base_url(), "echo");
+    assert!(run.success, "{}", run.stderr);
+    let reply = run.texts_of("reply");
+    assert_eq!(reply.len(), 1, "{}", run.stderr);
+    assert!(reply[0].contains("JSON"), "{reply:?}");
+    let sent = server.requests()[0].json();
+    assert_eq!(
+        sent["messages"].as_array().unwrap().last().unwrap()["role"],
+        "system"
+    );
+
+    for model in ["fault-hang", "fault-500", "fault-malformed"] {
+        let run = ask_against(&server.base_url(), model);
+        assert!(run.success, "{model}: {}", run.stderr);
+        assert_eq!(
+            run.texts_of("reply"),
+            vec![String::new()],
+            "{model}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("side request not answered"),
+            "{model}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains(SECRET));
     }
 }

@@ -3,6 +3,15 @@
 //! nothing already said.
 //!
 //! Folder: see [`node_kit::session`].
+//!
+//! With `AGENTS` (agent names) and `AGENTS_ROOT` (the folder holding `templates/` and
+//! `session-templates/`) the folder also holds the conversation's agent-context session,
+//! `context/`, frozen at the end: see [`context`].
+//!
+//! Optional input `auction`: event records of a conductor (one JSON object each), written
+//! to `events.jsonl` as they are with `t_ms` added.
+
+mod context;
 
 use std::{
     fs::{File, OpenOptions},
@@ -20,7 +29,9 @@ use voice_protocol::{ids, keys};
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let (node, mut events) = DoraNode::init_from_env().context("failed to start the dora node")?;
-    let dir = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
+    let dataflow_id = node.dataflow_id().to_string();
+    let dir = node_kit::session::session_folder(&dataflow_id)?;
+    let agent_context = context::ContextSession::from_env(&dir, &dataflow_id)?;
     let mut transcript = open_append(&dir.join("transcript.jsonl"))?;
     let mut events_file = open_append(&dir.join("events.jsonl"))?;
     tracing::info!(folder = %dir.display(), "recording the session");
@@ -52,6 +63,28 @@ fn main() -> eyre::Result<()> {
                             continue;
                         }
                     };
+                    if id.as_str() == ids::AUCTION {
+                        // A conductor's event record (JSON object): written as it is,
+                        // stamped with the session time.
+                        match serde_json::from_str::<serde_json::Value>(&text) {
+                            Ok(serde_json::Value::Object(mut record)) => {
+                                record.insert(
+                                    "t_ms".into(),
+                                    (start.elapsed().as_millis() as u64).into(),
+                                );
+                                let line = serde_json::Value::Object(record).to_string();
+                                writeln!(events_file, "{line}")
+                                    .and_then(|_| events_file.flush())
+                                    .context("cannot write the session folder")?;
+                            }
+                            _ => tracing::warn!(
+                                input = %id,
+                                text = %voice_protocol::shorten(&text),
+                                "event record is not a JSON object; ignored"
+                            ),
+                        }
+                        continue;
+                    }
                     let question_id = node_kit::question_id(params).unwrap_or(0);
                     match id.as_str() {
                         ids::TURN => Observed::Turn {
@@ -83,6 +116,7 @@ fn main() -> eyre::Result<()> {
                             heard: text,
                         },
                         ids::PLAYBACK_STARTED => Observed::PlaybackStarted { question_id },
+                        ids::DECISION => Observed::Decision { detail: text },
                         other => {
                             // Any other input: surface reported errors, ignore the rest.
                             match node_kit::string_param(params, keys::ERROR) {
@@ -100,8 +134,13 @@ fn main() -> eyre::Result<()> {
             },
         };
         for record in log.observe(observed, start.elapsed().as_millis() as u64) {
-            let file = match record {
-                Record::Transcript(_) => &mut transcript,
+            let file = match &record {
+                Record::Transcript(line) => {
+                    if let Some(context) = &agent_context {
+                        context.record(line);
+                    }
+                    &mut transcript
+                }
                 Record::Event(_) => &mut events_file,
             };
             writeln!(file, "{}", record.to_json())
@@ -114,12 +153,18 @@ fn main() -> eyre::Result<()> {
         }
     }
     for record in log.flush() {
+        if let (Some(context), Record::Transcript(line)) = (&agent_context, &record) {
+            context.record(line);
+        }
         writeln!(transcript, "{}", record.to_json())
             .and_then(|_| transcript.flush())
             .context("cannot write the session folder")?;
         if let Some(line) = record.console_line() {
             let _ = writeln!(stdout, "{line}");
         }
+    }
+    if let Some(context) = &agent_context {
+        context.freeze();
     }
     Ok(())
 }

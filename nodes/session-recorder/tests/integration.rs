@@ -115,3 +115,69 @@ fn writes_transcript_and_events_as_they_happen() {
         run.stderr
     );
 }
+
+#[test]
+fn decisions_are_logged_as_events() {
+    let dir = std::env::temp_dir().join(format!("recorder-decisions-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let record = r#"{"action":"SWITCH_PHASE","next_phase":"opening","phase":"not_started"}"#;
+    let run = run_node(
+        Path::new(BIN),
+        &[("SESSION_DIR", dir.to_str().unwrap())],
+        vec![
+            input(0.02, "decision", json!([record]), json!(null)),
+            input(0.03, "decision", json!([1, 2]), json!(null)),
+            stop(0.1),
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let events: Vec<Value> = std::fs::read_to_string(dir.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["event"], "decision");
+    assert_eq!(events[0]["detail"], record);
+    assert!(
+        run.stderr.contains("unreadable input ignored"),
+        "{}",
+        run.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn auction_records_go_to_the_events_file() {
+    let dir = std::env::temp_dir().join(format!("recorder-auction-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = run_node(
+        Path::new(BIN),
+        &[("SESSION_DIR", dir.to_str().unwrap())],
+        vec![
+            input(
+                0.02,
+                "auction",
+                json!([r#"{"event":"bid","agent_id":"hawk","bid":2}"#]),
+                json!(null),
+            ),
+            input(0.04, "auction", json!(["[1, 2]"]), json!(null)),
+            input(0.06, "auction", json!(["not json"]), json!(null)),
+            stop(0.2),
+        ],
+        Duration::from_secs(20),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let events: Vec<Value> = std::fs::read_to_string(dir.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["event"], "bid");
+    assert_eq!(events[0]["agent_id"], "hawk");
+    assert!(events[0]["t_ms"].is_u64());
+    assert!(run.stderr.contains("not a JSON object"), "{}", run.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,11 @@
 //! is one), `conversation.wav` and `timeline.jsonl` in the session folder, and the outputs
 //! `audio` (Float32 blocks), `playback_started` and `playback_done`. Decisions live in
 //! [`player_core::Player`]; synthesis runs on a worker thread.
+//!
+//! Clip mode (additive, for conductors such as the auction node): `clip` (JSON
+//! [`voice_protocol::clips::ClipSpec`]) and `command` (JSON
+//! [`voice_protocol::clips::ClipCommand`]) in; `clip_ready`, `clip_started`, `beat` and
+//! `clip_finished` (JSON, `clip_id` in the metadata) out.
 
 mod backend;
 mod output;
@@ -41,6 +46,8 @@ struct Job {
     question_id: u64,
     index: u32,
     text: String,
+    /// Clip mode: the clip this sentence belongs to.
+    clip_id: Option<String>,
 }
 
 fn main() -> eyre::Result<()> {
@@ -123,24 +130,35 @@ fn main() -> eyre::Result<()> {
         select! {
             recv(dora_events) -> event => match event {
                 Ok(DoraEvent::Input { id, metadata, data }) => {
-                    if id.as_str() == ids::PAUSE {
-                        // Barge-in latency: from the sender's timestamp to the next block,
-                        // which is the first silent one (after a 5 ms fade).
-                        let sent = metadata.timestamp().get_time().to_system_time();
-                        let received = std::time::SystemTime::now().duration_since(sent).unwrap_or_default();
-                        let next_block = (start + block_time * rendered_blocks).saturating_duration_since(Instant::now());
-                        let record = serde_json::json!({
-                            "was_playing": player.is_busy() && !player.is_paused(),
-                            "received_after_us": received.as_micros() as u64,
-                            "silent_after_us": (received + next_block + Duration::from_millis(5)).as_micros() as u64,
-                        });
-                        recording.note("barge_in.jsonl", &record)?;
-                    }
+                    let cut_off = matches!(id.as_str(), ids::PAUSE | ids::INTERRUPT);
+                    let barge_in = (id.as_str() == ids::PAUSE)
+                        .then(|| (received_us(&metadata), player.is_busy() && !player.is_paused()));
                     if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);
                         }
                         player_events = player.handle(input);
+                    }
+                    // A cut-off voice fades in the very next block, rendered now rather
+                    // than on the block clock: the player is silent within the fade.
+                    let mut faded_at = None;
+                    if cut_off && player.is_fading() {
+                        let (events, written_at) = render_block(&mut player, &mut block, &mut recording, &mut device, &mut node, rate)?;
+                        player_events.extend(events);
+                        faded_at = Some(written_at);
+                        rendered_blocks += 1;
+                    }
+                    if let Some((received_after_us, was_playing)) = barge_in {
+                        // Barge-in latency: from the sender's timestamp until the block
+                        // with the fade went to the sound device and the recording, plus
+                        // the fade itself.
+                        let faded_at = faded_at.unwrap_or_else(std::time::SystemTime::now);
+                        let record = serde_json::json!({
+                            "was_playing": was_playing,
+                            "received_after_us": received_after_us,
+                            "silent_after_us": micros_since_sent(&metadata, faded_at) + player.fade_duration().as_micros() as u64,
+                        });
+                        recording.note("barge_in.jsonl", &record)?;
                     }
                 }
                 Ok(DoraEvent::Stop(_)) | Err(_) => break,
@@ -154,22 +172,8 @@ fn main() -> eyre::Result<()> {
                 // Catch up if the machine stalled, but never by more than a second.
                 let behind = (start.elapsed().as_millis() as u64 / block_ms).saturating_sub(u64::from(rendered_blocks));
                 for _ in 0..behind.clamp(1, 1000 / block_ms) {
-                    let rendered = player.render(&mut block);
+                    player_events.extend(render_block(&mut player, &mut block, &mut recording, &mut device, &mut node, rate)?.0);
                     rendered_blocks += 1;
-                    recording.write(&block)?;
-                    if let Some(d) = device.as_mut() && !d.write(&block) {
-                        tracing::warn!("the sound device went away; recording only");
-                        device = None;
-                    }
-                    if let Some((speaker, question_id)) = rendered.speaker {
-                        let params = Params::new()
-                            .question_id(question_id)
-                            .string(keys::SPEAKER, speaker)
-                            .int(keys::SAMPLE_RATE, i64::from(rate))
-                            .build();
-                        node.send_output(ids::AUDIO.into(), params, block.clone())?;
-                    }
-                    player_events.extend(rendered.events);
                 }
                 if behind > 1000 / block_ms {
                     rendered_blocks = (start.elapsed().as_millis() as u64 / block_ms) as u32;
@@ -182,6 +186,47 @@ fn main() -> eyre::Result<()> {
     }
     recording.finish()?;
     Ok(())
+}
+
+/// Renders the next block into the recording, the sound device and the `audio` output;
+/// also returns when the block reached the device and the recording.
+fn render_block(
+    player: &mut Player,
+    block: &mut [f32],
+    recording: &mut Recording,
+    device: &mut Option<Device>,
+    node: &mut DoraNode,
+    rate: u32,
+) -> eyre::Result<(Vec<PlayerEvent>, std::time::SystemTime)> {
+    let rendered = player.render(block);
+    if let Some(d) = device.as_mut()
+        && !d.write(block)
+    {
+        tracing::warn!("the sound device went away; recording only");
+        *device = None;
+    }
+    recording.write(block)?;
+    let written_at = std::time::SystemTime::now();
+    if let Some((speaker, question_id)) = rendered.speaker {
+        let params = Params::new()
+            .question_id(question_id)
+            .string(keys::SPEAKER, speaker)
+            .int(keys::SAMPLE_RATE, i64::from(rate))
+            .build();
+        node.send_output(ids::AUDIO.into(), params, block.to_vec())?;
+    }
+    Ok((rendered.events, written_at))
+}
+
+/// Microseconds from the sender's timestamp until now.
+fn received_us(metadata: &dora_node_api::Metadata) -> u64 {
+    micros_since_sent(metadata, std::time::SystemTime::now())
+}
+
+/// Microseconds from the sender's timestamp until `at`.
+fn micros_since_sent(metadata: &dora_node_api::Metadata, at: std::time::SystemTime) -> u64 {
+    let sent = metadata.timestamp().get_time().to_system_time();
+    at.duration_since(sent).unwrap_or_default().as_micros() as u64
 }
 
 fn apply(
@@ -202,7 +247,43 @@ fn apply(
                 question_id,
                 index,
                 text,
+                clip_id: None,
             });
+        }
+        PlayerEvent::SynthesizeClip {
+            clip_id,
+            speaker,
+            index,
+            text,
+        } => {
+            let _ = jobs.send(Job {
+                speaker,
+                question_id: u64::MAX,
+                index,
+                text,
+                clip_id: Some(clip_id),
+            });
+        }
+        PlayerEvent::ClipRefused { clip_id, reason } => {
+            tracing::warn!(%clip_id, %reason, "clip command not honoured");
+        }
+        PlayerEvent::ClipReady(ready) => {
+            if let Some(error) = &ready.error {
+                tracing::warn!(clip_id = %ready.clip_id, %error, "clip could not be prepared");
+            }
+            send_json(node, ids::CLIP_READY, &ready.clip_id, &ready)?;
+        }
+        PlayerEvent::ClipStarted(started) => {
+            tracing::debug!(clip_id = %started.clip_id, at_ms = started.at_ms, "clip started");
+            send_json(node, ids::CLIP_STARTED, &started.clip_id, &started)?;
+        }
+        PlayerEvent::Beat(beat) => {
+            send_json(node, ids::BEAT, &beat.clip_id, &beat)?;
+        }
+        PlayerEvent::ClipFinished(done) => {
+            tracing::info!(speaker = %done.speaker, clip_id = %done.clip_id, overlay = done.overlay, interrupted = done.interrupted, chars = done.chars_played, "clip played");
+            recording.timeline_clip(&done)?;
+            send_json(node, ids::CLIP_FINISHED, &done.clip_id, &done)?;
         }
         PlayerEvent::Skipped {
             question_id,
@@ -238,6 +319,22 @@ fn apply(
     Ok(())
 }
 
+/// A clip report: Utf8 JSON, `clip_id` in the metadata.
+fn send_json(
+    node: &mut DoraNode,
+    output: &str,
+    clip_id: &str,
+    value: &impl serde::Serialize,
+) -> eyre::Result<()> {
+    let params = Params::new().string(keys::CLIP_ID, clip_id).build();
+    node.send_output(
+        output.to_owned().into(),
+        params,
+        serde_json::to_string(value)?,
+    )?;
+    Ok(())
+}
+
 /// One synthesis worker, in arrival order; jobs older than the newest interrupt are
 /// skipped without synthesizing.
 fn spawn_synthesizer(
@@ -249,16 +346,26 @@ fn spawn_synthesizer(
     let (result_tx, result_rx) = crossbeam_channel::unbounded();
     std::thread::spawn(move || {
         for job in job_rx {
-            if job.question_id < floor.load(Ordering::SeqCst) {
+            if job.clip_id.is_none() && job.question_id < floor.load(Ordering::SeqCst) {
                 continue;
             }
-            let result = match backend.synthesize(&job.speaker, &job.text) {
-                Ok(pcm) => PlayerInput::Audio {
+            let result = match (backend.synthesize(&job.speaker, &job.text), job.clip_id) {
+                (Ok(pcm), Some(clip_id)) => PlayerInput::ClipAudio {
+                    clip_id,
+                    index: job.index,
+                    samples: resample(&pcm.samples, pcm.sample_rate, rate),
+                },
+                (Err(e), Some(clip_id)) => PlayerInput::ClipSynthesisFailed {
+                    clip_id,
+                    index: job.index,
+                    error: format!("{e:#}"),
+                },
+                (Ok(pcm), None) => PlayerInput::Audio {
                     question_id: job.question_id,
                     index: job.index,
                     samples: resample(&pcm.samples, pcm.sample_rate, rate),
                 },
-                Err(e) => PlayerInput::SynthesisFailed {
+                (Err(e), None) => PlayerInput::SynthesisFailed {
                     question_id: job.question_id,
                     index: job.index,
                     error: format!("{e:#}"),
@@ -282,6 +389,27 @@ fn to_player_input(
         // interrupt drops. No question id needed.
         ids::PAUSE => return Some(PlayerInput::Pause),
         ids::RESUME => return Some(PlayerInput::Resume),
+        ids::CLIP | ids::COMMAND => {
+            let text = match text_of(data) {
+                Ok(text) => text,
+                Err(e) => {
+                    tracing::warn!(input = id, error = %e, "unreadable clip input ignored");
+                    return None;
+                }
+            };
+            let parsed = if id == ids::CLIP {
+                serde_json::from_str(&text).map(PlayerInput::Clip)
+            } else {
+                serde_json::from_str(&text).map(PlayerInput::Command)
+            };
+            return match parsed {
+                Ok(input) => Some(input),
+                Err(e) => {
+                    tracing::warn!(input = id, error = %e, text = %voice_protocol::shorten(&text), "invalid clip JSON ignored");
+                    None
+                }
+            };
+        }
         _ => {}
     }
     let Some(question_id) = node_kit::question_id(params) else {

@@ -65,6 +65,17 @@ impl Recording {
         Ok(())
     }
 
+    /// A clip as heard (clip mode), on the same timeline.
+    pub fn timeline_clip(
+        &mut self,
+        record: &voice_protocol::clips::ClipFinished,
+    ) -> eyre::Result<()> {
+        let line = serde_json::to_string(record)?;
+        writeln!(self.timeline, "{line}")?;
+        self.timeline.flush()?;
+        Ok(())
+    }
+
     /// Appends a JSON line to another file of the session folder (measurements).
     pub fn note(&mut self, file: &str, record: &serde_json::Value) -> eyre::Result<()> {
         let mut f = OpenOptions::new()

@@ -208,3 +208,108 @@ fn an_openai_compatible_speech_service_and_a_dead_one() {
     );
     assert_eq!(run.texts_of("playback_done"), [""]);
 }
+
+/// Clip mode: prepare, `clip_ready` with measured sentences, play with beats, an overlay
+/// over a ducked main clip, a fade-out then a fade-in; bad clip input is warned.
+#[test]
+fn clip_mode_plays_commanded_clips_and_reports_beats() {
+    let dir = std::env::temp_dir().join(format!("player-clips-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let clip = |at: f64, id: &str, who: &str, q: u64, sentences: &[&str]| {
+        let spec = json!({"clip_id": id, "speaker": who, "question_id": q, "sentences": sentences});
+        input(at, "clip", json!([spec.to_string()]), json!(null))
+    };
+    let command = |at: f64, c: Value| input(at, "command", json!([c.to_string()]), json!(null));
+    let mut events = vec![
+        clip(
+            0.01,
+            "main",
+            "hawk",
+            1,
+            &["One two three four.", "Five six seven eight nine ten."],
+        ),
+        clip(0.02, "over", "owl", 2, &["Wait."]),
+        clip(0.03, "kick", "dove", 3, &["Hold on."]),
+        input(0.04, "clip", json!(["{not json"]), json!(null)),
+        command(0.05, json!({"command": "explode", "clip_id": "main"})),
+        command(0.3, json!({"command": "play", "clip_id": "main"})),
+        command(
+            0.5,
+            json!({"command": "duck", "clip_id": "main", "gain_db": -12.0, "ramp_ms": 40}),
+        ),
+        command(0.5, json!({"command": "play_overlay", "clip_id": "over"})),
+        command(
+            2.0,
+            json!({"command": "fade_out", "clip_id": "main", "fade_ms": 100}),
+        ),
+        command(
+            2.0,
+            json!({"command": "fade_in", "clip_id": "kick", "delay_ms": 100, "fade_ms": 40}),
+        ),
+    ];
+    // The replayed stream blocks the node while it waits for input: a trickle of no-op
+    // commands lets it render in real time.
+    events.extend((0..200).map(|i| {
+        command(
+            0.06 + i as f64 * 0.02,
+            json!({"command": "discard", "clip_id": "none"}),
+        )
+    }));
+    events.push(stop(4.2));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "silent"),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let parsed = |id: &str| -> Vec<Value> {
+        run.texts_of(id)
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect()
+    };
+    let ready = parsed("clip_ready");
+    assert_eq!(ready.len(), 3, "{ready:?}");
+    assert_eq!(ready[0]["sentence_ms"].as_array().unwrap().len(), 2);
+    assert!(
+        parsed("clip_started")
+            .iter()
+            .any(|s| s["clip_id"] == "over" && s["overlay"] == true)
+    );
+    let beats = parsed("beat");
+    assert!(
+        beats
+            .iter()
+            .any(|b| b["clip_id"] == "main" && b["beat"] == 1),
+        "{beats:?}"
+    );
+    let done = parsed("clip_finished");
+    let get = |id: &str| {
+        done.iter()
+            .find(|d| d["clip_id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} not finished: {done:?}\n{}", run.stderr))
+    };
+    let (main, over, kick) = (get("main"), get("over"), get("kick"));
+    assert_eq!(main["interrupted"], true);
+    let ducked = main["ducked"].as_array().unwrap();
+    assert_eq!(ducked.len(), 1);
+    assert!(
+        ducked[0][0].as_u64() <= over["start_ms"].as_u64()
+            && over["end_ms"].as_u64() <= ducked[0][1].as_u64()
+    );
+    assert!(main["end_ms"].as_u64() <= kick["start_ms"].as_u64());
+    let timeline = lines(&dir.join("timeline.jsonl"));
+    assert_eq!(timeline.len(), 3);
+    assert!(
+        run.stderr.contains("invalid clip JSON ignored"),
+        "{}",
+        run.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

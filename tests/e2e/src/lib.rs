@@ -40,8 +40,32 @@ pub fn dora() -> PathBuf {
 /// A fresh, empty folder for one test's session.
 pub fn session_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("e2e-{name}-{}", std::process::id()));
+    make_writable(&dir);
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// A frozen agent-context session is read-only; this lets it be removed.
+pub fn make_writable(dir: &Path) {
+    fn writable(path: &Path) {
+        if let Ok(meta) = std::fs::metadata(path) {
+            let mut p = meta.permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            p.set_readonly(false);
+            let _ = std::fs::set_permissions(path, p);
+        }
+    }
+    writable(dir);
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                make_writable(&path);
+            } else {
+                writable(&path);
+            }
+        }
+    }
 }
 
 /// Runs `command` with a hard limit; the child is killed if it overruns.
@@ -126,4 +150,61 @@ pub fn jsonl(dir: &Path, name: &str) -> Vec<Value> {
 /// A transcript line's speaker.
 pub fn speaker(line: &Value) -> &str {
     line["speaker"].as_str().unwrap_or_default()
+}
+
+/// Transcript lines carry strictly increasing question ids.
+pub fn assert_question_ids_increase(transcript: &[Value]) {
+    let ids: Vec<u64> = transcript
+        .iter()
+        .map(|l| l["question_id"].as_u64().unwrap())
+        .collect();
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "question ids not increasing: {ids:?}"
+    );
+}
+
+/// Timeline records never overlap and sound in question-id order: one voice at a time.
+pub fn assert_one_voice_in_order(timeline: &[Value]) {
+    for pair in timeline.windows(2) {
+        assert!(
+            pair[1]["start_ms"].as_u64() >= pair[0]["end_ms"].as_u64(),
+            "overlap: {pair:?}"
+        );
+        assert!(
+            pair[1]["question_id"].as_u64() > pair[0]["question_id"].as_u64(),
+            "{pair:?}"
+        );
+    }
+}
+
+/// The conversation's agent-context session: frozen (its `MANIFEST.sha256` verifies),
+/// one exchange-history line per transcript line, and each agent's own lines in its notes.
+pub fn assert_frozen_context(dir: &Path, transcript: &[Value]) {
+    let context = dir.join("context");
+    assert!(
+        context.join("MANIFEST.sha256").is_file(),
+        "no frozen context in {}",
+        dir.display()
+    );
+    let verify = Command::new("sha256sum")
+        .args(["-c", "--quiet", "MANIFEST.sha256"])
+        .current_dir(&context)
+        .output()
+        .expect("sha256sum runs");
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    let history = std::fs::read_to_string(context.join("shared/exchange-history.md")).unwrap();
+    let entries = history.lines().filter(|l| l.starts_with("- [")).count();
+    assert_eq!(entries, transcript.len(), "{history}");
+    for line in transcript.iter().filter(|l| l["human"] != true) {
+        let notes = context.join(speaker(line)).join("exchange-notes.md");
+        let notes =
+            std::fs::read_to_string(&notes).unwrap_or_else(|e| panic!("{}: {e}", notes.display()));
+        let q = format!("(q{})", line["question_id"]);
+        assert!(notes.contains(&q), "{q} not in {notes}");
+    }
 }

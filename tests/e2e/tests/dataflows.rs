@@ -2,22 +2,14 @@
 
 use std::{process::Command, time::Duration};
 
-use e2e_tests::{dora, dora_run, jsonl, repo_root, run_with_limit, serial, session_dir, speaker};
+use e2e_tests::{
+    assert_frozen_context, assert_one_voice_in_order, assert_question_ids_increase, dora, dora_run,
+    jsonl, repo_root, run_with_limit, serial, session_dir, speaker,
+};
 use serde_json::Value;
 
 fn agent_lines(transcript: &[Value]) -> Vec<&Value> {
     transcript.iter().filter(|l| l["human"] != true).collect()
-}
-
-fn assert_question_ids_increase(transcript: &[Value]) {
-    let ids: Vec<u64> = transcript
-        .iter()
-        .map(|l| l["question_id"].as_u64().unwrap())
-        .collect();
-    assert!(
-        ids.windows(2).all(|w| w[0] < w[1]),
-        "question ids not increasing: {ids:?}"
-    );
 }
 
 fn assert_no_back_to_back(transcript: &[Value]) {
@@ -117,16 +109,7 @@ fn voice_chat_study_session_with_a_human_barge_in() {
     let timeline = jsonl(&dir, "timeline.jsonl");
     assert!(timeline.len() >= 4, "{timeline:#?}");
     // Never two voices at once, and in question-id order.
-    for pair in timeline.windows(2) {
-        assert!(
-            pair[1]["start_ms"].as_u64() >= pair[0]["end_ms"].as_u64(),
-            "overlap: {pair:?}"
-        );
-        assert!(
-            pair[1]["question_id"].as_u64() > pair[0]["question_id"].as_u64(),
-            "{pair:?}"
-        );
-    }
+    assert_one_voice_in_order(&timeline);
     // After the barge-in, nothing of an older question sounded again.
     let cancel_id = reset_id;
     if let Some(cut) = timeline.iter().position(|r| r["interrupted"] == true) {
@@ -144,6 +127,7 @@ fn voice_chat_study_session_with_a_human_barge_in() {
         wav > 22_050 * 2 * 10,
         "conversation.wav holds at least 10 s of audio ({wav} bytes)"
     );
+    assert_frozen_context(&dir, &transcript);
 }
 
 #[test]
@@ -185,6 +169,7 @@ fn debate_judge_answers_every_argument() {
         "{sides:?}"
     );
     assert_question_ids_increase(&transcript);
+    assert_frozen_context(&dir, &transcript);
 }
 
 #[test]
@@ -201,7 +186,7 @@ fn panel_everyone_speaks_in_ratio_order() {
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
     assert!(transcript.len() >= 8, "{transcript:#?}");
-    for name in ["moderator", "expert1", "expert2", "guest"] {
+    for name in ["host", "expert1", "expert2", "guest"] {
         assert!(
             transcript.iter().any(|l| speaker(l) == name),
             "{name} never spoke: {transcript:#?}"
@@ -209,6 +194,7 @@ fn panel_everyone_speaks_in_ratio_order() {
     }
     assert_no_back_to_back(&transcript);
     assert_question_ids_increase(&transcript);
+    assert_frozen_context(&dir, &transcript);
 }
 
 #[test]
@@ -253,8 +239,12 @@ fn voice_chat_through_a_running_coordinator() {
             "dora start: {}",
             String::from_utf8_lossy(&start.stderr)
         );
-        // Let the conversation run, then stop it the way a user does.
-        std::thread::sleep(Duration::from_secs(15));
+        // Let the conversation run until two agents' lines are recorded (or give up after
+        // a generous limit), then stop it the way a user does.
+        let deadline = std::time::Instant::now() + Duration::from_secs(180);
+        while agent_lines(&jsonl_or_empty(&dir)).len() < 2 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(500));
+        }
         let stop = run(&["stop", "e2e-voice-chat", "--grace-duration", "5s"], 60);
         assert!(
             stop.status.success(),
@@ -270,4 +260,14 @@ fn voice_chat_through_a_running_coordinator() {
     assert!(agent_lines(&transcript).len() >= 2, "{transcript:#?}");
     assert!(speaker(&transcript[0]).starts_with("student"));
     assert_question_ids_increase(&transcript);
+    assert_frozen_context(&dir, &transcript);
+}
+
+/// The transcript so far; empty while the recorder has not created it yet.
+fn jsonl_or_empty(dir: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("transcript.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
 }

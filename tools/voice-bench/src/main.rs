@@ -77,6 +77,58 @@ fn micro() {
         );
     }
 
+    // pocketsphinx: recognition time of a short human utterance (part of the time from the
+    // human's last word to the first agent audio, with the VAD's closing silence).
+    let wav = std::env::temp_dir().join(format!("voice-bench-{}.wav", std::process::id()));
+    let made = Command::new("espeak-ng")
+        .args(["-v", "en-us+m1", "--stdout"])
+        .arg("what is the derivative of x squared")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| audio_utils::decode_wav(&o.stdout).ok())
+        .map(|pcm| {
+            let pcm = audio_utils::Pcm {
+                sample_rate: 16_000,
+                samples: audio_utils::resample(&pcm.samples, pcm.sample_rate, 16_000),
+            };
+            std::fs::write(&wav, audio_utils::encode_wav(&pcm)).is_ok()
+        })
+        .unwrap_or(false);
+    let mut recognition = Vec::new();
+    for _ in 0..5 {
+        if !made {
+            break;
+        }
+        let start = Instant::now();
+        // Debian ships 0.8 (`pocketsphinx_continuous`); 5.x is `pocketsphinx single`.
+        let ok = Command::new("pocketsphinx_continuous")
+            .arg("-infile")
+            .arg(&wav)
+            .args(["-logfn", "/dev/null"])
+            .output()
+            .or_else(|_| {
+                Command::new("pocketsphinx")
+                    .arg("single")
+                    .arg(&wav)
+                    .output()
+            })
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            break;
+        }
+        recognition.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let _ = std::fs::remove_file(&wav);
+    if recognition.is_empty() {
+        println!("pocketsphinx: not measured (needs espeak-ng and pocketsphinx)");
+    } else {
+        println!(
+            "pocketsphinx, a 2 s utterance: median {:.0} ms",
+            percentile(&mut recognition, 0.5)
+        );
+    }
+
     // Player: cost of rendering one 20 ms block while speaking.
     let mut player = Player::new(PlayerConfig::new(22_050));
     player.handle(PlayerInput::Segment {
@@ -127,6 +179,23 @@ fn session(dir: &Path) {
         percentile(&mut gaps.clone(), 0.9),
         percentile(&mut gaps, 1.0)
     );
+    // A human line's start is when its transcript reached the conversation; the next
+    // agent line's start is when its first sample sounded.
+    let transcript = lines(&dir.join("transcript.jsonl"));
+    let mut answers: Vec<f64> = transcript
+        .windows(2)
+        .filter(|w| w[0]["human"] == true && w[1]["human"] == false)
+        .map(|w| {
+            (w[1]["start_ms"].as_f64().unwrap_or(0.0) - w[0]["start_ms"].as_f64().unwrap_or(0.0))
+                .max(0.0)
+        })
+        .collect();
+    println!(
+        "human transcript → first agent audio ({} answers): median {:.0} ms, max {:.0} ms",
+        answers.len(),
+        percentile(&mut answers.clone(), 0.5),
+        percentile(&mut answers, 1.0)
+    );
     let barge: Vec<serde_json::Value> = lines(&dir.join("barge_in.jsonl"))
         .into_iter()
         .filter(|r| r["was_playing"] == true)
@@ -142,7 +211,7 @@ fn session(dir: &Path) {
         .map(|us| us / 1000.0)
         .collect();
     println!(
-        "barge-in ({} while speaking): speech_started → player has it p50 {:.2} ms, p99 {:.2} ms; → first silent block p50 {:.1} ms, p99 {:.1} ms",
+        "barge-in ({} while speaking): speech_started → player has it p50 {:.2} ms, p99 {:.2} ms; → silent (fade done) p50 {:.1} ms, p99 {:.1} ms",
         barge.len(),
         percentile(&mut received.clone(), 0.5),
         percentile(&mut received, 0.99),

@@ -1,0 +1,761 @@
+//! The conductor: carries [`AuctionCore`]'s actions out as messages and turns messages
+//! back into core events. No I/O and no clock: the node passes `now` in milliseconds.
+//!
+//! Segment text never goes straight from a bridge to the player: the conductor collects
+//! the bridge's streamed `text` of a requested segment, splits it into sentences (the
+//! beats), and hands the player a clip under the auction's own clip id. The player
+//! synthesizes and holds it (`clip_ready` with measured sentence durations → the
+//! segment's planned beats) until the auction says `play`.
+
+use std::collections::BTreeMap;
+
+use crate::{
+    Action, AuctionCore, BeatPlan, ClipRole, EndReason, Event, EventRecord, HintKind,
+    SegmentRequest, parse_segment_payload,
+};
+use text_segmenter::{SegmenterConfig, TurnSegmenter};
+use voice_protocol::clips::{
+    BeatReached, ClipCommand, ClipFinished, ClipReady, ClipSpec, ClipStarted,
+};
+
+/// What the node received, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// A streamed chunk of a participant's `text`.
+    Text {
+        agent: String,
+        question_id: u64,
+        text: String,
+        ended: bool,
+        error: Option<String>,
+    },
+    /// A bridge's answer to a side request.
+    Reply {
+        request_id: String,
+        text: String,
+        error: Option<String>,
+    },
+    ClipReady(ClipReady),
+    ClipStarted(ClipStarted),
+    Beat(BeatReached),
+    ClipFinished(ClipFinished),
+}
+
+/// What the node must send.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outgoing {
+    Turn {
+        agent: String,
+        question_id: u64,
+        instruction: String,
+    },
+    /// A side request (JSON) for one participant.
+    Request {
+        agent: String,
+        json: String,
+    },
+    /// Cancel generations older than `question_id`.
+    Interrupt {
+        question_id: u64,
+    },
+    Utterance {
+        speaker: String,
+        question_id: u64,
+        text: String,
+        interrupted: bool,
+    },
+    Clip(ClipSpec),
+    Command(ClipCommand),
+    Record(EventRecord),
+    Ended(EndReason),
+}
+
+/// Limits on waits for other nodes.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// A requested segment must be generated and synthesized within this.
+    pub segment_ms: u64,
+    /// Side requests (kickers, interjections) and clip synthesis.
+    pub request_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Stage {
+    Generating,
+    Synthesizing,
+}
+
+#[derive(Debug, Clone)]
+struct PendingSegment {
+    req: SegmentRequest,
+    text: String,
+    mood: Option<crate::Mood>,
+    stage: Stage,
+    deadline: u64,
+}
+
+#[derive(Debug, Clone)]
+enum RequestKind {
+    Kicker { clip_id: String },
+    Interjection { clip_id: String },
+    Bid { agent: String, auction_id: String },
+}
+
+#[derive(Debug, Clone)]
+struct PendingRequest {
+    kind: RequestKind,
+    deadline: u64,
+}
+
+#[derive(Debug, Clone)]
+struct ClipInfo {
+    agent: String,
+    question_id: u64,
+}
+
+pub struct Conductor {
+    core: AuctionCore,
+    timeouts: Timeouts,
+    next_id: u64,
+    requests_sent: u64,
+    /// By question id of the turn.
+    segments: BTreeMap<u64, PendingSegment>,
+    requests: BTreeMap<String, PendingRequest>,
+    /// Kicker and interjection clips waiting for `clip_ready`: deadline.
+    synthesizing: BTreeMap<String, u64>,
+    clips: BTreeMap<String, ClipInfo>,
+    /// Node clock minus player clock (smallest seen: the least delayed report).
+    offset: Option<i64>,
+    /// The last sentence heard from each agent, for prompts.
+    last_words: BTreeMap<String, String>,
+    /// The speaker of the latest finished main utterance.
+    last_speaker: Option<String>,
+}
+
+impl Conductor {
+    pub fn new(core: AuctionCore, timeouts: Timeouts) -> Self {
+        Self {
+            core,
+            timeouts,
+            next_id: 0,
+            requests_sent: 0,
+            segments: BTreeMap::new(),
+            requests: BTreeMap::new(),
+            synthesizing: BTreeMap::new(),
+            clips: BTreeMap::new(),
+            offset: None,
+            last_words: BTreeMap::new(),
+            last_speaker: None,
+        }
+    }
+
+    pub fn core(&self) -> &AuctionCore {
+        &self.core
+    }
+
+    fn fresh_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    pub fn start(&mut self, now: u64) -> Vec<Outgoing> {
+        let actions = self.core.handle(Event::Start, now);
+        self.carry_out(actions, now)
+    }
+
+    /// The earliest time [`Conductor::tick`] is due.
+    pub fn next_deadline(&self) -> Option<u64> {
+        let own = self
+            .segments
+            .values()
+            .map(|s| s.deadline)
+            .chain(self.requests.values().map(|r| r.deadline))
+            .chain(self.synthesizing.values().copied());
+        own.chain(self.core.next_deadline()).min()
+    }
+
+    /// Time passed: expired waits give up, then the core ticks.
+    pub fn tick(&mut self, now: u64) -> Vec<Outgoing> {
+        let mut out = Vec::new();
+        let expired: Vec<u64> = self
+            .segments
+            .iter()
+            .filter(|(_, s)| s.deadline <= now)
+            .map(|(q, _)| *q)
+            .collect();
+        for q in expired {
+            let s = self.segments.remove(&q).expect("listed");
+            tracing::warn!(agent = %s.req.agent, segment = %s.req.segment_id, "segment not ready in time; skipped");
+            out.extend(self.abandon(&s));
+            let actions = self.core.handle(
+                Event::SegmentFailed {
+                    segment_id: s.req.segment_id.clone(),
+                },
+                now,
+            );
+            out.extend(self.carry_out(actions, now));
+        }
+        let expired: Vec<String> = self
+            .requests
+            .iter()
+            .filter(|(_, r)| r.deadline <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            let r = self.requests.remove(&id).expect("listed");
+            tracing::warn!(request = %id, "side request not answered in time");
+            let event = unanswered(r.kind);
+            let actions = self.core.handle(event, now);
+            out.extend(self.carry_out(actions, now));
+        }
+        let expired: Vec<String> = self
+            .synthesizing
+            .iter()
+            .filter(|(_, d)| **d <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for clip_id in expired {
+            self.synthesizing.remove(&clip_id);
+            tracing::warn!(%clip_id, "clip not synthesized in time; dropped");
+            out.push(Outgoing::Command(ClipCommand::Discard {
+                clip_id: clip_id.clone(),
+            }));
+            let actions = self.core.handle(Event::ClipFailed { clip_id }, now);
+            out.extend(self.carry_out(actions, now));
+        }
+        let actions = self.core.handle(Event::Tick, now);
+        out.extend(self.carry_out(actions, now));
+        out
+    }
+
+    /// Converts a time of the player's clock to the node's.
+    fn player_time(&mut self, at_ms: u64, now: u64) -> u64 {
+        let seen = now as i64 - at_ms as i64;
+        let offset = *self
+            .offset
+            .insert(self.offset.map_or(seen, |o| o.min(seen)));
+        (at_ms as i64 + offset).max(0) as u64
+    }
+
+    pub fn handle(&mut self, incoming: Incoming, now: u64) -> Vec<Outgoing> {
+        let mut out = Vec::new();
+        let event = match incoming {
+            Incoming::Text {
+                agent,
+                question_id,
+                text,
+                ended,
+                error,
+            } => {
+                let Some(s) = self.segments.get_mut(&question_id) else {
+                    tracing::debug!(%agent, question_id, "text of no pending segment ignored");
+                    return out;
+                };
+                if s.req.agent != agent || s.stage != Stage::Generating {
+                    tracing::debug!(%agent, question_id, "unexpected text ignored");
+                    return out;
+                }
+                s.text.push_str(&text);
+                if !ended {
+                    return out;
+                }
+                let payload = parse_segment_payload(&s.text);
+                let sentences = split_sentences(&payload.text);
+                if error.is_some() || sentences.is_empty() {
+                    let s = self.segments.remove(&question_id).expect("present");
+                    tracing::warn!(%agent, error = error.as_deref().unwrap_or("empty text"), "segment generation failed");
+                    Event::SegmentFailed {
+                        segment_id: s.req.segment_id,
+                    }
+                } else {
+                    s.stage = Stage::Synthesizing;
+                    s.text = sentences.join(" ");
+                    s.mood = payload.mood;
+                    let spec = ClipSpec {
+                        clip_id: s.req.clip_id.clone(),
+                        speaker: agent.clone(),
+                        question_id,
+                        sentences,
+                    };
+                    self.clips
+                        .insert(spec.clip_id.clone(), ClipInfo { agent, question_id });
+                    out.push(Outgoing::Clip(spec));
+                    return out;
+                }
+            }
+            Incoming::Reply {
+                request_id,
+                text,
+                error,
+            } => {
+                let Some(r) = self.requests.remove(&request_id) else {
+                    tracing::debug!(request = %request_id, "reply to no pending request ignored");
+                    return out;
+                };
+                match (r.kind, error) {
+                    (RequestKind::Kicker { clip_id }, e) => Event::KickerReady {
+                        clip_id,
+                        text: if e.is_some() { String::new() } else { text },
+                    },
+                    (RequestKind::Interjection { clip_id }, e) => Event::InterjectionReady {
+                        clip_id,
+                        text: if e.is_some() { String::new() } else { text },
+                    },
+                    (RequestKind::Bid { agent, auction_id }, Some(_)) => {
+                        Event::LlmBidTimeout { agent, auction_id }
+                    }
+                    (RequestKind::Bid { agent, auction_id }, None) => Event::BidReceived {
+                        agent,
+                        auction_id,
+                        text,
+                    },
+                }
+            }
+            Incoming::ClipReady(ready) => {
+                if self.synthesizing.remove(&ready.clip_id).is_some() {
+                    match ready.error {
+                        Some(_) => Event::ClipFailed {
+                            clip_id: ready.clip_id,
+                        },
+                        None => Event::ClipReady {
+                            clip_id: ready.clip_id,
+                        },
+                    }
+                } else if let Some((&q, _)) = self
+                    .segments
+                    .iter()
+                    .find(|(_, s)| s.req.clip_id == ready.clip_id && s.stage == Stage::Synthesizing)
+                {
+                    let s = self.segments.remove(&q).expect("found");
+                    if ready.error.is_some() {
+                        Event::SegmentFailed {
+                            segment_id: s.req.segment_id,
+                        }
+                    } else {
+                        let mut beats = Vec::new();
+                        let mut at = 0;
+                        let n = ready.sentence_ms.len();
+                        for (i, ms) in ready.sentence_ms.iter().enumerate() {
+                            at += ms;
+                            if i + 1 < n {
+                                beats.push(BeatPlan {
+                                    index: i as u32 + 1,
+                                    offset_ms: at,
+                                });
+                            }
+                        }
+                        Event::SegmentReady {
+                            agent: s.req.agent,
+                            segment_id: s.req.segment_id,
+                            text: s.text,
+                            beats,
+                            planned_ms: Some(ready.duration_ms),
+                            mood: s.mood,
+                        }
+                    }
+                } else {
+                    tracing::debug!(clip_id = %ready.clip_id, "clip_ready of a clip no longer wanted");
+                    out.push(Outgoing::Command(ClipCommand::Discard {
+                        clip_id: ready.clip_id,
+                    }));
+                    return out;
+                }
+            }
+            Incoming::ClipStarted(s) => Event::ClipStarted {
+                at_ms: self.player_time(s.at_ms, now),
+                clip_id: s.clip_id,
+            },
+            Incoming::Beat(b) => Event::BeatReached {
+                at_ms: self.player_time(b.at_ms, now),
+                clip_id: b.clip_id,
+                beat: b.beat,
+            },
+            Incoming::ClipFinished(f) => {
+                let at_ms = self.player_time(f.end_ms, now);
+                let Some(info) = self.clips.remove(&f.clip_id) else {
+                    tracing::debug!(clip_id = %f.clip_id, "end of an unknown clip ignored");
+                    return out;
+                };
+                if let Some(last) = f.text_played.split_inclusive(['.', '!', '?']).next_back() {
+                    self.last_words
+                        .insert(info.agent.clone(), last.trim().to_owned());
+                }
+                if !f.overlay {
+                    self.last_speaker = Some(info.agent.clone());
+                }
+                out.push(Outgoing::Utterance {
+                    speaker: info.agent,
+                    question_id: info.question_id,
+                    text: f.text_played,
+                    interrupted: f.interrupted,
+                });
+                Event::ClipFinished {
+                    clip_id: f.clip_id,
+                    at_ms,
+                }
+            }
+        };
+        let actions = self.core.handle(event, now);
+        out.extend(self.carry_out(actions, now));
+        out
+    }
+
+    /// A pending segment is given up: stop its generation or drop its clip.
+    fn abandon(&mut self, s: &PendingSegment) -> Vec<Outgoing> {
+        match s.stage {
+            Stage::Generating => {
+                let question_id = self.fresh_id();
+                vec![Outgoing::Interrupt { question_id }]
+            }
+            Stage::Synthesizing => {
+                self.clips.remove(&s.req.clip_id);
+                vec![Outgoing::Command(ClipCommand::Discard {
+                    clip_id: s.req.clip_id.clone(),
+                })]
+            }
+        }
+    }
+
+    /// Sends a side request to `agent` and remembers what its answer is for, until
+    /// `deadline` (then the core hears of the miss and falls back).
+    #[allow(clippy::too_many_arguments)]
+    fn request(
+        &mut self,
+        out: &mut Vec<Outgoing>,
+        agent: &str,
+        kind: &str,
+        prompt: String,
+        json: bool,
+        max_words: u32,
+        pending: RequestKind,
+        deadline: u64,
+    ) {
+        self.requests_sent += 1;
+        let id = format!("{kind}-{}", self.requests_sent);
+        let body = serde_json::json!({
+            "id": id, "kind": kind, "prompt": prompt, "json": json, "max_words": max_words,
+        });
+        out.push(Outgoing::Request {
+            agent: agent.to_owned(),
+            json: body.to_string(),
+        });
+        self.requests.insert(
+            id,
+            PendingRequest {
+                kind: pending,
+                deadline,
+            },
+        );
+    }
+
+    fn carry_out(&mut self, actions: Vec<Action>, now: u64) -> Vec<Outgoing> {
+        let mut out = Vec::new();
+        for action in actions {
+            match action {
+                Action::RequestSegment(req) => {
+                    let question_id = self.fresh_id();
+                    // What the segment answers: the interrupter, or the last other voice.
+                    let other = req
+                        .hint
+                        .respond_to
+                        .clone()
+                        .or_else(|| self.last_speaker.clone().filter(|s| *s != req.agent));
+                    let heard = other.map(|o| self.last_heard(&o)).unwrap_or_default();
+                    let instruction = segment_instruction(&req, heard);
+                    out.push(Outgoing::Turn {
+                        agent: req.agent.clone(),
+                        question_id,
+                        instruction,
+                    });
+                    self.segments.insert(
+                        question_id,
+                        PendingSegment {
+                            req,
+                            text: String::new(),
+                            mood: None,
+                            stage: Stage::Generating,
+                            deadline: now + self.timeouts.segment_ms,
+                        },
+                    );
+                }
+                Action::RequestBid {
+                    agent,
+                    auction_id,
+                    tokens,
+                    mood,
+                    deadline_ms,
+                } => {
+                    let prompt = format!(
+                        "You have {tokens} tokens. Mood: frustration={:.2}, engagement={:.2}. \
+                         Decide your action for the next beat. Output JSON only: \
+                         {{\"action\": \"speak|interject|pass\", \"bid\": int, \"kicker\": bool}}",
+                        mood.frustration, mood.engagement
+                    );
+                    let to = agent.clone();
+                    let pending = RequestKind::Bid { agent, auction_id };
+                    let deadline = deadline_ms.max(now + 1);
+                    self.request(&mut out, &to, "bid", prompt, true, 30, pending, deadline);
+                }
+                Action::RequestKicker {
+                    agent,
+                    clip_id,
+                    interrupting,
+                    min_words,
+                    max_words,
+                    ..
+                } => {
+                    let heard = self.last_heard(&interrupting);
+                    let prompt = format!(
+                        "Cut in on {interrupting} with one sentence of {min_words} to \
+                         {max_words} words that turns the point around. {heard}No filler. \
+                         Say only the sentence."
+                    );
+                    let pending = RequestKind::Kicker { clip_id };
+                    let deadline = now + self.timeouts.request_ms;
+                    self.request(
+                        &mut out, &agent, "kicker", prompt, false, max_words, pending, deadline,
+                    );
+                }
+                Action::RequestInterjection {
+                    agent,
+                    clip_id,
+                    speaker,
+                    kind,
+                    max_words,
+                    ..
+                } => {
+                    let tone = serde_json::to_value(kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default();
+                    let heard = self.last_heard(&speaker);
+                    let prompt = format!(
+                        "Say one short remark of at most {max_words} words to {speaker}. \
+                         {heard}Tone: {tone}. Say only the remark."
+                    );
+                    let pending = RequestKind::Interjection { clip_id };
+                    let deadline = now + self.timeouts.request_ms;
+                    self.request(
+                        &mut out,
+                        &agent,
+                        "interjection",
+                        prompt,
+                        false,
+                        max_words,
+                        pending,
+                        deadline,
+                    );
+                }
+                Action::Synthesize {
+                    clip_id,
+                    agent,
+                    text,
+                    ..
+                } => {
+                    let question_id = self.fresh_id();
+                    let mut sentences = split_sentences(&text);
+                    if sentences.is_empty() {
+                        sentences.push(text);
+                    }
+                    self.clips.insert(
+                        clip_id.clone(),
+                        ClipInfo {
+                            agent: agent.clone(),
+                            question_id,
+                        },
+                    );
+                    self.synthesizing
+                        .insert(clip_id.clone(), now + self.timeouts.request_ms);
+                    out.push(Outgoing::Clip(ClipSpec {
+                        clip_id,
+                        speaker: agent,
+                        question_id,
+                        sentences,
+                    }));
+                }
+                Action::PlayClip {
+                    clip_id,
+                    overlay,
+                    text,
+                    agent,
+                    ..
+                } => {
+                    if let Some(first) = split_sentences(&text).into_iter().next() {
+                        self.last_words.insert(agent, first);
+                    }
+                    out.push(Outgoing::Command(if overlay {
+                        ClipCommand::PlayOverlay { clip_id }
+                    } else {
+                        ClipCommand::Play { clip_id }
+                    }));
+                }
+                Action::Duck {
+                    clip_id,
+                    gain_db,
+                    ramp_ms,
+                    ..
+                } => out.push(Outgoing::Command(ClipCommand::Duck {
+                    clip_id,
+                    gain_db,
+                    ramp_ms,
+                })),
+                Action::Unduck { clip_id, ramp_ms } => {
+                    out.push(Outgoing::Command(ClipCommand::Unduck { clip_id, ramp_ms }))
+                }
+                Action::FadeOut { clip_id, fade_ms } => {
+                    out.push(Outgoing::Command(ClipCommand::FadeOut { clip_id, fade_ms }))
+                }
+                Action::FadeIn {
+                    clip_id,
+                    delay_ms,
+                    fade_ms,
+                    ..
+                } => out.push(Outgoing::Command(ClipCommand::FadeIn {
+                    clip_id,
+                    delay_ms,
+                    fade_ms,
+                })),
+                Action::DiscardClip { clip_id } => {
+                    self.requests.retain(|_, r| match &r.kind {
+                        RequestKind::Kicker { clip_id: c }
+                        | RequestKind::Interjection { clip_id: c } => *c != clip_id,
+                        RequestKind::Bid { .. } => true,
+                    });
+                    self.synthesizing.remove(&clip_id);
+                    self.clips.remove(&clip_id);
+                    out.push(Outgoing::Command(ClipCommand::Discard { clip_id }));
+                }
+                Action::CancelSegment { segment_id } => {
+                    if let Some((&q, _)) = self
+                        .segments
+                        .iter()
+                        .find(|(_, s)| s.req.segment_id == segment_id)
+                    {
+                        let s = self.segments.remove(&q).expect("found");
+                        out.extend(self.abandon(&s));
+                    }
+                }
+                Action::Record(record) => out.push(Outgoing::Record(record)),
+                Action::End { reason } => out.push(Outgoing::Ended(reason)),
+            }
+        }
+        out
+    }
+
+    fn last_heard(&self, agent: &str) -> String {
+        match self.last_words.get(agent) {
+            Some(words) if !words.is_empty() => {
+                format!("{agent} just said: {}. ", strip_quotes(words))
+            }
+            _ => String::new(),
+        }
+    }
+}
+
+/// The event that stands for an unanswered side request.
+fn unanswered(kind: RequestKind) -> Event {
+    match kind {
+        RequestKind::Kicker { clip_id } => Event::KickerReady {
+            clip_id,
+            text: String::new(),
+        },
+        RequestKind::Interjection { clip_id } => Event::InterjectionReady {
+            clip_id,
+            text: String::new(),
+        },
+        RequestKind::Bid { agent, auction_id } => Event::LlmBidTimeout { agent, auction_id },
+    }
+}
+
+/// Quotes in an instruction would be spoken verbatim by the offline stand-in model.
+fn strip_quotes(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '"' | '“' | '”'))
+        .collect::<String>()
+        .trim_end_matches(['.', '!', '?'])
+        .to_owned()
+}
+
+/// Sentences of a segment (sanitized; very short ones merged): one beat between each two.
+pub fn split_sentences(text: &str) -> Vec<String> {
+    let mut s = TurnSegmenter::new(SegmenterConfig {
+        min_chars: 12,
+        max_chars: 220,
+    });
+    let mut out = s.push(text);
+    out.extend(s.finish());
+    out.into_iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The `instruction` of a segment turn. Its fixed words are short on purpose: the offline
+/// stand-in model answers about the longest unusual word, which should come from what was
+/// heard, not from the instruction's own wording.
+pub fn segment_instruction(req: &SegmentRequest, heard: String) -> String {
+    let hint = &req.hint;
+    let words = hint.target_words.clamp(6, 40);
+    let mut text = match hint.kind {
+        HintKind::Open => {
+            format!("Make your point in a sentence or two, about {words} words.")
+        }
+        HintKind::Continue => {
+            format!("Go on with your point in a sentence or two, about {words} words.")
+        }
+        HintKind::Respond => format!(
+            "{} cut you off. Answer {} in a sentence or two, about {words} words, \
+             with fresh words: do not repeat what you said.",
+            hint.respond_to.as_deref().unwrap_or("Someone"),
+            hint.respond_to.as_deref().unwrap_or("them"),
+        ),
+        HintKind::FollowInterruption => format!(
+            "Reply to the cut-in you just made in a sentence or two, about {words} words. \
+             Do not repeat what was said."
+        ),
+    };
+    if let Some(ack) = &hint.acknowledge {
+        text.push_str(&format!(
+            " First give {} a short nod for what they said (at most eight words).",
+            ack.from
+        ));
+    }
+    if !heard.is_empty() {
+        text.push(' ');
+        text.push_str(heard.trim_end());
+    }
+    let m = hint.mood;
+    let tone = if m.frustration >= 0.5 {
+        "heated"
+    } else if m.engagement >= 0.6 {
+        "keen"
+    } else {
+        "calm"
+    };
+    text.push_str(&format!(" Your mood: {tone}."));
+    text
+}
+
+/// Roles for logs.
+pub fn role_name(role: ClipRole) -> &'static str {
+    match role {
+        ClipRole::Segment => "segment",
+        ClipRole::Kicker => "kicker",
+        ClipRole::Interjection => "interjection",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_and_instructions() {
+        assert_eq!(
+            split_sentences("**Cars** choke the old town. Walking is better!"),
+            ["Cars choke the old town.", "Walking is better!"]
+        );
+        assert!(split_sentences("   ").is_empty());
+        assert_eq!(strip_quotes("He said \"no\"."), "He said no");
+    }
+}

@@ -1,0 +1,490 @@
+//! A scripted presenter for pitch rehearsals: presentation lines, slide changes and
+//! answers to the panel's questions, in script order.
+//!
+//! ```yaml
+//! speaker: presenter
+//! steps:
+//!   - say: "Good morning, we are Acme Robotics."
+//!   - slide: 1                 # sent as the control command `slide 1`
+//!   - say: "Warehouses lose margin to manual picking."
+//!   - slide: 2                 # a section break: the panel may ask now
+//!     answers:                 # answers to the questions of this break, in order
+//!       - "Picking is 55 percent of labour cost; that is from our pilot sites."
+//!       - "Let's move on, please."
+//!   - control: end             # any control command: `open_qa`, `end`, `hand skeptic`...
+//! ```
+//!
+//! Steps run one after another. A question heard from a panelist is answered first
+//! (the next answer of the latest step's `answers`, else `fallback_answer`); while the
+//! moderator is not in the `presenting` phase, the presenter waits for questions instead
+//! of going on with the script. Speaking a line takes `ms_per_word` per word (text
+//! sessions), or, in a spoken session, until the player reports the line heard.
+//! Every wait has a limit (`qa_timeout_ms`, `heard_timeout_ms`).
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresenterStep {
+    #[serde(default)]
+    pub say: Option<String>,
+    #[serde(default)]
+    pub slide: Option<usize>,
+    #[serde(default)]
+    pub control: Option<String>,
+    /// Answers to the questions that follow this step.
+    #[serde(default)]
+    pub answers: Option<Vec<String>>,
+    /// Pause before this step.
+    #[serde(default)]
+    pub pause_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresenterScriptFile {
+    #[serde(default = "default_speaker")]
+    pub speaker: String,
+    #[serde(default = "default_fallback")]
+    pub fallback_answer: String,
+    /// Pause between steps (default 300 ms).
+    #[serde(default = "default_pause")]
+    pub pause_ms: u64,
+    /// Pause between hearing a question and answering it (default 600 ms).
+    #[serde(default = "default_answer_delay")]
+    pub answer_delay_ms: u64,
+    /// Speaking time per word in text sessions (default 250 ms).
+    #[serde(default = "default_ms_per_word")]
+    pub ms_per_word: u64,
+    /// After a control step, time for the moderator to open Q&A (default 800 ms).
+    #[serde(default = "default_settle")]
+    pub settle_ms: u64,
+    /// The script goes on after Q&A stayed silent this long (default 60 s).
+    #[serde(default = "default_qa_timeout")]
+    pub qa_timeout_ms: u64,
+    /// A spoken line counts as heard after this long without a report (default 30 s).
+    #[serde(default = "default_heard_timeout")]
+    pub heard_timeout_ms: u64,
+    pub steps: Vec<PresenterStep>,
+}
+
+fn default_speaker() -> String {
+    "presenter".to_owned()
+}
+fn default_fallback() -> String {
+    "Good question. Let's move on, and I'll follow up after the session.".to_owned()
+}
+fn default_pause() -> u64 {
+    300
+}
+fn default_answer_delay() -> u64 {
+    600
+}
+fn default_ms_per_word() -> u64 {
+    250
+}
+fn default_settle() -> u64 {
+    800
+}
+fn default_qa_timeout() -> u64 {
+    60_000
+}
+fn default_heard_timeout() -> u64 {
+    30_000
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PresenterScriptError {
+    #[error("invalid presenter script: {0}")]
+    Yaml(#[from] serde_yaml::Error),
+    #[error("presenter script step {step}: give exactly one of `say`, `slide` or `control`")]
+    Kind { step: usize },
+    #[error("presenter script step {step}: empty text")]
+    Empty { step: usize },
+}
+
+/// Parses and validates a presenter script.
+pub fn parse_presenter_script(yaml: &str) -> Result<PresenterScriptFile, PresenterScriptError> {
+    let file: PresenterScriptFile = serde_yaml::from_str(yaml)?;
+    for (i, step) in file.steps.iter().enumerate() {
+        let n = i + 1;
+        let kinds = [
+            step.say.is_some(),
+            step.slide.is_some(),
+            step.control.is_some(),
+        ];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            return Err(PresenterScriptError::Kind { step: n });
+        }
+        let blank = |s: &Option<String>| s.as_ref().is_some_and(|t| t.trim().is_empty());
+        if blank(&step.say)
+            || blank(&step.control)
+            || step
+                .answers
+                .as_ref()
+                .is_some_and(|a| a.iter().any(|t| t.trim().is_empty()))
+        {
+            return Err(PresenterScriptError::Empty { step: n });
+        }
+    }
+    Ok(file)
+}
+
+/// What the presenter node must do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PresenterAction {
+    /// The presenter begins to speak (voice activity).
+    SpeechStarted,
+    /// A final transcript of what the presenter said.
+    Said { text: String, answer: bool },
+    /// A control command for the moderator (`slide 2`, `open_qa`, `end`).
+    Control(String),
+    /// The script is over.
+    Finished,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Busy {
+    /// Waiting until the given time before the next thing.
+    Pause(Duration),
+    /// Speaking `text` until the given time.
+    Speaking {
+        until: Duration,
+        text: String,
+        answer: bool,
+    },
+    /// The line left; waiting for the player to report it heard.
+    AwaitHeard(Duration),
+}
+
+/// The presenter's state machine: feed it phases, questions and reports; it says what
+/// to do and when.
+#[derive(Debug, Clone)]
+pub struct Presenter {
+    script: PresenterScriptFile,
+    spoken: bool,
+    next_step: usize,
+    busy: Option<Busy>,
+    answers: VecDeque<String>,
+    questions: VecDeque<Duration>,
+    qa_open: bool,
+    qa_since: Duration,
+    ended: bool,
+    finished_sent: bool,
+}
+
+impl Presenter {
+    /// `spoken`: lines count as said at once and the presenter waits until the player
+    /// reports each one heard; otherwise a line takes `ms_per_word` per word.
+    pub fn new(script: PresenterScriptFile, spoken: bool) -> Self {
+        Self {
+            script,
+            spoken,
+            next_step: 0,
+            busy: None,
+            answers: VecDeque::new(),
+            questions: VecDeque::new(),
+            qa_open: false,
+            qa_since: Duration::ZERO,
+            ended: false,
+            finished_sent: false,
+        }
+    }
+
+    pub fn speaker(&self) -> &str {
+        &self.script.speaker
+    }
+
+    /// The moderator entered `phase`.
+    pub fn on_phase(&mut self, phase: &str, now: Duration) {
+        match phase.trim() {
+            "presenting" => self.qa_open = false,
+            "ended" => {
+                self.ended = true;
+                self.qa_open = false;
+            }
+            _ => {
+                if !self.qa_open {
+                    self.qa_since = now;
+                }
+                self.qa_open = true;
+            }
+        }
+    }
+
+    /// A panelist's question was heard.
+    pub fn on_question(&mut self, now: Duration) {
+        if !self.ended {
+            self.questions.push_back(now);
+            self.qa_since = now;
+        }
+    }
+
+    /// The player reports the presenter's own line heard (spoken sessions).
+    pub fn on_own_line_heard(&mut self, now: Duration) {
+        if matches!(self.busy, Some(Busy::AwaitHeard(_))) {
+            self.busy = Some(Busy::Pause(now + ms(self.script.pause_ms)));
+        }
+    }
+
+    /// Whether every step is done.
+    pub fn finished(&self) -> bool {
+        self.finished_sent
+    }
+
+    /// When [`Presenter::poll`] has something to do next.
+    pub fn next_deadline(&self) -> Option<Duration> {
+        if self.finished_sent {
+            return None;
+        }
+        match &self.busy {
+            Some(Busy::Pause(t)) => Some(*t),
+            Some(Busy::Speaking { until, .. }) => Some(*until),
+            Some(Busy::AwaitHeard(t)) => Some(*t),
+            None => {
+                if let Some(q) = self.questions.front() {
+                    Some(*q + ms(self.script.answer_delay_ms))
+                } else if self.qa_open {
+                    Some(self.qa_since + ms(self.script.qa_timeout_ms))
+                } else {
+                    Some(Duration::ZERO)
+                }
+            }
+        }
+    }
+
+    /// Everything due at `now`.
+    pub fn poll(&mut self, now: Duration) -> Vec<PresenterAction> {
+        let mut out = Vec::new();
+        loop {
+            match self.busy.clone() {
+                Some(Busy::Pause(t)) | Some(Busy::AwaitHeard(t)) if now < t => break,
+                Some(Busy::Pause(_)) | Some(Busy::AwaitHeard(_)) => self.busy = None,
+                Some(Busy::Speaking { until, .. }) if now < until => break,
+                Some(Busy::Speaking { text, answer, .. }) => {
+                    out.push(PresenterAction::Said { text, answer });
+                    self.busy = Some(if self.spoken {
+                        Busy::AwaitHeard(now + ms(self.script.heard_timeout_ms))
+                    } else {
+                        Busy::Pause(now + ms(self.script.pause_ms))
+                    });
+                    continue;
+                }
+                None => {}
+            }
+            if self.finished_sent {
+                break;
+            }
+            // Questions first.
+            if let Some(&q) = self.questions.front() {
+                if now < q + ms(self.script.answer_delay_ms) {
+                    break;
+                }
+                self.questions.pop_front();
+                let text = self
+                    .answers
+                    .pop_front()
+                    .unwrap_or_else(|| self.script.fallback_answer.clone());
+                self.speak(text, true, now, &mut out);
+                continue;
+            }
+            if self.ended {
+                self.finish(&mut out);
+                break;
+            }
+            if self.qa_open && now < self.qa_since + ms(self.script.qa_timeout_ms) {
+                break;
+            }
+            let Some(step) = self.script.steps.get(self.next_step).cloned() else {
+                self.finish(&mut out);
+                break;
+            };
+            if let Some(p) = step.pause_ms.filter(|p| *p > 0) {
+                // Pause once, then run the step.
+                self.script.steps[self.next_step].pause_ms = None;
+                self.busy = Some(Busy::Pause(now + ms(p)));
+                continue;
+            }
+            self.next_step += 1;
+            if let Some(answers) = step.answers {
+                self.answers = answers.into();
+            }
+            if let Some(text) = step.say {
+                self.speak(text, false, now, &mut out);
+            } else {
+                let command = match (step.slide, step.control) {
+                    (Some(n), _) => format!("slide {n}"),
+                    (None, Some(c)) => c.trim().to_owned(),
+                    (None, None) => continue,
+                };
+                out.push(PresenterAction::Control(command));
+                self.qa_since = now;
+                self.busy = Some(Busy::Pause(now + ms(self.script.settle_ms)));
+            }
+        }
+        out
+    }
+
+    fn speak(&mut self, text: String, answer: bool, now: Duration, out: &mut Vec<PresenterAction>) {
+        out.push(PresenterAction::SpeechStarted);
+        let words = text.split_whitespace().count() as u64;
+        let took = if self.spoken {
+            Duration::ZERO
+        } else {
+            ms(self.script.ms_per_word * words.max(1))
+        };
+        self.busy = Some(Busy::Speaking {
+            until: now + took,
+            text,
+            answer,
+        });
+    }
+
+    fn finish(&mut self, out: &mut Vec<PresenterAction>) {
+        if !self.finished_sent {
+            self.finished_sent = true;
+            out.push(PresenterAction::Finished);
+        }
+    }
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCRIPT: &str = r#"
+steps:
+  - say: "Hello panel."
+  - slide: 1
+    answers: ["First answer.", "Second answer."]
+  - say: "Back to the deck."
+  - control: end
+"#;
+
+    fn t(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// Runs the presenter until `until`, polling at every deadline.
+    fn run(p: &mut Presenter, from: u64, until: u64) -> Vec<(u64, PresenterAction)> {
+        let mut out = Vec::new();
+        let mut now = from;
+        while now <= until {
+            for a in p.poll(t(now)) {
+                out.push((now, a));
+            }
+            match p.next_deadline() {
+                Some(d) if d.as_millis() as u64 > now => now = d.as_millis() as u64,
+                _ => now += 1,
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn validates_steps() {
+        assert!(parse_presenter_script(SCRIPT).is_ok());
+        assert!(matches!(
+            parse_presenter_script("steps:\n  - say: a\n    slide: 1\n"),
+            Err(PresenterScriptError::Kind { step: 1 })
+        ));
+        assert!(matches!(
+            parse_presenter_script("steps:\n  - say: ' '\n"),
+            Err(PresenterScriptError::Empty { step: 1 })
+        ));
+        assert!(matches!(
+            parse_presenter_script("steps:\n  - sing: a\n"),
+            Err(PresenterScriptError::Yaml(_))
+        ));
+    }
+
+    #[test]
+    fn waits_for_questions_while_qa_is_open_and_answers_in_order() {
+        let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), false);
+        // "Hello panel." takes 500 ms, then a 300 ms pause: the slide change at 800 ms.
+        let out = run(&mut p, 0, 1_000);
+        let said: Vec<&PresenterAction> = out.iter().map(|(_, a)| a).collect();
+        assert!(said.contains(&&PresenterAction::Said {
+            text: "Hello panel.".into(),
+            answer: false
+        }));
+        assert!(said.contains(&&PresenterAction::Control("slide 1".into())));
+        // The moderator opened Q&A (during the settle time): the script waits.
+        p.on_phase("qa_trigger", t(1_000));
+        assert!(
+            run(&mut p, 1_000, 10_000)
+                .iter()
+                .all(|(_, a)| !matches!(a, PresenterAction::Said { .. }))
+        );
+        p.on_question(t(10_000));
+        let out = run(&mut p, 10_000, 12_000);
+        assert!(out.iter().any(|(_, a)| *a
+            == PresenterAction::Said {
+                text: "First answer.".into(),
+                answer: true
+            }));
+        p.on_question(t(12_000));
+        p.on_question(t(12_100));
+        let out = run(&mut p, 12_000, 20_000);
+        let answers: Vec<&str> = out
+            .iter()
+            .filter_map(|(_, a)| match a {
+                PresenterAction::Said { text, answer: true } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(answers[0], "Second answer.");
+        assert!(answers[1].contains("move on"), "fallback: {answers:?}");
+        p.on_phase("presenting", t(20_000));
+        let out = run(&mut p, 20_000, 30_000);
+        let tail: Vec<&PresenterAction> = out.iter().map(|(_, a)| a).collect();
+        assert!(tail.contains(&&PresenterAction::Control("end".into())));
+        assert_eq!(tail.last(), Some(&&PresenterAction::Finished));
+        assert!(p.finished());
+    }
+
+    #[test]
+    fn spoken_lines_wait_until_heard_with_a_limit() {
+        let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), true);
+        let out = p.poll(t(0));
+        assert!(out.contains(&PresenterAction::Said {
+            text: "Hello panel.".into(),
+            answer: false
+        }));
+        assert!(p.poll(t(5_000)).is_empty(), "waits for the report");
+        p.on_own_line_heard(t(5_000));
+        let out = run(&mut p, 5_000, 5_400);
+        assert!(
+            out.iter()
+                .any(|(_, a)| *a == PresenterAction::Control("slide 1".into()))
+        );
+        // Nothing heard: the limit lets the script go on.
+        let mut q = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), true);
+        q.poll(t(0));
+        let out = run(&mut q, 1, 31_000);
+        assert!(
+            out.iter()
+                .any(|(_, a)| *a == PresenterAction::Control("slide 1".into()))
+        );
+    }
+
+    #[test]
+    fn qa_that_stays_silent_times_out() {
+        let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), false);
+        run(&mut p, 0, 1_000);
+        p.on_phase("exchange", t(1_000));
+        let out = run(&mut p, 1_000, 70_000);
+        assert!(out.iter().any(|(_, a)| *a
+            == PresenterAction::Said {
+                text: "Back to the deck.".into(),
+                answer: false
+            }));
+    }
+}

@@ -1,0 +1,951 @@
+//! What the moderator node does around [`crate::Roundtable`] without deciding
+//! anything: it assembles the floor holder's streamed text into utterances, turns the
+//! agents' intent replies into intents (strict parser, heuristic fallback on error,
+//! invalid answer or timeout), paces the conversation against what has been heard, and
+//! waits for the closing line before the node ends. Time is passed in (ms since start).
+
+use std::collections::BTreeSet;
+
+use crate::{
+    Action, Decision, Event, Intent, LineKind, Phase, Roundtable, Scenario, heuristic_intent,
+    parse_intent,
+};
+use serde_json::json;
+use voice_protocol::shorten;
+
+/// The speaker name of the moderator's own lines.
+pub const MODERATOR: &str = "moderator";
+/// Characters of one utterance kept (a runaway stream is cut, not buffered forever).
+pub const MAX_UTTERANCE_CHARS: usize = 8_000;
+/// Characters of the last line quoted in an intent request.
+const MAX_QUOTED_CHARS: usize = 300;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// A player reports `playback_done`: pace the conversation and wait for the
+    /// closing line.
+    pub paced: bool,
+    /// Finished utterances (and moderator lines) that may wait unheard before the next
+    /// decision is taken.
+    pub max_unplayed: usize,
+    /// Longest wait for a playback report before going on anyway.
+    pub playback_timeout_ms: u64,
+}
+
+/// A message for the dataflow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Out {
+    /// `turn`: Utf8 agent id, with `question_id`, `speaker` and `instruction`.
+    Turn {
+        agent: String,
+        question_id: u64,
+        instruction: Option<String>,
+    },
+    /// `text`: a moderator line, complete (`session_status: ended`).
+    Line {
+        question_id: u64,
+        text: String,
+        kind: LineKind,
+    },
+    /// `utterance`: a finished utterance, the moderator's included.
+    Utterance {
+        speaker: String,
+        question_id: u64,
+        text: String,
+    },
+    /// `request`: the broadcast intent request (Utf8 JSON).
+    Request(String),
+    /// `decision`: one decision record (Utf8 JSON).
+    Decision(String),
+    /// `status`: the answer to a `stats` command (Utf8 JSON).
+    Status(String),
+}
+
+#[derive(Debug, Clone)]
+struct Floor {
+    agent: String,
+    question_id: u64,
+    text: String,
+    truncated: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Held {
+    agent: String,
+    question_id: u64,
+    text: String,
+}
+
+#[derive(Debug, Clone)]
+struct Collecting {
+    question_id: u64,
+    reply_deadline_ms: u64,
+    answered: BTreeSet<String>,
+}
+
+/// The node's state between dora and the roundtable driver.
+pub struct Conductor {
+    rt: Roundtable,
+    config: Config,
+    floor: Option<Floor>,
+    /// A finished utterance waiting until older lines have been heard.
+    held: Option<Held>,
+    /// Question ids of spoken lines not yet reported as heard (paced only).
+    unplayed: BTreeSet<u64>,
+    /// The last playback report (or the start of the current wait).
+    last_progress_ms: u64,
+    collecting: Option<Collecting>,
+    /// The moderator's call or question not yet followed by a turn.
+    pending_prompt: Option<String>,
+    /// The last line said: speaker and text (for intent requests).
+    last_line: Option<(String, String)>,
+    phase: Phase,
+    /// After the end: the closing line's question id, if one was said.
+    ending: Option<Option<u64>>,
+    closing_question_id: Option<u64>,
+    /// Decisions recorded so far (numbers the records).
+    decisions: u64,
+    finished: bool,
+}
+
+impl Conductor {
+    pub fn new(scenario: Scenario, config: Config) -> Self {
+        Self {
+            rt: Roundtable::new(scenario),
+            config,
+            floor: None,
+            held: None,
+            unplayed: BTreeSet::new(),
+            last_progress_ms: 0,
+            collecting: None,
+            pending_prompt: None,
+            last_line: None,
+            phase: Phase::NotStarted,
+            ending: None,
+            closing_question_id: None,
+            decisions: 0,
+            finished: false,
+        }
+    }
+
+    pub fn roundtable(&self) -> &Roundtable {
+        &self.rt
+    }
+
+    /// The session is over and, when paced, the closing line was heard (or the wait for
+    /// it timed out): the node may exit.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    pub fn start(&mut self, now_ms: u64) -> Vec<Out> {
+        let mut out = Vec::new();
+        let actions = self.rt.handle(Event::Start, now_ms);
+        self.process(actions, now_ms, &mut out);
+        out
+    }
+
+    /// When [`Self::tick`] must run at the latest.
+    pub fn next_wake(&self) -> Option<u64> {
+        if self.finished {
+            return None;
+        }
+        if self.ending.is_some() {
+            return Some(self.playback_deadline());
+        }
+        [
+            self.held.as_ref().map(|_| self.hold_deadline()),
+            self.collecting.as_ref().map(|c| c.reply_deadline_ms),
+            self.rt.next_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Time passed: overdue playback reports, missing intents, the driver's deadlines.
+    pub fn tick(&mut self, now_ms: u64) -> Vec<Out> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        if self.ending.is_some() {
+            if now_ms >= self.playback_deadline() {
+                tracing::warn!("the closing line was not reported as heard in time; ending anyway");
+                self.finished = true;
+            }
+            return out;
+        }
+        if self.held.is_some() && now_ms >= self.hold_deadline() {
+            tracing::warn!(
+                unheard = ?self.unplayed,
+                "no playback report in time; the conversation goes on"
+            );
+            self.unplayed.clear();
+            self.deliver_held(now_ms, &mut out);
+        }
+        if let Some(collecting) = &self.collecting
+            && now_ms >= collecting.reply_deadline_ms
+        {
+            let question_id = collecting.question_id;
+            let missing: Vec<String> = self
+                .rt
+                .scenario()
+                .agents
+                .iter()
+                .filter(|a| !collecting.answered.contains(&a.id))
+                .map(|a| a.id.clone())
+                .collect();
+            for agent in missing {
+                tracing::info!(%agent, question_id, "no intent in time; using the heuristic");
+                self.intent(question_id, &agent, None, now_ms, &mut out);
+            }
+        }
+        let actions = self.rt.handle(Event::Tick, now_ms);
+        self.process(actions, now_ms, &mut out);
+        out
+    }
+
+    /// A chunk of an agent's `text` stream (`input` is the agent id).
+    pub fn on_text(
+        &mut self,
+        input: &str,
+        question_id: Option<u64>,
+        ends: bool,
+        text: &str,
+        error: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<Out> {
+        let mut out = Vec::new();
+        if self.rt.scenario().agent(input).is_none() {
+            tracing::warn!(
+                input,
+                "unknown input ignored (not an agent of the scenario, `reply*`, `playback_done` or `control`)"
+            );
+            return out;
+        }
+        let Some(question_id) = question_id else {
+            tracing::warn!(input, "text without question_id ignored");
+            return out;
+        };
+        let Some(floor) = self
+            .floor
+            .as_mut()
+            .filter(|f| f.agent == input && f.question_id == question_id)
+        else {
+            tracing::debug!(
+                input,
+                question_id,
+                "text of an agent without the floor (or a stale turn) dropped"
+            );
+            return out;
+        };
+        if floor.text.chars().count() + text.chars().count() <= MAX_UTTERANCE_CHARS {
+            floor.text.push_str(text);
+        } else if !floor.truncated {
+            floor.truncated = true;
+            tracing::warn!(agent = input, "utterance too long; the rest is not kept");
+        }
+        if !ends {
+            return out;
+        }
+        let Some(floor) = self.floor.take() else {
+            return out;
+        };
+        if let Some(error) = error {
+            tracing::warn!(agent = %floor.agent, question_id, %error, "the agent's generation failed");
+        }
+        let text = floor.text.trim().to_owned();
+        tracing::info!(agent = %floor.agent, question_id, text = %shorten(&text), "utterance finished");
+        if !text.is_empty() {
+            out.push(Out::Utterance {
+                speaker: floor.agent.clone(),
+                question_id,
+                text: text.clone(),
+            });
+            self.last_line = Some((floor.agent.clone(), text.clone()));
+            if self.config.paced {
+                self.unplayed.insert(question_id);
+            }
+        }
+        self.held = Some(Held {
+            agent: floor.agent,
+            question_id,
+            text,
+        });
+        if self.too_much_unplayed() {
+            self.last_progress_ms = now_ms;
+            tracing::debug!(unheard = ?self.unplayed, "waiting for playback before the next decision");
+        } else {
+            self.deliver_held(now_ms, &mut out);
+        }
+        out
+    }
+
+    /// An agent bridge's `reply` (`input` is the input id, e.g. `reply_economist`).
+    pub fn on_reply(
+        &mut self,
+        input: &str,
+        speaker: Option<&str>,
+        request_id: Option<&str>,
+        answer: &str,
+        error: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<Out> {
+        let mut out = Vec::new();
+        let agent = match speaker {
+            Some(s) if !s.trim().is_empty() => s.trim().to_owned(),
+            _ => input
+                .trim_start_matches("reply")
+                .trim_start_matches(['_', '-', '/'])
+                .to_owned(),
+        };
+        if self.rt.scenario().agent(&agent).is_none() {
+            tracing::warn!(input, speaker = %agent, "reply from an unknown agent ignored");
+            return out;
+        }
+        let Some(collecting) = &self.collecting else {
+            tracing::debug!(%agent, "reply outside an intent round ignored");
+            return out;
+        };
+        let question_id = collecting.question_id;
+        if request_id != Some(request_id_for(question_id).as_str()) {
+            tracing::debug!(%agent, request = ?request_id, "reply to an older request ignored");
+            return out;
+        }
+        if collecting.answered.contains(&agent) {
+            tracing::debug!(%agent, "repeated reply ignored");
+            return out;
+        }
+        let answer = match error {
+            Some(error) => {
+                tracing::debug!(%agent, %error, "intent not answered; using the heuristic");
+                None
+            }
+            None => Some(answer),
+        };
+        self.intent(question_id, &agent, answer, now_ms, &mut out);
+        out
+    }
+
+    /// The player's `playback_done` for `question_id`.
+    pub fn on_played(&mut self, question_id: u64, now_ms: u64) -> Vec<Out> {
+        let mut out = Vec::new();
+        self.last_progress_ms = now_ms;
+        // The player sounds lines in question-id order: older ones are done too.
+        self.unplayed.retain(|q| *q > question_id);
+        if let Some(closing) = self.ending {
+            if closing.is_none_or(|q| q <= question_id) {
+                tracing::info!("the closing line was heard");
+                self.finished = true;
+            }
+            return out;
+        }
+        if self.held.is_some() && !self.too_much_unplayed() {
+            self.deliver_held(now_ms, &mut out);
+        }
+        out
+    }
+
+    /// A `control` command: `stats` or `stop` (plain text or `{"command": "..."}`).
+    pub fn on_control(&mut self, text: &str, now_ms: u64) -> Vec<Out> {
+        let mut out = Vec::new();
+        match parse_control(text) {
+            Some(Control::Stats) => out.push(Out::Status(self.status_json())),
+            Some(Control::Stop) => {
+                if self.ending.is_none() {
+                    tracing::info!("stop requested: closing the roundtable");
+                    self.floor = None;
+                    self.held = None;
+                    let actions = self.rt.handle(Event::Stop, now_ms);
+                    self.process(actions, now_ms, &mut out);
+                }
+            }
+            None => tracing::warn!(
+                command = %shorten(text),
+                "unknown control command ignored (expected stats or stop)"
+            ),
+        }
+        out
+    }
+
+    fn too_much_unplayed(&self) -> bool {
+        self.config.paced && self.unplayed.len() > self.config.max_unplayed
+    }
+
+    fn playback_deadline(&self) -> u64 {
+        self.last_progress_ms
+            .saturating_add(self.config.playback_timeout_ms)
+    }
+
+    /// A held utterance goes on after the playback timeout, and always before the
+    /// driver would count its speaker as absent.
+    fn hold_deadline(&self) -> u64 {
+        let wait = self.playback_deadline();
+        match self.rt.next_deadline() {
+            Some(d) => wait.min(d.saturating_sub(1)),
+            None => wait,
+        }
+    }
+
+    fn deliver_held(&mut self, now_ms: u64, out: &mut Vec<Out>) {
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        let actions = self.rt.handle(
+            Event::UtteranceFinished {
+                speaker: held.agent,
+                question_id: Some(held.question_id),
+                text: held.text,
+            },
+            now_ms,
+        );
+        self.process(actions, now_ms, out);
+    }
+
+    /// One agent's intent for the round: its answer parsed strictly, or the heuristic.
+    fn intent(
+        &mut self,
+        question_id: u64,
+        agent: &str,
+        answer: Option<&str>,
+        now_ms: u64,
+        out: &mut Vec<Out>,
+    ) {
+        let heuristic = |rt: &Roundtable| {
+            rt.heuristic_context(agent)
+                .map(|ctx| heuristic_intent(agent, &ctx))
+                .unwrap_or_else(|| Intent::pass(agent))
+        };
+        let intent = match answer {
+            None => heuristic(&self.rt),
+            Some(answer) => match parse_intent(agent, answer) {
+                Ok(intent) => intent,
+                Err(e) => {
+                    tracing::warn!(%agent, answer = %shorten(answer), error = %e, "invalid intent answer; using the heuristic");
+                    heuristic(&self.rt)
+                }
+            },
+        };
+        tracing::debug!(%agent, kind = intent.kind.as_str(), urgency = intent.urgency, "intent");
+        if let Some(c) = self.collecting.as_mut() {
+            c.answered.insert(agent.to_owned());
+        }
+        let actions = self.rt.handle(
+            Event::IntentReceived {
+                question_id,
+                intent,
+            },
+            now_ms,
+        );
+        self.process(actions, now_ms, out);
+    }
+
+    fn process(&mut self, actions: Vec<Action>, now_ms: u64, out: &mut Vec<Out>) {
+        for action in actions {
+            match action {
+                Action::Decision(d) => {
+                    self.decisions += 1;
+                    tracing::info!(
+                        phase = %self.phase,
+                        action = ?d.action,
+                        target = d.target.as_deref().unwrap_or("-"),
+                        reason = %d.reason,
+                        "decision"
+                    );
+                    out.push(Out::Decision(self.decision_json(&d, now_ms)));
+                }
+                Action::ModeratorSay {
+                    question_id,
+                    text,
+                    kind,
+                } => {
+                    tracing::info!(question_id, kind = kind.as_str(), %text, "moderator");
+                    if matches!(kind, LineKind::Call | LineKind::Question) {
+                        self.pending_prompt = Some(text.clone());
+                    }
+                    if kind == LineKind::Closing {
+                        self.closing_question_id = Some(question_id);
+                    }
+                    if self.config.paced {
+                        self.unplayed.insert(question_id);
+                    }
+                    self.last_line = Some((MODERATOR.to_owned(), text.clone()));
+                    out.push(Out::Line {
+                        question_id,
+                        text: text.clone(),
+                        kind,
+                    });
+                    out.push(Out::Utterance {
+                        speaker: MODERATOR.to_owned(),
+                        question_id,
+                        text,
+                    });
+                }
+                Action::PhaseChanged {
+                    from,
+                    to,
+                    is_rollback,
+                } => {
+                    tracing::info!(%from, %to, is_rollback, "phase");
+                    self.phase = to;
+                }
+                Action::CollectIntents { question_id, phase } => {
+                    let window = self.rt.scenario().moderator.intent_timeout_ms;
+                    self.collecting = Some(Collecting {
+                        question_id,
+                        // Missing answers fall back to the heuristic a little before the
+                        // driver would count them as `pass`.
+                        reply_deadline_ms: now_ms.saturating_add(window - window / 4),
+                        answered: BTreeSet::new(),
+                    });
+                    out.push(Out::Request(self.request_json(question_id, phase)));
+                }
+                Action::GiveFloor {
+                    agent,
+                    question_id,
+                    instruction,
+                    is_interrupt,
+                } => {
+                    tracing::info!(%agent, question_id, is_interrupt, "turn");
+                    self.collecting = None;
+                    let instruction = match (self.pending_prompt.take(), instruction) {
+                        (Some(said), Some(i)) => Some(format!("The moderator said: {said}\n{i}")),
+                        (Some(said), None) => Some(format!("The moderator said: {said}")),
+                        (None, i) => i,
+                    };
+                    self.floor = Some(Floor {
+                        agent: agent.clone(),
+                        question_id,
+                        text: String::new(),
+                        truncated: false,
+                    });
+                    out.push(Out::Turn {
+                        agent,
+                        question_id,
+                        instruction,
+                    });
+                }
+                Action::End => {
+                    tracing::info!(decisions = self.rt.decisions(), "the roundtable has ended");
+                    self.floor = None;
+                    self.held = None;
+                    self.collecting = None;
+                    self.last_progress_ms = now_ms;
+                    self.ending = Some(self.closing_question_id);
+                    if !self.config.paced || self.closing_question_id.is_none() {
+                        self.finished = true;
+                    }
+                }
+            }
+        }
+    }
+
+    fn decision_json(&self, d: &Decision, now_ms: u64) -> String {
+        let mut value = serde_json::to_value(d).unwrap_or_else(|_| json!({}));
+        if let Some(map) = value.as_object_mut() {
+            map.insert("n".into(), json!(self.decisions));
+            map.insert("t_ms".into(), json!(now_ms));
+            map.insert("phase".into(), json!(self.phase.as_str()));
+        }
+        value.to_string()
+    }
+
+    fn request_json(&self, question_id: u64, phase: Phase) -> String {
+        let scenario = self.rt.scenario();
+        let label = phase
+            .phase_type()
+            .map_or("the discussion", |p| p.spoken_label());
+        let last = match &self.last_line {
+            Some((speaker, text)) => {
+                let quoted: String = text.chars().take(MAX_QUOTED_CHARS).collect();
+                format!(" The last words, from {speaker}: {quoted}")
+            }
+            None => String::new(),
+        };
+        let prompt = format!(
+            "You are on a moderated roundtable about: {topic}. We are in {label}.{last}\n\
+             Do you want the floor now? Answer with one JSON object only, exactly \
+             {{\"intent\":\"speak|interrupt|pass\",\"urgency\":1-5}}: \"speak\" to take the next \
+             turn, \"interrupt\" to cut in at once (you were addressed, or strongly disagree), \
+             \"pass\" to listen; urgency from 1 (low) to 5 (high).",
+            topic = scenario.topic,
+        );
+        json!({
+            "id": request_id_for(question_id),
+            "kind": "intent",
+            "prompt": prompt,
+            "json": true,
+            "max_words": 12,
+        })
+        .to_string()
+    }
+
+    fn status_json(&self) -> String {
+        let state = self.rt.state();
+        json!({
+            "phase": self.phase.as_str(),
+            "decisions": self.rt.decisions(),
+            "phase_round": state.phase_round,
+            "speak_counts": state.speak_counts,
+            "current_speaker": self.rt.current_speaker().map(|(a, _)| a),
+            "question_id": self.rt.current_speaker().map(|(_, q)| q).or(self.rt.collecting()),
+            "unheard": self.unplayed.len(),
+            "ended": self.ending.is_some(),
+        })
+        .to_string()
+    }
+}
+
+/// The request id of the intent round `question_id`.
+pub fn request_id_for(question_id: u64) -> String {
+    format!("intent-{question_id}")
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Control {
+    Stats,
+    Stop,
+}
+
+fn parse_control(text: &str) -> Option<Control> {
+    let trimmed = text.trim();
+    let word = if trimmed.starts_with('{') {
+        serde_json::from_str::<serde_json::Value>(trimmed)
+            .ok()?
+            .get("command")?
+            .as_str()?
+            .trim()
+            .to_ascii_lowercase()
+    } else {
+        trimmed.to_ascii_lowercase()
+    };
+    match word.as_str() {
+        "stats" => Some(Control::Stats),
+        "stop" | "end" => Some(Control::Stop),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCENARIO: &str = "
+topic: Should cities ban cars?
+agents:
+  - id: a
+  - id: b
+moderator:
+  intent_timeout_ms: 1000
+  idle_pause_ms: 0
+phases:
+  - type: opening
+    max_rounds: 2
+  - type: free_discussion
+    max_rounds: 2
+  - type: closing
+    max_rounds: 2
+";
+
+    fn conductor(paced: bool) -> Conductor {
+        Conductor::new(
+            Scenario::from_yaml(SCENARIO).unwrap(),
+            Config {
+                paced,
+                max_unplayed: 1,
+                playback_timeout_ms: 5_000,
+            },
+        )
+    }
+
+    fn turn(out: &[Out]) -> Option<(String, u64)> {
+        out.iter().find_map(|o| match o {
+            Out::Turn {
+                agent, question_id, ..
+            } => Some((agent.clone(), *question_id)),
+            _ => None,
+        })
+    }
+
+    fn lines(out: &[Out]) -> Vec<(u64, LineKind)> {
+        out.iter()
+            .filter_map(|o| match o {
+                Out::Line {
+                    question_id, kind, ..
+                } => Some((*question_id, *kind)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Plays a whole session: agents answer every turn at once, intents fall back.
+    fn play(c: &mut Conductor, paced: bool) -> Vec<Out> {
+        let mut now = 0;
+        let mut all = c.start(now);
+        let mut pending = all.clone();
+        let mut steps = 0;
+        while !c.finished() {
+            steps += 1;
+            assert!(steps < 500, "the session does not end");
+            now += 10;
+            let mut next = Vec::new();
+            if paced {
+                for (q, _) in lines(&pending) {
+                    next.extend(c.on_played(q, now));
+                }
+            }
+            if let Some((agent, q)) = turn(&pending) {
+                next.extend(c.on_text(&agent, Some(q), true, "I think so, b.", None, now));
+                if paced {
+                    next.extend(c.on_played(q, now));
+                }
+            }
+            if next.is_empty() && !c.finished() {
+                now = c
+                    .next_wake()
+                    .unwrap_or_else(|| panic!("no wake-up (paced {paced}): {all:#?}"))
+                    .max(now);
+                next = c.tick(now);
+            }
+            all.extend(next.clone());
+            pending = next;
+        }
+        all
+    }
+
+    #[test]
+    fn a_session_runs_through_every_phase_and_ends_with_the_closing_line() {
+        for paced in [false, true] {
+            let mut c = conductor(paced);
+            let all = play(&mut c, paced);
+            let kinds: Vec<LineKind> = all
+                .iter()
+                .filter_map(|o| match o {
+                    Out::Line { kind, .. } => Some(*kind),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(kinds.first(), Some(&LineKind::Opening));
+            assert_eq!(kinds.last(), Some(&LineKind::Closing));
+            assert!(kinds.contains(&LineKind::Summary), "{kinds:?}");
+            let phases: BTreeSet<String> = all
+                .iter()
+                .filter_map(|o| match o {
+                    Out::Decision(j) => Some(serde_json::from_str::<serde_json::Value>(j).unwrap()),
+                    _ => None,
+                })
+                .flat_map(|d| [d["phase"].clone(), d["next_phase"].clone()])
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect();
+            for p in ["opening", "free_discussion", "closing", "ended"] {
+                assert!(phases.contains(p), "{p} missing from {phases:?}");
+            }
+            // Question ids of turns and lines only grow.
+            let ids: Vec<u64> = all
+                .iter()
+                .filter_map(|o| match o {
+                    Out::Line { question_id, .. } | Out::Turn { question_id, .. } => {
+                        Some(*question_id)
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        }
+    }
+
+    #[test]
+    fn a_finished_utterance_waits_for_older_lines_to_be_heard() {
+        let mut c = conductor(true);
+        let out = c.start(0);
+        let (agent, q) = turn(&out).unwrap();
+        // Opening and call lines are still unheard: the next decision waits.
+        let out = c.on_text(&agent, Some(q), true, "Cars out.", None, 10);
+        assert!(turn(&out).is_none() && lines(&out).is_empty(), "{out:?}");
+        assert!(
+            out.iter()
+                .any(|o| matches!(o, Out::Utterance { speaker, .. } if speaker == "a"))
+        );
+        // The player reports the moderator's lines: the next turn goes out, while the
+        // agent's own utterance may still be unheard.
+        let out = c.on_played(q - 1, 20);
+        assert_eq!(turn(&out).map(|(a, _)| a), Some("b".to_owned()), "{out:?}");
+    }
+
+    #[test]
+    fn no_playback_report_does_not_stall_the_conversation() {
+        let mut c = conductor(true);
+        let out = c.start(0);
+        let (agent, q) = turn(&out).unwrap();
+        assert!(
+            c.on_text(&agent, Some(q), true, "Cars out.", None, 10)
+                .iter()
+                .all(|o| !matches!(o, Out::Turn { .. }))
+        );
+        let wake = c.next_wake().unwrap();
+        assert!(wake <= 10 + 5_000);
+        let out = c.tick(wake);
+        assert!(turn(&out).is_some(), "{out:?}");
+    }
+
+    #[test]
+    fn intents_parse_strictly_and_fall_back_to_the_heuristic() {
+        let mut c = conductor(false);
+        let mut now = 0;
+        let mut out = c.start(now);
+        // Opening: two round-robin turns.
+        for _ in 0..2 {
+            let (agent, q) = turn(&out).unwrap();
+            now += 10;
+            out = c.on_text(&agent, Some(q), true, "A point.", None, now);
+        }
+        let request = out
+            .iter()
+            .find_map(|o| match o {
+                Out::Request(j) => Some(serde_json::from_str::<serde_json::Value>(j).unwrap()),
+                _ => None,
+            })
+            .expect("free discussion asks for intents");
+        assert_eq!(request["json"], true);
+        assert!(request["prompt"].as_str().unwrap().contains("\"intent\""));
+        let id = request["id"].as_str().unwrap().to_owned();
+        // A stale reply, an unknown agent, then `a` passes and `b` rambles.
+        assert!(
+            c.on_reply(
+                "reply_a",
+                None,
+                Some("intent-0"),
+                "{\"intent\":\"speak\",\"urgency\":5}",
+                None,
+                now
+            )
+            .is_empty()
+        );
+        assert!(
+            c.on_reply("reply_x", Some("x"), Some(&id), "{}", None, now)
+                .is_empty()
+        );
+        assert!(
+            c.on_reply(
+                "reply_a",
+                None,
+                Some(&id),
+                "{\"intent\":\"pass\"}",
+                None,
+                now
+            )
+            .is_empty()
+        );
+        let out = c.on_reply(
+            "reply_b",
+            Some("b"),
+            Some(&id),
+            "Sure, I'd love to!",
+            None,
+            now,
+        );
+        // b's heuristic: it did not speak last, so it asks for the floor.
+        assert_eq!(turn(&out).map(|(a, _)| a), Some("b".to_owned()), "{out:?}");
+    }
+
+    #[test]
+    fn missing_intents_fall_back_at_the_reply_deadline() {
+        let mut c = conductor(false);
+        let mut now = 0;
+        let mut out = c.start(now);
+        for _ in 0..2 {
+            let (agent, q) = turn(&out).unwrap();
+            now += 10;
+            out = c.on_text(&agent, Some(q), true, "A point.", None, now);
+        }
+        assert!(turn(&out).is_none());
+        let wake = c.next_wake().unwrap();
+        assert_eq!(wake, now + 750, "before the driver's own deadline");
+        let out = c.tick(wake);
+        assert!(
+            turn(&out).is_some(),
+            "the heuristic picked a speaker: {out:?}"
+        );
+    }
+
+    #[test]
+    fn chunks_of_others_and_stale_turns_are_dropped() {
+        let mut c = conductor(false);
+        let out = c.start(0);
+        let (agent, q) = turn(&out).unwrap();
+        assert!(c.on_text("b", Some(q), true, "Me!", None, 1).is_empty());
+        assert!(
+            c.on_text(&agent, Some(q - 1), true, "Old.", None, 1)
+                .is_empty()
+        );
+        assert!(c.on_text(&agent, None, true, "No id.", None, 1).is_empty());
+        assert!(
+            c.on_text("stranger", Some(q), true, "Hi.", None, 1)
+                .is_empty()
+        );
+        assert!(
+            c.on_text(&agent, Some(q), false, "Cars ", None, 2)
+                .is_empty()
+        );
+        let out = c.on_text(&agent, Some(q), true, "out.", None, 3);
+        assert!(out.contains(&Out::Utterance {
+            speaker: agent.clone(),
+            question_id: q,
+            text: "Cars out.".into()
+        }));
+    }
+
+    #[test]
+    fn stop_ends_with_the_closing_line_and_stats_report() {
+        let mut c = conductor(true);
+        c.start(0);
+        let status: serde_json::Value = match &c.on_control("{\"command\":\"STATS\"}", 1)[..] {
+            [Out::Status(j)] => serde_json::from_str(j).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(status["phase"], "opening");
+        assert_eq!(status["current_speaker"], "a");
+        assert!(c.on_control("dance", 1).is_empty());
+        let out = c.on_control("stop", 2);
+        let (closing, kind) = *lines(&out).last().unwrap();
+        assert_eq!(kind, LineKind::Closing);
+        assert!(!c.finished(), "waits for the closing line to be heard");
+        c.on_played(closing - 1, 3);
+        assert!(!c.finished());
+        c.on_played(closing, 4);
+        assert!(c.finished());
+    }
+
+    #[test]
+    fn a_turn_carries_the_moderators_call_as_its_instruction() {
+        let mut c = conductor(false);
+        let out = c.start(0);
+        let instruction = out
+            .iter()
+            .find_map(|o| match o {
+                Out::Turn { instruction, .. } => instruction.clone(),
+                _ => None,
+            })
+            .unwrap();
+        assert!(
+            instruction.starts_with("The moderator said: A, would you start us off?"),
+            "{instruction}"
+        );
+        assert!(
+            instruction.contains("Should cities ban cars?"),
+            "{instruction}"
+        );
+    }
+
+    #[test]
+    fn the_wait_for_the_closing_line_is_bounded() {
+        let mut c = conductor(true);
+        c.start(0);
+        c.on_control("stop", 2);
+        assert!(!c.finished());
+        let wake = c.next_wake().unwrap();
+        c.tick(wake);
+        assert!(c.finished());
+    }
+}

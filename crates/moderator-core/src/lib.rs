@@ -1,0 +1,38 @@
+//! The moderator of a spoken multi-agent roundtable, as deterministic logic.
+//!
+//! - [`scenario`]: the YAML scenario (topic, agents, phases, knobs) and its validation.
+//! - [`intent`]: agents' intents, the strict parser of a model's JSON answer and the
+//!   deterministic heuristic used offline and as the fallback.
+//! - [`controller`]: `decide_next_action(state, intents, recent_events)` and the state
+//!   updates (phases with rollback, the nine moderator actions, intervention levels).
+//! - [`session`]: [`Roundtable`], the sans-IO driver a dataflow node runs:
+//!   `handle(event, now_ms) -> Vec<Action>`.
+//! - [`phrases`] and [`summary`]: the moderator's built-in lines and the extractive
+//!   phase summary, so the moderator speaks without a model.
+//!
+//! Nothing here reads a clock, performs I/O or draws random numbers.
+
+pub mod conductor;
+pub mod controller;
+pub mod intent;
+pub mod phrases;
+pub mod scenario;
+pub mod session;
+pub mod state;
+pub mod summary;
+
+pub use controller::{Decision, ModeratorAction, ModeratorController, RecentEvent};
+pub use intent::{
+    HeuristicContext, Intent, IntentError, IntentKind, heuristic_intent, is_question,
+    mentions_name, parse_intent,
+};
+pub use phrases::LineKind;
+pub use scenario::{
+    Agent, MAX_CONSECUTIVE_SPEAKS, MIN_INTERRUPT_URGENCY, ModeratorConfig, Phase, PhaseConfig,
+    PhaseType, RollbackRule, SAMPLE_SCENARIO, Scenario, ScenarioError, ScenarioFile, SpeakingOrder,
+};
+pub use session::{Action, Event, Roundtable};
+pub use state::ModeratorState;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+//! The FORCE_SUMMARY line: extractive, deterministic, at most three sentences.
+//!
+//! One short clause per agent, taken from the last thing it said in the phase: the
+//! first sentence of at least four words (else the first sentence); when that is longer
+//! than [`MAX_CLAUSE_WORDS`] words, its first comma-separated clause of at least four
+//! words; then cut to [`MAX_CLAUSE_WORDS`] words and [`MAX_CLAUSE_CHARS`] characters
+//! without ending on a dangling function word. Sentence marks are removed from clauses
+//! so the summary keeps its shape whatever the agents said.
+
+use crate::phrases::join_names;
+
+pub const MAX_CLAUSE_WORDS: usize = 16;
+pub const MAX_CLAUSE_CHARS: usize = 90;
+/// Agents quoted in one summary; further ones are left out to keep it short.
+pub const MAX_QUOTED_AGENTS: usize = 4;
+
+/// Words a cut clause should not end on.
+const DANGLING: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "for", "with", "by", "at",
+    "that", "which", "is", "are", "as", "from", "than", "because",
+];
+
+/// Builds the summary of a phase.
+///
+/// `spoken`: `(display name, last utterance in the phase)` in the order to quote them;
+/// `silent`: display names of agents that did not speak in the phase.
+pub fn extractive_summary(
+    phase_label: &str,
+    spoken: &[(String, String)],
+    silent: &[String],
+) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for (name, text) in spoken {
+        if parts.len() == MAX_QUOTED_AGENTS {
+            break;
+        }
+        if let Some(clause) = key_clause(text) {
+            parts.push(format!("{}: {clause}", clean(name, false)));
+        }
+    }
+    let mut out = format!("Let me sum up {phase_label}.");
+    if parts.is_empty() {
+        out.push_str(" Nobody made a point we could hold on to.");
+        return out;
+    }
+    out.push(' ');
+    out.push_str(&crate::phrases::capitalize_first(&parts.join("; ")));
+    out.push('.');
+    if !silent.is_empty() {
+        let names: Vec<String> = silent.iter().map(|n| clean(n, false)).collect();
+        out.push_str(&format!(
+            " We have not yet heard from {}.",
+            join_names(&names)
+        ));
+    }
+    out
+}
+
+/// The clause quoted for one utterance, if it contains any words.
+pub fn key_clause(text: &str) -> Option<String> {
+    let sentences = split_sentences(text);
+    let chosen = sentences
+        .iter()
+        .find(|s| s.split_whitespace().count() >= 4)
+        .or_else(|| sentences.first())?;
+    let chosen: &str = if chosen.split_whitespace().count() > MAX_CLAUSE_WORDS {
+        chosen
+            .split([',', '，', ':', '：'])
+            .find(|c| c.split_whitespace().count() >= 4)
+            .unwrap_or(chosen)
+    } else {
+        chosen
+    };
+    let mut words: Vec<&str> = chosen.split_whitespace().take(MAX_CLAUSE_WORDS).collect();
+    while words.len() > 1
+        && words
+            .last()
+            .is_some_and(|w| DANGLING.contains(&w.to_lowercase().as_str()))
+    {
+        words.pop();
+    }
+    let mut clause = words.join(" ");
+    if clause.chars().count() > MAX_CLAUSE_CHARS {
+        clause = clause.chars().take(MAX_CLAUSE_CHARS).collect();
+    }
+    let clause = clause
+        .trim_end_matches(|c: char| {
+            c == ',' || c == '，' || c == ':' || c == '.' || c == '、' || c.is_whitespace()
+        })
+        .to_owned();
+    (!clause.is_empty()).then_some(clause)
+}
+
+/// Splits at `.` followed by whitespace or the end, and at `!?;。！？；` and newlines;
+/// the pieces carry no sentence marks.
+fn split_sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ends = match c {
+            '.' => chars.peek().is_none_or(|n| n.is_whitespace()),
+            '!' | '?' | ';' | '。' | '！' | '？' | '；' | '\n' | '\r' | '…' => true,
+            _ => false,
+        };
+        if ends {
+            push_piece(&mut out, &current);
+            current.clear();
+        } else {
+            current.push(c);
+        }
+    }
+    push_piece(&mut out, &current);
+    out
+}
+
+fn push_piece(out: &mut Vec<String>, piece: &str) {
+    // A `.` left inside a piece is not followed by whitespace ("3.5", "e.on"): keep it.
+    let cleaned = clean(piece, true);
+    if !cleaned.is_empty() {
+        out.push(cleaned);
+    }
+}
+
+/// Removes sentence marks, quotes and control characters, and collapses whitespace.
+fn clean(s: &str, keep_dots: bool) -> String {
+    let kept: String = s
+        .chars()
+        .map(|c| {
+            if (c == '.' && !keep_dots)
+                || matches!(
+                    c,
+                    '!' | '?'
+                        | ';'
+                        | '。'
+                        | '！'
+                        | '？'
+                        | '；'
+                        | '…'
+                        | '"'
+                        | '“'
+                        | '”'
+                        | '«'
+                        | '»'
+                )
+                || c.is_control()
+            {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    kept.split_whitespace().collect::<Vec<_>>().join(" ")
+}

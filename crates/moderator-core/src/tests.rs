@@ -1,0 +1,998 @@
+use crate::*;
+
+const AGENTS: [&str; 3] = ["agent-1", "agent-2", "agent-3"];
+
+fn controller() -> ModeratorController {
+    ModeratorController::new(Scenario::with_defaults("city traffic", &AGENTS).unwrap())
+}
+
+fn controller_with(yaml_moderator: &str) -> ModeratorController {
+    let yaml = format!(
+        "topic: city traffic\nagents: [{{id: agent-1}}, {{id: agent-2}}, {{id: agent-3}}]\nmoderator: {yaml_moderator}\n"
+    );
+    ModeratorController::new(Scenario::from_yaml(&yaml).unwrap())
+}
+
+fn in_phase(c: &ModeratorController, phase: Phase) -> ModeratorState {
+    c.update_state_after_phase_switch(&c.initial_state(), phase, false)
+}
+
+// ----- the spec's three scenarios -------------------------------------------------------
+
+#[test]
+fn spec_scenario_1_normal_discussion_highest_urgency_wins() {
+    let c = controller();
+    let mut state = in_phase(&c, Phase::FreeDiscussion);
+    state.phase_round = 3;
+    state.idle_rounds = 0;
+    state.last_speaker = Some("agent-1".into());
+    state.consecutive_speaks = 1;
+    assert_eq!(
+        c.phase_config(state.phase).unwrap().speaking_order,
+        SpeakingOrder::Free
+    );
+    let intents = [Intent::speak("agent-2", 3), Intent::speak("agent-3", 2)];
+    let d = c.decide_next_action(&state, &intents, &[]);
+    assert_eq!(d.action, ModeratorAction::AllowSpeech);
+    assert_eq!(d.target.as_deref(), Some("agent-2"));
+    assert!(!d.is_interrupt);
+}
+
+#[test]
+fn spec_scenario_2_cold_room_calls_least_spoken() {
+    let c = controller_with("{cold_threshold: 3, intervention_level: 2}");
+    let mut state = in_phase(&c, Phase::FreeDiscussion);
+    state.idle_rounds = 4;
+    state.speak_counts.insert("agent-1".into(), 5);
+    state.speak_counts.insert("agent-2".into(), 2);
+    state.speak_counts.insert("agent-3".into(), 1);
+    let d = c.decide_next_action(&state, &[], &[]);
+    assert_eq!(d.action, ModeratorAction::CallAgent);
+    assert_eq!(d.target.as_deref(), Some("agent-3"));
+    // The spec's reason, 请发表您的观点.
+    assert!(
+        d.reason.starts_with("Please share your view"),
+        "{}",
+        d.reason
+    );
+}
+
+#[test]
+fn spec_scenario_3_interrupt_while_the_speaker_is_held_back() {
+    let c = controller();
+    let mut state = in_phase(&c, Phase::FocusedConflict);
+    assert!(c.phase_config(state.phase).unwrap().allow_interrupt);
+    state.last_speaker = Some("agent-1".into());
+    state.consecutive_speaks = 2;
+    let intents = [Intent::speak("agent-1", 3), Intent::interrupt("agent-2", 4)];
+    let d = c.decide_next_action(&state, &intents, &[]);
+    assert_eq!(d.action, ModeratorAction::AllowSpeech);
+    assert_eq!(d.target.as_deref(), Some("agent-2"));
+    assert!(d.is_interrupt);
+    assert!(d.reason.contains("agent-1 is held back"), "{}", d.reason);
+}
+
+// ----- controller rules ----------------------------------------------------------------
+
+#[test]
+fn not_started_switches_into_the_first_phase() {
+    let c = controller();
+    let d = c.decide_next_action(&c.initial_state(), &[], &[]);
+    assert_eq!(d.action, ModeratorAction::SwitchPhase);
+    assert_eq!(d.next_phase, Some(Phase::Opening));
+}
+
+#[test]
+fn round_limit_summarizes_then_switches_then_ends_after_closing() {
+    let c = controller();
+    let mut state = in_phase(&c, Phase::FreeDiscussion);
+    state = c.update_state_after_speech(&state, "agent-1");
+    state.phase_round = c.phase_config(Phase::FreeDiscussion).unwrap().max_rounds;
+    let d = c.decide_next_action(&state, &[Intent::speak("agent-2", 5)], &[]);
+    assert_eq!(d.action, ModeratorAction::ForceSummary);
+    state = c.apply_decision(&state, &d);
+    let d = c.decide_next_action(&state, &[Intent::speak("agent-2", 5)], &[]);
+    assert_eq!(d.action, ModeratorAction::SwitchPhase);
+    assert_eq!(d.next_phase, Some(Phase::FocusedConflict));
+
+    let mut closing = in_phase(&c, Phase::Closing);
+    closing.phase_round = c.phase_config(Phase::Closing).unwrap().max_rounds;
+    let d = c.decide_next_action(&closing, &[], &[]);
+    assert_eq!(d.action, ModeratorAction::EndDiscussion);
+    assert_eq!(d.next_phase, Some(Phase::Ended));
+    assert_eq!(c.apply_decision(&closing, &d).phase, Phase::Ended);
+}
+
+#[test]
+fn no_summary_when_nobody_spoke() {
+    let c = controller();
+    let mut state = in_phase(&c, Phase::Convergence);
+    state.phase_round = 99;
+    let d = c.decide_next_action(&state, &[], &[]);
+    assert_eq!(d.action, ModeratorAction::SwitchPhase);
+    assert_eq!(d.next_phase, Some(Phase::Closing));
+}
+
+#[test]
+fn convergence_rolls_back_once_when_two_agents_insist() {
+    let c = controller();
+    let state = in_phase(&c, Phase::Convergence);
+    let intents = [
+        Intent::interrupt("agent-1", 4),
+        Intent::interrupt("agent-3", 5),
+    ];
+    let d = c.decide_next_action(&state, &intents, &[]);
+    assert_eq!(d.action, ModeratorAction::SwitchPhase);
+    assert_eq!(d.next_phase, Some(Phase::FreeDiscussion));
+    assert!(d.is_rollback);
+    let after = c.apply_decision(&state, &d);
+    assert_eq!(after.rollbacks, 1);
+    let again = c.update_state_after_phase_switch(&after, Phase::Convergence, false);
+    let d = c.decide_next_action(&again, &intents, &[]);
+    assert_ne!(d.action, ModeratorAction::SwitchPhase, "max_rollbacks is 1");
+    // One insisting agent is not enough.
+    let d = c.decide_next_action(&state, &intents[..1], &[]);
+    assert_ne!(d.action, ModeratorAction::SwitchPhase);
+}
+
+#[test]
+fn focused_conflict_rolls_back_only_when_everyone_shouts() {
+    let c = controller();
+    let state = in_phase(&c, Phase::FocusedConflict);
+    let loud: Vec<Intent> = AGENTS.iter().map(|a| Intent::interrupt(*a, 5)).collect();
+    assert!(c.decide_next_action(&state, &loud, &[]).is_rollback);
+    let two = &loud[..2];
+    assert!(!c.decide_next_action(&state, two, &[]).is_rollback);
+}
+
+#[test]
+fn interrupts_need_permission_and_urgency() {
+    let c = controller();
+    // Convergence: no interrupts by default; moderator_called order.
+    let mut state = in_phase(&c, Phase::FreeDiscussion);
+    state.last_speaker = Some("agent-1".into());
+    state.consecutive_speaks = 1;
+    let d = c.decide_next_action(&state, &[Intent::interrupt("agent-2", 2)], &[]);
+    assert_eq!(d.target.as_deref(), Some("agent-2"));
+    assert!(!d.is_interrupt, "urgency 2 is an ordinary request");
+
+    let opening = in_phase(&c, Phase::Opening);
+    let d = c.decide_next_action(&opening, &[Intent::interrupt("agent-3", 5)], &[]);
+    assert!(!d.is_interrupt, "opening does not allow interrupts");
+    assert_eq!(d.target.as_deref(), Some("agent-1"), "round robin goes on");
+}
+
+#[test]
+fn equal_urgency_prefers_the_less_heard_agent() {
+    let c = controller();
+    let mut state = in_phase(&c, Phase::FreeDiscussion);
+    state = c.update_state_after_speech(&state, "agent-2");
+    state = c.update_state_after_speech(&state, "agent-1");
+    let d = c.decide_next_action(
+        &state,
+        &[Intent::speak("agent-2", 3), Intent::speak("agent-3", 3)],
+        &[],
+    );
+    assert_eq!(d.target.as_deref(), Some("agent-3"));
+}
+
+#[test]
+fn held_back_only_requester_is_rejected_and_then_warned() {
+    let c = controller_with("{intervention_level: 0}");
+    let mut state = in_phase(&c, Phase::FreeDiscussion);
+    state = c.update_state_after_speech(&state, "agent-1");
+    state = c.update_state_after_speech(&state, "agent-1");
+    let intents = [Intent::speak("agent-1", 5)];
+    state = c.update_state_after_intents(&state, &intents);
+    let d = c.decide_next_action(&state, &intents, &[]);
+    assert_eq!(d.action, ModeratorAction::RejectSpeech);
+    assert_eq!(d.target.as_deref(), Some("agent-1"));
+    state = c.apply_decision(&state, &d);
+    state = c.update_state_after_intents(&state, &intents);
+    let d = c.decide_next_action(&state, &intents, &[]);
+    assert_eq!(d.action, ModeratorAction::WarnAgent);
+    assert_eq!(d.target.as_deref(), Some("agent-1"));
+    state = c.apply_decision(&state, &d);
+    assert_eq!(state.warnings.get("agent-1"), Some(&1));
+    let d = c.decide_next_action(&state, &intents, &[]);
+    assert_eq!(d.action, ModeratorAction::RejectSpeech);
+}
+
+#[test]
+fn intervention_levels() {
+    let quiet = |c: &ModeratorController, idle: u32| {
+        let mut s = in_phase(c, Phase::FreeDiscussion);
+        s.idle_rounds = idle;
+        s
+    };
+    let c0 = controller_with("{intervention_level: 0, cold_threshold: 2}");
+    assert_eq!(
+        c0.decide_next_action(&quiet(&c0, 10), &[], &[]).action,
+        ModeratorAction::Wait
+    );
+    let c1 = controller_with("{intervention_level: 1, cold_threshold: 2}");
+    assert_eq!(
+        c1.decide_next_action(&quiet(&c1, 3), &[], &[]).action,
+        ModeratorAction::Wait
+    );
+    assert_eq!(
+        c1.decide_next_action(&quiet(&c1, 4), &[], &[]).action,
+        ModeratorAction::CallAgent
+    );
+    let c2 = controller_with("{intervention_level: 2, cold_threshold: 2}");
+    assert_eq!(
+        c2.decide_next_action(&quiet(&c2, 1), &[], &[]).action,
+        ModeratorAction::Wait
+    );
+    assert_eq!(
+        c2.decide_next_action(&quiet(&c2, 2), &[], &[]).action,
+        ModeratorAction::CallAgent
+    );
+    let c3 = controller_with("{intervention_level: 3, cold_threshold: 2}");
+    assert_eq!(
+        c3.decide_next_action(&quiet(&c3, 0), &[], &[]).action,
+        ModeratorAction::Wait
+    );
+    assert_eq!(
+        c3.decide_next_action(&quiet(&c3, 1), &[], &[]).action,
+        ModeratorAction::PromptQuestion
+    );
+    let asked = [RecentEvent::ModeratorLine {
+        kind: LineKind::Question,
+    }];
+    assert_eq!(
+        c3.decide_next_action(&quiet(&c3, 2), &[], &asked).action,
+        ModeratorAction::CallAgent
+    );
+}
+
+#[test]
+fn level_2_calls_an_agent_that_fell_behind() {
+    let c = controller();
+    let mut state = in_phase(&c, Phase::FreeDiscussion);
+    for a in ["agent-1", "agent-2", "agent-1", "agent-2"] {
+        state = c.update_state_after_speech(&state, a);
+    }
+    let d = c.decide_next_action(&state, &[], &[]);
+    assert_eq!(d.action, ModeratorAction::CallAgent);
+    assert_eq!(d.target.as_deref(), Some("agent-3"));
+}
+
+#[test]
+fn absent_agents_are_not_called_again_while_others_can_be() {
+    let c = controller_with("{cold_threshold: 1}");
+    let mut state = in_phase(&c, Phase::FreeDiscussion);
+    state.idle_rounds = 3;
+    let recent = [RecentEvent::NoShow {
+        agent: "agent-1".into(),
+    }];
+    let d = c.decide_next_action(&state, &[], &recent);
+    assert_eq!(d.target.as_deref(), Some("agent-2"));
+}
+
+#[test]
+fn round_robin_and_moderator_called_orders() {
+    let c = controller();
+    let mut state = in_phase(&c, Phase::Opening);
+    let mut order = Vec::new();
+    for _ in 0..3 {
+        let d = c.decide_next_action(&state, &[], &[]);
+        assert_eq!(d.action, ModeratorAction::CallAgent);
+        let agent = d.target.unwrap();
+        state = c.update_state_after_speech(&state, &agent);
+        order.push(agent);
+    }
+    assert_eq!(order, AGENTS);
+
+    let mut conv = in_phase(&c, Phase::Convergence);
+    conv = c.update_state_after_speech(&conv, "agent-1");
+    let intents = [
+        Intent::pass("agent-2"),
+        Intent::speak("agent-3", 1),
+        Intent::speak("agent-1", 5),
+    ];
+    let d = c.decide_next_action(&conv, &intents, &[]);
+    assert_eq!(d.action, ModeratorAction::AllowSpeech);
+    assert_eq!(
+        d.target.as_deref(),
+        Some("agent-3"),
+        "least heard that did not pass"
+    );
+}
+
+#[test]
+fn unknown_agents_and_duplicates_in_intents() {
+    let c = controller();
+    let state = in_phase(&c, Phase::FreeDiscussion);
+    let intents = [
+        Intent::speak("stranger", 5),
+        Intent::speak("agent-2", 5),
+        Intent::pass("agent-2"),
+        Intent::new("agent-3", IntentKind::Speak, 200),
+    ];
+    let d = c.decide_next_action(&state, &intents, &[]);
+    assert_eq!(d.target.as_deref(), Some("agent-3"));
+}
+
+#[test]
+fn consecutive_streak_counts_only_agent_speeches() {
+    let c = controller();
+    let mut s = in_phase(&c, Phase::FreeDiscussion);
+    s = c.update_state_after_speech(&s, "agent-1");
+    s = c.update_state_after_idle_round(&s);
+    s = c.update_state_after_speech(&s, "agent-1");
+    assert_eq!(s.consecutive_speaks, 2);
+    assert!(s.is_held_back("agent-1", 2));
+    s = c.update_state_after_speech(&s, "agent-2");
+    assert_eq!(s.consecutive_speaks, 1);
+    assert_eq!(s.speaks("agent-1"), 2);
+    assert_eq!(s.rounds_since_spoke("agent-1"), Some(1));
+    assert_eq!(s.rounds_since_spoke("agent-3"), None);
+}
+
+// ----- scenario file ----------------------------------------------------------------------
+
+#[test]
+fn sample_scenario_is_valid() {
+    let s = Scenario::from_yaml(SAMPLE_SCENARIO).unwrap();
+    assert_eq!(s.agents.len(), 3);
+    assert_eq!(s.agents[0].id, "economist");
+    assert_eq!(s.agents[0].name, "the economist");
+    assert_eq!(s.phases.len(), 5);
+    assert_eq!(s.moderator.name, "Alex");
+    let conv = s.phase(PhaseType::Convergence).unwrap();
+    assert_eq!(conv.questions.len(), 1);
+    assert_eq!(conv.speaking_order, SpeakingOrder::ModeratorCalled);
+}
+
+#[test]
+fn minimal_scenario_gets_defaults() {
+    let s = Scenario::from_yaml("topic: t\nagents:\n  - id: a\n  - id: b\n").unwrap();
+    assert_eq!(s.phases.len(), 5);
+    assert_eq!(s.moderator.max_consecutive_speaks, MAX_CONSECUTIVE_SPEAKS);
+    assert_eq!(s.moderator.max_rollbacks, 1);
+    assert_eq!(s.moderator.intervention_level, 2);
+    let opening = s.phase(PhaseType::Opening).unwrap();
+    assert_eq!(opening.max_rounds, 2);
+    assert_eq!(opening.speaking_order, SpeakingOrder::RoundRobin);
+    assert!(!opening.allow_interrupt);
+    assert!(s.phase(PhaseType::FocusedConflict).unwrap().allow_interrupt);
+    assert!(s.phase(PhaseType::Convergence).unwrap().rollback.is_some());
+    assert!(
+        s.phase(PhaseType::FreeDiscussion)
+            .unwrap()
+            .rollback
+            .is_none()
+    );
+    assert_eq!(s.agents[1].name, "b");
+}
+
+#[test]
+fn scenario_errors_are_clear() {
+    let err = |yaml: &str| Scenario::from_yaml(yaml).unwrap_err();
+    let agents = "agents: [{id: a}, {id: b}]\n";
+    assert!(matches!(
+        err(&format!("topic: t\n{agents}phases: [{{type: debate}}]")),
+        ScenarioError::Yaml(m) if m.contains("unknown variant `debate`")
+    ));
+    assert_eq!(err("topic: t\nagents: []"), ScenarioError::NoAgents);
+    assert_eq!(err("topic: t"), ScenarioError::NoAgents);
+    assert_eq!(err(agents), ScenarioError::EmptyTopic);
+    assert_eq!(
+        err(&format!(
+            "topic: t\n{agents}phases: [{{type: opening, max_rounds: 0}}]"
+        )),
+        ScenarioError::ZeroMaxRounds(PhaseType::Opening)
+    );
+    assert_eq!(
+        err("topic: t\nagents: [{id: a}, {id: a}]"),
+        ScenarioError::DuplicateAgent("a".into())
+    );
+    assert_eq!(
+        err("topic: t\nagents: [{id: ' '}]"),
+        ScenarioError::EmptyAgentId { index: 0 }
+    );
+    assert_eq!(
+        err(&format!("topic: t\n{agents}phases: []")),
+        ScenarioError::NoPhases
+    );
+    assert_eq!(
+        err(&format!(
+            "topic: t\n{agents}phases: [{{type: closing}}, {{type: opening}}]"
+        )),
+        ScenarioError::PhaseOrder {
+            phase: PhaseType::Opening,
+            after: PhaseType::Closing
+        }
+    );
+    assert_eq!(
+        err(&format!(
+            "topic: t\n{agents}phases: [{{type: opening}}, {{type: opening}}]"
+        )),
+        ScenarioError::DuplicatePhase(PhaseType::Opening)
+    );
+    assert_eq!(
+        err(&format!(
+            "topic: t\n{agents}phases: [{{type: opening, rollback: {{}}}}]"
+        )),
+        ScenarioError::RollbackNotAllowed(PhaseType::Opening)
+    );
+    assert_eq!(
+        err(&format!(
+            "topic: t\n{agents}phases: [{{type: convergence, rollback: {{min_urgency: 9}}}}]"
+        )),
+        ScenarioError::RollbackUrgency {
+            phase: PhaseType::Convergence,
+            urgency: 9
+        }
+    );
+    assert_eq!(
+        err(&format!(
+            "topic: t\n{agents}moderator: {{intervention_level: 4}}"
+        )),
+        ScenarioError::InterventionLevel(4)
+    );
+    assert_eq!(
+        err(&format!(
+            "topic: t\n{agents}moderator: {{cold_threshold: 0}}"
+        )),
+        ScenarioError::Zero("cold_threshold")
+    );
+    assert!(matches!(
+        err(&format!("topic: t\n{agents}colour: red")),
+        ScenarioError::Yaml(m) if m.contains("colour")
+    ));
+    assert!(
+        ScenarioError::ZeroMaxRounds(PhaseType::Convergence)
+            .to_string()
+            .contains("convergence")
+    );
+}
+
+#[test]
+fn disabled_rollback_and_skipped_phases() {
+    let s = Scenario::from_yaml(
+        "topic: t\nagents: [{id: a}, {id: b}]\nphases:\n  - {type: opening}\n  - {type: convergence, rollback: {enabled: false}}\n  - {type: closing}\n",
+    )
+    .unwrap();
+    assert!(s.phase(PhaseType::Convergence).unwrap().rollback.is_none());
+    assert_eq!(
+        s.next_phase(PhaseType::Opening),
+        Some(PhaseType::Convergence)
+    );
+    assert_eq!(s.next_phase(PhaseType::Closing), None);
+}
+
+// ----- intents -------------------------------------------------------------------------
+
+#[test]
+fn parse_valid_intents() {
+    assert_eq!(
+        parse_intent("a", r#"{"intent":"speak","urgency":3}"#),
+        Ok(Intent::speak("a", 3))
+    );
+    assert_eq!(
+        parse_intent("a", " {\"urgency\": 5, \"intent\": \"interrupt\"}\n"),
+        Ok(Intent::interrupt("a", 5))
+    );
+    assert_eq!(
+        parse_intent("a", r#"{"intent":"pass"}"#),
+        Ok(Intent::pass("a"))
+    );
+    assert_eq!(
+        parse_intent("a", r#"{"intent":"pass","urgency":1}"#),
+        Ok(Intent::pass("a"))
+    );
+}
+
+#[test]
+fn parse_rejects_everything_else() {
+    use IntentError::*;
+    let e = |s: &str| parse_intent("a", s).unwrap_err();
+    assert_eq!(e(""), Empty);
+    assert_eq!(e("   "), Empty);
+    assert!(matches!(e("speak"), NotJson(_)));
+    assert!(matches!(
+        e(r#"{"intent":"speak","urgency":3} because I disagree"#),
+        NotJson(_)
+    ));
+    assert!(matches!(
+        e("```json\n{\"intent\":\"speak\",\"urgency\":3}\n```"),
+        NotJson(_)
+    ));
+    assert_eq!(e("[1]"), NotAnObject);
+    assert_eq!(
+        e(r#"{"intent":"speak","urgency":3,"why":"x"}"#),
+        UnknownField("why".into())
+    );
+    assert_eq!(e(r#"{"urgency":3}"#), MissingField("intent"));
+    assert_eq!(e(r#"{"intent":"speak"}"#), MissingField("urgency"));
+    assert_eq!(
+        e(r#"{"intent":"shout","urgency":3}"#),
+        UnknownIntent("shout".into())
+    );
+    assert_eq!(
+        e(r#"{"intent":"Speak","urgency":3}"#),
+        UnknownIntent("Speak".into())
+    );
+    assert_eq!(e(r#"{"intent":1,"urgency":3}"#), IntentNotAString);
+    assert_eq!(e(r#"{"intent":"speak","urgency":0}"#), UrgencyOutOfRange(0));
+    assert_eq!(e(r#"{"intent":"speak","urgency":6}"#), UrgencyOutOfRange(6));
+    assert_eq!(
+        e(r#"{"intent":"speak","urgency":-1}"#),
+        UrgencyOutOfRange(-1)
+    );
+    assert_eq!(
+        e(r#"{"intent":"speak","urgency":18446744073709551615}"#),
+        UrgencyOutOfRange(18446744073709551615)
+    );
+    assert!(matches!(
+        e(r#"{"intent":"speak","urgency":3.0}"#),
+        UrgencyNotAnInteger(_)
+    ));
+    assert!(matches!(
+        e(r#"{"intent":"speak","urgency":"3"}"#),
+        UrgencyNotAnInteger(_)
+    ));
+    assert_eq!(e(&"x".repeat(2000)), TooLong);
+}
+
+fn ctx(phase: Phase) -> HeuristicContext {
+    HeuristicContext {
+        last_speaker: Some("other".into()),
+        last_text: "Cars are fine.".into(),
+        addressed: false,
+        is_question: false,
+        own_speaks: 1,
+        others_speaks: 2,
+        others_count: 2,
+        rounds_since_spoke: Some(1),
+        phase,
+    }
+}
+
+#[test]
+fn heuristic_formula() {
+    // base 2, nothing else: speak 2.
+    assert_eq!(
+        heuristic_intent("me", &ctx(Phase::FreeDiscussion)),
+        Intent::speak("me", 2)
+    );
+    // Convergence base 1: pass.
+    assert_eq!(
+        heuristic_intent("me", &ctx(Phase::Convergence)),
+        Intent::pass("me")
+    );
+    // Just spoke: pass, whatever else.
+    let mut c = ctx(Phase::FocusedConflict);
+    c.last_speaker = Some("me".into());
+    c.addressed = true;
+    assert_eq!(heuristic_intent("me", &c), Intent::pass("me"));
+    // Addressed by name with a question in focused conflict: 3+2+1 → interrupt 5.
+    let mut c = ctx(Phase::FocusedConflict);
+    c.addressed = true;
+    c.is_question = true;
+    assert_eq!(heuristic_intent("me", &c), Intent::interrupt("me", 5));
+    // Quiet for a while: +1.
+    let mut c = ctx(Phase::FreeDiscussion);
+    c.rounds_since_spoke = None;
+    c.is_question = true;
+    assert_eq!(heuristic_intent("me", &c), Intent::speak("me", 4));
+    // Dominant: 5 speeches against a mean of 1: −1.
+    let mut c = ctx(Phase::FreeDiscussion);
+    c.own_speaks = 5;
+    assert_eq!(heuristic_intent("me", &c), Intent::pass("me"));
+}
+
+#[test]
+fn name_mentions_and_questions() {
+    assert!(mentions_name("Engineer, what do you say?", "engineer"));
+    assert!(mentions_name("I ask the economist.", "the economist"));
+    assert!(!mentions_name("engineering matters", "engineer"));
+    assert!(!mentions_name("anything", ""));
+    assert!(mentions_name("我想听听经济学家的看法", "经济学家"));
+    assert!(mentions_name("agent-2: please", "agent-2"));
+    assert!(!mentions_name("agent-22 please", "agent-2"));
+    assert!(is_question("Really?"));
+    assert!(is_question("真的吗？"));
+    assert!(!is_question("Yes."));
+}
+
+// ----- phrases and summary ------------------------------------------------------------------
+
+#[test]
+fn templates_fill_in_one_pass() {
+    assert_eq!(
+        phrases::fill(
+            "{name} on {topic} {x} {",
+            &[("name", "{topic}"), ("topic", "T")]
+        ),
+        "{topic} on T {x} {"
+    );
+    assert_eq!(phrases::join_names(&["a", "b", "c"]), "a, b and c");
+    assert_eq!(phrases::join_names(&["a", "b"]), "a and b");
+    assert_eq!(phrases::join_names::<&str>(&[]), "");
+    assert_eq!(
+        phrases::call(PhaseType::FreeDiscussion, "the engineer", false, 0),
+        "the engineer, what is your view?"
+    );
+}
+
+/// Sentence ends: `.`, `!` or `?` followed by whitespace or the end of the text.
+fn sentences(text: &str) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    (0..chars.len())
+        .filter(|&i| {
+            matches!(chars[i], '.' | '!' | '?')
+                && chars.get(i + 1).is_none_or(|c| c.is_whitespace())
+        })
+        .count()
+}
+
+#[test]
+fn summary_is_extractive_and_short() {
+    let spoken = vec![
+        (
+            "the economist".to_string(),
+            "Well. A congestion charge raises 3.5 billion a year and cuts traffic by a fifth, as London showed. More later!".to_string(),
+        ),
+        (
+            "the engineer".to_string(),
+            "Buses need dedicated lanes first".to_string(),
+        ),
+    ];
+    let s = summary::extractive_summary(
+        "the open discussion",
+        &spoken,
+        &["the ethicist".to_string()],
+    );
+    assert_eq!(
+        s,
+        "Let me sum up the open discussion. The economist: A congestion charge raises 3.5 billion a year and cuts traffic by a fifth; the engineer: Buses need dedicated lanes first. We have not yet heard from the ethicist."
+    );
+    assert_eq!(sentences(&s), 3);
+    let empty = summary::extractive_summary("x", &[], &[]);
+    assert_eq!(sentences(&empty), 2);
+}
+
+#[test]
+fn summary_survives_hostile_text() {
+    let spoken: Vec<(String, String)> = (0..8)
+        .map(|i| {
+            (
+                format!("Dr. N{i}"),
+                "?!... ;; 。。 \"quoted\" text?!".to_string(),
+            )
+        })
+        .collect();
+    let s = summary::extractive_summary("p", &spoken, &[]);
+    assert!(sentences(&s) <= 3, "{s}");
+}
+
+// ----- session driver ---------------------------------------------------------------------
+
+fn says(actions: &[Action]) -> Vec<(LineKind, String)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::ModeratorSay { kind, text, .. } => Some((*kind, text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn floor(actions: &[Action]) -> Option<(String, u64, bool)> {
+    actions.iter().find_map(|a| match a {
+        Action::GiveFloor {
+            agent,
+            question_id,
+            is_interrupt,
+            ..
+        } => Some((agent.clone(), *question_id, *is_interrupt)),
+        _ => None,
+    })
+}
+
+fn collect(actions: &[Action]) -> Option<u64> {
+    actions.iter().find_map(|a| match a {
+        Action::CollectIntents { question_id, .. } => Some(*question_id),
+        _ => None,
+    })
+}
+
+#[test]
+fn start_opens_and_calls_the_first_agent() {
+    let mut rt = Roundtable::new(Scenario::from_yaml(SAMPLE_SCENARIO).unwrap());
+    assert_eq!(rt.next_deadline(), None);
+    let out = rt.handle(Event::Start, 0);
+    let lines = says(&out);
+    assert_eq!(lines[0].0, LineKind::Opening);
+    assert!(
+        lines[0].1.contains(
+            "Our question today: Should cities ban private cars from their centres? Let's"
+        )
+    );
+    assert!(
+        lines[0]
+            .1
+            .contains("the economist, the engineer and the ethicist")
+    );
+    assert!(lines[0].1.contains("I'm Alex"));
+    assert_eq!(lines[1].0, LineKind::Call);
+    assert!(out.contains(&Action::PhaseChanged {
+        from: Phase::NotStarted,
+        to: Phase::Opening,
+        is_rollback: false
+    }));
+    let (agent, qid, _) = floor(&out).unwrap();
+    assert_eq!(agent, "economist");
+    assert_eq!(rt.current_speaker(), Some(("economist", qid)));
+    assert_eq!(rt.next_deadline(), Some(90_000));
+    // A second Start does nothing.
+    assert!(rt.handle(Event::Start, 1).is_empty());
+}
+
+#[test]
+fn stale_and_foreign_input_is_ignored() {
+    let mut rt = Roundtable::new(Scenario::from_yaml(SAMPLE_SCENARIO).unwrap());
+    let out = rt.handle(Event::Start, 0);
+    let (_, qid, _) = floor(&out).unwrap();
+    let wrong = [
+        Event::UtteranceFinished {
+            speaker: "engineer".into(),
+            question_id: None,
+            text: "hi".into(),
+        },
+        Event::UtteranceFinished {
+            speaker: "economist".into(),
+            question_id: Some(qid + 100),
+            text: "hi".into(),
+        },
+        Event::IntentReceived {
+            question_id: qid,
+            intent: Intent::speak("economist", 3),
+        },
+    ];
+    for e in wrong {
+        assert!(rt.handle(e, 10).is_empty());
+    }
+    assert_eq!(rt.current_speaker(), Some(("economist", qid)));
+}
+
+#[test]
+fn dead_agents_time_out_and_the_session_still_ends() {
+    let mut rt = Roundtable::new(Scenario::from_yaml(SAMPLE_SCENARIO).unwrap());
+    let bound = rt.scenario().max_decisions();
+    let mut now = 0;
+    let mut out = rt.handle(Event::Start, now);
+    let mut steps = 0;
+    while !rt.is_ended() {
+        steps += 1;
+        assert!(steps < 1_000);
+        now = rt
+            .next_deadline()
+            .expect("a running session always has a deadline");
+        out = rt.handle(Event::Tick, now);
+    }
+    assert_eq!(out.last(), Some(&Action::End));
+    assert_eq!(says(&out).last().unwrap().0, LineKind::Closing);
+    assert!(rt.decisions() <= bound);
+    assert_eq!(rt.phase(), Phase::Ended);
+    assert_eq!(rt.next_deadline(), None);
+}
+
+#[test]
+fn stop_ends_with_a_closing_line() {
+    let mut rt = Roundtable::new(Scenario::from_yaml(SAMPLE_SCENARIO).unwrap());
+    rt.handle(Event::Start, 0);
+    let out = rt.handle(Event::Stop, 5);
+    assert_eq!(says(&out)[0].0, LineKind::Closing);
+    assert_eq!(out.last(), Some(&Action::End));
+    assert!(rt.handle(Event::Stop, 6).is_empty());
+    assert!(rt.handle(Event::Tick, 10_000_000).is_empty());
+
+    let mut fresh = Roundtable::new(Scenario::from_yaml(SAMPLE_SCENARIO).unwrap());
+    let out = fresh.handle(Event::Stop, 0);
+    assert!(says(&out).is_empty());
+    assert_eq!(out.last(), Some(&Action::End));
+}
+
+/// Plays a roundtable with three agents whose intents come from the heuristic and whose
+/// utterances are generated from the turn number; returns every action.
+fn offline_run(yaml: &str) -> (Roundtable, Vec<Action>) {
+    let mut rt = Roundtable::new(Scenario::from_yaml(yaml).unwrap());
+    let names: Vec<(String, String)> = rt
+        .scenario()
+        .agents
+        .iter()
+        .map(|a| (a.id.clone(), a.name.clone()))
+        .collect();
+    let mut now = 0u64;
+    let mut all = Vec::new();
+    let mut queue = rt.handle(Event::Start, now);
+    let mut turn = 0usize;
+    for _ in 0..10_000 {
+        if queue.is_empty() {
+            if rt.is_ended() {
+                break;
+            }
+            now = rt.next_deadline().unwrap();
+            queue = rt.handle(Event::Tick, now);
+            continue;
+        }
+        let actions = std::mem::take(&mut queue);
+        for action in &actions {
+            now += 10;
+            match action {
+                Action::CollectIntents { question_id, .. } => {
+                    for intent in rt.heuristic_intents() {
+                        let json = format!(
+                            r#"{{"intent":"{}","urgency":{}}}"#,
+                            intent.kind.as_str(),
+                            intent.urgency
+                        );
+                        let parsed = parse_intent(&intent.agent, &json).unwrap();
+                        assert_eq!(parsed, intent);
+                        queue.extend(rt.handle(
+                            Event::IntentReceived {
+                                question_id: *question_id,
+                                intent: parsed,
+                            },
+                            now,
+                        ));
+                    }
+                }
+                Action::GiveFloor {
+                    agent, question_id, ..
+                } => {
+                    turn += 1;
+                    let other = &names[(turn + 1) % names.len()];
+                    let text = if other.0 == *agent {
+                        format!("Point number {turn} from me is that parking should cost more.")
+                    } else if turn.is_multiple_of(3) {
+                        format!(
+                            "I think point {turn} matters most for everyone. {}, do you agree?",
+                            other.1
+                        )
+                    } else {
+                        format!("My point {turn} is that buses and bikes need space first.")
+                    };
+                    queue.extend(rt.handle(
+                        Event::UtteranceFinished {
+                            speaker: agent.clone(),
+                            question_id: Some(*question_id),
+                            text,
+                        },
+                        now,
+                    ));
+                }
+                _ => {}
+            }
+        }
+        all.extend(actions);
+    }
+    assert!(rt.is_ended(), "the run must end");
+    (rt, all)
+}
+
+#[test]
+fn complete_offline_run_passes_through_all_phases() {
+    let (rt, all) = offline_run(SAMPLE_SCENARIO);
+    let phases: Vec<Phase> = all
+        .iter()
+        .filter_map(|a| match a {
+            Action::PhaseChanged { to, .. } => Some(*to),
+            _ => None,
+        })
+        .collect();
+    for phase in [
+        Phase::Opening,
+        Phase::FreeDiscussion,
+        Phase::FocusedConflict,
+        Phase::Convergence,
+        Phase::Closing,
+        Phase::Ended,
+    ] {
+        assert!(phases.contains(&phase), "missing {phase}: {phases:?}");
+    }
+    let lines = says(&all);
+    assert_eq!(lines.first().unwrap().0, LineKind::Opening);
+    let (kind, text) = lines.last().unwrap();
+    assert_eq!(*kind, LineKind::Closing);
+    assert!(text.contains("to a close"));
+    assert!(text.contains("Thank you to the economist, the engineer and the ethicist"));
+    assert!(lines.iter().any(|(k, _)| *k == LineKind::Summary));
+    assert!(lines.iter().any(|(k, _)| *k == LineKind::Transition));
+    for (kind, text) in &lines {
+        if *kind == LineKind::Summary {
+            assert!(sentences(text) <= 3, "{text}");
+        }
+    }
+    assert_eq!(all.last(), Some(&Action::End));
+    assert!(rt.decisions() <= rt.scenario().max_decisions());
+    // Every agent spoke, in opening and closing at least.
+    for agent in ["economist", "engineer", "ethicist"] {
+        assert!(rt.state().speaks(agent) >= 2, "{agent}");
+    }
+    // Same input, same run.
+    let (_, again) = offline_run(SAMPLE_SCENARIO);
+    assert_eq!(all, again);
+}
+
+#[test]
+fn rollback_in_a_session() {
+    let yaml = "topic: t\nagents: [{id: a}, {id: b}]\nmoderator: {idle_pause_ms: 0}\nphases:\n  - {type: free_discussion, max_rounds: 1}\n  - {type: convergence, max_rounds: 2}\n";
+    let mut rt = Roundtable::new(Scenario::from_yaml(yaml).unwrap());
+    let out = rt.handle(Event::Start, 0);
+    let q = collect(&out).unwrap();
+    rt.handle(
+        Event::IntentReceived {
+            question_id: q,
+            intent: Intent::speak("a", 3),
+        },
+        1,
+    );
+    let out = rt.handle(
+        Event::IntentReceived {
+            question_id: q,
+            intent: Intent::pass("b"),
+        },
+        2,
+    );
+    let (agent, qid, _) = floor(&out).unwrap();
+    assert_eq!(agent, "a");
+    let out = rt.handle(
+        Event::UtteranceFinished {
+            speaker: "a".into(),
+            question_id: Some(qid),
+            text: "We should act now.".into(),
+        },
+        3,
+    );
+    // Summary, switch to convergence, then intents.
+    assert_eq!(says(&out)[0].0, LineKind::Summary);
+    assert_eq!(rt.phase(), Phase::Convergence);
+    let q = collect(&out).unwrap();
+    rt.handle(
+        Event::IntentReceived {
+            question_id: q,
+            intent: Intent::interrupt("a", 5),
+        },
+        4,
+    );
+    let out = rt.handle(
+        Event::IntentReceived {
+            question_id: q,
+            intent: Intent::interrupt("b", 4),
+        },
+        5,
+    );
+    assert!(out.contains(&Action::PhaseChanged {
+        from: Phase::Convergence,
+        to: Phase::FreeDiscussion,
+        is_rollback: true
+    }));
+    assert!(says(&out)[0].1.contains("far from settled"));
+    assert_eq!(rt.state().rollbacks, 1);
+}
+
+#[test]
+fn missing_intents_count_as_pass_at_the_deadline() {
+    let yaml = "topic: t\nagents: [{id: a}, {id: b}]\nmoderator: {intent_timeout_ms: 100, idle_pause_ms: 0}\nphases: [{type: free_discussion}]\n";
+    let mut rt = Roundtable::new(Scenario::from_yaml(yaml).unwrap());
+    let out = rt.handle(Event::Start, 0);
+    let q = collect(&out).unwrap();
+    assert_eq!(rt.next_deadline(), Some(100));
+    assert!(
+        rt.handle(
+            Event::IntentReceived {
+                question_id: q,
+                intent: Intent::speak("b", 2),
+            },
+            50,
+        )
+        .is_empty()
+    );
+    let out = rt.handle(Event::Tick, 100);
+    assert_eq!(floor(&out).unwrap().0, "b");
+}

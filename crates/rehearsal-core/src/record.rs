@@ -1,0 +1,373 @@
+//! What the moderator logs about each exchange, and the end-of-session debrief.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Intensity, InteractionMode, PanelConfig};
+use crate::deck::Deck;
+use crate::text::{excerpt, word_count};
+
+/// What opened an exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    /// The presenter advanced past a slide (section breaks).
+    SectionBreak,
+    /// The presenter asked for Q&A.
+    OpenQa,
+    /// The presenter acknowledged a raised hand.
+    HandRaise,
+    /// A pause in the presenter's speech (free flow).
+    Silence,
+}
+
+impl Trigger {
+    /// Words for the debrief.
+    pub fn label(self) -> &'static str {
+        match self {
+            Trigger::SectionBreak => "section break",
+            Trigger::OpenQa => "open Q&A",
+            Trigger::HandRaise => "raised hand",
+            Trigger::Silence => "pause",
+        }
+    }
+}
+
+/// How an exchange ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Friendly style: the moderator closed after the first follow-up.
+    FriendlyClose,
+    /// Moderate style: the last two answers or questions went in circles.
+    Circular,
+    /// The agent used all its turns; the challenge stays open.
+    TurnLimit,
+    /// The presenter asked to move on.
+    PresenterMovedOn,
+    /// The agent did not deliver its turn in time.
+    AgentTimedOut,
+    /// The presenter did not answer in time.
+    NoAnswer,
+    /// The session ended mid-exchange.
+    SessionEnded,
+}
+
+impl Outcome {
+    /// Exchanges the debrief lists as unresolved challenges.
+    pub fn is_unresolved(self) -> bool {
+        matches!(self, Outcome::TurnLimit | Outcome::SessionEnded)
+    }
+
+    /// Whether the moderator cut in to end the exchange.
+    pub fn moderator_stepped_in(self) -> bool {
+        matches!(
+            self,
+            Outcome::FriendlyClose | Outcome::Circular | Outcome::TurnLimit
+        )
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Outcome::FriendlyClose => "moderator closed after the first follow-up",
+            Outcome::Circular => "moderator stepped in: the exchange went in circles",
+            Outcome::TurnLimit => "cut at the turn limit",
+            Outcome::PresenterMovedOn => "presenter asked to move on",
+            Outcome::AgentTimedOut => "panelist did not answer in time",
+            Outcome::NoAnswer => "presenter did not answer",
+            Outcome::SessionEnded => "session ended mid-exchange",
+        }
+    }
+}
+
+/// Who spoke a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speaker {
+    Agent(String),
+    Presenter,
+}
+
+/// One turn of an exchange.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    pub speaker: Speaker,
+    pub text: String,
+    pub at_ms: u64,
+    /// For presenter answers: no content word in common with the question answered
+    /// (which had at least two), and not a request to move on.
+    pub dodged: bool,
+}
+
+/// The pile-on after an exchange.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PileOnStatus {
+    /// Asked; the answer, if one came.
+    Asked { answer: Option<String> },
+    /// Skipped because too little time remained; flagged for the debrief.
+    SkippedTimeTight { remaining_ms: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PileOnRecord {
+    pub agent: String,
+    pub question: String,
+    pub status: PileOnStatus,
+}
+
+/// One finished exchange.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExchangeRecord {
+    pub id: u64,
+    pub slide: usize,
+    pub slide_title: String,
+    /// The agent's name (identifier).
+    pub agent: String,
+    pub trigger: Trigger,
+    pub started_ms: u64,
+    pub ended_ms: u64,
+    /// Agent turns and presenter answers of the primary exchange, in order.
+    pub turns: Vec<TurnRecord>,
+    pub outcome: Outcome,
+    pub pile_on: Option<PileOnRecord>,
+}
+
+impl ExchangeRecord {
+    /// The first agent turn (the question that opened the exchange).
+    pub fn question(&self) -> Option<&str> {
+        self.turns
+            .iter()
+            .find(|t| matches!(t.speaker, Speaker::Agent(_)))
+            .map(|t| t.text.as_str())
+    }
+
+    fn answers(&self) -> impl Iterator<Item = &TurnRecord> {
+        self.turns
+            .iter()
+            .filter(|t| t.speaker == Speaker::Presenter)
+    }
+}
+
+fn cell(text: &str) -> String {
+    excerpt(text, 80).replace('|', "\\|")
+}
+
+fn quote(text: &str) -> String {
+    format!("\u{201c}{}\u{201d}", excerpt(text, 160))
+}
+
+fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// Renders the debrief in Markdown.
+pub fn render_debrief(
+    records: &[ExchangeRecord],
+    deck: &Deck,
+    config: &PanelConfig,
+    elapsed_ms: u64,
+) -> String {
+    let name = |agent: &str| {
+        config
+            .agent_index(agent)
+            .map(|i| config.agents[i].spoken_name().to_owned())
+            .unwrap_or_else(|| agent.to_owned())
+    };
+    let mut out = String::from("# Rehearsal debrief\n\n");
+    let _ = writeln!(
+        out,
+        "Session {} of {} planned · intensity {} · mode {} · {} exchange{}\n",
+        clock(elapsed_ms),
+        clock(config.duration_ms()),
+        match config.intensity {
+            Intensity::Friendly => "friendly",
+            Intensity::Moderate => "moderate",
+            Intensity::Adversarial => "adversarial",
+        },
+        match config.mode {
+            InteractionMode::SectionBreaks => "section breaks",
+            InteractionMode::HandRaise => "hand raise",
+            InteractionMode::FreeFlow => "free flow",
+        },
+        records.len(),
+        if records.len() == 1 { "" } else { "s" }
+    );
+
+    // Exchanges per slide.
+    out.push_str(
+        "## Exchanges per slide\n\n| # | Slide | Exchanges | Panelists |\n|---|---|---|---|\n",
+    );
+    let mut per_slide: BTreeMap<usize, (usize, Vec<String>)> = BTreeMap::new();
+    for r in records {
+        let e = per_slide.entry(r.slide).or_default();
+        e.0 += 1;
+        for who in std::iter::once(&r.agent).chain(
+            r.pile_on
+                .as_ref()
+                .and_then(|p| matches!(p.status, PileOnStatus::Asked { .. }).then_some(&p.agent)),
+        ) {
+            let n = name(who);
+            if !e.1.contains(&n) {
+                e.1.push(n);
+            }
+        }
+    }
+    let last = deck
+        .len()
+        .max(per_slide.keys().next_back().map_or(0, |k| k + 1));
+    for index in 0..last {
+        let (count, who) = per_slide.remove(&index).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            index,
+            cell(&deck.title_of(index)),
+            count,
+            if who.is_empty() {
+                "—".to_owned()
+            } else {
+                cell(&who.join(", "))
+            }
+        );
+    }
+
+    // Unresolved challenges.
+    out.push_str("\n## Unresolved challenges\n\n");
+    let mut any = false;
+    for r in records {
+        if r.outcome.is_unresolved() {
+            any = true;
+            let _ = writeln!(
+                out,
+                "- **{}** on *{}*: {} ({}).",
+                name(&r.agent),
+                r.slide_title,
+                quote(r.question().unwrap_or("(no question recorded)")),
+                r.outcome.describe()
+            );
+        }
+        if let Some(p) = &r.pile_on
+            && let PileOnStatus::SkippedTimeTight { remaining_ms } = p.status
+        {
+            any = true;
+            let _ = writeln!(
+                out,
+                "- **{}** on *{}* (pile-on skipped, {} left): {}.",
+                name(&p.agent),
+                r.slide_title,
+                clock(remaining_ms),
+                quote(&p.question)
+            );
+        }
+    }
+    if !any {
+        out.push_str("None.\n");
+    }
+
+    // Presenter profile.
+    out.push_str("\n## Presenter profile\n\n");
+    let answers: Vec<&TurnRecord> = records.iter().flat_map(|r| r.answers()).collect();
+    let pile_answers: Vec<&String> = records
+        .iter()
+        .filter_map(|r| match &r.pile_on.as_ref()?.status {
+            PileOnStatus::Asked { answer } => answer.as_ref(),
+            _ => None,
+        })
+        .collect();
+    let total_answers = answers.len() + pile_answers.len();
+    let total_words: usize = answers.iter().map(|t| word_count(&t.text)).sum::<usize>()
+        + pile_answers.iter().map(|a| word_count(a)).sum::<usize>();
+    match total_words.checked_div(total_answers) {
+        None => out.push_str("- No answers were recorded.\n"),
+        Some(average) => {
+            let _ = writeln!(
+                out,
+                "- Answers given: {total_answers}, {average} words on average."
+            );
+        }
+    }
+    let dodged: Vec<(&ExchangeRecord, &TurnRecord)> = records
+        .iter()
+        .flat_map(|r| r.turns.iter().filter(|t| t.dodged).map(move |t| (r, t)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "- Answers that did not touch the question's topic: {}.",
+        dodged.len()
+    );
+    for (r, t) in &dodged {
+        let _ = writeln!(out, "  - On *{}*: {}", r.slide_title, quote(&t.text));
+    }
+    let count = |o: Outcome| records.iter().filter(|r| r.outcome == o).count();
+    let stepped = records
+        .iter()
+        .filter(|r| r.outcome.moderator_stepped_in())
+        .count();
+    let _ = writeln!(
+        out,
+        "- The moderator stepped in {stepped} time{} (turn limit {}, circular {}, friendly close {}).",
+        if stepped == 1 { "" } else { "s" },
+        count(Outcome::TurnLimit),
+        count(Outcome::Circular),
+        count(Outcome::FriendlyClose)
+    );
+    let _ = writeln!(
+        out,
+        "- The presenter asked to move on {} time(s); left {} question(s) unanswered.",
+        count(Outcome::PresenterMovedOn),
+        count(Outcome::NoAnswer)
+    );
+
+    // Exchange log.
+    out.push_str("\n## Exchange log\n");
+    if records.is_empty() {
+        out.push_str("\nNo exchanges.\n");
+    }
+    for (n, r) in records.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "\n### {}. {} on {} ({}, {}–{})\n",
+            n + 1,
+            name(&r.agent),
+            r.slide_title,
+            r.trigger.label(),
+            clock(r.started_ms),
+            clock(r.ended_ms)
+        );
+        for t in &r.turns {
+            let who = match &t.speaker {
+                Speaker::Agent(a) => name(a),
+                Speaker::Presenter => "Presenter".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "- {who}: {}{}",
+                quote(&t.text),
+                if t.dodged { " *(off-topic)*" } else { "" }
+            );
+        }
+        if let Some(p) = &r.pile_on {
+            match &p.status {
+                PileOnStatus::Asked { answer } => {
+                    let _ = writeln!(out, "- Pile-on, {}: {}", name(&p.agent), quote(&p.question));
+                    if let Some(a) = answer {
+                        let _ = writeln!(out, "- Presenter: {}", quote(a));
+                    }
+                }
+                PileOnStatus::SkippedTimeTight { .. } => {
+                    let _ = writeln!(
+                        out,
+                        "- Pile-on by {} skipped: time was tight.",
+                        name(&p.agent)
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out, "- Outcome: {}.", r.outcome.describe());
+    }
+    out
+}

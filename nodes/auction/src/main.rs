@@ -1,0 +1,256 @@
+//! `auction`: the organic-auction conductor. Participants bid for the floor with tokens
+//! each micro-turn, interject briefly under a ducked speaker, and sometimes cut each other
+//! off with a kicker. Decisions live in [`auction_core::AuctionCore`]; [`auction_core::conductor`]
+//! carries them out as messages; this file moves data.
+//!
+//! Inputs: one per participant (its bridge's `text`), any number of bridges' `reply`
+//! (recognised by their `request_id`), and the player's `clip_ready`, `clip_started`,
+//! `beat`, `clip_finished`.
+//! Outputs: `turn`, `request_<participant>`, `interrupt`, `utterance`, `clip`, `command`,
+//! `auction` (event records). See docs/ARCHITECTURE.md.
+
+mod setup;
+
+use std::time::{Duration, Instant};
+
+use auction_core::conductor::{Conductor, Incoming, Outgoing, Timeouts};
+use auction_core::{AuctionCore, RecordKind, render_auction_table};
+use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
+use eyre::{Context, eyre};
+use node_kit::{Next, Params, next_event, session_status, text_of};
+use voice_protocol::{SessionStatus, ids, keys, shorten};
+
+fn main() -> eyre::Result<()> {
+    node_kit::init_tracing();
+    let setup = setup::from_env()?;
+    let timeouts = Timeouts {
+        segment_ms: secs_to_ms(
+            node_kit::env_parse("SEGMENT_TIMEOUT_SECS", 20.0)?,
+            "SEGMENT_TIMEOUT_SECS",
+        )?,
+        request_ms: secs_to_ms(
+            node_kit::env_parse("SIDE_REQUEST_TIMEOUT_SECS", 10.0)?,
+            "SIDE_REQUEST_TIMEOUT_SECS",
+        )?,
+    };
+    let session = format!("s{}", setup.seed);
+    let core = AuctionCore::new(
+        setup.config.clone(),
+        &setup.participants,
+        &session,
+        setup.seed,
+    )
+    .map_err(|e| eyre!("cannot start the auction: {e}"))?;
+    tracing::info!(
+        participants = %setup.participants.join(", "),
+        preset = setup.config.preset.as_deref().unwrap_or("-"),
+        seed = setup.seed,
+        "auction conductor starting"
+    );
+    let (mut node, mut events) =
+        DoraNode::init_from_env().context("failed to start the dora node")?;
+    let start = Instant::now();
+    let now = || start.elapsed().as_millis() as u64;
+    let mut conductor = Conductor::new(core, timeouts);
+    let out = conductor.start(now());
+    let mut ended = send(&mut node, out)?;
+    // The session ends by itself after `max_segments` (the last clip heard); the node then
+    // exits, which closes every other node's inputs and ends the dataflow.
+    while !ended {
+        let wait = conductor
+            .next_deadline()
+            .map(|d| Duration::from_millis(d.saturating_sub(now())));
+        let incoming = match next_event(&mut events, wait) {
+            Next::Closed => break,
+            Next::Timeout => {
+                let out = conductor.tick(now());
+                ended = send(&mut node, out)?;
+                continue;
+            }
+            Next::Event(event) => match *event {
+                DoraEvent::Input { id, metadata, data } => {
+                    let text = match text_of(&data) {
+                        Ok(text) => text,
+                        Err(e) => {
+                            tracing::warn!(input = %id, error = %e, "unreadable input ignored");
+                            continue;
+                        }
+                    };
+                    match decode(id.as_str(), &metadata.parameters, text, &setup.participants) {
+                        Some(incoming) => incoming,
+                        None => continue,
+                    }
+                }
+                DoraEvent::Stop(_) => break,
+                DoraEvent::Error(e) => {
+                    tracing::warn!(error = %e, "dora reported an error");
+                    continue;
+                }
+                _ => continue,
+            },
+        };
+        let t = now();
+        let mut out = conductor.handle(incoming, t);
+        if conductor.next_deadline().is_some_and(|d| d <= t) {
+            out.extend(conductor.tick(t));
+        }
+        ended = send(&mut node, out)?;
+    }
+    for agent in conductor.core().snapshot() {
+        tracing::info!(agent = %agent.name, tokens = agent.tokens, talk_ms = agent.talk_ms, interrupts = agent.interrupts, interjections = agent.interjections, "final standing");
+    }
+    Ok(())
+}
+
+fn secs_to_ms(secs: f64, name: &str) -> eyre::Result<u64> {
+    if !(secs.is_finite() && secs > 0.0 && secs <= 3600.0) {
+        return Err(eyre!("{name} must be within (0, 3600] seconds"));
+    }
+    Ok((secs * 1000.0) as u64)
+}
+
+/// Decodes one input; `None` (with a warning) when it cannot be used.
+fn decode(
+    id: &str,
+    params: &MetadataParameters,
+    text: String,
+    participants: &[String],
+) -> Option<Incoming> {
+    fn json<T: serde::de::DeserializeOwned>(id: &str, text: &str) -> Option<T> {
+        match serde_json::from_str(text) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::warn!(input = id, error = %e, text = %shorten(text), "invalid JSON ignored");
+                None
+            }
+        }
+    }
+    match id {
+        ids::CLIP_READY => return json(id, &text).map(Incoming::ClipReady),
+        ids::CLIP_STARTED => return json(id, &text).map(Incoming::ClipStarted),
+        ids::BEAT => return json(id, &text).map(Incoming::Beat),
+        ids::CLIP_FINISHED => return json(id, &text).map(Incoming::ClipFinished),
+        _ => {}
+    }
+    if let Some(request_id) = node_kit::string_param(params, keys::REQUEST_ID) {
+        return Some(Incoming::Reply {
+            request_id: request_id.to_owned(),
+            text,
+            error: node_kit::string_param(params, keys::ERROR).map(str::to_owned),
+        });
+    }
+    if let Some(agent) = participants.iter().find(|p| p.as_str() == id) {
+        let Some(question_id) = node_kit::question_id(params) else {
+            tracing::warn!(input = id, "text without question_id ignored");
+            return None;
+        };
+        let status = match session_status(params) {
+            Ok(status) => status,
+            Err(raw) => {
+                tracing::warn!(input = id, status = %raw, "unknown session_status; treated as a complete message");
+                None
+            }
+        };
+        return Some(Incoming::Text {
+            agent: agent.clone(),
+            question_id,
+            text,
+            ended: SessionStatus::ends_utterance(status),
+            error: node_kit::string_param(params, keys::ERROR).map(str::to_owned),
+        });
+    }
+    tracing::warn!(
+        input = id,
+        "unknown input ignored (not a participant, a reply or a player report)"
+    );
+    None
+}
+
+/// Sends the conductor's messages; `true` once the session has ended.
+fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<bool> {
+    let mut ended = false;
+    for o in out {
+        match o {
+            Outgoing::Turn {
+                agent,
+                question_id,
+                instruction,
+            } => {
+                tracing::info!(%agent, question_id, "segment requested");
+                let params = Params::new()
+                    .question_id(question_id)
+                    .string(keys::SPEAKER, agent.clone())
+                    .string(keys::INSTRUCTION, instruction)
+                    .build();
+                node.send_output(ids::TURN.into(), params, agent)?;
+            }
+            Outgoing::Request { agent, json } => {
+                node.send_output(
+                    format!("{}_{agent}", ids::REQUEST).into(),
+                    Default::default(),
+                    json,
+                )?;
+            }
+            Outgoing::Interrupt { question_id } => {
+                let params = Params::new().question_id(question_id).build();
+                node.send_output(ids::INTERRUPT.into(), params, "cancel".to_owned())?;
+            }
+            Outgoing::Utterance {
+                speaker,
+                question_id,
+                text,
+                interrupted,
+            } => {
+                let params = Params::new()
+                    .question_id(question_id)
+                    .string(keys::SPEAKER, speaker)
+                    .bool(keys::INTERRUPTED, interrupted)
+                    .bool(keys::IS_HUMAN, false)
+                    .build();
+                node.send_output(ids::UTTERANCE.into(), params, text)?;
+            }
+            Outgoing::Clip(spec) => {
+                let params = Params::new()
+                    .string(keys::CLIP_ID, spec.clip_id.clone())
+                    .build();
+                node.send_output(ids::CLIP.into(), params, serde_json::to_string(&spec)?)?;
+            }
+            Outgoing::Command(command) => {
+                tracing::debug!(?command, "player command");
+                let params = Params::new()
+                    .string(keys::CLIP_ID, command.clip_id())
+                    .build();
+                node.send_output(
+                    ids::COMMAND.into(),
+                    params,
+                    serde_json::to_string(&command)?,
+                )?;
+            }
+            Outgoing::Record(record) => {
+                match &record.kind {
+                    RecordKind::Auction(a) => tracing::info!("\n{}", render_auction_table(a)),
+                    RecordKind::Interrupt(i) => {
+                        tracing::info!(agent = %i.agent_id, interrupted = %i.interrupted_id, beat = i.beat, "hard interrupt")
+                    }
+                    RecordKind::Interjection(i) => {
+                        tracing::info!(agent = %i.agent_id, speaker = %i.speaker_id, kind = ?i.kind, "interjection")
+                    }
+                    RecordKind::Segment(s) => {
+                        tracing::debug!(agent = %s.agent_id, clip = %s.clip_id, role = auction_core::conductor::role_name(s.role), "main clip")
+                    }
+                    _ => {}
+                }
+                node.send_output(
+                    ids::AUCTION.into(),
+                    Default::default(),
+                    record.to_json_line(),
+                )?;
+            }
+            Outgoing::Ended(reason) => {
+                tracing::info!(?reason, "the auction session ended");
+                ended = true;
+            }
+        }
+    }
+    Ok(ended)
+}

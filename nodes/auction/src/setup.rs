@@ -1,0 +1,108 @@
+//! Startup: the configuration file, the participants, the seed.
+
+use std::path::Path;
+
+use auction_core::AuctionConfig;
+use eyre::{bail, eyre};
+
+/// What the node runs with.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub config: AuctionConfig,
+    pub participants: Vec<String>,
+    pub seed: u64,
+}
+
+/// Splits the node's own key (`participants`) off a configuration document; the rest is
+/// the auction configuration (preset + overrides), validated by [`AuctionConfig`].
+pub fn parse_config(text: &str) -> Result<(AuctionConfig, Vec<String>), String> {
+    let mut value: serde_yaml::Value =
+        serde_yaml::from_str(text).map_err(|e| format!("invalid YAML: {e}"))?;
+    let mut participants = Vec::new();
+    if let serde_yaml::Value::Mapping(map) = &mut value
+        && let Some(list) = map.remove("participants")
+    {
+        participants = serde_yaml::from_value::<Vec<String>>(list)
+            .map_err(|_| "`participants` must be a list of names".to_owned())?;
+    }
+    let rest = match value {
+        serde_yaml::Value::Null => String::new(),
+        v => serde_yaml::to_string(&v).map_err(|e| e.to_string())?,
+    };
+    let config = AuctionConfig::from_yaml(&rest).map_err(|e| e.to_string())?;
+    Ok((config, participants))
+}
+
+/// Comma-separated names, trimmed, empty ones dropped.
+pub fn parse_names(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Reads `AUCTION_CONFIG` (file), `AUCTION_PARTICIPANTS` (overrides the file's list),
+/// `AUCTION_MAX_SEGMENTS` (overrides the file's `max_segments`; 0: until stopped) and
+/// `AUCTION_SEED`.
+pub fn from_env() -> eyre::Result<Setup> {
+    let (mut config, mut participants) = match node_kit::env_opt("AUCTION_CONFIG") {
+        Some(path) => {
+            let text = std::fs::read_to_string(Path::new(&path))
+                .map_err(|e| eyre!("AUCTION_CONFIG {path}: cannot read the file: {e}"))?;
+            parse_config(&text).map_err(|e| eyre!("AUCTION_CONFIG {path}: {e}"))?
+        }
+        None => (AuctionConfig::debate_snappy(), Vec::new()),
+    };
+    if let Some(list) = node_kit::env_opt("AUCTION_PARTICIPANTS") {
+        participants = parse_names(&list);
+    }
+    if participants.len() < 2 {
+        bail!(
+            "an auction needs at least two participants: list them in the AUCTION_CONFIG file \
+             (`participants: [hawk, dove, owl]`) or in AUCTION_PARTICIPANTS"
+        );
+    }
+    for name in &participants {
+        if !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        {
+            bail!("participant name {name:?} must be letters, digits, `_` or `-`");
+        }
+    }
+    if let Some(max) = node_kit::env_opt("AUCTION_MAX_SEGMENTS") {
+        let max: u32 = max
+            .trim()
+            .parse()
+            .map_err(|_| eyre!("AUCTION_MAX_SEGMENTS={max:?} is not a whole number"))?;
+        config.max_segments = (max > 0).then_some(max);
+    }
+    let seed = node_kit::env_parse("AUCTION_SEED", 1u64)?;
+    Ok(Setup {
+        config,
+        participants,
+        seed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn participants_are_split_off_and_the_rest_validated() {
+        let (c, p) =
+            parse_config("preset: debate_snappy\nparticipants: [hawk, dove]\nmax_segments: 9\n")
+                .unwrap();
+        assert_eq!(p, ["hawk", "dove"]);
+        assert_eq!(c.max_segments, Some(9));
+        assert!(parse_config("participants: 3").is_err());
+        assert!(
+            parse_config("tokens: { max_bnk: 1 }")
+                .unwrap_err()
+                .contains("max_bnk")
+        );
+        assert!(parse_config("").is_ok());
+        assert_eq!(parse_names(" a, ,b "), ["a", "b"]);
+    }
+}

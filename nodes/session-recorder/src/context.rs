@@ -1,0 +1,118 @@
+//! The conversation's agent-context session: `context/` inside the session folder,
+//! created from `session-templates/` for the agents named in `AGENTS` (templates under
+//! `AGENTS_ROOT`), filled as lines are heard, frozen with `MANIFEST.sha256` at the end.
+//! Writing it is best effort: a failure is logged and the conversation goes on.
+
+use std::{
+    path::Path,
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+use agent_context::{AgentName, ContextStore, FileRef, SessionFile, SessionId};
+use eyre::{bail, eyre};
+use session_log::TranscriptLine;
+
+pub struct ContextSession {
+    store: ContextStore,
+    id: SessionId,
+    agents: Vec<AgentName>,
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl ContextSession {
+    /// `None` when `AGENTS` is not set (the dataflow keeps its context elsewhere, or
+    /// none). A missing or malformed template is an error at start.
+    pub fn from_env(folder: &Path, dataflow_id: &str) -> eyre::Result<Option<Self>> {
+        let Some(list) = node_kit::env_opt("AGENTS") else {
+            return Ok(None);
+        };
+        let root = node_kit::env_opt("AGENTS_ROOT").ok_or_else(|| {
+            eyre!("AGENTS is set but AGENTS_ROOT is not (the folder holding templates/ and session-templates/)")
+        })?;
+        let agents = list
+            .split([',', ' '])
+            .filter(|a| !a.is_empty())
+            .map(|a| AgentName::new(a).map_err(|e| eyre!("AGENTS: `{a}`: {e}")))
+            .collect::<eyre::Result<Vec<_>>>()?;
+        if agents.is_empty() {
+            bail!("AGENTS is empty");
+        }
+        let store = ContextStore::open_with_sessions_dir(&root, folder)
+            .map_err(|e| eyre!("agent templates in AGENTS_ROOT {root}: {e}"))?;
+        let id = (1..100)
+            .map(|n| match n {
+                1 => "context".to_owned(),
+                n => format!("context-{n}"),
+            })
+            .filter_map(|s| SessionId::new(s).ok())
+            .find(|s| !store.session_exists(s))
+            .ok_or_else(|| eyre!("{}: too many context sessions", folder.display()))?;
+        store
+            .create_session_for(&id, &agents, unix_ms())
+            .map_err(|e| eyre!("cannot create the context session: {e}"))?;
+        let session = Self { store, id, agents };
+        let config = session.config_markdown(dataflow_id);
+        session.write(&FileRef::shared(SessionFile::SessionConfig)?, &config);
+        Ok(Some(session))
+    }
+
+    fn config_markdown(&self, dataflow_id: &str) -> String {
+        let mut s = format!("# Session config\n\n- dataflow: {dataflow_id}\n- participants:\n");
+        for agent in &self.agents {
+            match self.store.template(agent) {
+                Some(t) => s.push_str(&format!(
+                    "  - {} ({}, {}): {}\n",
+                    t.persona.display_name, agent, t.persona.role, t.persona.style
+                )),
+                None => s.push_str(&format!("  - {agent}\n")),
+            }
+        }
+        s.push_str("  - the human participants\n");
+        s
+    }
+
+    fn write(&self, file: &FileRef, text: &str) {
+        if let Err(e) = self.store.write(&self.id, file, text) {
+            tracing::warn!(error = %e, "context session: write failed");
+        }
+    }
+
+    fn append(&self, file: &FileRef, text: &str) {
+        if let Err(e) = self.store.append(&self.id, file, text) {
+            tracing::warn!(error = %e, "context session: append failed");
+        }
+    }
+
+    /// One heard line: into the shared history, and the presenter transcript or the
+    /// speaking agent's own notes.
+    pub fn record(&self, line: &TranscriptLine) {
+        let lines = line.context_lines();
+        if let Ok(history) = FileRef::shared(SessionFile::ExchangeHistory) {
+            self.append(&history, &lines.history);
+        }
+        if let Some(text) = lines.presenter
+            && let Ok(file) = FileRef::shared(SessionFile::PresenterTranscript)
+        {
+            self.append(&file, &text);
+        }
+        if let Some((speaker, text)) = lines.own_notes
+            && let Some(agent) = self.agents.iter().find(|a| a.as_str() == speaker)
+            && let Ok(file) = FileRef::agent(agent, SessionFile::ExchangeNotes)
+        {
+            self.append(&file, &text);
+        }
+    }
+
+    /// Freezes the session into a read-only archive with checksums.
+    pub fn freeze(&self) {
+        match self.store.freeze(&self.id, unix_ms()) {
+            Ok(_) => tracing::info!(session = %self.id, "context session frozen"),
+            Err(e) => tracing::warn!(error = %e, "context session: freeze failed"),
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The pitch rehearsal (dataflows/rehearsal.yml) offline through the dora CLI: a scripted
+//! presenter, the moderator, three offline panelists, espeak-ng voices and the recorder.
+
+use std::process::Command;
+
+use e2e_tests::{
+    assert_question_ids_increase, dora_run, jsonl, make_writable, serial, session_dir, speaker,
+};
+use serde_json::Value;
+
+const PANELISTS: [&str; 3] = ["skeptic", "analyst", "contrarian"];
+const NAMES: [&str; 3] = ["Marcus Webb", "Priya Sharma", "James O'Brien"];
+
+fn text(line: &Value) -> &str {
+    line["text"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
+    let _serial = serial();
+    let dir = session_dir("rehearsal");
+    dora_run(
+        "dataflows/rehearsal.yml",
+        60,
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("OFFLINE_WORD_DELAY_MS", "30"),
+            ("ESPEAK_SPEED", "320"),
+        ],
+    );
+    let transcript = jsonl(&dir, "transcript.jsonl");
+    let moderator: Vec<&str> = transcript
+        .iter()
+        .filter(|l| speaker(l) == "moderator")
+        .map(text)
+        .collect();
+    let transitions: Vec<&&str> = moderator
+        .iter()
+        .filter(|t| NAMES.iter().any(|n| t.contains(n)))
+        .collect();
+    assert!(
+        transitions.len() >= 2,
+        "a transition line calling a panelist at each break: {moderator:#?}"
+    );
+    // Panelists spoke, each right after the moderator's call or a presenter's answer.
+    let panel: Vec<&Value> = transcript
+        .iter()
+        .filter(|l| PANELISTS.contains(&speaker(l)))
+        .collect();
+    assert!(panel.len() >= 2, "{transcript:#?}");
+    let presenter: Vec<&str> = transcript
+        .iter()
+        .filter(|l| speaker(l) == "presenter")
+        .map(text)
+        .collect();
+    assert!(
+        presenter
+            .iter()
+            .any(|t| t.starts_with("Picking is 55 percent")),
+        "the presenter answered the first question: {presenter:#?}"
+    );
+    assert!(presenter.iter().any(|t| t.contains("move on")));
+    // Heard in question-id order, one voice at a time.
+    assert_question_ids_increase(&transcript);
+
+    // The recorder saw the moderator's turns.
+    let events = jsonl(&dir, "events.jsonl");
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "turn")
+            .any(|e| PANELISTS.contains(&e["speaker"].as_str().unwrap_or_default())),
+        "{events:#?}"
+    );
+
+    // The moderator's log: exchanges at section breaks, within moderate's limit of 3.
+    let log = jsonl(&dir, "rehearsal-events.jsonl");
+    let exchanges: Vec<&Value> = log.iter().filter(|e| e["event"] == "exchange").collect();
+    assert!(exchanges.len() >= 2, "{log:#?}");
+    for e in &exchanges {
+        assert_eq!(e["trigger"], "section_break");
+        let agent_turns = e["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["speaker"] != "presenter")
+            .count();
+        assert!((1..=3).contains(&agent_turns), "{e:#}");
+    }
+    assert_eq!(exchanges[0]["slide_title"], "The Problem");
+    assert!(log.iter().any(|e| e["event"] == "qa_first_audio"));
+
+    // The debrief and the frozen agent context.
+    let debrief = std::fs::read_to_string(dir.join("debrief.md")).expect("debrief.md");
+    assert!(debrief.contains("# Rehearsal debrief"), "{debrief}");
+    assert!(debrief.contains("The Problem"));
+    let context = dir.join("context");
+    assert!(context.join("MANIFEST.sha256").exists());
+    let verify = Command::new("sha256sum")
+        .args(["-c", "--quiet", "MANIFEST.sha256"])
+        .current_dir(&context)
+        .output()
+        .expect("sha256sum runs");
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    let history = std::fs::read_to_string(context.join("shared/exchange-history.md")).unwrap();
+    assert!(history.contains("## Exchange 1"), "{history}");
+    let transcript_md =
+        std::fs::read_to_string(context.join("shared/presenter-transcript.md")).unwrap();
+    assert!(transcript_md.contains("Good morning"));
+    // Generated at start: the deck's claims with the supplied research notes, and who sits
+    // on the panel.
+    let intel = std::fs::read_to_string(context.join("shared/external-intel.md")).unwrap();
+    assert!(intel.contains("$40B"), "{intel}");
+    assert!(intel.contains("per pick rather than"), "{intel}");
+    let dossier = std::fs::read_to_string(context.join("shared/board-dossier.md")).unwrap();
+    for name in ["Marcus Webb", "Priya Sharma", "James O'Brien"] {
+        assert!(dossier.contains(name), "{dossier}");
+    }
+    make_writable(&dir);
+}
