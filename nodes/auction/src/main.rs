@@ -248,6 +248,9 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<bool> {
             }
             Outgoing::Ended(reason) => {
                 tracing::info!(?reason, "the auction session ended");
+                // The end is on record for the session log too.
+                let record = serde_json::json!({ "event": "session_end", "reason": reason });
+                node.send_output(ids::AUCTION.into(), Default::default(), record.to_string())?;
                 ended = true;
             }
         }

@@ -9,11 +9,13 @@ use serde_json::Value;
 fn auction_debate_bids_interjects_and_cuts_in_with_one_voice_at_a_time() {
     let _serial = serial();
     let dir = session_dir("auction-debate");
+    // The debate ends by itself after 14 main clips; the limit only guards against a hang.
     dora_run(
         "dataflows/auction-debate.yml",
-        45,
+        600,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUCTION_MAX_SEGMENTS", "14"),
             ("OFFLINE_WORD_DELAY_MS", "30"),
             ("ESPEAK_SPEED", "320"),
         ],
@@ -22,6 +24,16 @@ fn auction_debate_bids_interjects_and_cuts_in_with_one_voice_at_a_time() {
     let transcript = jsonl(&dir, "transcript.jsonl");
     let timeline = jsonl(&dir, "timeline.jsonl");
     let of = |kind: &str| -> Vec<&Value> { events.iter().filter(|e| e["event"] == kind).collect() };
+
+    // It ended by itself, after exactly that many main clips.
+    let end = events.last().expect("events");
+    assert_eq!(end["event"], "session_end", "{end}");
+    assert_eq!(end["reason"], "max_segments", "{end}");
+    let mains = events
+        .iter()
+        .filter(|e| e["event"] == "segment" && e["role"] != "interjection")
+        .count();
+    assert_eq!(mains, 14, "{events:#?}");
 
     // Auction records, with provenance, for every micro-turn.
     let auctions = of("auction");
