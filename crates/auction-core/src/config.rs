@@ -470,7 +470,8 @@ pub enum LatencyMode {
     High,
 }
 
-/// Passed through to the node's speech backend; the core does not use it.
+/// The spec's speech settings. Not acted on: the player's own env (`TTS_BACKEND`,
+/// `VOICE_MAP`, ...) chooses the voices. Accepted so that a spec configuration loads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TtsConfig {
@@ -510,7 +511,8 @@ pub struct InterruptConfig {
     pub fade_in_ms: u64,
     /// The kicker must be ready this long before the planned beat.
     pub commit_guard_ms: u64,
-    /// Kickers pre-synthesised per auction (0 disables hard interrupts).
+    /// Kickers pre-synthesised per auction (0 disables hard interrupts). Values above 1
+    /// act as 1: only the top bidder's kicker is prepared.
     pub prebuffer_top: u32,
     /// `[min, max]` words of a kicker.
     pub kicker_words: [u32; 2],
@@ -563,7 +565,9 @@ impl Default for TimingConfig {
     }
 }
 
-/// Adaptive prefetch lead time (used by the node's scheduler; validated here).
+/// Adaptive prefetch lead time (the spec's A4). Validated but not acted on yet: the next
+/// speaker's segment is requested as soon as each micro-turn's auction is resolved (the
+/// one-segment reserve), whatever these say.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LeadTimeConfig {
@@ -629,6 +633,9 @@ impl Default for PrefetchConfig {
     }
 }
 
+/// Of these, the core acts on `timeouts_ms.bid`; the limits and `prefetch` are validated
+/// but not acted on yet (requests go out one per need: a segment per micro-turn, a bid
+/// per listener, a kicker for the top bidder).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ConcurrencyConfig {
@@ -659,7 +666,7 @@ pub enum QualityMode {
     Premium,
 }
 
-/// Budget governor inputs (used by the node; validated here).
+/// Budget governor inputs. Validated but not acted on yet (there is no budget governor).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct QualityConfig {

@@ -26,7 +26,7 @@ pub use intent::{
     HeuristicContext, Intent, IntentError, IntentKind, heuristic_intent, is_question,
     mentions_name, parse_intent,
 };
-pub use phrases::LineKind;
+pub use phrases::{Language, LineKind};
 pub use scenario::{
     Agent, MAX_CONSECUTIVE_SPEAKS, MIN_INTERRUPT_URGENCY, ModeratorConfig, Phase, PhaseConfig,
     PhaseType, RollbackRule, SAMPLE_SCENARIO, Scenario, ScenarioError, ScenarioFile, SpeakingOrder,

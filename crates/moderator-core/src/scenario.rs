@@ -10,6 +10,9 @@
 //!   - id: engineer
 //! ```
 //!
+//! `language: zh` makes the moderator speak Mandarin (its lines, summaries and the
+//! instructions it hands to the agents); give its voice a Mandarin TTS voice too.
+//!
 //! The file is deserialized into [`ScenarioFile`] (everything optional) and then
 //! validated into a [`Scenario`] whose values are all resolved, so the controller never
 //! has to think about defaults.
@@ -57,6 +60,20 @@ impl PhaseType {
     }
 
     /// How the moderator refers to the phase when speaking ("let me sum up ...").
+    /// How the moderator names the phase in `lang` ("the open discussion", "自由讨论").
+    pub fn spoken_label_in(self, lang: crate::phrases::Language) -> &'static str {
+        match lang {
+            crate::phrases::Language::En => self.spoken_label(),
+            crate::phrases::Language::Zh => match self {
+                PhaseType::Opening => "开场陈述",
+                PhaseType::FreeDiscussion => "自由讨论",
+                PhaseType::FocusedConflict => "主要分歧",
+                PhaseType::Convergence => "寻找共识的讨论",
+                PhaseType::Closing => "总结陈述",
+            },
+        }
+    }
+
     pub fn spoken_label(self) -> &'static str {
         match self {
             PhaseType::Opening => "the opening statements",
@@ -284,6 +301,9 @@ pub struct ModeratorFile {
 pub struct ScenarioFile {
     #[serde(default)]
     pub topic: String,
+    /// Language of the moderator's lines and instructions: `en` (default) or `zh`.
+    #[serde(default)]
+    pub language: crate::phrases::Language,
     #[serde(default)]
     pub agents: Vec<AgentFile>,
     /// Omitted: all five phases with their defaults.
@@ -384,6 +404,7 @@ pub struct ModeratorConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Scenario {
     pub topic: String,
+    pub language: crate::phrases::Language,
     pub agents: Vec<Agent>,
     /// In state-machine order, each type at most once.
     pub phases: Vec<PhaseConfig>,
@@ -406,6 +427,7 @@ impl Scenario {
     pub fn with_defaults(topic: &str, agent_ids: &[&str]) -> Result<Self, ScenarioError> {
         ScenarioFile {
             topic: topic.to_owned(),
+            language: Default::default(),
             agents: agent_ids
                 .iter()
                 .map(|id| AgentFile {
@@ -621,6 +643,7 @@ impl ScenarioFile {
 
         Ok(Scenario {
             topic,
+            language: self.language,
             agents,
             phases,
             moderator,

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::controller::{Decision, ModeratorAction, ModeratorController, RecentEvent};
 use crate::intent::{HeuristicContext, Intent, heuristic_intent, is_question, mentions_name};
 use crate::phrases::{self, LineKind};
-use crate::scenario::{Phase, PhaseType, Scenario};
+use crate::scenario::{Phase, Scenario};
 use crate::state::ModeratorState;
 use crate::summary::extractive_summary;
 
@@ -480,7 +480,7 @@ impl Roundtable {
                 ModeratorAction::WarnAgent => {
                     let target = decision.target.clone().unwrap_or_default();
                     let name = self.controller.scenario().display_name(&target).to_owned();
-                    let text = phrases::warning(&name, self.lines_said);
+                    let text = phrases::warning(self.language(), &name, self.lines_said);
                     self.say(text, LineKind::Warning, out);
                     self.state = self.controller.apply_decision(&self.state, &decision);
                     pending = Some(intents);
@@ -503,10 +503,16 @@ impl Roundtable {
                     if from == Phase::NotStarted {
                         let moderator = self.controller.scenario().moderator.name.clone();
                         let names = self.display_names();
-                        let text = phrases::opening(&topic, &moderator, &names, kind);
+                        let text =
+                            phrases::opening(self.language(), &topic, &moderator, &names, kind);
                         self.say(text, LineKind::Opening, out);
                     } else {
-                        let text = phrases::transition(kind, &topic, decision.is_rollback);
+                        let text = phrases::transition(
+                            self.language(),
+                            kind,
+                            &topic,
+                            decision.is_rollback,
+                        );
                         self.say(text, LineKind::Transition, out);
                     }
                 }
@@ -529,6 +535,7 @@ impl Roundtable {
                         _ => None,
                     };
                     let instruction = phrases::instruction(
+                        scenario.language,
                         kind,
                         &scenario.topic,
                         cfg.and_then(|c| c.instruction.as_deref()),
@@ -537,7 +544,8 @@ impl Roundtable {
                     );
                     if called {
                         let first = self.state.phase_round == 0;
-                        let text = phrases::call(kind, &name, first, self.lines_said);
+                        let text =
+                            phrases::call(self.language(), kind, &name, first, self.lines_said);
                         self.say(text, LineKind::Call, out);
                     }
                     let question_id = self.next_question_id();
@@ -563,8 +571,13 @@ impl Roundtable {
                             .phase(kind)
                             .map(|c| c.questions.clone())
                             .unwrap_or_default();
-                        let text =
-                            phrases::question(kind, &scenario.topic, self.lines_said, &custom);
+                        let text = phrases::question(
+                            scenario.language,
+                            kind,
+                            &scenario.topic,
+                            self.lines_said,
+                            &custom,
+                        );
                         self.say(text, LineKind::Question, out);
                     }
                     self.state = self.controller.apply_decision(&self.state, &decision);
@@ -588,7 +601,7 @@ impl Roundtable {
     fn end(&mut self, speak: bool, out: &mut Vec<Action>) {
         if speak {
             let names = self.display_names();
-            let text = phrases::closing(&names);
+            let text = phrases::closing(self.language(), &names);
             self.say(text, LineKind::Closing, out);
         }
         let from = self.state.phase;
@@ -604,13 +617,19 @@ impl Roundtable {
         self.stage = Stage::Ended;
     }
 
+    fn language(&self) -> phrases::Language {
+        self.controller.scenario().language
+    }
+
     fn summary_text(&self) -> String {
         let scenario = self.controller.scenario();
-        let label = self
-            .state
-            .phase
-            .phase_type()
-            .map_or("the discussion", PhaseType::spoken_label);
+        let label = self.state.phase.phase_type().map_or(
+            match scenario.language {
+                phrases::Language::En => "the discussion",
+                phrases::Language::Zh => "讨论",
+            },
+            |p| p.spoken_label_in(scenario.language),
+        );
         let mut spoken = Vec::new();
         let mut silent = Vec::new();
         for agent in &scenario.agents {
@@ -624,6 +643,6 @@ impl Roundtable {
                 None => silent.push(agent.name.clone()),
             }
         }
-        extractive_summary(label, &spoken, &silent)
+        extractive_summary(scenario.language, label, &spoken, &silent)
     }
 }

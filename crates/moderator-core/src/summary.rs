@@ -7,10 +7,12 @@
 //! without ending on a dangling function word. Sentence marks are removed from clauses
 //! so the summary keeps its shape whatever the agents said.
 
-use crate::phrases::join_names;
+use crate::phrases::{Language, join_names_in};
 
 pub const MAX_CLAUSE_WORDS: usize = 16;
 pub const MAX_CLAUSE_CHARS: usize = 90;
+/// Characters of a clause in Chinese, Japanese or Korean text (no spaces to count words by).
+pub const MAX_CJK_CLAUSE_CHARS: usize = 40;
 /// Agents quoted in one summary; further ones are left out to keep it short.
 pub const MAX_QUOTED_AGENTS: usize = 4;
 
@@ -25,39 +27,67 @@ const DANGLING: &[&str] = &[
 /// `spoken`: `(display name, last utterance in the phase)` in the order to quote them;
 /// `silent`: display names of agents that did not speak in the phase.
 pub fn extractive_summary(
+    lang: Language,
     phase_label: &str,
     spoken: &[(String, String)],
     silent: &[String],
 ) -> String {
     let mut parts: Vec<String> = Vec::new();
+    let colon = match lang {
+        Language::En => ": ",
+        Language::Zh => "：",
+    };
     for (name, text) in spoken {
         if parts.len() == MAX_QUOTED_AGENTS {
             break;
         }
         if let Some(clause) = key_clause(text) {
-            parts.push(format!("{}: {clause}", clean(name, false)));
+            parts.push(format!("{}{colon}{clause}", clean(name, false)));
         }
     }
-    let mut out = format!("Let me sum up {phase_label}.");
-    if parts.is_empty() {
-        out.push_str(" Nobody made a point we could hold on to.");
-        return out;
+    let names: Vec<String> = silent.iter().map(|n| clean(n, false)).collect();
+    match lang {
+        Language::En => {
+            let mut out = format!("Let me sum up {phase_label}.");
+            if parts.is_empty() {
+                out.push_str(" Nobody made a point we could hold on to.");
+                return out;
+            }
+            out.push(' ');
+            out.push_str(&crate::phrases::capitalize_first(&parts.join("; ")));
+            out.push('.');
+            if !names.is_empty() {
+                out.push_str(&format!(
+                    " We have not yet heard from {}.",
+                    join_names_in(lang, &names)
+                ));
+            }
+            out
+        }
+        Language::Zh => {
+            let mut out = format!("我来总结一下{phase_label}。");
+            if parts.is_empty() {
+                out.push_str("还没有人提出可以把握的观点。");
+                return out;
+            }
+            out.push_str(&parts.join("；"));
+            out.push('。');
+            if !names.is_empty() {
+                out.push_str(&format!(
+                    "我们还没有听到{}的发言。",
+                    join_names_in(lang, &names)
+                ));
+            }
+            out
+        }
     }
-    out.push(' ');
-    out.push_str(&crate::phrases::capitalize_first(&parts.join("; ")));
-    out.push('.');
-    if !silent.is_empty() {
-        let names: Vec<String> = silent.iter().map(|n| clean(n, false)).collect();
-        out.push_str(&format!(
-            " We have not yet heard from {}.",
-            join_names(&names)
-        ));
-    }
-    out
 }
 
 /// The clause quoted for one utterance, if it contains any words.
 pub fn key_clause(text: &str) -> Option<String> {
+    if text.chars().any(is_cjk) {
+        return cjk_clause(text);
+    }
     let sentences = split_sentences(text);
     let chosen = sentences
         .iter()
@@ -86,6 +116,35 @@ pub fn key_clause(text: &str) -> Option<String> {
     let clause = clause
         .trim_end_matches(|c: char| {
             c == ',' || c == '，' || c == ':' || c == '.' || c == '、' || c.is_whitespace()
+        })
+        .to_owned();
+    (!clause.is_empty()).then_some(clause)
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
+}
+
+/// The clause of a CJK utterance: its first sentence of at least six characters (else
+/// the first), cut at its first comma when longer than [`MAX_CJK_CLAUSE_CHARS`], then
+/// to that many characters.
+fn cjk_clause(text: &str) -> Option<String> {
+    let sentences = split_sentences(text);
+    let chosen = sentences
+        .iter()
+        .find(|s| s.chars().count() >= 6)
+        .or_else(|| sentences.first())?;
+    let mut clause: &str = chosen;
+    if clause.chars().count() > MAX_CJK_CLAUSE_CHARS {
+        clause = clause
+            .split([',', '，', ':', '：', '、'])
+            .find(|c| c.chars().count() >= 6)
+            .unwrap_or(clause);
+    }
+    let clause: String = clause.chars().take(MAX_CJK_CLAUSE_CHARS).collect();
+    let clause = clause
+        .trim_end_matches(|c: char| {
+            matches!(c, ',' | '，' | ':' | '：' | '、') || c.is_whitespace()
         })
         .to_owned();
     (!clause.is_empty()).then_some(clause)

@@ -613,7 +613,13 @@ fn templates_fill_in_one_pass() {
     assert_eq!(phrases::join_names(&["a", "b"]), "a and b");
     assert_eq!(phrases::join_names::<&str>(&[]), "");
     assert_eq!(
-        phrases::call(PhaseType::FreeDiscussion, "the engineer", false, 0),
+        phrases::call(
+            Language::En,
+            PhaseType::FreeDiscussion,
+            "the engineer",
+            false,
+            0
+        ),
         "the engineer, what is your view?"
     );
 }
@@ -642,6 +648,7 @@ fn summary_is_extractive_and_short() {
         ),
     ];
     let s = summary::extractive_summary(
+        Language::En,
         "the open discussion",
         &spoken,
         &["the ethicist".to_string()],
@@ -651,7 +658,7 @@ fn summary_is_extractive_and_short() {
         "Let me sum up the open discussion. The economist: A congestion charge raises 3.5 billion a year and cuts traffic by a fifth; the engineer: Buses need dedicated lanes first. We have not yet heard from the ethicist."
     );
     assert_eq!(sentences(&s), 3);
-    let empty = summary::extractive_summary("x", &[], &[]);
+    let empty = summary::extractive_summary(Language::En, "x", &[], &[]);
     assert_eq!(sentences(&empty), 2);
 }
 
@@ -665,7 +672,7 @@ fn summary_survives_hostile_text() {
             )
         })
         .collect();
-    let s = summary::extractive_summary("p", &spoken, &[]);
+    let s = summary::extractive_summary(Language::En, "p", &spoken, &[]);
     assert!(sentences(&s) <= 3, "{s}");
 }
 
@@ -995,4 +1002,108 @@ fn missing_intents_count_as_pass_at_the_deadline() {
     );
     let out = rt.handle(Event::Tick, 100);
     assert_eq!(floor(&out).unwrap().0, "b");
+}
+
+// ----- Mandarin -----------------------------------------------------------------------------
+
+fn has_latin_words(text: &str, allowed: &[&str]) -> bool {
+    let mut rest = text.to_owned();
+    for a in allowed {
+        rest = rest.replace(a, "");
+    }
+    rest.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+#[test]
+fn a_chinese_scenario_is_moderated_in_chinese() {
+    let yaml = include_str!("../../../dataflows/scenarios/roundtable-zh.yml");
+    let scenario = Scenario::from_yaml(yaml).unwrap();
+    assert_eq!(scenario.language, Language::Zh);
+    let names: Vec<String> = scenario.agents.iter().map(|a| a.name.clone()).collect();
+    assert!(names.iter().all(|n| !has_latin_words(n, &[])));
+    let mut rt = Roundtable::new(scenario.clone());
+    let mut now = 0;
+    let mut out = rt.handle(Event::Start, now);
+    let mut lines = says(&out);
+    let mut instructions = Vec::new();
+    let mut steps = 0;
+    while !rt.is_ended() {
+        steps += 1;
+        assert!(steps < 1_000);
+        let mut given = None;
+        for a in &out {
+            if let Action::GiveFloor {
+                agent,
+                question_id,
+                instruction: Some(i),
+                ..
+            } = a
+            {
+                instructions.push(i.clone());
+                given = Some((agent.clone(), *question_id));
+            }
+        }
+        now = match given {
+            // Every agent speaks when given the floor (in Chinese).
+            Some((speaker, question_id)) => {
+                now += 1_000;
+                out = rt.handle(
+                    Event::UtteranceFinished {
+                        speaker,
+                        question_id: Some(question_id),
+                        text: "我认为公共交通必须先改善，然后才能限制汽车。".into(),
+                    },
+                    now,
+                );
+                lines.extend(says(&out));
+                continue;
+            }
+            None => rt.next_deadline().expect("a deadline"),
+        };
+        out = rt.handle(Event::Tick, now);
+        lines.extend(says(&out));
+    }
+    assert!(
+        lines[0].1.starts_with("欢迎来到我们的圆桌讨论"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.last().unwrap().0, LineKind::Closing);
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .1
+            .starts_with("今天的圆桌讨论到此结束")
+    );
+    assert!(lines.iter().any(|(k, _)| *k == LineKind::Summary));
+    for (kind, text) in &lines {
+        assert!(!has_latin_words(text, &[]), "{kind:?}: {text}");
+    }
+    assert!(!instructions.is_empty());
+    assert!(
+        instructions.iter().all(|i| i.contains("请用中文")),
+        "{instructions:?}"
+    );
+}
+
+#[test]
+fn chinese_names_and_summaries() {
+    assert_eq!(
+        phrases::join_names_in(Language::Zh, &["甲", "乙", "丙"]),
+        "甲、乙和丙"
+    );
+    let spoken = vec![
+        (
+            "经济学家".to_string(),
+            "我认为拥堵费是最有效的工具，伦敦的经验表明它每年能减少五分之一的交通量，而且收入可以用于公共交通。还有别的。".to_string(),
+        ),
+        ("工程师".to_string(), "先修公交专用道。".to_string()),
+    ];
+    let s = summary::extractive_summary(Language::Zh, "自由讨论", &spoken, &["伦理学家".into()]);
+    assert_eq!(
+        s,
+        "我来总结一下自由讨论。经济学家：我认为拥堵费是最有效的工具；工程师：先修公交专用道。我们还没有听到伦理学家的发言。"
+    );
+    let empty = summary::extractive_summary(Language::Zh, "讨论", &[], &[]);
+    assert!(empty.starts_with("我来总结一下讨论。"));
 }
