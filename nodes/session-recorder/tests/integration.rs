@@ -181,3 +181,123 @@ fn auction_records_go_to_the_events_file() {
     assert!(run.stderr.contains("not a JSON object"), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn make_writable(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            make_writable(&path);
+        }
+        if let Ok(meta) = std::fs::metadata(&path) {
+            let mut p = meta.permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            p.set_readonly(false);
+            let _ = std::fs::set_permissions(&path, p);
+        }
+    }
+}
+
+fn repo_root() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// With `AGENTS` and `AGENTS_ROOT` the folder holds the conversation's agent-context
+/// session: created for those agents, filled with what was said, frozen at the end.
+#[test]
+fn keeps_a_frozen_context_session_for_the_named_agents() {
+    let dir = std::env::temp_dir().join(format!("recorder-context-{}", std::process::id()));
+    if dir.exists() {
+        make_writable(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let utterance = |at: f64, q: u64, speaker: &str, text: &str, human: bool| {
+        input(
+            at,
+            "utterance",
+            json!([text]),
+            meta(&[
+                ("question_id", json!(q)),
+                ("speaker", json!(speaker)),
+                ("is_human", json!(human)),
+            ]),
+        )
+    };
+    let events = vec![
+        utterance(0.02, 1, "tutor", "Limits describe approach.", false),
+        utterance(0.04, 2, "human", "Show me numbers", true),
+        utterance(0.06, 3, "student1", "Like one over n?", false),
+        stop(0.2),
+    ];
+    let root = repo_root();
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AGENTS_ROOT", root.as_str()),
+            ("AGENTS", "tutor, student1, student2"),
+        ],
+        events,
+        Duration::from_secs(30),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let context = dir.join("context");
+    let read = |rel: &str| std::fs::read_to_string(context.join(rel)).unwrap();
+    let history = read("shared/exchange-history.md");
+    assert!(
+        history.contains("**tutor**: Limits describe approach."),
+        "{history}"
+    );
+    assert!(history.contains("**human**: Show me numbers"), "{history}");
+    assert!(read("shared/presenter-transcript.md").contains("Show me numbers"));
+    assert!(read("student1/exchange-notes.md").contains("(q3): Like one over n?"));
+    assert!(read("shared/session-config.md").contains("Ms. Rivera (tutor"));
+    assert!(!context.join("judge").exists(), "only the named agents");
+    let manifest = read("MANIFEST.sha256");
+    assert!(
+        manifest.contains("shared/exchange-history.md"),
+        "{manifest}"
+    );
+    assert!(
+        std::fs::metadata(context.join("shared/exchange-history.md"))
+            .unwrap()
+            .permissions()
+            .readonly()
+    );
+    make_writable(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unknown_agent_or_a_missing_root_is_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("recorder-bad-{}", std::process::id()));
+    let root = repo_root();
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AGENTS_ROOT", root.as_str()),
+            ("AGENTS", "tutor, nobody"),
+        ],
+        vec![stop(0.1)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(
+        run.stderr.contains("unknown agent `nobody`"),
+        "{}",
+        run.stderr
+    );
+    let run = run_node(
+        Path::new(BIN),
+        &[("SESSION_DIR", dir.to_str().unwrap()), ("AGENTS", "tutor")],
+        vec![stop(0.1)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(run.stderr.contains("AGENTS_ROOT is not"), "{}", run.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
