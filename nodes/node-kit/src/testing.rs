@@ -2,7 +2,7 @@
 //! for the nodes' own tests. No daemon is involved.
 
 use std::{
-    path::Path,
+    path::{Path, PathBuf},
     process::{Command, Stdio},
     time::{Duration, Instant},
 };
@@ -158,3 +158,31 @@ pub fn run_node(
 }
 
 static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Makes `dir` and everything below it writable again (a frozen context session is
+/// read-only), so a test can remove it.
+pub fn make_writable(dir: &Path) {
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    for path in entries {
+        if path.is_dir() {
+            make_writable(&path);
+        } else {
+            set_writable(&path);
+        }
+    }
+    set_writable(dir);
+}
+
+fn set_writable(path: &Path) {
+    if let Ok(meta) = std::fs::metadata(path) {
+        let mut p = meta.permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        p.set_readonly(false);
+        let _ = std::fs::set_permissions(path, p);
+    }
+}

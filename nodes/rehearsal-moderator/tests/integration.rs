@@ -7,7 +7,9 @@ use std::{
     time::Duration,
 };
 
-use node_kit::testing::{NodeRun, TestEvent, input, meta, run_node, stop, typed_input};
+use node_kit::testing::{
+    NodeRun, TestEvent, input, make_writable, meta, run_node, stop, typed_input,
+};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rehearsal-moderator");
@@ -27,30 +29,6 @@ fn session(name: &str) -> PathBuf {
         let _ = std::fs::remove_dir_all(&dir);
     }
     dir
-}
-
-fn make_writable(dir: &Path) {
-    for entry in walk(dir) {
-        let mut p = std::fs::metadata(&entry).unwrap().permissions();
-        #[allow(clippy::permissions_set_readonly_false)]
-        p.set_readonly(false);
-        let _ = std::fs::set_permissions(&entry, p);
-    }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![dir.to_owned()];
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 fn panel_file(dir: &Path, yaml: &str) -> String {

@@ -2,7 +2,7 @@
 
 use std::{path::Path, time::Duration};
 
-use node_kit::testing::{input, meta, run_node, stop};
+use node_kit::testing::{input, make_writable, meta, run_node, stop};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_session-recorder");
@@ -180,21 +180,6 @@ fn auction_records_go_to_the_events_file() {
     assert!(events[0]["t_ms"].is_u64());
     assert!(run.stderr.contains("not a JSON object"), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn make_writable(dir: &Path) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            make_writable(&path);
-        }
-        if let Ok(meta) = std::fs::metadata(&path) {
-            let mut p = meta.permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            p.set_readonly(false);
-            let _ = std::fs::set_permissions(&path, p);
-        }
-    }
 }
 
 fn repo_root() -> String {

@@ -178,18 +178,16 @@ pub fn assert_one_voice_in_order(timeline: &[Value]) {
     }
 }
 
-/// The conversation's agent-context session: frozen (its `MANIFEST.sha256` verifies),
-/// one exchange-history line per transcript line, and each agent's own lines in its notes.
-pub fn assert_frozen_context(dir: &Path, transcript: &[Value]) {
-    let context = dir.join("context");
+/// A frozen context session: its `MANIFEST.sha256` exists and `sha256sum -c` accepts it.
+pub fn assert_manifest_verifies(context: &Path) {
     assert!(
         context.join("MANIFEST.sha256").is_file(),
         "no frozen context in {}",
-        dir.display()
+        context.display()
     );
     let verify = Command::new("sha256sum")
         .args(["-c", "--quiet", "MANIFEST.sha256"])
-        .current_dir(&context)
+        .current_dir(context)
         .output()
         .expect("sha256sum runs");
     assert!(
@@ -197,6 +195,13 @@ pub fn assert_frozen_context(dir: &Path, transcript: &[Value]) {
         "{}",
         String::from_utf8_lossy(&verify.stdout)
     );
+}
+
+/// The conversation's agent-context session: frozen (its `MANIFEST.sha256` verifies),
+/// one exchange-history line per transcript line, and each agent's own lines in its notes.
+pub fn assert_frozen_context(dir: &Path, transcript: &[Value]) {
+    let context = dir.join("context");
+    assert_manifest_verifies(&context);
     let history = std::fs::read_to_string(context.join("shared/exchange-history.md")).unwrap();
     let entries = history.lines().filter(|l| l.starts_with("- [")).count();
     assert_eq!(entries, transcript.len(), "{history}");

@@ -1,10 +1,9 @@
 //! The pitch rehearsal (dataflows/rehearsal.yml) offline through the dora CLI: a scripted
 //! presenter, the moderator, three offline panelists, espeak-ng voices and the recorder.
 
-use std::process::Command;
-
 use e2e_tests::{
-    assert_question_ids_increase, dora_run, jsonl, make_writable, serial, session_dir, speaker,
+    assert_manifest_verifies, assert_question_ids_increase, dora_run, jsonl, make_writable, serial,
+    session_dir, speaker,
 };
 use serde_json::Value;
 
@@ -95,17 +94,7 @@ fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
     assert!(debrief.contains("# Rehearsal debrief"), "{debrief}");
     assert!(debrief.contains("The Problem"));
     let context = dir.join("context");
-    assert!(context.join("MANIFEST.sha256").exists());
-    let verify = Command::new("sha256sum")
-        .args(["-c", "--quiet", "MANIFEST.sha256"])
-        .current_dir(&context)
-        .output()
-        .expect("sha256sum runs");
-    assert!(
-        verify.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verify.stdout)
-    );
+    assert_manifest_verifies(&context);
     let history = std::fs::read_to_string(context.join("shared/exchange-history.md")).unwrap();
     assert!(history.contains("## Exchange 1"), "{history}");
     let transcript_md =
