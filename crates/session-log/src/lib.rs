@@ -7,9 +7,10 @@
 //!
 //! In a spoken session ([`SessionLog::spoken`]) an agent's line waits for the player's
 //! report of what was actually heard, and lines leave in question-id order: a human line
-//! releases every older line (whatever was not reported by then was never heard), a
-//! report for question `x` releases everything below `x` (the player plays in order), and
-//! [`SessionLog::flush`] releases the rest at the end.
+//! releases every older line that never began to sound (one that is sounding waits for
+//! the report of how much of it was heard), a report for question `x` releases everything
+//! below `x` (the player plays in order), and [`SessionLog::flush`] releases the rest at
+//! the end.
 
 use std::collections::BTreeMap;
 
@@ -260,7 +261,10 @@ impl SessionLog {
                 }
                 let mut ready = human;
                 if human {
-                    self.give_up_below(question_id);
+                    // Older lines that never began to sound never will; one that is sounding
+                    // now waits for the player's report of how much was heard (the human's
+                    // words usually arrive before the report of the cut they caused).
+                    self.give_up_silent_below(question_id);
                 } else if let Some((heard, cut, start, end)) =
                     self.early_reports.remove(&question_id)
                 {
@@ -281,6 +285,20 @@ impl SessionLog {
         let last = self.pending.keys().next_back().copied().unwrap_or(0);
         self.give_up_below(last + 1);
         self.release()
+    }
+
+    /// Like [`Self::give_up_below`], sparing lines the player has begun to sound.
+    fn give_up_silent_below(&mut self, question_id: u64) {
+        let sounding = &self.sounding_since;
+        for (q, p) in self.pending.range_mut(..question_id) {
+            if !p.ready && !sounding.contains_key(q) {
+                p.ready = true;
+                if !p.line.human {
+                    p.line.text_played = Some(String::new());
+                    p.line.interrupted = true;
+                }
+            }
+        }
     }
 
     /// Lines below `question_id` without a report will never get one: nobody heard them.
@@ -461,6 +479,34 @@ mod tests {
         assert_eq!(transcript(&out), [(8, Some("Quick.".into()), false)]);
         log.observe(utterance("ben", 9, "Cut by the end."), 90);
         assert_eq!(transcript(&log.flush()), [(9, Some(String::new()), true)]);
+    }
+
+    #[test]
+    fn a_barge_in_keeps_what_was_heard_of_the_cut_line() {
+        let mut log = SessionLog::spoken();
+        log.observe(
+            utterance("tutor", 4, "Thank you, that was a good question."),
+            10,
+        );
+        log.observe(Observed::PlaybackStarted { question_id: 4 }, 20);
+        // Queued behind it, never started.
+        log.observe(utterance("ben", 5, "Me next."), 25);
+        // The human's words arrive before the player's report of the cut they caused.
+        let out = log.observe(utterance("human", 6, "Wait, why?"), 30);
+        assert!(transcript(&out).is_empty(), "{out:?}");
+        let out = log.observe(played(4, "Thank you,", true), 35);
+        assert_eq!(
+            transcript(&out),
+            [
+                (4, Some("Thank you,".into()), true),
+                (5, Some(String::new()), true),
+                (6, None, false)
+            ]
+        );
+        let Record::Transcript(cut) = &out[1] else {
+            panic!("{out:?}")
+        };
+        assert_eq!((cut.start_ms, cut.end_ms), (20, 35));
     }
 
     #[test]
