@@ -73,6 +73,13 @@ fn main() -> eyre::Result<()> {
                     }
                 }
                 Ok(DoraEvent::Stop(_)) | Err(_) => break,
+                // The conductor is gone: no turn will ever come again. Leaving lets the nodes
+                // downstream (segmenter, player, recorder) see their inputs close and finish,
+                // even where the player's reports loop back to this bridge.
+                Ok(DoraEvent::InputClosed { id }) if id.as_str() == ids::TURN => {
+                    tracing::info!("the turn input closed; the bridge is done");
+                    break;
+                }
                 Ok(DoraEvent::Error(e)) => { tracing::warn!(error = %e, "dora reported an error"); continue }
                 Ok(_) => continue,
             },

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use agent_context::{AgentName, AssemblyCaps, ContextStore, FileRef, SessionFile, SessionId};
 use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
@@ -55,15 +55,37 @@ fn main() -> eyre::Result<()> {
     let mut out = Out::default();
     m.feed(Event::Tick, 0, &mut out);
     out.flush(&mut node)?;
+    let line_timeout = Duration::from_millis(m.core.config().thresholds.line_timeout_ms);
+    // Once the session has ended: the closing line and since when we wait for it.
+    let mut closing: Option<(Option<u64>, Instant)> = None;
     loop {
-        let wait = m
-            .core
-            .next_deadline()
-            .map(|d| std::time::Duration::from_millis(d).saturating_sub(start.elapsed()))
-            .map(|w| w.max(std::time::Duration::from_millis(2)));
+        if m.core.phase() == Phase::Ended {
+            // The moderator leaves once its closing line has been heard (or after the
+            // panel's line timeout): every other node then sees its inputs close and the
+            // dataflow ends by itself.
+            let (line, since) =
+                *closing.get_or_insert_with(|| (m.lines.keys().max().copied(), Instant::now()));
+            if line.is_none_or(|q| !m.lines.contains_key(&q)) {
+                tracing::info!("the session is over and its closing line was heard");
+                break;
+            }
+            if since.elapsed() >= line_timeout {
+                tracing::warn!("the closing line was not reported as played in time; leaving");
+                break;
+            }
+        }
+        let wait = match closing {
+            Some((_, since)) => Some(line_timeout.saturating_sub(since.elapsed())),
+            None => m
+                .core
+                .next_deadline()
+                .map(|d| Duration::from_millis(d).saturating_sub(start.elapsed())),
+        }
+        .map(|w| w.max(Duration::from_millis(2)));
         let now = || start.elapsed().as_millis() as u64;
         match next_event(&mut events, wait) {
             Next::Closed => break,
+            Next::Timeout if closing.is_some() => {}
             Next::Timeout => m.feed(Event::Tick, now(), &mut out),
             Next::Event(event) => match *event {
                 DoraEvent::Input { id, metadata, data } => {

@@ -18,9 +18,11 @@ fn text(line: &Value) -> &str {
 fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
     let _serial = serial();
     let dir = session_dir("rehearsal");
+    // The rehearsal ends by itself (the presenter's script runs out, the moderator closes
+    // and leaves, every other node follows); the limit only guards against a hang.
     dora_run(
         "dataflows/rehearsal.yml",
-        60,
+        600,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "30"),
@@ -28,6 +30,9 @@ fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
         ],
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
+    let last = transcript.last().expect("a transcript");
+    assert_eq!(speaker(last), "moderator", "{last}");
+    assert!(text(last).contains("end of the session"), "{last}");
     let moderator: Vec<&str> = transcript
         .iter()
         .filter(|l| speaker(l) == "moderator")
