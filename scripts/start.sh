@@ -12,5 +12,7 @@ scripts/setup.sh
 dora=.venv/bin/dora
 "$dora" up
 trap '"$dora" down >/dev/null 2>&1 || true' EXIT
+# A terminal closed or a `kill` must not leave the coordinator and daemon behind.
+trap 'exit 143' TERM HUP
 "$dora" build "$dataflow"
 "$dora" start "$dataflow" --attach

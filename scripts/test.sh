@@ -6,6 +6,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+case "${1:-}" in
+    -h | --help)
+        sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+    "") ;;
+    *)
+        echo "scripts/test.sh takes no arguments (try --help)" >&2
+        exit 2
+        ;;
+esac
+
 scripts/setup.sh
 echo "== cargo fmt --check" >&2
 cargo fmt --all --check
