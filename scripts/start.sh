@@ -12,7 +12,8 @@ scripts/setup.sh
 dora=.venv/bin/dora
 "$dora" up
 trap '"$dora" down >/dev/null 2>&1 || true' EXIT
-# A terminal closed or a `kill` must not leave the coordinator and daemon behind.
+# A closed terminal (its hangup reaches dora too) still takes the coordinator and daemon
+# down. A TERM sent to this script alone waits for `dora start` to end: stop with Ctrl-C.
 trap 'exit 143' TERM HUP
 "$dora" build "$dataflow"
 "$dora" start "$dataflow" --attach
