@@ -386,6 +386,25 @@ impl ContextStore {
         self.create_session_for(id, &all, now_ms)
     }
 
+    /// Creates a session for `agents` under the first free id of `prefix`, `prefix-2`, ...
+    /// `prefix-99` (a run's folder may already hold one), and returns that id.
+    pub fn create_next_session(
+        &self,
+        prefix: &SessionId,
+        agents: &[AgentName],
+        now_ms: u64,
+    ) -> Result<SessionId> {
+        let id = (1..100)
+            .map(|n| match n {
+                1 => prefix.clone(),
+                n => SessionId::new(format!("{prefix}-{n}")).unwrap_or_else(|_| prefix.clone()),
+            })
+            .find(|id| !self.session_exists(id))
+            .ok_or_else(|| ContextError::SessionExists(prefix.clone()))?;
+        self.create_session_for(&id, agents, now_ms)?;
+        Ok(id)
+    }
+
     /// Like [`ContextStore::create_session`], with folders for `agents` only (the ones
     /// taking part in this conversation). Each must have a template.
     pub fn create_session_for(

@@ -1,7 +1,9 @@
 //! Property tests: ids never escape, parsers never panic, assembly keeps table order and
 //! caps, append-only files always hold exactly the concatenation of their appends.
 
-use std::fs;
+mod common;
+use common::copy_tree;
+
 use std::path::{Component, Path};
 
 use agent_context::assembly::{CUT_HEAD_MARKER, CUT_TAIL_MARKER, cut_text, is_effectively_empty};
@@ -201,19 +203,6 @@ proptest! {
                 expected.push_str(chunk);
             }
             prop_assert_eq!(store.read(&id, file).unwrap().unwrap(), expected);
-        }
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
         }
     }
 }

@@ -1,5 +1,8 @@
 //! File-system tests on temporary copies of the fixture tree.
 
+mod common;
+use common::copy_tree;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -12,19 +15,6 @@ use tempfile::TempDir;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents")
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Makes a frozen tree writable again so the temporary folder can be removed by any user.
@@ -206,6 +196,21 @@ fn a_session_for_some_agents_has_only_their_folders() {
         Err(ContextError::UnknownAgent(name)) if name == "economist"
     ));
     assert!(!env.store.session_exists(&unknown));
+}
+
+#[test]
+fn the_next_free_session_id_is_taken() {
+    let env = Env::new();
+    let prefix = SessionId::new("context").unwrap();
+    let first = env
+        .store
+        .create_next_session(&prefix, &[agent("skeptic")], 1)
+        .unwrap();
+    let second = env
+        .store
+        .create_next_session(&prefix, &[agent("skeptic")], 2)
+        .unwrap();
+    assert_eq!((first.as_str(), second.as_str()), ("context", "context-2"));
 }
 
 #[test]

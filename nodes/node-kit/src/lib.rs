@@ -202,6 +202,14 @@ pub fn forward_events(mut events: EventStream) -> crossbeam_channel::Receiver<Ev
     rx
 }
 
+/// Wall-clock milliseconds since the Unix epoch (0 if the clock is before it), for
+/// records meant to be read next to other logs.
+pub fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 /// Reads an environment variable; empty counts as unset.
 pub fn env_opt(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use agent_context::{AgentName, AssemblyCaps, ContextStore, FileRef, SessionFile, SessionId};
 use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
@@ -221,6 +221,19 @@ impl Out {
         self.0.push((id, params.build(), text.into()));
     }
 
+    /// The `utterance` record of a line: what the bridges and the recorder hear.
+    fn utterance(&mut self, question_id: u64, speaker: &str, human: bool, text: &str) {
+        self.push(
+            ids::UTTERANCE,
+            Params::new()
+                .question_id(question_id)
+                .string(keys::SPEAKER, speaker.to_owned())
+                .bool(keys::INTERRUPTED, false)
+                .bool(keys::IS_HUMAN, human),
+            text,
+        );
+    }
+
     fn flush(&mut self, node: &mut DoraNode) -> eyre::Result<()> {
         for (id, params, text) in self.0.drain(..) {
             node.send_output(id.into(), params, text)?;
@@ -272,12 +285,6 @@ struct Moderator {
     debrief_written: bool,
 }
 
-fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 impl Moderator {
     fn new(setup: Setup, folder: &Path, wait_for_playback: bool) -> eyre::Result<Self> {
         let Setup {
@@ -292,17 +299,6 @@ impl Moderator {
         // Templates stay read-only under AGENTS_ROOT; the session goes into the run's folder.
         let store = ContextStore::open_with_sessions_dir(&store_root, folder)
             .map_err(|e| eyre!("agent templates: {e}"))?;
-        let sid = (1..100)
-            .map(|n| {
-                if n == 1 {
-                    "context".to_owned()
-                } else {
-                    format!("context-{n}")
-                }
-            })
-            .filter_map(|s| SessionId::new(s).ok())
-            .find(|s| !store.session_exists(s))
-            .ok_or_else(|| eyre!("{}: too many context sessions", folder.display()))?;
         // Folders for this panel and its chair only, not for every template.
         let members: Vec<AgentName> = config
             .agents
@@ -311,8 +307,9 @@ impl Moderator {
             .chain([MODERATOR])
             .filter_map(|a| AgentName::new(a).ok())
             .collect();
-        store
-            .create_session_for(&sid, &members, unix_ms())
+        let prefix = SessionId::new("context").expect("a valid id");
+        let sid = store
+            .create_next_session(&prefix, &members, node_kit::unix_ms())
             .map_err(|e| eyre!("cannot create the context session: {e}"))?;
         let context_dir = store.layout().session_dir(&sid);
         let shared = |f| FileRef::shared(f).expect("a shared file");
@@ -394,7 +391,7 @@ impl Moderator {
         let Some(file) = self.events.as_mut() else {
             return;
         };
-        let mut record = json!({ "t_ms": now_ms, "unix_ms": unix_ms(), "event": event });
+        let mut record = json!({ "t_ms": now_ms, "unix_ms": node_kit::unix_ms(), "event": event });
         if let (Some(obj), serde_json::Value::Object(extra)) = (record.as_object_mut(), fields) {
             obj.extend(extra);
         }
@@ -523,15 +520,7 @@ impl Moderator {
             return;
         }
         let q = self.fresh_qid();
-        out.push(
-            ids::UTTERANCE,
-            Params::new()
-                .question_id(q)
-                .string(keys::SPEAKER, speaker.clone())
-                .bool(keys::INTERRUPTED, false)
-                .bool(keys::IS_HUMAN, true),
-            text.clone(),
-        );
+        out.utterance(q, &speaker, true, &text);
         out.push(
             ids::PRESENTER_TEXT,
             Params::new()
@@ -689,15 +678,7 @@ impl Moderator {
             tracing::warn!(%agent, question_id = q, %error, "panelist turn failed");
         }
         let spoken = call.text.trim().to_owned();
-        out.push(
-            ids::UTTERANCE,
-            Params::new()
-                .question_id(q)
-                .string(keys::SPEAKER, agent)
-                .bool(keys::INTERRUPTED, false)
-                .bool(keys::IS_HUMAN, false),
-            spoken.clone(),
-        );
+        out.utterance(q, agent, false, &spoken);
         if let Some(file) = self.agent_file(agent, SessionFile::ExchangeNotes) {
             self.write_file(
                 file,
@@ -753,15 +734,7 @@ impl Moderator {
                         .string(keys::LINE_KIND, kind.slug()),
                     text.clone(),
                 );
-                out.push(
-                    ids::UTTERANCE,
-                    Params::new()
-                        .question_id(q)
-                        .string(keys::SPEAKER, MODERATOR)
-                        .bool(keys::INTERRUPTED, false)
-                        .bool(keys::IS_HUMAN, false),
-                    text.clone(),
-                );
+                out.utterance(q, MODERATOR, false, &text);
                 if kind == PhraseKind::Transition
                     && let Some((at, command)) = self.trigger.clone()
                 {
@@ -1019,7 +992,7 @@ impl Moderator {
             let _ = std::fs::write(self.folder.join("debrief.md"), markdown);
             self.debrief_written = true;
         }
-        match self.store.freeze(&self.sid, unix_ms()) {
+        match self.store.freeze(&self.sid, node_kit::unix_ms()) {
             Ok(manifest) => {
                 tracing::info!(files = manifest.len(), folder = %self.context_dir.display(), "context session frozen")
             }

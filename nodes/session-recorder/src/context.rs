@@ -3,10 +3,7 @@
 //! `AGENTS_ROOT`), filled as lines are heard, frozen with `MANIFEST.sha256` at the end.
 //! Writing it is best effort: a failure is logged and the conversation goes on.
 
-use std::{
-    path::Path,
-    time::{SystemTime, UNIX_EPOCH},
-};
+use std::path::Path;
 
 use agent_context::{AgentName, ContextStore, FileRef, SessionFile, SessionId};
 use eyre::{bail, eyre};
@@ -16,12 +13,6 @@ pub struct ContextSession {
     store: ContextStore,
     id: SessionId,
     agents: Vec<AgentName>,
-}
-
-fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 impl ContextSession {
@@ -44,16 +35,9 @@ impl ContextSession {
         }
         let store = ContextStore::open_with_sessions_dir(&root, folder)
             .map_err(|e| eyre!("agent templates in AGENTS_ROOT {root}: {e}"))?;
-        let id = (1..100)
-            .map(|n| match n {
-                1 => "context".to_owned(),
-                n => format!("context-{n}"),
-            })
-            .filter_map(|s| SessionId::new(s).ok())
-            .find(|s| !store.session_exists(s))
-            .ok_or_else(|| eyre!("{}: too many context sessions", folder.display()))?;
-        store
-            .create_session_for(&id, &agents, unix_ms())
+        let prefix = SessionId::new("context").expect("a valid id");
+        let id = store
+            .create_next_session(&prefix, &agents, node_kit::unix_ms())
             .map_err(|e| eyre!("cannot create the context session: {e}"))?;
         let session = Self { store, id, agents };
         let config = session.config_markdown(dataflow_id);
@@ -110,7 +94,7 @@ impl ContextSession {
 
     /// Freezes the session into a read-only archive with checksums.
     pub fn freeze(&self) {
-        match self.store.freeze(&self.id, unix_ms()) {
+        match self.store.freeze(&self.id, node_kit::unix_ms()) {
             Ok(_) => tracing::info!(session = %self.id, "context session frozen"),
             Err(e) => tracing::warn!(error = %e, "context session: freeze failed"),
         }
