@@ -20,6 +20,11 @@ pub struct GenerationRequest {
     pub messages: Vec<ChatMessage>,
     /// What the conductor (a moderator, an auction) asked of this turn, if anything.
     pub instruction: Option<String>,
+    /// A side request asking for one JSON object instead of speech.
+    pub json: bool,
+    /// The spoken length asked for (a side request's `max_words`); `None`: the backend's
+    /// own turn budget.
+    pub max_words: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,6 +164,8 @@ impl BridgeCore {
                     question_id,
                     messages,
                     instruction,
+                    json: false,
+                    max_words: None,
                 }));
             }
             BridgeInput::Interrupt { question_id } => {

@@ -6,10 +6,12 @@
 //! - [`core`]: the bridge state machine: which turns to answer, when to cancel, and how a
 //!   backend's chunks become the `text` stream (`started` / `ongoing` / `ended`).
 //! - [`offline`]: the deterministic offline model used when no service is configured.
+//! - [`local`]: prompts and output filtering for a small embedded model.
 //! - [`request`]: side requests (intents, bids, short lines) answered on `reply`.
 
 pub mod core;
 pub mod history;
+pub mod local;
 pub mod offline;
 pub mod openai;
 pub mod persona;

@@ -8,8 +8,13 @@
 //!   cough, a short "yeah") that must not reset the conversation: known feedback phrases,
 //!   and anything of at most `max_words` words and `max_ms` long unless it contains a word
 //!   that asks for the floor ("stop", "wait").
+//! - [`whisper`]: Whisper's input features, prompt and token decoding (the network runs
+//!   in the node); [`clean_transcript`] drops the annotations of sounds from its text.
+//! - [`word_errors`]: word error rate, for benchmarks.
 //!
 //! Time is the number of samples pushed; audio arrives as mono `f32` at one sample rate.
+
+pub mod whisper;
 
 use std::collections::VecDeque;
 
@@ -250,10 +255,83 @@ pub fn classify(text: &str, duration_ms: u64, config: &BackchannelConfig) -> Hea
     Heard::Turn(text.trim().to_owned())
 }
 
+/// A recognizer's text as spoken words: without the non-speech annotations Whisper-class
+/// models write for sounds (`[BLANK_AUDIO]`, `(coughs)`, `*laughs*`, `♪`), and with white
+/// space collapsed. What is left may be empty (a sound, not words).
+pub fn clean_transcript(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut closing: Option<char> = None;
+    for c in text.chars() {
+        match (closing, c) {
+            (Some(end), c) if c == end => closing = None,
+            (Some(_), _) => {}
+            (None, '[') => closing = Some(']'),
+            (None, '(') => closing = Some(')'),
+            (None, '*') => closing = Some('*'),
+            (None, '♪' | '♫') => {}
+            (None, c) if c.is_control() => out.push(' '),
+            (None, c) => out.push(c),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Word error rate of `heard` against `reference`: (substitutions + deletions +
+/// insertions) / reference words, on lower-case words without punctuation (so "Two." and
+/// "two" agree). Returns the edit count and the reference length.
+pub fn word_errors(reference: &str, heard: &str) -> (usize, usize) {
+    let words = |text: &str| -> Vec<String> {
+        text.to_lowercase()
+            .split(|c: char| c.is_whitespace() || c == '-')
+            .map(|w| {
+                w.chars()
+                    .filter(|c| c.is_alphanumeric() || *c == '\'')
+                    .collect::<String>()
+            })
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let (r, h) = (words(reference), words(heard));
+    // Levenshtein over words, one row at a time.
+    let mut row: Vec<usize> = (0..=h.len()).collect();
+    for (i, rw) in r.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, hw) in h.iter().enumerate() {
+            let substitution = diagonal + usize::from(rw != hw);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    (row[h.len()], r.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn word_errors_count_edits_of_words() {
+        assert_eq!(word_errors("Can you show me?", "can you show me"), (0, 4));
+        assert_eq!(
+            word_errors("the slope is two", "the slope was two too"),
+            (2, 4)
+        );
+        assert_eq!(word_errors("mm-hmm", ""), (2, 2));
+        assert_eq!(word_errors("", "noise"), (1, 0));
+    }
+
+    #[test]
+    fn annotations_of_sounds_are_not_words() {
+        assert_eq!(
+            clean_transcript(" Sorry to interrupt, (coughs) can you\n show me?"),
+            "Sorry to interrupt, can you show me?"
+        );
+        assert_eq!(clean_transcript("[BLANK_AUDIO]"), "");
+        assert_eq!(clean_transcript("♪ *music* ♪"), "");
+        assert_eq!(clean_transcript("an open ( bracket"), "an open");
+    }
 
     const RATE: u32 = 16_000;
 
@@ -351,6 +429,23 @@ mod tests {
         #[test]
         fn classify_never_panics(text in "\\PC{0,40}", ms in 0u64..5000) {
             let _ = classify(&text, ms, &BackchannelConfig::default());
+        }
+
+        #[test]
+        fn word_errors_are_a_distance(a in "[a-c ]{0,20}", b in "[a-c ]{0,20}") {
+            let (ab, ra) = word_errors(&a, &b);
+            let (ba, rb) = word_errors(&b, &a);
+            prop_assert_eq!(ab, ba);
+            prop_assert_eq!(word_errors(&a, &a).0, 0);
+            prop_assert!(ab <= ra.max(rb));
+        }
+
+        #[test]
+        fn cleaned_text_has_no_brackets_or_runs_of_space(text in "\\PC{0,60}") {
+            let clean = clean_transcript(&text);
+            prop_assert!(!clean.contains(['[', '(', '*']));
+            prop_assert!(!clean.contains("  "));
+            prop_assert_eq!(clean.trim(), clean.as_str());
         }
     }
 }

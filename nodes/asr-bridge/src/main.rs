@@ -4,8 +4,6 @@
 //! controller's `human` input) or `backchannel` (wire it to the player's `resume`).
 //! Decisions live in [`asr_core`]; recognition runs on a worker thread.
 
-mod recognizer;
-
 use std::time::Duration;
 
 use asr_core::{BackchannelConfig, Heard, Vad, VadConfig, VadEvent, classify};
@@ -16,7 +14,10 @@ use eyre::{Context, bail};
 use node_kit::Params;
 use voice_protocol::{SessionStatus, ids, keys};
 
-use crate::recognizer::{OpenAiTranscriber, Pocketsphinx, Recognizer};
+use asr_bridge::{
+    recognizer::{OpenAiTranscriber, Pocketsphinx, Recognizer},
+    whisper::{Whisper, WhisperConfig},
+};
 
 const VAD_RATE: u32 = 16_000;
 
@@ -24,8 +25,9 @@ fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let mut recognizer: Box<dyn Recognizer> = match node_kit::env_opt("ASR_BACKEND")
         .as_deref()
-        .unwrap_or("pocketsphinx")
+        .unwrap_or("whisper")
     {
+        "whisper" => Box::new(Whisper::load(&whisper_config()?)?),
         "pocketsphinx" => Box::new(Pocketsphinx::find()?),
         "openai" => {
             let key_env =
@@ -38,7 +40,9 @@ fn main() -> eyre::Result<()> {
                 Duration::from_secs_f64(node_kit::env_parse("ASR_TIMEOUT_SECS", 30.0)?),
             )?)
         }
-        other => bail!("ASR_BACKEND={other:?} is not supported (use pocketsphinx or openai)"),
+        other => {
+            bail!("ASR_BACKEND={other:?} is not supported (use whisper, openai or pocketsphinx)")
+        }
     };
     let speaker = node_kit::env_opt("SPEAKER").unwrap_or_else(|| "human".to_owned());
     let mut vad_config = VadConfig::new(VAD_RATE);
@@ -55,7 +59,7 @@ fn main() -> eyre::Result<()> {
     let dora_events = node_kit::forward_events(events);
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Pcm, u64)>();
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<(eyre::Result<String>, u64)>();
-    std::thread::spawn(move || {
+    let worker = std::thread::spawn(move || {
         for (audio, duration_ms) in job_rx {
             let result = recognizer.transcribe(&audio);
             if result_tx.send((result, duration_ms)).is_err() {
@@ -122,7 +126,44 @@ fn main() -> eyre::Result<()> {
             }
         }
     }
+    // Nothing left to recognise: let the worker drop the model before the process exits
+    // (a native library torn down under a running thread crashes).
+    if pending == 0 {
+        let _ = worker.join();
+    }
     Ok(())
+}
+
+/// The embedded Whisper's settings from env. Without `ASR_MODEL_PATH`, the model
+/// setup.sh installs, found from the binary's place (`target/<profile>/asr-bridge`).
+fn whisper_config() -> eyre::Result<WhisperConfig> {
+    let model_dir = match node_kit::env_opt("ASR_MODEL_PATH") {
+        Some(path) => std::path::PathBuf::from(path),
+        None => node_kit::repo_file(asr_bridge::whisper::DEFAULT_MODEL_DIR)?,
+    };
+    let threads: usize = node_kit::env_parse("ASR_THREADS", 1)?;
+    let beam_size: usize = node_kit::env_parse("ASR_BEAM", 5)?;
+    if !(1..=64).contains(&threads) || !(1..=16).contains(&beam_size) {
+        bail!("ASR_THREADS ({threads}) must be 1 to 64 and ASR_BEAM ({beam_size}) 1 to 16");
+    }
+    let language = node_kit::env_opt("ASR_LANGUAGE").unwrap_or_else(|| "en".to_owned());
+    if !(2..=3).contains(&language.len()) || !language.chars().all(|c| c.is_ascii_lowercase()) {
+        bail!("ASR_LANGUAGE={language:?} must be a language code such as en or zh");
+    }
+    Ok(WhisperConfig {
+        model_dir,
+        threads,
+        beam_size,
+        language: Some(language),
+        pad_ms: match node_kit::env_opt("ASR_PAD_MS").as_deref() {
+            None => Some(8000),
+            Some("full") => None,
+            Some(ms) => Some(
+                ms.parse()
+                    .map_err(|_| eyre::eyre!("ASR_PAD_MS={ms:?} must be milliseconds or `full`"))?,
+            ),
+        },
+    })
 }
 
 /// What the bridge sends, for the event loop and the drain at stop alike.

@@ -156,3 +156,62 @@ fn a_dead_service_and_bad_audio_do_not_stop_it() {
     // Unrecognized speech resumes playback rather than resetting the conversation.
     assert_eq!(ids(&run), ["speech_started", "backchannel"]);
 }
+
+/// The default backend: Whisper, loaded once, hears the words that were said.
+#[test]
+fn whisper_hears_the_key_words_and_a_nod_stays_a_backchannel() {
+    let mut clip = speech("Sorry to interrupt, can you show me a derivative with actual numbers?");
+    clip.extend(std::iter::repeat_n(0.0, RATE as usize * 2));
+    clip.extend(speech("Mm-hmm."));
+    let run = run_node(
+        Path::new(BIN),
+        &[],
+        microphone(&clip, 3.0),
+        Duration::from_secs(120),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        ids(&run),
+        [
+            "speech_started",
+            "transcript",
+            "speech_started",
+            "backchannel"
+        ],
+        "{}",
+        run.stderr
+    );
+    let heard = run.texts_of("transcript")[0].to_lowercase();
+    for word in ["sorry", "derivative", "numbers"] {
+        assert!(heard.contains(word), "{word:?} not in {heard:?}");
+    }
+    assert!(
+        run.stderr.contains("Whisper model loaded"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_missing_whisper_model_stops_the_bridge_naming_the_folder_and_the_fix() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("ASR_MODEL_PATH", "/nonexistent/whisper")],
+        vec![stop(0.5)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(
+        run.stderr.contains("/nonexistent/whisper") && run.stderr.contains("scripts/setup.sh"),
+        "{}",
+        run.stderr
+    );
+    let run = run_node(
+        Path::new(BIN),
+        &[("ASR_LANGUAGE", "klingon!")],
+        vec![stop(0.5)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(run.stderr.contains("ASR_LANGUAGE"), "{}", run.stderr);
+}

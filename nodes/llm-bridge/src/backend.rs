@@ -44,6 +44,19 @@ pub trait Backend: Send + Sync {
     fn is_offline(&self) -> bool {
         false
     }
+
+    /// Called once when the node leaves: end what runs and let go of what must not be
+    /// torn down by the process exit under a running thread.
+    fn shutdown(&self) {}
+}
+
+/// Shuts a backend down when dropped, whichever way the node's loop ends.
+pub struct ShutdownOnDrop(pub Arc<dyn Backend>);
+
+impl Drop for ShutdownOnDrop {
+    fn drop(&mut self) {
+        self.0.shutdown();
+    }
 }
 
 /// Answers a side request with a model: the same streaming call as a turn, collected
@@ -63,6 +76,8 @@ pub fn ask(
             question_id: 0,
             messages,
             instruction: None,
+            json: request.json,
+            max_words: Some(request.max_words()),
         },
         history,
         tx,

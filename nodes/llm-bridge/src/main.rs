@@ -1,8 +1,6 @@
 //! `llm-bridge`: one participant. Turns and interrupts from the controller in, streamed
 //! `text` out. Decisions live in [`agent_bridge::BridgeCore`]; this file moves data.
 
-mod backend;
-
 use std::{sync::Arc, time::Duration};
 
 use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, Persona, SideRequest};
@@ -12,7 +10,10 @@ use eyre::{Context, bail, eyre};
 use node_kit::{Params, text_of};
 use voice_protocol::{InterruptKind, ids, keys, shorten};
 
-use crate::backend::{Backend, BackendEvent, Cancel, OfflineBackend, OpenAiBackend, OpenAiConfig};
+use llm_bridge::{
+    backend::{Backend, BackendEvent, Cancel, OfflineBackend, OpenAiBackend, OpenAiConfig},
+    local::{LocalBackend, LocalConfig},
+};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -21,11 +22,16 @@ fn main() -> eyre::Result<()> {
     let topic = node_kit::env_opt("TOPIC");
     let backend: Arc<dyn Backend> = match node_kit::env_opt("LLM_BACKEND")
         .as_deref()
-        .unwrap_or("offline")
+        .unwrap_or("local")
     {
-        "offline" => {
+        "local" => {
+            let config = local_config()?;
+            Arc::new(LocalBackend::load(config, persona.clone())?)
+        }
+        // The deterministic template filler: exact text for tests, no language model.
+        "scripted" | "offline" => {
             let delay = Duration::from_millis(node_kit::env_parse("OFFLINE_WORD_DELAY_MS", 90)?);
-            tracing::info!(participant = %persona.name, "no model service configured: using the offline stand-in model");
+            tracing::info!(participant = %persona.name, "using the scripted stand-in model (template text, for tests)");
             Arc::new(OfflineBackend::new(persona.clone(), topic.clone(), delay))
         }
         "openai" => {
@@ -33,8 +39,12 @@ fn main() -> eyre::Result<()> {
             tracing::info!(participant = %persona.name, base_url = %config.base_url, model = %config.settings.model, key = config.api_key.is_some(), "using an OpenAI-compatible model service");
             Arc::new(OpenAiBackend::new(config)?)
         }
-        other => bail!("LLM_BACKEND={other:?} is not supported (use `offline` or `openai`)"),
+        other => {
+            bail!("LLM_BACKEND={other:?} is not supported (use `local`, `openai` or `scripted`)")
+        }
     };
+    // Declared after the backend, so dropped first: on every way out of this function.
+    let _shutdown = llm_bridge::backend::ShutdownOnDrop(backend.clone());
     let history = node_kit::env_parse("HISTORY_LIMIT", 60usize)?;
     let mut core = BridgeCore::new(persona, topic, history);
 
@@ -62,7 +72,7 @@ fn main() -> eyre::Result<()> {
                         let _ = reply_tx.send((request, answer));
                     } else {
                         let messages = request.messages(core.persona(), core.topic(), core.history());
-                        backend::ask(&backend, request, messages, core.history().clone(), request_timeout, reply_tx.clone());
+                        llm_bridge::backend::ask(&backend, request, messages, core.history().clone(), request_timeout, reply_tx.clone());
                     }
                     continue;
                 }
@@ -149,6 +159,45 @@ fn main() -> eyre::Result<()> {
         cancel();
     }
     Ok(())
+}
+
+/// The embedded model's settings from env. Without `LLM_MODEL_PATH`, the model setup.sh
+/// installs, found from the binary's place (`target/<profile>/llm-bridge`).
+fn local_config() -> eyre::Result<LocalConfig> {
+    let model_path = match node_kit::env_opt("LLM_MODEL_PATH") {
+        Some(path) => std::path::PathBuf::from(path),
+        None => node_kit::repo_file(llm_bridge::local::DEFAULT_MODEL)?,
+    };
+    let threads: i32 = node_kit::env_parse("LLM_THREADS", 1)?;
+    if !(1..=256).contains(&threads) {
+        bail!("LLM_THREADS={threads} must be between 1 and 256");
+    }
+    let context_tokens: u32 = node_kit::env_parse("LLM_CONTEXT_TOKENS", 2048)?;
+    if !(256..=131_072).contains(&context_tokens) {
+        bail!("LLM_CONTEXT_TOKENS={context_tokens} must be between 256 and 131072");
+    }
+    let max_tokens: usize = node_kit::env_parse("LLM_MAX_TOKENS", 160)?;
+    let max_words: usize = node_kit::env_parse("LLM_MAX_WORDS", 30)?;
+    if max_tokens == 0 || max_words == 0 || max_tokens >= context_tokens as usize / 2 {
+        bail!(
+            "LLM_MAX_TOKENS ({max_tokens}) and LLM_MAX_WORDS ({max_words}) must be positive, and the tokens under half of LLM_CONTEXT_TOKENS"
+        );
+    }
+    let temperature: f32 = node_kit::env_parse("LLM_TEMPERATURE", 0.7)?;
+    if !(0.0..=2.0).contains(&temperature) {
+        bail!("LLM_TEMPERATURE={temperature} must be between 0 and 2");
+    }
+    Ok(LocalConfig {
+        model_path,
+        threads,
+        context_tokens,
+        max_tokens,
+        max_words,
+        temperature,
+        seed: node_kit::env_parse("LLM_SEED", 42)?,
+        window_lines: node_kit::env_parse::<usize>("LLM_WINDOW_LINES", 12)?.max(1),
+        prefix_reuse: node_kit::env_parse::<u8>("LLM_PREFIX_REUSE", 1)? != 0,
+    })
 }
 
 /// The OpenAI-compatible backend's settings from env. The key itself is read from the

@@ -1,4 +1,4 @@
-//! The llm-bridge binary (offline backend) in dora's integration-testing mode.
+//! The llm-bridge binary (scripted backend) in dora's integration-testing mode.
 
 use std::{path::Path, time::Duration};
 
@@ -44,6 +44,7 @@ fn answers_its_own_turn_with_a_complete_stream() {
         Path::new(BIN),
         &[
             ("PERSONA", &persona),
+            ("LLM_BACKEND", "scripted"),
             ("OFFLINE_WORD_DELAY_MS", "0"),
             ("TOPIC", "limits"),
         ],
@@ -71,8 +72,8 @@ fn answers_its_own_turn_with_a_complete_stream() {
     let reply: String = chunks.concat();
     assert!(reply.split_whitespace().count() >= 5, "{reply}");
     assert!(
-        run.stderr.contains("offline stand-in"),
-        "the offline backend says so in the log"
+        run.stderr.contains("scripted stand-in"),
+        "the scripted backend says so in the log"
     );
 }
 
@@ -95,7 +96,11 @@ fn an_interrupt_stops_the_stream_at_once() {
         events.push(stop(2.0));
         run_node(
             Path::new(BIN),
-            &[("PERSONA", &persona), ("OFFLINE_WORD_DELAY_MS", delay)],
+            &[
+                ("PERSONA", &persona),
+                ("LLM_BACKEND", "scripted"),
+                ("OFFLINE_WORD_DELAY_MS", delay),
+            ],
             events,
             LIMIT,
         )
@@ -149,7 +154,11 @@ fn bad_configuration_and_input_are_reported() {
     let persona = persona_file();
     let run = run_node(
         Path::new(BIN),
-        &[("PERSONA", &persona), ("PARTICIPANT_NAME", "student1")],
+        &[
+            ("PERSONA", &persona),
+            ("LLM_BACKEND", "scripted"),
+            ("PARTICIPANT_NAME", "student1"),
+        ],
         vec![stop(0.1)],
         LIMIT,
     );
@@ -167,7 +176,11 @@ fn bad_configuration_and_input_are_reported() {
 
     let run = run_node(
         Path::new(BIN),
-        &[("PERSONA", &persona), ("OFFLINE_WORD_DELAY_MS", "0")],
+        &[
+            ("PERSONA", &persona),
+            ("LLM_BACKEND", "scripted"),
+            ("OFFLINE_WORD_DELAY_MS", "0"),
+        ],
         vec![
             input(0.02, "turn", json!([1, 2]), json!(null)),
             input(0.03, "turn", json!(["tutor"]), json!(null)),
@@ -203,7 +216,11 @@ fn an_instruction_steers_the_offline_turn() {
     let persona = persona_file();
     let run = run_node(
         Path::new(BIN),
-        &[("PERSONA", &persona), ("OFFLINE_WORD_DELAY_MS", "0")],
+        &[
+            ("PERSONA", &persona),
+            ("LLM_BACKEND", "scripted"),
+            ("OFFLINE_WORD_DELAY_MS", "0"),
+        ],
         vec![input(
             0.05,
             "turn",
@@ -237,7 +254,7 @@ fn side_requests_are_answered_on_reply() {
     };
     let run = run_node(
         Path::new(BIN),
-        &[("PERSONA", &persona)],
+        &[("PERSONA", &persona), ("LLM_BACKEND", "scripted")],
         vec![
             request(
                 0.05,

@@ -3,25 +3,11 @@
 use std::{path::Path, time::Duration};
 
 use mock_model_server::MockServer;
-use node_kit::testing::{NodeRun, TestEvent, input, meta, run_node, stop};
+use node_kit::testing::{NodeRun, TestEvent, input, keepalive, meta, run_node, stop};
 use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_llm-bridge");
 const SECRET: &str = "sk-test-secret-value-123";
-
-fn keepalive(from: f64, to: f64) -> Vec<TestEvent> {
-    let steps = ((to - from) / 0.02) as usize;
-    (0..steps)
-        .map(|i| {
-            input(
-                from + i as f64 * 0.02,
-                "interrupt",
-                json!(["cancel"]),
-                meta(&[("question_id", json!(0))]),
-            )
-        })
-        .collect()
-}
 
 /// One turn for `tutor` against `base_url` with `model`; the run lasts `secs`.
 fn turn_against(base_url: &str, model: &str, secs: f64) -> NodeRun {

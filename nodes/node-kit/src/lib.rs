@@ -216,6 +216,18 @@ pub fn env_opt(name: &str) -> Option<String> {
 }
 
 /// Parses an optional environment variable, with a clear error naming it.
+/// A file of the repository the running binary was built in
+/// (`<repo>/target/<profile>/<binary>`): where setup.sh puts the default models.
+pub fn repo_file(relative: &str) -> eyre::Result<std::path::PathBuf> {
+    let exe = std::env::current_exe()
+        .map_err(|e| eyre::eyre!("cannot find the binary's own path: {e}"))?;
+    let root = exe
+        .ancestors()
+        .nth(3)
+        .ok_or_else(|| eyre::eyre!("cannot find the repository from {}", exe.display()))?;
+    Ok(root.join(relative))
+}
+
 pub fn env_parse<T: std::str::FromStr>(name: &str, default: T) -> eyre::Result<T>
 where
     T::Err: std::fmt::Display,

@@ -62,6 +62,23 @@ pub fn meta(pairs: &[(&str, Value)]) -> Value {
     Value::Object(map)
 }
 
+/// No-op interrupts (question 0, older than anything) every 20 ms from `from` to `to`:
+/// the replayed stream blocks a node while it waits for input, and this steady trickle
+/// lets a generating or playing node send its outputs in real time.
+pub fn keepalive(from: f64, to: f64) -> Vec<TestEvent> {
+    let steps = ((to - from) / 0.02) as usize;
+    (0..steps)
+        .map(|i| {
+            input(
+                from + i as f64 * 0.02,
+                "interrupt",
+                json!(["cancel"]),
+                meta(&[("question_id", json!(0))]),
+            )
+        })
+        .collect()
+}
+
 /// What a node run produced.
 pub struct NodeRun {
     pub success: bool,

@@ -1,0 +1,747 @@
+//! Prompting a small embedded model, without I/O: which lines of the conversation it
+//! sees ([`PromptWindow`]), how a turn is worded for it ([`LocalPrompt`]), and how its
+//! raw stream becomes spoken words ([`OutputFilter`]).
+//!
+//! A model of a hundred million parameters follows a transcript plus one plain request
+//! far better than a long multi-turn chat, and it tends to continue the transcript as
+//! other speakers, to put a name tag first and to decorate with markdown. The filter
+//! removes all of that before any text leaves the bridge.
+
+use crate::history::{ChatMessage, ChatRole};
+
+/// How many conversation lines a local prompt shows at most, and how many are dropped at
+/// once when that is exceeded. Dropping in steps keeps the prompt's beginning identical
+/// from one turn to the next, so the model's cache of it can be reused.
+#[derive(Debug, Clone)]
+pub struct PromptWindow {
+    max_lines: usize,
+    hop: usize,
+    kept: Vec<String>,
+}
+
+impl PromptWindow {
+    pub fn new(max_lines: usize, hop: usize) -> Self {
+        let max_lines = max_lines.max(1);
+        Self {
+            max_lines,
+            hop: hop.clamp(1, max_lines),
+            kept: Vec::new(),
+        }
+    }
+
+    /// The lines to show, oldest first: the previous window extended by the lines that
+    /// came after its last one; when it grows past `max_lines`, the oldest `hop` lines (or
+    /// more) go. When the previous window cannot be found in `lines` (the conversation
+    /// window moved under it, a line was cut to what was heard), it starts again from the
+    /// newest lines.
+    pub fn select(&mut self, lines: &[String]) -> Vec<String> {
+        let continued = self.kept.last().and_then(|last| {
+            let at = lines.iter().rposition(|l| l == last)?;
+            let start = (at + 1).checked_sub(self.kept.len())?;
+            (lines[start..=at] == self.kept[..]).then_some(at + 1)
+        });
+        match continued {
+            Some(next) => self.kept.extend(lines[next..].iter().cloned()),
+            None => {
+                let keep = self.max_lines.saturating_sub(self.hop).max(1);
+                self.kept = lines[lines.len().saturating_sub(keep)..].to_vec();
+            }
+        }
+        if self.kept.len() > self.max_lines {
+            let keep = self.max_lines.saturating_sub(self.hop).max(1);
+            self.kept.drain(..self.kept.len() - keep);
+        }
+        self.kept.clone()
+    }
+}
+
+/// How many tokens of a model's cache (`cached`, the tokens it last computed) a new
+/// `prompt` can keep: their common beginning, but never the whole prompt, since the
+/// last prompt token must be computed again to predict what follows it.
+pub fn reusable_prefix(cached: &[i32], prompt: &[i32]) -> usize {
+    let common = cached
+        .iter()
+        .zip(prompt)
+        .take_while(|(a, b)| a == b)
+        .count();
+    common.min(prompt.len().saturating_sub(1))
+}
+
+/// A turn as a local model gets it: the persona as the system message, then one user
+/// message with the recent conversation and what to do now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalPrompt {
+    pub system: String,
+    /// Conversation lines, `Name: text`, oldest first.
+    pub lines: Vec<String>,
+    /// What this call asks (a conductor's instruction, a side request's prompt).
+    pub requests: Vec<String>,
+}
+
+impl LocalPrompt {
+    /// Reads the chat a bridge builds for any model (system prompt, attributed lines, then
+    /// trailing instructions as system messages) back into its parts. `own_name` labels the
+    /// participant's own (`assistant`) lines.
+    pub fn from_messages(messages: &[ChatMessage], own_name: &str) -> Self {
+        let mut system = String::new();
+        let mut lines = Vec::new();
+        let mut requests = Vec::new();
+        for (i, message) in messages.iter().enumerate() {
+            match message.role {
+                ChatRole::System if i == 0 => system = persona_part(&message.content),
+                ChatRole::System => {
+                    let text = message.content.trim();
+                    let text = text.strip_prefix("For this turn:").unwrap_or(text).trim();
+                    requests.push(text.to_owned());
+                }
+                ChatRole::User => lines.push(user_line(&message.content)),
+                ChatRole::Assistant => {
+                    lines.push(format!("{own_name}: {}", message.content.trim()))
+                }
+            }
+        }
+        Self {
+            system,
+            lines,
+            requests,
+        }
+    }
+
+    /// The chat for the model: the persona with the earlier lines as its system message,
+    /// then the last line's words as the user's message (a small model answers a direct
+    /// question far better than it continues a transcript), followed by what this call
+    /// asks. `json` asks for one JSON object instead of speech. The spoken length is the
+    /// [`OutputFilter`]'s to enforce: asked for in words, such a model echoes the request.
+    pub fn to_messages(&self, json: bool) -> Vec<ChatMessage> {
+        let mut system = cap_chars(&self.system, MAX_SYSTEM_CHARS);
+        let (earlier, last) = match self.lines.split_last() {
+            Some((last, earlier)) => (earlier, Some(last)),
+            None => (&self.lines[..], None),
+        };
+        if !earlier.is_empty() {
+            system.push_str("\n\nThe conversation so far:\n");
+            for line in earlier {
+                system.push_str(line);
+                system.push('\n');
+            }
+        }
+        let mut user = match (last, topic_of(&self.system)) {
+            (Some(line), _) => line
+                .split_once(": ")
+                .map_or(line.as_str(), |(_, said)| said)
+                .to_owned(),
+            // A conductor's instruction opens the conversation by itself.
+            (None, _) if !self.requests.is_empty() => String::new(),
+            (None, Some(topic)) => {
+                format!("Open our conversation about {topic} with one short question.")
+            }
+            (None, None) => "Open our conversation with one short question.".to_owned(),
+        };
+        for request in &self.requests {
+            if !user.is_empty() {
+                user.push_str("\n\n");
+            }
+            user.push_str(request);
+        }
+        if json {
+            user.push_str("\nAnswer with one JSON object only.");
+        } else if self.requests.iter().any(|r| has_cjk(r)) {
+            user.push_str(" 请用中文回答。");
+        }
+        vec![
+            ChatMessage {
+                role: ChatRole::System,
+                content: system,
+            },
+            ChatMessage {
+                role: ChatRole::User,
+                content: user,
+            },
+        ]
+    }
+}
+
+/// Longest persona or conductor context a local prompt keeps (about 400 tokens): a model of
+/// this size does not use more, and reading it would cost seconds per turn.
+pub const MAX_SYSTEM_CHARS: usize = 1600;
+
+/// `text` cut to at most `max` bytes at a line or sentence end where there is one.
+fn cap_chars(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let cut = head
+        .rfind('\n')
+        .or_else(|| head.rfind(". ").map(|i| i + 1))
+        .filter(|&i| i > max / 2)
+        .unwrap_or(end);
+    text[..cut].trim_end().to_owned()
+}
+
+/// The topic a bridge wrote into the system prompt (`The topic of this conversation: X.`).
+fn topic_of(system: &str) -> Option<&str> {
+    let start =
+        system.find("The topic of this conversation: ")? + "The topic of this conversation: ".len();
+    let topic = system[start..].lines().next()?.trim().trim_end_matches('.');
+    (!topic.is_empty()).then_some(topic)
+}
+
+/// The system prompt without the note on `[name]:` attribution that a bridge adds for
+/// chat models (a local prompt spells the lines out itself).
+fn persona_part(system: &str) -> String {
+    let system = system.trim();
+    match system.find("\nYou are `") {
+        Some(i) if system[i..].contains("Other speakers' lines are shown as") => {
+            system[..i].trim().to_owned()
+        }
+        _ => system.to_owned(),
+    }
+}
+
+/// `[name]: text` (how a bridge attributes others' lines) as `name: text`.
+fn user_line(content: &str) -> String {
+    let content = content.trim();
+    if let Some(rest) = content.strip_prefix('[')
+        && let Some((name, text)) = rest.split_once("]:")
+    {
+        return format!("{}: {}", name.trim(), text.trim());
+    }
+    content.to_owned()
+}
+
+fn has_cjk(text: &str) -> bool {
+    text.chars()
+        .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c))
+}
+
+/// What the filter made of a piece of the model's stream.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Filtered {
+    /// Text to send now (possibly empty).
+    pub text: String,
+    /// Generation should stop: the budget is spent at a sentence end, or the model began
+    /// speaking for someone else.
+    pub stop: bool,
+}
+
+/// Turns a model's raw token stream into spoken text: drops a leading name tag
+/// (`Ben:`, `[student1]:`, `Ms. Rivera (tutor):`), role and template tags, markdown
+/// and quotes around the whole reply; stops where the model starts another speaker's
+/// line, and at the first sentence end once `max_words` words were said (or at
+/// `max_words * 2` words whatever happens).
+#[derive(Debug, Clone)]
+pub struct OutputFilter {
+    names: Vec<String>,
+    max_words: usize,
+    /// Raw text not yet decided on (the start of the reply, or a line start that may be
+    /// a name tag).
+    pending: String,
+    started: bool,
+    words: usize,
+    emitted: String,
+    done: bool,
+    /// The sentence being written, held back until it ends.
+    sentence: String,
+    sentence_words: usize,
+    echo_sources: Vec<String>,
+    /// Texts the reply may repeat (what it was asked to say).
+    echo_allowed: Vec<String>,
+}
+
+/// How much of the reply's start is held back to recognise a name tag.
+const HEAD_CHARS: usize = 48;
+
+impl OutputFilter {
+    /// `names`: every name a speaker tag may use (participant names, display names).
+    pub fn new(names: Vec<String>, max_words: usize) -> Self {
+        Self {
+            names: names
+                .into_iter()
+                .map(|n| n.trim().to_lowercase())
+                .filter(|n| !n.is_empty())
+                .collect(),
+            max_words: max_words.max(1),
+            pending: String::new(),
+            started: false,
+            words: 0,
+            emitted: String::new(),
+            done: false,
+            sentence: String::new(),
+            sentence_words: 0,
+            echo_sources: Vec::new(),
+            echo_allowed: Vec::new(),
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Everything emitted so far.
+    pub fn emitted(&self) -> &str {
+        &self.emitted
+    }
+
+    pub fn push(&mut self, piece: &str) -> Filtered {
+        if self.done {
+            return Filtered {
+                text: String::new(),
+                stop: true,
+            };
+        }
+        self.pending.push_str(piece);
+        if !self.started {
+            // Hold the start back until a tag could be recognised.
+            if self.pending.chars().count() < HEAD_CHARS && !self.pending.contains('\n') {
+                return Filtered::default();
+            }
+            let head = std::mem::take(&mut self.pending);
+            self.pending = strip_head(&head, &self.names);
+            self.started = !self.pending.trim().is_empty();
+            if !self.started {
+                return Filtered::default();
+            }
+        }
+        self.release(false)
+    }
+
+    /// The stream ended: whatever is still held back.
+    pub fn finish(&mut self) -> Filtered {
+        if self.done {
+            return Filtered {
+                text: String::new(),
+                stop: true,
+            };
+        }
+        if !self.started {
+            let head = std::mem::take(&mut self.pending);
+            self.pending = strip_head(&head, &self.names);
+            self.started = true;
+        }
+        self.release(true)
+    }
+
+    /// Emits complete words of `pending`, watching for another speaker's tag and the
+    /// budget.
+    fn release(&mut self, at_end: bool) -> Filtered {
+        let mut out = String::new();
+        // A new line may begin another speaker's line: decide once it is long enough.
+        if let Some(nl) = self.pending.find('\n') {
+            let after = &self.pending[nl + 1..];
+            let decided = at_end || after.contains(':') || after.chars().count() >= HEAD_CHARS;
+            if !decided {
+                let before = self.pending[..nl].to_owned();
+                let rest = self.pending[nl..].to_owned();
+                self.pending = before;
+                let f = self.emit_words(&mut out, false);
+                self.pending.push_str(&rest);
+                return Filtered { text: out, stop: f };
+            }
+            if starts_with_tag(after, &self.names) || after.trim_start().starts_with("<|") {
+                self.pending.truncate(nl);
+                let _ = self.emit_words(&mut out, true);
+                self.done = true;
+                return Filtered {
+                    text: out,
+                    stop: true,
+                };
+            }
+            self.pending = self.pending.replacen('\n', " ", 1);
+        }
+        if let Some(i) = self.pending.find("<|") {
+            // A template token leaked: the reply is over.
+            self.pending.truncate(i);
+            let _ = self.emit_words(&mut out, true);
+            self.done = true;
+            return Filtered {
+                text: out,
+                stop: true,
+            };
+        }
+        let stop = self.emit_words(&mut out, at_end);
+        Filtered { text: out, stop }
+    }
+
+    /// Moves whole words from `pending` to `out`; with `all`, the last partial word too.
+    /// Returns true when the budget ends the reply.
+    fn emit_words(&mut self, out: &mut String, all: bool) -> bool {
+        let cut = if all {
+            self.pending.len()
+        } else {
+            match self.pending.rfind(char::is_whitespace) {
+                Some(i) => i + 1,
+                None => return false,
+            }
+        };
+        let ready: String = self.pending.drain(..cut).collect();
+        for word in ready.split_inclusive(char::is_whitespace) {
+            let clean = clean_markup(word);
+            if clean.trim().is_empty() {
+                if !self.sentence.is_empty() && !self.sentence.ends_with(' ') && !clean.is_empty() {
+                    self.sentence.push(' ');
+                }
+                continue;
+            }
+            self.sentence.push_str(&clean);
+            self.sentence_words += 1;
+            let sentence_end = clean
+                .trim_end()
+                .ends_with(['.', '!', '?', '。', '！', '？']);
+            let runaway = self.words + self.sentence_words >= self.max_words * 2;
+            if (sentence_end && self.flush(out)) || runaway {
+                if runaway {
+                    self.flush(out);
+                }
+                self.done = true;
+                self.pending.clear();
+                return true;
+            }
+        }
+        if all {
+            self.flush(out);
+        }
+        false
+    }
+
+    /// Sends the sentence held back, unless it only repeats the prompt; true when the
+    /// budget is spent.
+    fn flush(&mut self, out: &mut String) -> bool {
+        let sentence = std::mem::take(&mut self.sentence);
+        let words = std::mem::take(&mut self.sentence_words);
+        if sentence.trim().is_empty() || self.is_echo(&sentence) {
+            return false;
+        }
+        let mut text = if self.emitted.is_empty() {
+            sentence.trim_start()
+        } else {
+            sentence.as_str()
+        }
+        .to_owned();
+        if !self.emitted.is_empty() && !self.emitted.ends_with(char::is_whitespace) {
+            text.insert(0, ' ');
+        }
+        out.push_str(&text);
+        self.emitted.push_str(&text);
+        self.words += words;
+        self.words >= self.max_words
+    }
+
+    /// A sentence of four words or more that stands in the prompt is an echo of it.
+    fn is_echo(&self, sentence: &str) -> bool {
+        let sentence = normalized_words(sentence);
+        sentence.split(' ').count() >= 4
+            && self.echo_sources.iter().any(|s| s.contains(&sentence))
+            && !self.echo_allowed.iter().any(|s| s.contains(&sentence))
+    }
+
+    /// Sentences that merely repeat `sources` (the system prompt) are not spoken, unless
+    /// they also stand in `allowed` (the request, which may quote what to say).
+    pub fn with_echo_sources<'a>(
+        mut self,
+        sources: impl IntoIterator<Item = &'a str>,
+        allowed: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        self.echo_sources = sources.into_iter().map(normalized_words).collect();
+        self.echo_allowed = allowed.into_iter().map(normalized_words).collect();
+        self
+    }
+}
+
+/// Lower-case words of letters and digits, one space apart.
+fn normalized_words(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The reply's beginning without a name tag, quotes or leading markup.
+fn strip_head(head: &str, names: &[String]) -> String {
+    let mut text = head.trim_start().to_owned();
+    for _ in 0..3 {
+        let before = text.clone();
+        for tag in ["<|im_start|>", "assistant\n", "assistant:", "Assistant:"] {
+            if let Some(rest) = text.strip_prefix(tag) {
+                text = rest.trim_start().to_owned();
+            }
+        }
+        if let Some(rest) = strip_tag(&text, names) {
+            text = rest.trim_start().to_owned();
+        }
+        text = text
+            .trim_start_matches(['"', '“', '*', '#', '-', '>', '`', ' '])
+            .to_owned();
+        if text == before {
+            break;
+        }
+    }
+    text
+}
+
+/// The text after a leading speaker tag, if it starts with one.
+fn strip_tag<'a>(text: &'a str, names: &[String]) -> Option<&'a str> {
+    let colon = text.find(':')?;
+    let tag = &text[..colon];
+    if tag.chars().count() > 40 || tag.contains('\n') {
+        return None;
+    }
+    let tag = tag
+        .trim()
+        .trim_matches(['[', ']', '*', '"'])
+        .trim()
+        .to_lowercase();
+    let bare = tag.split(" (").next().unwrap_or(&tag).trim();
+    let known = names.iter().any(|n| {
+        n == &tag || n == bare || tag.contains(&format!("({n})")) || bare.ends_with(n.as_str())
+    });
+    let generic = ["assistant", "answer", "reply", "response", "you", "me"].contains(&bare);
+    (known || generic).then(|| &text[colon + 1..])
+}
+
+fn starts_with_tag(text: &str, names: &[String]) -> bool {
+    strip_tag(text.trim_start(), names).is_some()
+}
+
+/// A word without markdown emphasis and code marks.
+fn clean_markup(word: &str) -> String {
+    word.chars()
+        .filter(|c| !matches!(c, '*' | '`' | '#' | '_' | '|'))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn names() -> Vec<String> {
+        ["tutor", "Ms. Rivera", "student1", "Ben", "human"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    fn run(filter: &mut OutputFilter, pieces: &[&str]) -> (String, bool) {
+        let mut text = String::new();
+        for p in pieces {
+            let f = filter.push(p);
+            text.push_str(&f.text);
+            if f.stop {
+                return (text, true);
+            }
+        }
+        let f = filter.finish();
+        text.push_str(&f.text);
+        (text, f.stop)
+    }
+
+    #[test]
+    fn a_leading_name_tag_and_markdown_are_dropped() {
+        let mut f = OutputFilter::new(names(), 40);
+        let (text, _) = run(
+            &mut f,
+            &[
+                "Ms. Rivera",
+                " (tutor):",
+                " **Great** question",
+                ", Ben. ",
+                "Let's try x",
+                " squared.",
+            ],
+        );
+        assert_eq!(text, "Great question, Ben. Let's try x squared.");
+        let mut f = OutputFilter::new(names(), 40);
+        let (text, _) = run(&mut f, &["[student1]: I", " think so."]);
+        assert_eq!(text, "I think so.");
+    }
+
+    #[test]
+    fn another_speakers_line_ends_the_reply() {
+        let mut f = OutputFilter::new(names(), 40);
+        let (text, stop) = run(
+            &mut f,
+            &[
+                "The derivative of x squared is two x.",
+                "\nBen: ",
+                "Oh I see.",
+            ],
+        );
+        assert_eq!(text, "The derivative of x squared is two x.");
+        assert!(stop);
+        let mut f = OutputFilter::new(names(), 40);
+        let (text, _) = run(&mut f, &["Yes, exactly.<|im_end|>", "junk"]);
+        assert_eq!(text, "Yes, exactly.");
+    }
+
+    #[test]
+    fn a_sentence_repeating_the_prompt_is_not_spoken() {
+        let mut f = OutputFilter::new(names(), 40)
+            .with_echo_sources(
+                ["The topic of this conversation: derivatives in calculus. Ask: “Why is the slope a limit?”"],
+                ["Ask your question: “Why is the slope a limit?”"],
+            );
+        let (text, _) = run(
+            &mut f,
+            &[
+                "Why is the slope a limit? ",
+                "The topic of this conversation: derivatives",
+                " in calculus. ",
+                "Sure, let's start.",
+            ],
+        );
+        assert_eq!(text, "Why is the slope a limit? Sure, let's start.");
+    }
+
+    #[test]
+    fn the_budget_ends_at_a_sentence_end() {
+        let mut f = OutputFilter::new(names(), 5);
+        let pieces: Vec<String> = "One two three four five six. Seven eight nine. Ten."
+            .split_inclusive(' ')
+            .map(String::from)
+            .collect();
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let (text, stop) = run(&mut f, &refs);
+        assert_eq!(text.trim(), "One two three four five six.");
+        assert!(stop);
+    }
+
+    #[test]
+    fn a_window_grows_by_appending_and_drops_in_steps() {
+        let mut w = PromptWindow::new(6, 3);
+        let lines: Vec<String> = (0..20).map(|i| format!("l{i}")).collect();
+        let mut previous: Vec<String> = Vec::new();
+        let mut reused = 0;
+        for n in 1..=20 {
+            let shown = w.select(&lines[..n]);
+            assert_eq!(shown.last(), lines.get(n - 1));
+            assert!(shown.len() <= 6);
+            if shown.starts_with(&previous) && !previous.is_empty() {
+                reused += 1;
+            }
+            previous = shown;
+        }
+        // Most turns extend the previous prompt.
+        assert!(reused >= 12, "{reused}");
+    }
+
+    #[test]
+    fn an_opening_names_the_topic() {
+        let p = LocalPrompt::from_messages(
+            &[ChatMessage {
+                role: ChatRole::System,
+                content: "You are Ben.\nThe topic of this conversation: limits.\nYou are `student1`. Other speakers' lines are shown as `[name]: text`. Reply with your own spoken words only, without a name tag.".into(),
+            }],
+            "student1",
+        );
+        assert_eq!(
+            p.system,
+            "You are Ben.\nThe topic of this conversation: limits."
+        );
+        let chat = p.to_messages(false);
+        assert_eq!(
+            chat[1].content,
+            "Open our conversation about limits with one short question."
+        );
+    }
+
+    #[test]
+    fn prompt_parts_round_trip() {
+        let messages = vec![
+            ChatMessage {
+                role: ChatRole::System,
+                content: "You are the tutor.".into(),
+            },
+            ChatMessage {
+                role: ChatRole::User,
+                content: "[human]: What is a derivative?".into(),
+            },
+            ChatMessage {
+                role: ChatRole::Assistant,
+                content: "A rate of change.".into(),
+            },
+            ChatMessage {
+                role: ChatRole::System,
+                content: "For this turn: 请用一句话回答。".into(),
+            },
+        ];
+        let p = LocalPrompt::from_messages(&messages, "tutor");
+        assert_eq!(
+            p.lines,
+            ["human: What is a derivative?", "tutor: A rate of change."]
+        );
+        assert_eq!(p.requests, ["请用一句话回答。"]);
+        let chat = p.to_messages(false);
+        assert_eq!(chat.len(), 2);
+        assert!(chat[0].content.starts_with("You are the tutor."));
+        assert!(chat[0].content.contains("human: What is a derivative?"));
+        assert!(chat[1].content.starts_with("A rate of change."));
+        assert!(chat[1].content.contains("请用一句话回答。"));
+        assert!(chat[1].content.ends_with("请用中文回答。"));
+    }
+
+    #[test]
+    fn the_cache_keeps_the_shared_beginning_but_not_the_last_token() {
+        assert_eq!(reusable_prefix(&[1, 2, 3, 9], &[1, 2, 3, 4, 5]), 3);
+        assert_eq!(reusable_prefix(&[1, 2, 3], &[1, 2, 3]), 2);
+        assert_eq!(reusable_prefix(&[], &[1]), 0);
+        assert_eq!(reusable_prefix(&[5], &[]), 0);
+    }
+
+    #[test]
+    fn a_long_context_is_cut_at_a_line_end() {
+        let context = format!("You are Marcus.\n{}", "Some knowledge line.\n".repeat(200));
+        let p = LocalPrompt {
+            system: context,
+            lines: vec![],
+            requests: vec!["Ask your question.".into()],
+        };
+        let system = &p.to_messages(false)[0].content;
+        assert!(system.len() <= MAX_SYSTEM_CHARS, "{}", system.len());
+        assert!(system.starts_with("You are Marcus.") && system.ends_with("line."));
+    }
+
+    proptest! {
+        #[test]
+        fn reuse_is_a_true_prefix(a in prop::collection::vec(0i32..4, 0..20), b in prop::collection::vec(0i32..4, 0..20)) {
+            let n = reusable_prefix(&a, &b);
+            prop_assert!(n < b.len().max(1));
+            prop_assert_eq!(&a[..n], &b[..n]);
+        }
+
+        /// Whatever the model streams, the filter never emits a template tag, never more
+        /// than twice the budget in words, and the output is the concatenation of what
+        /// it returned.
+        #[test]
+        fn filter_output_is_bounded_and_clean(pieces in prop::collection::vec("[ a-zA-Z.:\\[\\]<|>\n*#]{0,12}", 0..60), budget in 1usize..30) {
+            let mut f = OutputFilter::new(names(), budget);
+            let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            let (text, _) = run(&mut f, &refs);
+            prop_assert!(!text.contains("<|"));
+            prop_assert!(!text.contains('*') && !text.contains('#'));
+            prop_assert!(text.split_whitespace().count() <= budget * 2);
+            prop_assert_eq!(text, f.emitted().to_owned());
+        }
+
+        /// The window always ends with the newest line and never exceeds its size.
+        #[test]
+        fn window_is_bounded(ops in prop::collection::vec(0u8..3, 1..60)) {
+            let mut w = PromptWindow::new(8, 3);
+            let mut lines: Vec<String> = Vec::new();
+            for (i, op) in ops.into_iter().enumerate() {
+                match op {
+                    0 | 1 => lines.push(format!("line {i}")),
+                    _ => { if let Some(last) = lines.last_mut() { last.push('x'); } }
+                }
+                if lines.len() > 20 { lines.remove(0); }
+                let shown = w.select(&lines);
+                prop_assert!(shown.len() <= 8);
+                prop_assert_eq!(shown.last(), lines.last());
+            }
+        }
+    }
+}

@@ -1,0 +1,758 @@
+//! The embedded model: a GGUF file run in-process by llama.cpp.
+//!
+//! One worker thread owns the model and one context. Generations run one at a time in
+//! arrival order; the context's cache keeps the tokens of the previous prompt, and a new
+//! prompt only computes what follows the part it shares with it (the persona and the
+//! conversation lines seen before). What the model is asked and what of its stream is
+//! spoken is decided in [`agent_bridge::local`].
+
+use std::{
+    num::NonZeroU32,
+    path::{Path, PathBuf},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Instant,
+};
+
+use agent_bridge::{
+    GenerationRequest, History, Persona,
+    local::{LocalPrompt, OutputFilter, PromptWindow, reusable_prefix},
+};
+use crossbeam_channel::{Receiver, Sender};
+use eyre::{Context, bail, eyre};
+use llama_cpp_2::{
+    context::{LlamaContext, params::LlamaContextParams},
+    llama_backend::LlamaBackend,
+    llama_batch::LlamaBatch,
+    model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel, params::LlamaModelParams},
+    sampling::LlamaSampler,
+    token::LlamaToken,
+};
+
+use crate::backend::{Backend, BackendEvent, Cancel};
+
+/// The model setup.sh installs, relative to the repository.
+pub const DEFAULT_MODEL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// Settings of the embedded backend (from env, see the README).
+#[derive(Debug, Clone)]
+pub struct LocalConfig {
+    pub model_path: PathBuf,
+    pub threads: i32,
+    pub context_tokens: u32,
+    pub max_tokens: usize,
+    pub max_words: usize,
+    pub temperature: f32,
+    pub seed: u32,
+    /// Conversation lines a prompt shows at most.
+    pub window_lines: usize,
+    /// Keep the cache of the previous prompt and compute only what a new one adds
+    /// (`LLM_PREFIX_REUSE`, on by default; off only to measure what it saves).
+    pub prefix_reuse: bool,
+}
+
+/// Figures of one finished generation, for logs and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GenerationStats {
+    pub prompt_tokens: usize,
+    pub reused_tokens: usize,
+    pub prompt_ms: f64,
+    pub generated_tokens: usize,
+    pub generation_ms: f64,
+}
+
+struct Job {
+    request: GenerationRequest,
+    cancel: Arc<AtomicBool>,
+    events: Sender<BackendEvent>,
+}
+
+pub struct LocalBackend {
+    /// Spoken turns (a question id) and side requests (none): a turn goes first, so the
+    /// conversation never waits behind intents or candidate questions.
+    turns: Sender<Job>,
+    side_requests: Sender<Job>,
+    stats: Arc<std::sync::Mutex<Option<GenerationStats>>>,
+    /// Set once the node is leaving: the generation under way ends at its next token.
+    shutdown: Arc<AtomicBool>,
+    /// Wakes the worker when it waits for work; closed by the worker when it has let go
+    /// of the model.
+    stop: Sender<()>,
+    finished: Receiver<()>,
+}
+
+/// How long leaving waits for the model thread to let go of the model (a token or a
+/// 64-token prompt slice, normally milliseconds).
+const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// llama.cpp's process-wide state: set up once, shared by every model in the process.
+fn llama() -> Result<&'static LlamaBackend, String> {
+    static LLAMA: std::sync::OnceLock<Result<LlamaBackend, String>> = std::sync::OnceLock::new();
+    LLAMA
+        .get_or_init(|| {
+            let mut backend =
+                LlamaBackend::init().map_err(|e| format!("cannot start llama.cpp: {e}"))?;
+            backend.void_logs();
+            Ok(backend)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+impl LocalBackend {
+    /// Loads the model (on the worker thread) and returns once it is ready, or with a
+    /// clear error naming the file.
+    pub fn load(config: LocalConfig, persona: Persona) -> eyre::Result<Self> {
+        check_model_file(&config.model_path)?;
+        let (turns, turn_rx) = crossbeam_channel::unbounded::<Job>();
+        let (side_requests, side_rx) = crossbeam_channel::unbounded::<Job>();
+        let (ready_tx, ready_rx) = crossbeam_channel::bounded::<Result<(), String>>(1);
+        let stats = Arc::new(std::sync::Mutex::new(None));
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let (stop, stop_rx) = crossbeam_channel::bounded::<()>(1);
+        let (finished_tx, finished) = crossbeam_channel::bounded::<()>(0);
+        let worker_state = WorkerState {
+            stats: stats.clone(),
+            shutdown: shutdown.clone(),
+            stop: stop_rx,
+            finished: finished_tx,
+        };
+        std::thread::Builder::new()
+            .name("local-model".into())
+            .spawn(move || worker(config, persona, (turn_rx, side_rx), ready_tx, worker_state))
+            .context("cannot start the model thread")?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Self {
+                turns,
+                side_requests,
+                stats,
+                shutdown,
+                stop,
+                finished,
+            }),
+            Ok(Err(e)) => Err(eyre!(e)),
+            Err(_) => bail!("the model thread ended while loading"),
+        }
+    }
+}
+
+impl LocalBackend {
+    /// Figures of the last finished generation.
+    pub fn last_stats(&self) -> Option<GenerationStats> {
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Backend for LocalBackend {
+    /// Ends the generation under way and waits (bounded) until the model thread has
+    /// dropped the context and the model: a process that exits while llama.cpp computes
+    /// on another thread tears its global state down under it.
+    fn shutdown(&self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+        let _ = self.stop.try_send(());
+        match self.finished.recv_timeout(SHUTDOWN_WAIT) {
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                tracing::warn!(wait = ?SHUTDOWN_WAIT, "the model thread did not finish in time");
+            }
+            // Closed (or a message, never sent): the worker is gone.
+            _ => {}
+        }
+    }
+
+    fn start(
+        &self,
+        request: GenerationRequest,
+        _history: History,
+        events: Sender<BackendEvent>,
+    ) -> Cancel {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let question_id = request.question_id;
+        let job = Job {
+            request,
+            cancel: cancel.clone(),
+            events: events.clone(),
+        };
+        let queue = if question_id == 0 {
+            &self.side_requests
+        } else {
+            &self.turns
+        };
+        if queue.send(job).is_err() {
+            let _ = events.send(BackendEvent::Finished {
+                question_id,
+                error: Some("the embedded model is not running".to_owned()),
+            });
+        }
+        Box::new(move || cancel.store(true, Ordering::SeqCst))
+    }
+}
+
+/// A missing, unreadable or non-GGUF file is an error before llama.cpp sees it.
+fn check_model_file(path: &Path) -> eyre::Result<()> {
+    let hint =
+        "install the default model with `scripts/setup.sh`, or point LLM_MODEL_PATH at a GGUF file";
+    let mut magic = [0u8; 4];
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read;
+        f.read_exact(&mut magic)
+    });
+    match read {
+        Err(e) => bail!("cannot read the model file {}: {e}; {hint}", path.display()),
+        Ok(()) if &magic != b"GGUF" => {
+            bail!("{} is not a GGUF model file; {hint}", path.display())
+        }
+        Ok(()) => Ok(()),
+    }
+}
+
+impl Drop for LocalBackend {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// What the worker shares with the backend handle besides the job queues.
+struct WorkerState {
+    stats: Arc<std::sync::Mutex<Option<GenerationStats>>>,
+    shutdown: Arc<AtomicBool>,
+    stop: Receiver<()>,
+    /// Dropped when the worker returns, after the model: that is the signal.
+    finished: Sender<()>,
+}
+
+fn worker(
+    config: LocalConfig,
+    persona: Persona,
+    (turns, side_requests): (Receiver<Job>, Receiver<Job>),
+    ready: Sender<Result<(), String>>,
+    state: WorkerState,
+) {
+    let WorkerState {
+        stats,
+        shutdown,
+        stop,
+        finished,
+    } = state;
+    let backend = match llama() {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    let started = Instant::now();
+    // mmap: every bridge of a dataflow maps the same file, so its pages are shared.
+    let params = LlamaModelParams::default().with_use_mmap(true);
+    let model = match LlamaModel::load_from_file(backend, &config.model_path, &params) {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = ready.send(Err(format!(
+                "cannot load the model file {}: {e}; run `scripts/setup.sh` to install it again",
+                config.model_path.display()
+            )));
+            return;
+        }
+    };
+    let context_params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(config.context_tokens))
+        .with_n_batch(512)
+        .with_n_threads(config.threads)
+        .with_n_threads_batch(config.threads);
+    let context = match model.new_context(backend, context_params) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = ready.send(Err(format!("cannot create a model context: {e}")));
+            return;
+        }
+    };
+    let template = model
+        .chat_template(None)
+        .or_else(|_| LlamaChatTemplate::new("chatml"))
+        .expect("a static template name is a valid C string");
+    tracing::info!(
+        participant = %persona.name,
+        model = %config.model_path.display(),
+        load_ms = started.elapsed().as_millis() as u64,
+        threads = config.threads,
+        "embedded model loaded"
+    );
+    let _ = ready.send(Ok(()));
+    let mut engine = Engine {
+        model: &model,
+        context,
+        template,
+        cached: Vec::new(),
+        window: PromptWindow::new(config.window_lines, (config.window_lines / 3).max(1)),
+        names: speaker_names(&persona),
+        persona,
+        config,
+        turns: 0,
+        stats,
+        shutdown: shutdown.clone(),
+    };
+    loop {
+        if shutdown.load(Ordering::SeqCst) {
+            break;
+        }
+        let job = match turns.try_recv() {
+            Ok(job) => job,
+            Err(_) => crossbeam_channel::select! {
+                recv(turns) -> job => match job { Ok(job) => job, Err(_) => break },
+                recv(side_requests) -> job => match job { Ok(job) => job, Err(_) => break },
+                recv(stop) -> _ => break,
+            },
+        };
+        let question_id = job.request.question_id;
+        if engine.stopped(&job) {
+            continue;
+        }
+        match engine.generate(&job) {
+            Ok(Outcome::Cancelled) => {}
+            Ok(Outcome::Finished) => {
+                let _ = job.events.send(BackendEvent::Finished {
+                    question_id,
+                    error: None,
+                });
+            }
+            Err(error) => {
+                // The cache may be half-written: start clean.
+                engine.reset();
+                let _ = job.events.send(BackendEvent::Finished {
+                    question_id,
+                    error: Some(error),
+                });
+            }
+        }
+    }
+    // The context, then the model, then the signal that both are gone.
+    drop(engine);
+    drop(model);
+    drop(finished);
+}
+
+/// Every name a speaker tag in the model's output may use.
+fn speaker_names(persona: &Persona) -> Vec<String> {
+    let mut names = vec![persona.name.clone(), persona.spoken_name().to_owned()];
+    names.extend(
+        [
+            "human",
+            "tutor",
+            "student",
+            "moderator",
+            "user",
+            "assistant",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    names
+}
+
+enum Outcome {
+    Finished,
+    Cancelled,
+}
+
+struct Engine<'m> {
+    model: &'m LlamaModel,
+    context: LlamaContext<'m>,
+    template: LlamaChatTemplate,
+    /// The tokens whose keys and values are in the context's cache, in order.
+    cached: Vec<LlamaToken>,
+    window: PromptWindow,
+    names: Vec<String>,
+    persona: Persona,
+    config: LocalConfig,
+    turns: u32,
+    stats: Arc<std::sync::Mutex<Option<GenerationStats>>>,
+    shutdown: Arc<AtomicBool>,
+}
+
+impl Engine<'_> {
+    /// The job was cancelled, or the node is leaving.
+    fn stopped(&self, job: &Job) -> bool {
+        job.cancel.load(Ordering::SeqCst) || self.shutdown.load(Ordering::SeqCst)
+    }
+
+    fn reset(&mut self) {
+        self.context.clear_kv_cache();
+        self.cached.clear();
+    }
+
+    fn generate(&mut self, job: &Job) -> Result<Outcome, String> {
+        let request = &job.request;
+        let started = Instant::now();
+        let max_words = request.max_words.unwrap_or(self.config.max_words);
+        let mut names = self.names.clone();
+        let mut prompt = LocalPrompt::from_messages(&request.messages, &self.persona.name);
+        names.extend(
+            prompt
+                .lines
+                .iter()
+                .filter_map(|l| l.split_once(':').map(|(n, _)| n.trim().to_owned())),
+        );
+        prompt.lines = self.window.select(&prompt.lines);
+        let (tokens, chat) = loop {
+            let chat = prompt.to_messages(request.json);
+            let tokens = self.tokenize_chat(&chat)?;
+            let room = self.config.context_tokens as usize;
+            if tokens.len() + self.config.max_tokens < room || prompt.lines.is_empty() {
+                if tokens.len() + 8 >= room {
+                    return Err(format!(
+                        "the prompt needs {} tokens; the context holds {room} (LLM_CONTEXT_TOKENS)",
+                        tokens.len()
+                    ));
+                }
+                break (tokens, chat);
+            }
+            // Too long for the context: show fewer lines.
+            prompt.lines.remove(0);
+        };
+
+        let filter = OutputFilter::new(names, max_words)
+            // The user message may quote what the speaker is asked to say (a prepared
+            // question): saying that is no echo.
+            .with_echo_sources(
+                chat.first().map(|m| m.content.as_str()),
+                chat.get(1).map(|m| m.content.as_str()),
+            );
+        if !self.config.prefix_reuse {
+            self.reset();
+        }
+        let reused = reusable_prefix(
+            &self.cached.iter().map(|t| t.0).collect::<Vec<_>>(),
+            &tokens.iter().map(|t| t.0).collect::<Vec<_>>(),
+        );
+        if !self
+            .context
+            .clear_kv_cache_seq(Some(0), Some(reused as u32), None)
+            .unwrap_or(false)
+        {
+            self.reset();
+            return self.generate_from(job, &tokens, 0, started, filter);
+        }
+        self.cached.truncate(reused);
+        self.generate_from(job, &tokens, reused, started, filter)
+    }
+
+    fn generate_from(
+        &mut self,
+        job: &Job,
+        tokens: &[LlamaToken],
+        reused: usize,
+        started: Instant,
+        mut filter: OutputFilter,
+    ) -> Result<Outcome, String> {
+        let question_id = job.request.question_id;
+        // The prompt, in slices, so that a cancel is seen between them.
+        let mut batch = LlamaBatch::new(512, 1);
+        let mut position = reused;
+        while position < tokens.len() {
+            if self.stopped(job) {
+                return Ok(Outcome::Cancelled);
+            }
+            let end = (position + 64).min(tokens.len());
+            batch.clear();
+            for (i, token) in tokens[position..end].iter().enumerate() {
+                let at = position + i;
+                batch
+                    .add(*token, at as i32, &[0], at + 1 == tokens.len())
+                    .map_err(|e| format!("batch: {e}"))?;
+            }
+            self.context
+                .decode(&mut batch)
+                .map_err(|e| format!("the model failed on the prompt: {e}"))?;
+            self.cached.extend_from_slice(&tokens[position..end]);
+            position = end;
+        }
+        let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+        let mut sampler = self.sampler(job.request.json)?;
+        let mut utf8 = Utf8Stream::default();
+        let mut first_text_ms = None;
+        let mut generated = 0usize;
+        let mut logits_at = batch.n_tokens() - 1;
+        let generation_started = Instant::now();
+        let mut json = String::new();
+        // What the model said before filtering, for the debug log.
+        let mut raw = String::new();
+        for _ in 0..self.config.max_tokens {
+            if self.stopped(job) {
+                return Ok(Outcome::Cancelled);
+            }
+            let token = sampler.sample(&self.context, logits_at);
+            if self.model.vocab().is_eog(token) {
+                break;
+            }
+            generated += 1;
+            let bytes = self.model.vocab().token_to_piece(token, false, None);
+            let piece = utf8.push(&bytes);
+            raw.push_str(&piece);
+            let text = if job.request.json {
+                json.push_str(&piece);
+                String::new()
+            } else {
+                let filtered = filter.push(&piece);
+                if filtered.stop {
+                    self.send(job, filtered.text, &mut first_text_ms, started);
+                    break;
+                }
+                filtered.text
+            };
+            self.send(job, text, &mut first_text_ms, started);
+            batch.clear();
+            batch
+                .add(token, self.cached.len() as i32, &[0], true)
+                .map_err(|e| format!("batch: {e}"))?;
+            self.context
+                .decode(&mut batch)
+                .map_err(|e| format!("the model failed while generating: {e}"))?;
+            self.cached.push(token);
+            logits_at = 0;
+        }
+        if job.request.json {
+            self.send(job, json, &mut first_text_ms, started);
+        } else {
+            let rest = filter.finish();
+            self.send(job, rest.text, &mut first_text_ms, started);
+        }
+        self.turns += 1;
+        let seconds = generation_started.elapsed().as_secs_f64().max(1e-6);
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = Some(GenerationStats {
+            prompt_tokens: tokens.len(),
+            reused_tokens: reused,
+            prompt_ms,
+            generated_tokens: generated,
+            generation_ms: seconds * 1000.0,
+        });
+        tracing::debug!(question_id, raw = %raw, spoken = %filter.emitted(), "model output");
+        tracing::info!(
+            question_id,
+            prompt_tokens = tokens.len(),
+            reused_tokens = reused,
+            prompt_ms = prompt_ms as u64,
+            first_text_ms = first_text_ms.unwrap_or(0),
+            generated_tokens = generated,
+            tokens_per_s = format!("{:.0}", generated as f64 / seconds),
+            "generated"
+        );
+        Ok(Outcome::Finished)
+    }
+
+    fn send(&self, job: &Job, text: String, first: &mut Option<u64>, started: Instant) {
+        if text.is_empty() {
+            return;
+        }
+        first.get_or_insert_with(|| started.elapsed().as_millis() as u64);
+        let _ = job.events.send(BackendEvent::Chunk {
+            question_id: job.request.question_id,
+            text,
+        });
+    }
+
+    fn sampler(&self, json: bool) -> Result<LlamaSampler, String> {
+        // Seeded: the same conversation gives the same words; each turn its own stream.
+        let seed = self.config.seed.wrapping_add(self.turns.wrapping_mul(7919));
+        let mut chain = Vec::new();
+        if json {
+            chain.push(
+                LlamaSampler::grammar(self.model, JSON_OBJECT_GRAMMAR, "root")
+                    .map_err(|e| format!("JSON grammar: {e}"))?,
+            );
+            chain.push(LlamaSampler::greedy());
+        } else {
+            chain.push(LlamaSampler::penalties(
+                self.model.n_vocab(),
+                64,
+                1.15,
+                0.0,
+                0.0,
+            ));
+            chain.push(LlamaSampler::top_k(40));
+            chain.push(LlamaSampler::top_p(0.9, 1));
+            chain.push(LlamaSampler::temp(self.config.temperature));
+            chain.push(LlamaSampler::dist(seed));
+        }
+        Ok(LlamaSampler::chain_simple(chain))
+    }
+
+    fn tokenize_chat(&self, chat: &[agent_bridge::ChatMessage]) -> Result<Vec<LlamaToken>, String> {
+        let messages = chat
+            .iter()
+            .map(|m| LlamaChatMessage::new(m.role.as_str().to_owned(), m.content.replace('\0', "")))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("chat message: {e}"))?;
+        let text = self
+            .model
+            .apply_chat_template(&self.template, &messages, true)
+            .map_err(|e| format!("the model's chat template failed: {e}"))?;
+        // The template writes the special tokens itself; parse them as such.
+        Ok(self.model.vocab().tokenize(text.as_bytes(), true, true))
+    }
+}
+
+/// A flat JSON object of strings, numbers and booleans: what intents, bids and moods are.
+const JSON_OBJECT_GRAMMAR: &str = r#"
+root   ::= "{" ws pair ( ws "," ws pair )* ws "}"
+pair   ::= string ws ":" ws value
+value  ::= string | number | "true" | "false"
+string ::= "\"" [a-zA-Z0-9 _.,!?'-]{0,60} "\""
+number ::= "-"? [0-9]{1,4} ( "." [0-9]{1,3} )?
+ws     ::= [ ]?
+"#;
+
+/// Token pieces are bytes; a character may span two tokens.
+#[derive(Default)]
+struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    fn push(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        match std::str::from_utf8(&self.pending) {
+            Ok(text) => {
+                let text = text.to_owned();
+                self.pending.clear();
+                text
+            }
+            Err(e) => {
+                let valid = e.valid_up_to();
+                let text = String::from_utf8_lossy(&self.pending[..valid]).into_owned();
+                if e.error_len().is_some() {
+                    // Not a split character but bad bytes: drop them.
+                    self.pending.clear();
+                } else {
+                    self.pending.drain(..valid);
+                }
+                text
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use agent_bridge::{ChatMessage, ChatRole};
+
+    use super::*;
+
+    fn config() -> LocalConfig {
+        LocalConfig {
+            model_path: Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../..")
+                .join(DEFAULT_MODEL),
+            threads: 1,
+            context_tokens: 2048,
+            max_tokens: 400,
+            max_words: 300,
+            temperature: 0.7,
+            seed: 7,
+            window_lines: 12,
+            prefix_reuse: true,
+        }
+    }
+
+    fn request(question_id: u64, ask: &str) -> GenerationRequest {
+        GenerationRequest {
+            question_id,
+            messages: vec![
+                ChatMessage {
+                    role: ChatRole::System,
+                    content: "You are Ms. Rivera, a patient calculus tutor.".into(),
+                },
+                ChatMessage {
+                    role: ChatRole::User,
+                    content: format!("[human]: {ask}"),
+                },
+            ],
+            instruction: None,
+            json: false,
+            max_words: None,
+        }
+    }
+
+    const WAIT: Duration = Duration::from_secs(120);
+
+    /// A cancel mid-stream: not one chunk after it, no `Finished`, and the next request
+    /// is answered in full.
+    #[test]
+    fn a_cancel_mid_stream_leaves_nothing_after_it() {
+        let backend = LocalBackend::load(config(), Persona::fallback("tutor")).expect("model");
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let cancel = backend.start(
+            request(1, "Tell me everything about derivatives, at length."),
+            History::new(4),
+            tx.clone(),
+        );
+        let first = rx.recv_timeout(WAIT).expect("a first chunk");
+        assert!(matches!(first, BackendEvent::Chunk { question_id: 1, .. }));
+        cancel();
+        // The worker may have been past its check for one token when the cancel came.
+        let mut late = 0;
+        let _keep_running = backend.start(request(2, "What is a derivative?"), History::new(4), tx);
+        let mut second = String::new();
+        loop {
+            match rx.recv_timeout(WAIT).expect("the next request runs") {
+                BackendEvent::Chunk { question_id: 1, .. } => late += 1,
+                BackendEvent::Finished { question_id: 1, .. } => {
+                    panic!("a cancelled generation must not finish")
+                }
+                BackendEvent::Chunk {
+                    question_id: 2,
+                    text,
+                } => second.push_str(&text),
+                BackendEvent::Finished {
+                    question_id: 2,
+                    error,
+                } => {
+                    assert_eq!(error, None);
+                    break;
+                }
+                other => panic!(
+                    "unexpected event for another question: {}",
+                    describe(&other)
+                ),
+            }
+        }
+        assert!(late <= 1, "{late} chunks after the cancel");
+        assert!(!second.trim().is_empty());
+    }
+
+    #[test]
+    fn a_missing_or_foreign_file_is_named_with_the_fix() {
+        let mut c = config();
+        c.model_path = PathBuf::from("/nonexistent/model.gguf");
+        let e = LocalBackend::load(c, Persona::fallback("tutor"))
+            .err()
+            .expect("an error")
+            .to_string();
+        assert!(
+            e.contains("/nonexistent/model.gguf") && e.contains("scripts/setup.sh"),
+            "{e}"
+        );
+        let bad = std::env::temp_dir().join(format!("not-a-model-{}.gguf", std::process::id()));
+        std::fs::write(&bad, b"<html>not found</html>").unwrap();
+        let mut c = config();
+        c.model_path = bad.clone();
+        let e = LocalBackend::load(c, Persona::fallback("tutor"))
+            .err()
+            .expect("an error")
+            .to_string();
+        std::fs::remove_file(&bad).unwrap();
+        assert!(e.contains("not a GGUF model file"), "{e}");
+    }
+
+    fn describe(event: &BackendEvent) -> String {
+        match event {
+            BackendEvent::Chunk { question_id, text } => format!("chunk {question_id} {text:?}"),
+            BackendEvent::Finished { question_id, error } => {
+                format!("finished {question_id} {error:?}")
+            }
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! Benchmarks of the embedded models (figures for docs/BENCHMARKS.md):
+//!
+//! - `model-bench llm [TURNS [GGUF]]`: one participant (the tutor) through a conversation
+//!   of TURNS turns, with and without reuse of the prompt cache: prompt tokens, time to
+//!   the first words and the first sentence, generation speed (the default model, or GGUF).
+//! - `model-bench asr WAV_LIST`: each recognizer on the clips listed in WAV_LIST (lines of
+//!   `path<TAB>reference text`): word error rate and time per clip.
+
+use std::{
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use agent_bridge::{Entry, GenerationRequest, History, Persona};
+use asr_bridge::{
+    recognizer::{Pocketsphinx, Recognizer},
+    whisper::{Whisper, WhisperConfig},
+};
+use eyre::{Context, bail, eyre};
+use llm_bridge::{
+    backend::{Backend, BackendEvent},
+    local::{LocalBackend, LocalConfig},
+};
+
+fn main() -> eyre::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = repo_root()?;
+    match args.first().map(String::as_str) {
+        Some("llm") => {
+            let turns = args.get(1).map_or(Ok(50), |t| t.parse()).context("TURNS")?;
+            let model = args.get(2).map_or_else(
+                || root.join(llm_bridge::local::DEFAULT_MODEL),
+                PathBuf::from,
+            );
+            llm(&root, turns, &model)
+        }
+        Some("asr") => {
+            let list = args
+                .get(1)
+                .ok_or_else(|| eyre!("usage: model-bench asr WAV_LIST"))?;
+            asr(&root, Path::new(list))
+        }
+        _ => bail!("usage: model-bench llm [TURNS [GGUF]] | model-bench asr WAV_LIST"),
+    }
+}
+
+fn repo_root() -> eyre::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    Ok(exe
+        .ancestors()
+        .nth(3)
+        .ok_or_else(|| eyre!("run the release binary from target/release"))?
+        .to_path_buf())
+}
+
+/// Lines the other participants say, in turn with the tutor's answers.
+const OTHERS: &[(&str, &str)] = &[
+    ("student1", "What does a derivative actually measure?"),
+    ("human", "Can you show me a derivative with actual numbers?"),
+    ("student2", "So for x squared the slope at three is six?"),
+    (
+        "student1",
+        "Why do we take a limit instead of just dividing?",
+    ),
+    (
+        "human",
+        "What happens at a sharp corner, like the absolute value?",
+    ),
+    ("student2", "Is the derivative of a constant always zero?"),
+    (
+        "student1",
+        "How does the chain rule work for sine of two x?",
+    ),
+    ("human", "Where would I use this outside of class?"),
+];
+
+struct Turn {
+    first_text_ms: f64,
+    first_sentence_ms: f64,
+    prompt_tokens: usize,
+    reused_tokens: usize,
+    prompt_ms: f64,
+    tokens_per_s: f64,
+}
+
+fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
+    let persona_text = std::fs::read_to_string(root.join("templates/tutor/persona.md"))?;
+    let body = persona_text.rsplit("+++").next().unwrap_or_default().trim();
+    let persona = Persona {
+        system_prompt: body.to_owned(),
+        display_name: Some("Ms. Rivera".into()),
+        ..Persona::fallback("tutor")
+    };
+    println!(
+        "one participant (tutor), {turns} turns, 1 thread, {}",
+        model.file_name().unwrap_or_default().to_string_lossy()
+    );
+    println!(
+        "| prefix reuse | prompt tokens p50 | computed p50 | first words p50 / p90 (ms) | first sentence p50 / p90 (ms) | prompt time, all turns (ms) | generation tok/s p50 |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for reuse in [true, false] {
+        let config = LocalConfig {
+            model_path: model.to_path_buf(),
+            threads: 1,
+            context_tokens: 2048,
+            max_tokens: 160,
+            max_words: 30,
+            temperature: 0.7,
+            seed: 42,
+            window_lines: 12,
+            prefix_reuse: reuse,
+        };
+        let backend = LocalBackend::load(config, persona.clone())?;
+        let mut history = History::new(60);
+        let mut results = Vec::new();
+        for turn in 0..turns {
+            let (speaker, line) = OTHERS[turn % OTHERS.len()];
+            history.push(Entry::new(speaker, line, (turn * 2) as u64 + 1));
+            let question_id = (turn * 2) as u64 + 2;
+            let request = GenerationRequest {
+                question_id,
+                messages: history
+                    .chat_messages(&persona, Some("derivatives in first-year calculus")),
+                instruction: None,
+                json: false,
+                max_words: None,
+            };
+            let (tx, rx) = crossbeam_channel::unbounded();
+            let started = Instant::now();
+            let _cancel = backend.start(request, history.clone(), tx);
+            let mut text = String::new();
+            let (mut first_text, mut first_sentence) = (None, None);
+            loop {
+                match rx.recv_timeout(Duration::from_secs(120))? {
+                    BackendEvent::Chunk { text: chunk, .. } => {
+                        let now = started.elapsed().as_secs_f64() * 1000.0;
+                        first_text.get_or_insert(now);
+                        text.push_str(&chunk);
+                        if text.contains(['.', '!', '?']) {
+                            first_sentence.get_or_insert(now);
+                        }
+                    }
+                    BackendEvent::Finished { error: Some(e), .. } => bail!("turn {turn}: {e}"),
+                    BackendEvent::Finished { error: None, .. } => break,
+                }
+            }
+            let total = started.elapsed().as_secs_f64() * 1000.0;
+            let stats = backend.last_stats().unwrap_or_default();
+            if turn < 3 && reuse {
+                eprintln!("[{speaker}] {line}\n[tutor] {}", text.trim());
+            }
+            history.push(Entry::new("tutor", text.trim(), question_id));
+            results.push(Turn {
+                first_text_ms: first_text.unwrap_or(total),
+                first_sentence_ms: first_sentence.unwrap_or(total),
+                prompt_tokens: stats.prompt_tokens,
+                reused_tokens: stats.reused_tokens,
+                prompt_ms: stats.prompt_ms,
+                tokens_per_s: stats.generated_tokens as f64
+                    / (stats.generation_ms / 1000.0).max(1e-6),
+            });
+        }
+        let pick =
+            |f: &dyn Fn(&Turn) -> f64, q: f64| percentile(results.iter().map(f).collect(), q);
+        println!(
+            "| {} | {:.0} | {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} | {:.0} |",
+            if reuse { "on" } else { "off" },
+            pick(&|t| t.prompt_tokens as f64, 0.5),
+            pick(&|t| (t.prompt_tokens - t.reused_tokens) as f64, 0.5),
+            pick(&|t| t.first_text_ms, 0.5),
+            pick(&|t| t.first_text_ms, 0.9),
+            pick(&|t| t.first_sentence_ms, 0.5),
+            pick(&|t| t.first_sentence_ms, 0.9),
+            results.iter().map(|t| t.prompt_ms).sum::<f64>(),
+            pick(&|t| t.tokens_per_s, 0.5),
+        );
+    }
+    Ok(())
+}
+
+fn percentile(mut values: Vec<f64>, q: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    values[((values.len() - 1) as f64 * q).round() as usize]
+}
+
+fn asr(root: &Path, list: &Path) -> eyre::Result<()> {
+    let text = std::fs::read_to_string(list).with_context(|| format!("{}", list.display()))?;
+    let clips: Vec<(audio_utils::Pcm, String)> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let (path, reference) = l.split_once('\t').ok_or_else(|| eyre!("no tab in {l:?}"))?;
+            let pcm =
+                audio_utils::decode_wav(&std::fs::read(path)?).map_err(|e| eyre!("{path}: {e}"))?;
+            Ok((pcm, reference.to_owned()))
+        })
+        .collect::<eyre::Result<_>>()?;
+    let audio_secs: f64 = clips
+        .iter()
+        .map(|(p, _)| p.duration_ms() as f64 / 1000.0)
+        .sum();
+    println!("{} clips, {audio_secs:.1} s of speech", clips.len());
+    println!("CTranslate2 int8, 1 thread, greedy decoding unless noted");
+    println!("| recognizer | WER | ms per clip p50 / p90 | real-time factor |");
+    println!("|---|---:|---:|---:|");
+    let mut recognizers: Vec<(String, Box<dyn Recognizer>)> = Vec::new();
+    for (name, dir, pad_ms, beam_size) in [
+        (
+            "whisper tiny.en, 30 s window",
+            "models/whisper-tiny.en",
+            None,
+            1,
+        ),
+        (
+            "whisper tiny.en, audio + 8 s window, greedy",
+            "models/whisper-tiny.en",
+            Some(8000),
+            1,
+        ),
+        (
+            "whisper tiny.en, audio + 8 s window, beam 5 (default)",
+            "models/whisper-tiny.en",
+            Some(8000),
+            5,
+        ),
+        ("whisper base, 30 s window", "models/whisper-base", None, 1),
+        (
+            "whisper base, audio + 8 s window",
+            "models/whisper-base",
+            Some(8000),
+            1,
+        ),
+    ] {
+        let model_dir = root.join(dir);
+        if !model_dir.join("model.bin").exists() {
+            eprintln!("{name}: {} not installed, skipped", model_dir.display());
+            continue;
+        }
+        let config = WhisperConfig {
+            model_dir,
+            threads: 1,
+            beam_size,
+            language: Some("en".into()),
+            pad_ms,
+        };
+        recognizers.push((name.to_owned(), Box::new(Whisper::load(&config)?)));
+    }
+    match Pocketsphinx::find() {
+        Ok(p) => recognizers.push(("pocketsphinx (Debian, en-us)".into(), Box::new(p))),
+        Err(e) => eprintln!("pocketsphinx skipped: {e}"),
+    }
+    for (name, mut recognizer) in recognizers {
+        let (mut errors, mut words) = (0, 0);
+        let mut times = Vec::new();
+        for (pcm, reference) in &clips {
+            let started = Instant::now();
+            let heard = recognizer.transcribe(pcm)?;
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+            let (e, w) = asr_core::word_errors(reference, &heard);
+            if e > 0 {
+                eprintln!("{name}: {reference:?} heard as {heard:?}");
+            }
+            errors += e;
+            words += w;
+        }
+        let total_s: f64 = times.iter().sum::<f64>() / 1000.0;
+        println!(
+            "| {name} | {:.1} % | {:.0} / {:.0} | {:.2} |",
+            100.0 * errors as f64 / words.max(1) as f64,
+            percentile(times.clone(), 0.5),
+            percentile(times, 0.9),
+            total_s / audio_secs,
+        );
+    }
+    Ok(())
+}
