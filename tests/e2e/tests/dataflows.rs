@@ -53,12 +53,14 @@ fn voice_chat_study_session_with_a_human_barge_in() {
         .iter()
         .position(|l| l["human"] == true)
         .unwrap_or_else(|| panic!("no human utterance: {transcript:#?}"));
+    // Whisper heard the scripted words ("Sorry to interrupt, can you show me a derivative
+    // with actual numbers?"), not a guess: most of its key words, whatever one it missed.
+    let heard = transcript[human]["text"].as_str().unwrap().to_lowercase();
+    let keys = ["sorry", "show", "derivative", "actual", "numbers"];
+    let found = keys.iter().filter(|k| heard.contains(*k)).count();
     assert!(
-        !transcript[human]["text"]
-            .as_str()
-            .unwrap()
-            .trim()
-            .is_empty()
+        found >= 4,
+        "only {found} of {keys:?} in the human's {heard:?}"
     );
     let answer = transcript
         .get(human + 1)
@@ -178,7 +180,7 @@ fn panel_everyone_speaks_in_ratio_order() {
     let dir = session_dir("panel");
     dora_run(
         "dataflows/panel.yml",
-        15,
+        30,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "20"),

@@ -25,6 +25,9 @@ fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
         600,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
+            // Under test: the conductor's decisions, with the scripted stand-in's exact text
+            // and pace (with the embedded model this format takes several minutes).
+            ("LLM_BACKEND", "scripted"),
             ("OFFLINE_WORD_DELAY_MS", "30"),
             ("ESPEAK_SPEED", "320"),
         ],

@@ -20,6 +20,9 @@ fn roundtable_moves_through_every_phase_and_ends_by_itself() {
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("ROUNDTABLE_SCENARIO", "scenarios/roundtable-short.yml"),
+            // Under test: the conductor's decisions, with the scripted stand-in's exact text
+            // and pace (with the embedded model this format takes several minutes).
+            ("LLM_BACKEND", "scripted"),
             ("OFFLINE_WORD_DELAY_MS", "30"),
             ("ESPEAK_SPEED", "320"),
         ],
