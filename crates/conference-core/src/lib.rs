@@ -60,6 +60,10 @@ pub enum Event {
         question_id: u64,
     },
     Control(ControlCommand),
+    /// An input of the node closed: its sender is gone (crashed, killed or done).
+    InputClosed {
+        input: String,
+    },
     /// Time passed; deadlines are checked.
     Tick,
 }
@@ -117,11 +121,35 @@ pub enum Notice {
     FloorOpen,
     #[error("no playback report within {secs} s; continuing without it")]
     PlaybackTimeout { secs: u64 },
+    #[error("`{speaker}` is absent ({reason}); it is skipped until it speaks again")]
+    Absent { speaker: String, reason: String },
+    #[error("`{speaker}` answers again; it takes turns again")]
+    Returned { speaker: String },
+    #[error("the player's reports ended (its input closed); turns no longer wait for playback")]
+    PlayerGone,
+}
+
+/// How loud a [`Notice`] is in the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeLevel {
+    /// Routine (stale text dropped, floor open).
+    Debug,
+    Info,
+    Warning,
 }
 
 impl Notice {
+    pub fn level(&self) -> NoticeLevel {
+        match self {
+            Notice::Stale { .. } | Notice::FloorOpen => NoticeLevel::Debug,
+            // Also what a normal stop looks like when the player leaves first.
+            Notice::Returned { .. } | Notice::PlayerGone => NoticeLevel::Info,
+            _ => NoticeLevel::Warning,
+        }
+    }
+
     pub fn is_warning(&self) -> bool {
-        !matches!(self, Notice::Stale { .. } | Notice::FloorOpen)
+        self.level() == NoticeLevel::Warning
     }
 }
 
@@ -136,8 +164,10 @@ struct ActiveTurn {
 
 #[derive(Debug, Clone)]
 enum Floor {
-    /// Nobody is handed the turn (floor open, paused, or not started).
+    /// Nobody is handed the turn (paused, or not started).
     Idle,
+    /// Nobody could take the turn: a human (or a participant coming back) goes on.
+    Open,
     Speaking(ActiveTurn),
     /// The human started speaking; their transcript is awaited.
     AwaitingHuman {
@@ -157,6 +187,8 @@ pub struct Conference {
     floor: Floor,
     /// Finished agent utterances the player has not reported as heard.
     unplayed: std::collections::BTreeSet<u64>,
+    /// The player's report input closed: nothing is waited for any more.
+    player_gone: bool,
 }
 
 impl Conference {
@@ -166,6 +198,7 @@ impl Conference {
             config,
             floor: Floor::Idle,
             unplayed: std::collections::BTreeSet::new(),
+            player_gone: false,
         }
     }
 
@@ -184,7 +217,7 @@ impl Conference {
     /// When the node should send [`Event::Tick`] at the latest.
     pub fn next_deadline(&self) -> Option<Duration> {
         match &self.floor {
-            Floor::Idle => None,
+            Floor::Idle | Floor::Open => None,
             Floor::Speaking(t) => Some(t.started_at + self.config.turn_timeout),
             Floor::AwaitingHuman { since } => Some(*since + self.config.human_timeout),
             Floor::AwaitingPlayback { since } => Some(*since + self.config.turn_timeout),
@@ -213,6 +246,7 @@ impl Conference {
                 }
             }
             Event::Control(command) => self.on_control(command, now, &mut out),
+            Event::InputClosed { input } => self.on_input_closed(&input, now, &mut out),
             Event::Tick => {}
         }
         out
@@ -225,9 +259,16 @@ impl Conference {
         }
         match std::mem::replace(&mut self.floor, Floor::Idle) {
             Floor::Speaking(turn) => {
+                let speaker = self.engine.name(turn.index).to_owned();
                 out.push(Action::Notice(Notice::TurnTimeout {
-                    speaker: self.engine.name(turn.index).to_owned(),
+                    speaker: speaker.clone(),
                     secs: self.config.turn_timeout.as_secs(),
+                }));
+                // Handing it the next turn again would cost another full timeout.
+                self.engine.set_absent(turn.index, true);
+                out.push(Action::Notice(Notice::Absent {
+                    speaker,
+                    reason: "no answer within the turn timeout".to_owned(),
                 }));
                 self.cut_short(turn, out);
                 let question_id = self.engine.bump_question_id();
@@ -245,7 +286,7 @@ impl Conference {
                 }));
                 self.unplayed.clear();
             }
-            Floor::Idle => return,
+            Floor::Idle | Floor::Open => return,
         }
         self.give_next_turn(now, out);
     }
@@ -266,7 +307,7 @@ impl Conference {
                 });
             }
             None => {
-                self.floor = Floor::Idle;
+                self.floor = Floor::Open;
                 out.push(Action::Notice(Notice::FloorOpen));
             }
         }
@@ -293,9 +334,52 @@ impl Conference {
     }
 
     fn too_much_unplayed(&self) -> bool {
-        self.config
-            .max_unplayed
-            .is_some_and(|max| self.unplayed.len() > max)
+        !self.player_gone
+            && self
+                .config
+                .max_unplayed
+                .is_some_and(|max| self.unplayed.len() > max)
+    }
+
+    /// A participant whose input closed is gone: skip it (and end its turn). The player's
+    /// reports closing means nothing is heard any more: stop waiting for them.
+    fn on_input_closed(&mut self, input: &str, now: Duration, out: &mut Vec<Action>) {
+        if input == voice_protocol::ids::PLAYBACK_DONE {
+            if !self.player_gone {
+                self.player_gone = true;
+                self.unplayed.clear();
+                out.push(Action::Notice(Notice::PlayerGone));
+                if matches!(self.floor, Floor::AwaitingPlayback { .. }) {
+                    self.give_next_turn(now, out);
+                }
+            }
+            return;
+        }
+        let Some(index) = self.engine.index_of(input) else {
+            return;
+        };
+        if self.engine.is_human(index) || !self.engine.set_absent(index, true) {
+            return;
+        }
+        out.push(Action::Notice(Notice::Absent {
+            speaker: input.to_owned(),
+            reason: "its input closed".to_owned(),
+        }));
+        match &self.floor {
+            Floor::Speaking(turn) if turn.index == index => {
+                let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
+                    unreachable!("matched Speaking above");
+                };
+                self.cut_short(turn, out);
+                let question_id = self.engine.bump_question_id();
+                out.push(Action::Interrupt {
+                    kind: InterruptKind::Cancel,
+                    question_id,
+                });
+                self.give_next_turn(now, out);
+            }
+            _ => out.push(Action::Status(self.engine.stats())),
+        }
     }
 
     /// Stops whoever is speaking; returns the interrupt's question id.
@@ -332,6 +416,16 @@ impl Conference {
             }
             return;
         }
+        // Anything from an absent participant, even late text, shows it is alive.
+        if self.engine.set_absent(index, false) {
+            out.push(Action::Notice(Notice::Returned {
+                speaker: from.clone(),
+            }));
+            out.push(Action::Status(self.engine.stats()));
+            if matches!(self.floor, Floor::Open) {
+                self.give_next_turn(now, out);
+            }
+        }
         let current = self.engine.question_id();
         let turn = match &mut self.floor {
             Floor::Speaking(turn)
@@ -367,11 +461,17 @@ impl Conference {
             }
         };
         let words = count_words(&text);
-        if turn.text.len() + text.len() <= MAX_UTTERANCE_CHARS {
+        let room = MAX_UTTERANCE_CHARS.saturating_sub(turn.text.len());
+        if text.len() <= room {
             turn.text.push_str(&text);
-        } else if !turn.truncated {
-            turn.truncated = true;
-            out.push(Action::Notice(Notice::Truncated { speaker: from }));
+        } else {
+            // Keep what fits, cut at a character boundary; the words all count.
+            turn.text
+                .push_str(&text[..floor_char_boundary(&text, room)]);
+            if !turn.truncated {
+                turn.truncated = true;
+                out.push(Action::Notice(Notice::Truncated { speaker: from }));
+            }
         }
         self.engine.record_words(index, words);
         if SessionStatus::ends_utterance(status) {
@@ -413,11 +513,7 @@ impl Conference {
         });
         let mut kept = text;
         if kept.len() > MAX_UTTERANCE_CHARS {
-            let cut = (0..=MAX_UTTERANCE_CHARS)
-                .rev()
-                .find(|i| kept.is_char_boundary(*i))
-                .unwrap_or(0);
-            kept.truncate(cut);
+            kept.truncate(floor_char_boundary(&kept, MAX_UTTERANCE_CHARS));
             out.push(Action::Notice(Notice::Truncated {
                 speaker: speaker.clone(),
             }));
@@ -461,12 +557,24 @@ impl Conference {
                     speaker: self.engine.name(turn.index).to_owned(),
                     question_id: turn.question_id,
                 }),
-                Floor::Idle | Floor::AwaitingHuman { .. } | Floor::AwaitingPlayback { .. } => {
-                    self.give_next_turn(now, out)
-                }
+                Floor::Idle
+                | Floor::Open
+                | Floor::AwaitingHuman { .. }
+                | Floor::AwaitingPlayback { .. } => self.give_next_turn(now, out),
             },
         }
     }
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    (0..=at)
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

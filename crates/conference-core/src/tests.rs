@@ -290,6 +290,152 @@ fn huge_text_is_counted_but_capped() {
     }
     assert_eq!(notices, 1);
     assert_eq!(c.engine().word_count(2), 60_000);
+    let out = c.handle(
+        text("student1", "", Some(SessionStatus::Ended), Some(q)),
+        secs(0),
+    );
+    // The chunk that crossed the limit is cut there, not dropped whole.
+    assert_eq!(utterances(&out)[0].text.len(), MAX_UTTERANCE_CHARS);
+}
+
+#[test]
+fn one_huge_chunk_keeps_the_first_hundred_thousand_characters() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    let q = c.current_turn().unwrap().1;
+    let chunk = "é".repeat(5_000_000);
+    let out = c.handle(
+        text("student1", &chunk, Some(SessionStatus::Ended), Some(q)),
+        secs(0),
+    );
+    let kept = &utterances(&out)[0].text;
+    assert!(kept.len() <= MAX_UTTERANCE_CHARS && kept.len() >= MAX_UTTERANCE_CHARS - 1);
+    assert!(kept.chars().all(|ch| ch == 'é'));
+}
+
+fn absent(actions: &[Action]) -> Vec<String> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Notice(Notice::Absent { speaker, .. }) => Some(speaker.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    assert_eq!(c.current_turn().unwrap().0, "student1");
+    let out = c.handle(Event::Tick, secs(60));
+    assert_eq!(absent(&out), ["student1"]);
+    let mut handed = Vec::new();
+    for t in 0..10 {
+        let out = speak(&mut c, "a few words here", secs(61 + t));
+        handed.extend(turns(&out).into_iter().map(|(s, _)| s));
+    }
+    assert!(!handed.iter().any(|s| s == "student1"), "{handed:?}");
+    assert_eq!(c.engine().stats().absent, ["student1"]);
+    // Late text from it (stale, but alive): it takes turns again.
+    let out = c.handle(
+        text("student1", "sorry", Some(SessionStatus::Ended), Some(1)),
+        secs(80),
+    );
+    assert!(out.iter().any(
+        |a| matches!(a, Action::Notice(Notice::Returned { speaker }) if speaker == "student1")
+    ));
+    assert!(c.engine().stats().absent.is_empty());
+    let mut handed = Vec::new();
+    for t in 0..4 {
+        let out = speak(&mut c, "a few words here", secs(81 + t));
+        handed.extend(turns(&out).into_iter().map(|(s, _)| s));
+    }
+    assert!(handed.iter().any(|s| s == "student1"), "{handed:?}");
+}
+
+#[test]
+fn a_participant_whose_input_closes_loses_the_turn_at_once() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    let (speaker, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
+    assert_eq!(speaker, "student1");
+    let out = c.handle(
+        Event::InputClosed {
+            input: "student1".into(),
+        },
+        secs(1),
+    );
+    assert_eq!(absent(&out), ["student1"]);
+    assert!(interrupts(&out).iter().any(|(_, id)| *id > q));
+    assert_eq!(turns(&out)[0].0, "tutor");
+    // Nobody else left but the tutor and student2: they alternate, no 60 s waits.
+    let mut handed = Vec::new();
+    for t in 0..6 {
+        let out = speak(&mut c, "words", secs(2 + t));
+        handed.extend(turns(&out).into_iter().map(|(s, _)| s));
+    }
+    assert!(!handed.iter().any(|s| s == "student1"), "{handed:?}");
+    // Closing an unknown or human input changes nothing.
+    assert!(
+        c.handle(
+            Event::InputClosed {
+                input: "human".into()
+            },
+            secs(9)
+        )
+        .is_empty()
+    );
+    assert!(
+        c.handle(
+            Event::InputClosed {
+                input: "control".into()
+            },
+            secs(9)
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn everyone_gone_opens_the_floor_and_a_return_resumes() {
+    let mut c = conference("[a, b]");
+    c.handle(Event::Start, secs(0));
+    c.handle(Event::InputClosed { input: "b".into() }, secs(1));
+    let out = c.handle(Event::InputClosed { input: "a".into() }, secs(1));
+    assert!(
+        out.iter()
+            .any(|a| matches!(a, Action::Notice(Notice::FloorOpen)))
+    );
+    assert_eq!(c.next_deadline(), None);
+    // `b` comes back (restarted, it says something): the conversation goes on.
+    let out = c.handle(text("b", "", Some(SessionStatus::Ended), Some(0)), secs(5));
+    assert_eq!(turns(&out)[0].0, "b");
+}
+
+#[test]
+fn a_gone_player_is_not_waited_for() {
+    let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
+    let config = ConferenceConfig {
+        max_unplayed: Some(1),
+        ..ConferenceConfig::default()
+    };
+    let mut c = Conference::new(engine, config);
+    c.handle(Event::Start, secs(0));
+    speak(&mut c, "One two", secs(1));
+    let out = speak(&mut c, "Three four", secs(2));
+    assert!(turns(&out).is_empty(), "waiting for playback");
+    let out = c.handle(
+        Event::InputClosed {
+            input: "playback_done".into(),
+        },
+        secs(3),
+    );
+    assert_eq!(turns(&out).len(), 1, "{out:?}");
+    for t in 0..4 {
+        let out = speak(&mut c, "more words", secs(4 + t));
+        assert_eq!(turns(&out).len(), 1, "never waits again");
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -301,6 +447,7 @@ enum Step {
     Human(u8),
     Control(u8),
     Wait(u8),
+    Close(u8),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -312,6 +459,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => any::<u8>().prop_map(Step::Human),
         1 => (0u8..4).prop_map(Step::Control),
         1 => any::<u8>().prop_map(Step::Wait),
+        1 => (0u8..5).prop_map(Step::Close),
     ]
 }
 
@@ -339,6 +487,7 @@ proptest! {
                 Step::Human(n) => Event::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5) },
                 Step::Control(k) => Event::Control([ControlCommand::Reset, ControlCommand::Cancel, ControlCommand::Stats, ControlCommand::Ready][k as usize]),
                 Step::Wait(n) => { now += Duration::from_secs(n as u64); Event::Tick }
+                Step::Close(k) => Event::InputClosed { input: ["tutor", "student1", "student2", "playback_done", "human"][k as usize].into() },
             };
             all.extend(c.handle(event, now));
             prop_assert!(c.current_turn().is_none() || c.next_deadline().is_some());

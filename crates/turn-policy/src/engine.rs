@@ -36,6 +36,10 @@
 //!
 //! **No back-to-back**: the last speaker is never chosen again.
 //!
+//! **Absent participants** (marked by the controller when one times out or its input
+//! closes) are skipped by every rule, and a round is complete without them, until they
+//! are marked present again.
+//!
 //! The engine is deterministic, allocation-free on the decision path and reads no clock.
 
 use serde::{Serialize, Serializer, ser::SerializeMap};
@@ -72,12 +76,11 @@ pub struct PolicyEngine {
     ratio: Vec<f64>,
     human: Vec<bool>,
     total_ratio: f64,
-    selectable: usize,
+    absent: Vec<bool>,
     word_counts: Vec<u64>,
     ratio_words: u64,
     last_turn: Vec<u64>,
     round_spoken: Vec<bool>,
-    round_remaining: usize,
     last_speaker: LastSpeaker,
     current_speaker: Option<usize>,
     position: usize,
@@ -106,7 +109,6 @@ impl PolicyEngine {
                 .unzip(),
         };
         let total_ratio = ratio.iter().sum();
-        let selectable = human.iter().filter(|h| !**h).count();
         Self {
             policy,
             names,
@@ -114,12 +116,11 @@ impl PolicyEngine {
             ratio,
             human,
             total_ratio,
-            selectable,
+            absent: vec![false; n],
             word_counts: vec![0; n],
             ratio_words: 0,
             last_turn: vec![0; n],
             round_spoken: vec![false; n],
-            round_remaining: selectable,
             last_speaker: LastSpeaker::Nobody,
             current_speaker: None,
             position: 0,
@@ -153,6 +154,33 @@ impl PolicyEngine {
 
     pub fn is_human(&self, index: usize) -> bool {
         self.human[index]
+    }
+
+    /// Whether the pattern can work: who can ever be handed the turn.
+    pub fn viability(&self) -> Viability {
+        let mut agents = (0..self.names.len()).filter(|i| !self.human[*i]);
+        match (agents.next(), agents.next()) {
+            (None, _) => Viability::NoTurns,
+            (Some(only), None) => Viability::OneSpeaker(self.names[only].clone()),
+            (Some(_), Some(_)) => Viability::Conversation,
+        }
+    }
+
+    /// Marks participant `index` absent (skipped) or present again; returns whether that
+    /// changed anything.
+    pub fn set_absent(&mut self, index: usize, absent: bool) -> bool {
+        let changed = self.absent[index] != absent;
+        self.absent[index] = absent;
+        changed
+    }
+
+    pub fn is_absent(&self, index: usize) -> bool {
+        self.absent[index]
+    }
+
+    /// Whether participant `index` may be handed a turn at all.
+    fn eligible(&self, index: usize) -> bool {
+        !self.human[index] && !self.absent[index]
     }
 
     pub fn last_speaker(&self) -> &LastSpeaker {
@@ -280,6 +308,13 @@ impl PolicyEngine {
                 LastSpeaker::Participant(i) => Some(self.names[*i].clone()),
             },
             question_id: self.question_id,
+            absent: self
+                .names
+                .iter()
+                .zip(&self.absent)
+                .filter(|(_, absent)| **absent)
+                .map(|(name, _)| name.clone())
+                .collect(),
         }
     }
 
@@ -294,21 +329,20 @@ impl PolicyEngine {
         self.word_counts.fill(0);
         self.ratio_words = 0;
         self.round_spoken.fill(false);
-        self.round_remaining = self.selectable;
         self.cycle = 0;
         self.position = 0;
         self.current_speaker = None;
     }
 
+    /// A round is complete once every participant who can be handed the turn spoke.
     fn mark_spoken(&mut self, index: usize) {
-        if !self.round_spoken[index] {
-            self.round_spoken[index] = true;
-            self.round_remaining -= 1;
-            if self.round_remaining == 0 {
-                self.cycle += 1;
-                self.round_spoken.fill(false);
-                self.round_remaining = self.selectable;
-            }
+        if self.round_spoken[index] {
+            return;
+        }
+        self.round_spoken[index] = true;
+        if (0..self.names.len()).all(|i| !self.eligible(i) || self.round_spoken[i]) {
+            self.cycle += 1;
+            self.round_spoken.fill(false);
         }
     }
 
@@ -317,7 +351,7 @@ impl PolicyEngine {
         let last = self.last_index();
         for k in 0..n {
             let index = (self.position + k) % n;
-            if self.human[index] || Some(index) == last {
+            if !self.eligible(index) || Some(index) == last {
                 continue;
             }
             self.position = index + 1;
@@ -342,7 +376,7 @@ impl PolicyEngine {
     fn pick_priority(&self, last: Option<usize>) -> Option<usize> {
         let mut best: Option<usize> = None;
         for i in 0..self.names.len() {
-            if !self.priority[i] || self.human[i] || Some(i) == last {
+            if !self.priority[i] || !self.eligible(i) || Some(i) == last {
                 continue;
             }
             if best.is_none_or(|b| self.last_turn[i] < self.last_turn[b]) {
@@ -359,7 +393,7 @@ impl PolicyEngine {
     fn pick_ratio(&self, last: Option<usize>) -> Option<usize> {
         let mut best: Option<(usize, f64)> = None;
         for i in 0..self.names.len() {
-            if self.priority[i] || self.human[i] || Some(i) == last {
+            if self.priority[i] || !self.eligible(i) || Some(i) == last {
                 continue;
             }
             let words_per_weight = self.word_counts[i] as f64 / self.ratio[i];
@@ -418,6 +452,20 @@ pub struct PolicyStats {
     pub current_speaker: Option<String>,
     pub last_speaker: Option<String>,
     pub question_id: u64,
+    /// Participants skipped because they stopped answering (see the controller).
+    pub absent: Vec<String>,
+}
+
+/// What a pattern allows, checked when a controller starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Viability {
+    /// At least two participants can be handed the turn.
+    Conversation,
+    /// Only this one: never twice in a row, so after each of its turns only a human can
+    /// continue.
+    OneSpeaker(String),
+    /// Nobody can ever be handed the turn (humans take it by speaking).
+    NoTurns,
 }
 
 impl PolicyStats {
@@ -639,5 +687,45 @@ mod tests {
                 .unwrap()["mode"],
             "sequential"
         );
+    }
+
+    #[test]
+    fn an_absent_participant_is_skipped_until_present_and_rounds_close_without_it() {
+        let mut e = engine("[(tutor, *), (s1, 1), (s2, 1)]");
+        let s1 = e.index_of("s1").unwrap();
+        assert!(e.set_absent(s1, true));
+        assert!(!e.set_absent(s1, true), "no change the second time");
+        let spoken = run(&mut e, 8, |_| 5);
+        assert!(!spoken.iter().any(|n| n == "s1"), "{spoken:?}");
+        assert!(e.cycle() >= 3, "rounds close without s1: {}", e.cycle());
+        assert_eq!(e.stats().absent, ["s1"]);
+        e.set_absent(s1, false);
+        let spoken = run(&mut e, 4, |_| 5);
+        assert!(spoken.iter().any(|n| n == "s1"), "{spoken:?}");
+        assert!(e.stats().absent.is_empty());
+    }
+
+    #[test]
+    fn everyone_absent_opens_the_floor() {
+        let mut e = engine("[a → b]");
+        e.set_absent(0, true);
+        e.set_absent(1, true);
+        assert_eq!(e.next_turn(), None);
+    }
+
+    #[test]
+    fn viability_names_patterns_that_cannot_converse() {
+        assert_eq!(engine("[(human, 1)]").viability(), Viability::NoTurns);
+        assert_eq!(
+            engine("[a]").viability(),
+            Viability::OneSpeaker("a".to_owned())
+        );
+        assert_eq!(
+            engine("[(human, 1), (tutor, *)]").viability(),
+            Viability::OneSpeaker("tutor".to_owned())
+        );
+        assert_eq!(engine("[a, b]").viability(), Viability::Conversation);
+        let humans = PolicyEngine::new(Policy::parse("[alice, bob]").unwrap(), &["alice", "bob"]);
+        assert_eq!(humans.viability(), Viability::NoTurns);
     }
 }

@@ -87,20 +87,28 @@ proptest! {
                 last_speaker = None;
                 continue;
             }
+            if action == 1 {
+                // A participant goes silent, or comes back.
+                let i = words as usize % names.len();
+                let absent = !e.is_absent(i);
+                e.set_absent(i, absent);
+                continue;
+            }
             match e.next_turn() {
                 Some(sel) => {
                     prop_assert!(sel.question_id > last_qid);
                     last_qid = sel.question_id;
                     prop_assert_ne!(Some(sel.index), last_speaker, "back to back");
                     prop_assert_ne!(names[sel.index].as_str(), "human");
+                    prop_assert!(!e.is_absent(sel.index), "an absent participant was chosen");
                     e.record_words(sel.index, words);
                     e.finish_turn();
                     last_speaker = Some(sel.index);
                 }
                 None => {
-                    // Only when no non-human other than the last speaker exists.
+                    // Only when no present non-human other than the last speaker exists.
                     let others = names.iter().enumerate()
-                        .filter(|(i, n)| n.as_str() != "human" && Some(*i) != last_speaker)
+                        .filter(|(i, n)| n.as_str() != "human" && !e.is_absent(*i) && Some(*i) != last_speaker)
                         .count();
                     prop_assert_eq!(others, 0);
                 }

@@ -1,17 +1,21 @@
 //! `conference-controller`: Arrow in → [`conference_core`] → Arrow out.
 //!
-//! Inputs: one per participant (its text), `human`, `speech_started`, `control`,
+//! Inputs: one per participant (its text), `human`, `human_text` (optional: typed words,
+//! e.g. from the console, taken exactly like `human`), `speech_started`, `control`,
 //! `playback_done` (optional, from the player).
 //! Outputs: `turn`, `interrupt`, `status`, `utterance`. See docs/ARCHITECTURE.md.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use conference_core::{Action, Conference, ConferenceConfig, Event};
+use conference_core::{Action, Conference, ConferenceConfig, Event, NoticeLevel};
 use dora_node_api::{DoraNode, Event as DoraEvent};
-use eyre::{Context, eyre};
+use eyre::{Context, bail, eyre};
 use node_kit::{Next, Params, next_event, session_status, text_of};
-use turn_policy::{Policy, PolicyEngine};
+use turn_policy::{Policy, PolicyEngine, Viability};
 use voice_protocol::{ControlCommand, ids, keys, shorten};
+
+/// A second source of the human's final words (a dora input has one source): typed text.
+const HUMAN_TEXT: &str = "human_text";
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -30,8 +34,8 @@ fn main() -> eyre::Result<()> {
         })
         .unwrap_or_default();
     let config = ConferenceConfig {
-        turn_timeout: Duration::from_secs_f64(node_kit::env_parse("TURN_TIMEOUT_SECS", 60.0)?),
-        human_timeout: Duration::from_secs_f64(node_kit::env_parse("HUMAN_TIMEOUT_SECS", 20.0)?),
+        turn_timeout: node_kit::env_secs("TURN_TIMEOUT_SECS", 60.0)?,
+        human_timeout: node_kit::env_secs("HUMAN_TIMEOUT_SECS", 20.0)?,
         max_unplayed: node_kit::env_opt("MAX_UNPLAYED_TURNS")
             .map(|v| v.trim().parse::<usize>())
             .transpose()
@@ -39,10 +43,22 @@ fn main() -> eyre::Result<()> {
     };
     tracing::info!(policy = %policy, mode = policy.mode_name(), "conference controller starting");
 
+    let engine = PolicyEngine::new(policy, &humans);
+    match engine.viability() {
+        Viability::Conversation => {}
+        Viability::OneSpeaker(name) => tracing::warn!(
+            participant = %name,
+            "only `{name}` can be handed the turn and never twice in a row: after each of its turns the conversation waits for a human"
+        ),
+        Viability::NoTurns => bail!(
+            "DORA_POLICY_PATTERN {pattern:?} names no participant the controller can hand the turn to (humans take the floor by speaking); add an agent"
+        ),
+    }
+
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
     let start = Instant::now();
-    let mut conference = Conference::new(PolicyEngine::new(policy, &humans), config);
+    let mut conference = Conference::new(engine, config);
 
     let actions = conference.handle(Event::Start, start.elapsed());
     emit(&mut node, actions)?;
@@ -62,7 +78,9 @@ fn main() -> eyre::Result<()> {
                 }
                 DoraEvent::InputClosed { id } => {
                     tracing::debug!(input = %id, "input closed");
-                    continue;
+                    Event::InputClosed {
+                        input: id.to_string(),
+                    }
                 }
                 DoraEvent::Stop(_) => break,
                 DoraEvent::Error(e) => {
@@ -124,7 +142,7 @@ fn to_core_event(
                 None
             }
         },
-        ids::HUMAN => {
+        ids::HUMAN | HUMAN_TEXT => {
             if !voice_protocol::SessionStatus::ends_utterance(status) {
                 tracing::debug!(text = %shorten(&text), "partial human transcript ignored");
                 return None;
@@ -175,8 +193,11 @@ fn emit(node: &mut DoraNode, actions: Vec<Action>) -> eyre::Result<()> {
                     .build();
                 node.send_output(ids::UTTERANCE.into(), params, u.text)?;
             }
-            Action::Notice(notice) if notice.is_warning() => tracing::warn!("{notice}"),
-            Action::Notice(notice) => tracing::debug!("{notice}"),
+            Action::Notice(notice) => match notice.level() {
+                NoticeLevel::Warning => tracing::warn!("{notice}"),
+                NoticeLevel::Info => tracing::info!("{notice}"),
+                NoticeLevel::Debug => tracing::debug!("{notice}"),
+            },
         }
     }
     Ok(())

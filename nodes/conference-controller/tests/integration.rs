@@ -215,3 +215,33 @@ fn control_commands_drive_the_conference() {
     assert_eq!(turns[2], "defense");
     assert_eq!(run.texts_of("interrupt"), ["cancel", "reset"]);
 }
+
+#[test]
+fn typed_words_on_human_text_count_as_the_human_speaking() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("DORA_POLICY_PATTERN", STUDY)],
+        vec![
+            chunk(0.05, "student1", "What is ", "started", 1),
+            input(
+                0.10,
+                "human_text",
+                json!(["Can you give an example?"]),
+                meta(&[
+                    ("speaker", json!("human")),
+                    ("session_status", json!("ended")),
+                ]),
+            ),
+            stop(0.3),
+        ],
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(run.texts_of("interrupt"), ["reset"], "{}", run.stderr);
+    assert_eq!(run.texts_of("turn"), ["student1", "tutor"]);
+    // The human's words are an utterance like a transcript's (the partial turn first).
+    assert_eq!(
+        run.texts_of("utterance"),
+        ["What is ", "Can you give an example?"]
+    );
+}
