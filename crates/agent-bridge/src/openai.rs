@@ -36,12 +36,32 @@ pub enum SseEvent {
     Done,
 }
 
+/// Longest SSE line, and longest event data, accepted (bytes). A real chunk is a few
+/// hundred bytes; a stream without line ends must not grow memory without bound.
+pub const MAX_SSE_LINE_BYTES: usize = 256 * 1024;
+
+/// Why a stream was given up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SseError {
+    #[error("the stream sent a line or event longer than {limit} bytes")]
+    TooLong { limit: usize },
+}
+
 /// Incremental SSE parser: feed bytes as they arrive, get complete events.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct SseParser {
     line: Vec<u8>,
     data: Vec<String>,
+    data_len: usize,
     after_cr: bool,
+    max_line: usize,
+    overflow: bool,
+}
+
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::with_limit(MAX_SSE_LINE_BYTES)
+    }
 }
 
 impl SseParser {
@@ -49,7 +69,35 @@ impl SseParser {
         Self::default()
     }
 
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+    /// A parser that refuses lines (and events) over `max_line` bytes.
+    pub fn with_limit(max_line: usize) -> Self {
+        Self {
+            line: Vec::new(),
+            data: Vec::new(),
+            data_len: 0,
+            after_cr: false,
+            max_line: max_line.max(1),
+            overflow: false,
+        }
+    }
+
+    /// The events completed by `bytes`, or an error once a line or an event outgrows the
+    /// limit (the parser keeps nothing more of it).
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, SseError> {
+        let events = self.push_unbounded(bytes);
+        if self.overflow || self.data_len > self.max_line {
+            self.line = Vec::new();
+            self.data = Vec::new();
+            self.data_len = 0;
+            self.overflow = false;
+            return Err(SseError::TooLong {
+                limit: self.max_line,
+            });
+        }
+        Ok(events)
+    }
+
+    fn push_unbounded(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
         for &b in bytes {
             // `\r\n` counts as one line end.
@@ -65,7 +113,9 @@ impl SseParser {
                     let line = std::mem::take(&mut self.line);
                     self.line_done(&line, &mut events);
                 }
-                _ => self.line.push(b),
+                _ if self.line.len() < self.max_line => self.line.push(b),
+                // Past the limit: `push` reports it; keep no more of the line.
+                _ => self.overflow = true,
             }
         }
         events
@@ -96,6 +146,7 @@ impl SseParser {
             None => (line.as_ref(), ""),
         };
         if field == "data" {
+            self.data_len += value.len() + 1;
             self.data.push(value.to_owned());
         }
     }
@@ -104,6 +155,7 @@ impl SseParser {
         if self.data.is_empty() {
             return;
         }
+        self.data_len = 0;
         let data = std::mem::take(&mut self.data).join("\n");
         if data.trim() == "[DONE]" {
             events.push(SseEvent::Done);
@@ -185,11 +237,42 @@ mod tests {
     #[test]
     fn parses_a_real_stream() {
         let mut p = SseParser::new();
-        let mut events = p.push(STREAM.as_bytes());
+        let mut events = p.push(STREAM.as_bytes()).unwrap();
         events.extend(p.finish());
         assert_eq!(contents(&events), "Hello.");
         assert_eq!(events.last(), Some(&SseEvent::Done));
         assert_eq!(events.len(), 4);
+    }
+
+    #[test]
+    fn a_stream_without_line_ends_is_refused_not_kept() {
+        let mut p = SseParser::with_limit(100);
+        // 10 MB without a newline, in 64 KB reads: refused at the first read past the
+        // limit, and nothing of it is held.
+        let flood = vec![b'x'; 64 * 1024];
+        assert_eq!(p.push(&flood), Err(SseError::TooLong { limit: 100 }));
+        assert!(p.line.capacity() == 0 && p.data.is_empty());
+        // A long line that ends within one read is refused too, not cut short.
+        let mut p = SseParser::with_limit(100);
+        let mut line = b"data: ".to_vec();
+        line.extend(vec![b'y'; 200]);
+        line.extend(b"\n\n");
+        assert_eq!(p.push(&line), Err(SseError::TooLong { limit: 100 }));
+        // Many short data lines of one event add up.
+        let mut p = SseParser::with_limit(100);
+        let lines = b"data: 0123456789\n".repeat(20);
+        assert_eq!(p.push(&lines), Err(SseError::TooLong { limit: 100 }));
+        // Keep-alive comments are fine however many arrive.
+        let mut p = SseParser::with_limit(100);
+        for _ in 0..10_000 {
+            assert_eq!(p.push(b": keep-alive\n\n"), Ok(Vec::new()));
+        }
+        // Up to the limit, a line passes.
+        let mut p = SseParser::with_limit(100);
+        let mut line = b"data: ".to_vec();
+        line.extend(vec![b'z'; 94]);
+        line.extend(b"\n\n");
+        assert_eq!(p.push(&line).unwrap().len(), 1);
     }
 
     #[test]
@@ -250,7 +333,7 @@ mod tests {
             let mut events = Vec::new();
             let mut start = 0;
             for b in bounds.into_iter().chain([bytes.len()]) {
-                events.extend(p.push(&bytes[start..b.max(start)]));
+                events.extend(p.push(&bytes[start..b.max(start)]).unwrap());
                 start = b.max(start);
             }
             events.extend(p.finish());
@@ -260,7 +343,8 @@ mod tests {
         #[test]
         fn parsers_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
             let mut p = SseParser::new();
-            for e in p.push(&bytes).into_iter().chain(p.finish()) {
+            let pushed = p.push(&bytes).unwrap_or_default();
+            for e in pushed.into_iter().chain(p.finish()) {
                 if let SseEvent::Data(d) = e {
                     let _ = parse_chunk(&d);
                 }

@@ -7,6 +7,9 @@
 use std::fmt;
 
 pub mod clips;
+pub mod redact;
+
+pub use redact::{Redactor, redact};
 
 /// Input and output ids used across the dataflows.
 pub mod ids {
@@ -72,6 +75,24 @@ pub mod ids {
     pub const CLIP_FINISHED: &str = "clip_finished";
     /// Auction output, recorder input: one auction event record (Utf8 JSON object).
     pub const AUCTION: &str = "auction";
+}
+
+/// Audio sample rates a node accepts in `sample_rate` metadata, in Hz. Outside it a block
+/// is refused with a warning: a rate of 1 would turn a 16 KB block into an hour of audio,
+/// one of 10^9 into nothing.
+pub const SAMPLE_RATES: std::ops::RangeInclusive<i64> = 4_000..=384_000;
+
+/// The `sample_rate` of an audio block, if it is a rate a node can use.
+pub fn valid_sample_rate(rate: Option<i64>) -> Result<u32, String> {
+    match rate {
+        None => Err("audio without a sample_rate".to_owned()),
+        Some(rate) if SAMPLE_RATES.contains(&rate) => Ok(rate as u32),
+        Some(rate) => Err(format!(
+            "sample_rate {rate} is outside {}..={} Hz",
+            SAMPLE_RATES.start(),
+            SAMPLE_RATES.end()
+        )),
+    }
 }
 
 /// Metadata keys.
@@ -283,6 +304,14 @@ impl StaleFilter {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sample_rates_outside_what_audio_can_be_are_refused() {
+        assert_eq!(super::valid_sample_rate(Some(16_000)), Ok(16_000));
+        for bad in [None, Some(0), Some(1), Some(-16_000), Some(1_000_000_000)] {
+            assert!(super::valid_sample_rate(bad).is_err(), "{bad:?}");
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -3,8 +3,8 @@
 //! player's `pause`), then `transcript` (a real turn, `session_status` ended, for the
 //! controller's `human` input) or `backchannel` (wire it to the player's `resume`).
 //! Decisions live in [`asr_core`]; recognition runs on a worker thread.
-
-use std::time::Duration;
+//! Any input named `audio_<source>` (e.g. `audio_console`, a browser's microphone) is a
+//! second microphone of the same human, with a voice detector of its own.
 
 use asr_core::{BackchannelConfig, Heard, Vad, VadConfig, VadEvent, classify};
 use audio_utils::{Pcm, resample};
@@ -37,7 +37,7 @@ fn main() -> eyre::Result<()> {
                     .unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
                 node_kit::env_opt("ASR_MODEL").unwrap_or_else(|| "whisper-1".to_owned()),
                 node_kit::env_opt(&key_env),
-                Duration::from_secs_f64(node_kit::env_parse("ASR_TIMEOUT_SECS", 30.0)?),
+                node_kit::env_secs("ASR_TIMEOUT_SECS", 30.0)?,
             )?)
         }
         other => {
@@ -67,9 +67,9 @@ fn main() -> eyre::Result<()> {
             }
         }
     });
-    let drain_timeout =
-        Duration::from_secs_f64(node_kit::env_parse("ASR_DRAIN_TIMEOUT_SECS", 30.0)?);
-    let mut vad = Vad::new(vad_config);
+    let drain_timeout = node_kit::env_secs("ASR_DRAIN_TIMEOUT_SECS", 30.0)?;
+    // One voice detector per audio input, so two microphones never mix.
+    let mut vads: std::collections::BTreeMap<String, Vad> = std::collections::BTreeMap::new();
     let mut out = Outputs {
         node: &mut node,
         speaker,
@@ -81,15 +81,21 @@ fn main() -> eyre::Result<()> {
     loop {
         select! {
             recv(dora_events) -> event => match event {
-                Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::AUDIO => {
-                    let Some(rate) = node_kit::int_param(&metadata.parameters, keys::SAMPLE_RATE).and_then(|r| u32::try_from(r).ok()).filter(|r| *r > 0) else {
-                        tracing::warn!("audio without a sample_rate ignored");
-                        continue;
+                Ok(DoraEvent::Input { id, metadata, data }) if is_audio_input(id.as_str()) => {
+                    let rate = match voice_protocol::valid_sample_rate(node_kit::int_param(&metadata.parameters, keys::SAMPLE_RATE)) {
+                        Ok(rate) => rate,
+                        Err(problem) => {
+                            tracing::warn!(%problem, "audio block ignored");
+                            continue;
+                        }
                     };
                     let Some(samples) = data.as_array().as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>() else {
                         tracing::warn!(data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
                         continue;
                     };
+                    let vad = vads
+                        .entry(id.to_string())
+                        .or_insert_with(|| Vad::new(vad_config));
                     for event in vad.push(&resample(samples.values(), rate, VAD_RATE)) {
                         pending += out.on_vad(event, &job_tx)?;
                     }
@@ -105,8 +111,10 @@ fn main() -> eyre::Result<()> {
             }
         }
     }
-    for event in vad.finish() {
-        pending += out.on_vad(event, &job_tx)?;
+    for vad in vads.values_mut() {
+        for event in vad.finish() {
+            pending += out.on_vad(event, &job_tx)?;
+        }
     }
     drop(job_tx);
     let deadline = std::time::Instant::now() + drain_timeout;
@@ -132,6 +140,14 @@ fn main() -> eyre::Result<()> {
         let _ = worker.join();
     }
     Ok(())
+}
+
+/// `audio`, or a further microphone `audio_<source>`.
+fn is_audio_input(id: &str) -> bool {
+    id == ids::AUDIO
+        || id
+            .strip_prefix(ids::AUDIO)
+            .is_some_and(|rest| rest.starts_with('_'))
 }
 
 /// The embedded Whisper's settings from env. Without `ASR_MODEL_PATH`, the model

@@ -92,6 +92,8 @@ pub struct OpenAiTranscriber {
     pub model: String,
     pub api_key: Option<String>,
     pub client: reqwest::blocking::Client,
+    /// Keeps the key and the URL's credentials out of every error message.
+    pub redactor: voice_protocol::Redactor,
 }
 
 impl OpenAiTranscriber {
@@ -104,6 +106,7 @@ impl OpenAiTranscriber {
         Ok(Self {
             url: format!("{}/audio/transcriptions", base_url.trim_end_matches('/')),
             model,
+            redactor: voice_protocol::Redactor::new(api_key.as_deref(), base_url),
             api_key,
             client: reqwest::blocking::Client::builder()
                 .timeout(timeout)
@@ -118,6 +121,14 @@ impl Recognizer for OpenAiTranscriber {
     }
 
     fn transcribe(&mut self, audio: &Pcm) -> eyre::Result<String> {
+        // A service may quote the key back (a 401 body): never pass it on.
+        self.call(audio)
+            .map_err(|e| eyre::eyre!(self.redactor.redact(&format!("{e:#}"))))
+    }
+}
+
+impl OpenAiTranscriber {
+    fn call(&self, audio: &Pcm) -> eyre::Result<String> {
         let wav = encode_wav(audio);
         let form = reqwest::blocking::multipart::Form::new()
             .text("model", self.model.clone())

@@ -215,3 +215,82 @@ fn a_missing_whisper_model_stops_the_bridge_naming_the_folder_and_the_fix() {
     assert!(!run.success);
     assert!(run.stderr.contains("ASR_LANGUAGE"), "{}", run.stderr);
 }
+
+/// A transcription service that quotes the key back: the warning names the failure, never
+/// the key.
+#[test]
+fn a_key_quoted_by_the_service_is_redacted() {
+    const SECRET: &str = "sk-asr-secret-5150";
+    let server = MockServer::start(0).unwrap();
+    let clip = speech("Is my key safe here");
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("ASR_BACKEND", "openai"),
+            ("ASR_BASE_URL", &server.base_url()),
+            ("ASR_MODEL", "fault-echo-key"),
+            ("ASR_API_KEY_ENV", "TEST_ASR_KEY"),
+            ("TEST_ASR_KEY", SECRET),
+        ],
+        microphone(&clip, 2.0),
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        server.requests()[0].headers["authorization"],
+        format!("Bearer {SECRET}")
+    );
+    assert!(
+        run.stderr
+            .contains("Incorrect API key provided: Bearer ***"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains(SECRET), "{}", run.stderr);
+    assert!(
+        !serde_json::to_string(&run.outputs)
+            .unwrap()
+            .contains(SECRET)
+    );
+}
+
+#[test]
+fn a_second_microphone_input_is_heard_on_its_own() {
+    // The browser's microphone on `audio_console` speaks while the main `audio` input
+    // keeps sending silence: the two never mix, and the sentence becomes a transcript.
+    let clip = speech("Can you show me an example with numbers please");
+    let mut events: Vec<TestEvent> = microphone(&clip, 3.0)
+        .into_iter()
+        .map(|mut e| {
+            if e.value["id"] == "audio" {
+                e.value["id"] = json!("audio_console");
+            }
+            e
+        })
+        .collect();
+    let end = events.last().map_or(0.0, |e| e.at_secs);
+    for i in 0..((end / 0.02) as usize) {
+        let mut e = input(
+            0.015 + i as f64 * 0.02,
+            "audio",
+            json!(vec![0.0f32; BLOCK]),
+            meta(&[("sample_rate", json!(RATE))]),
+        );
+        e.value["data_type"] = json!("Float32");
+        events.push(e);
+    }
+    events.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
+    let run = run_node(
+        Path::new(BIN),
+        &[("ASR_BACKEND", "pocketsphinx")],
+        events,
+        Duration::from_secs(90),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        ids(&run),
+        ["speech_started", "transcript"],
+        "{}",
+        run.stderr
+    );
+}

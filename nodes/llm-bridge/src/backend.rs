@@ -178,17 +178,29 @@ pub struct OpenAiConfig {
     pub connect_timeout: Duration,
     pub first_token_timeout: Duration,
     pub stall_timeout: Duration,
+    /// Limit of a whole turn, retries included: keep-alives and trickles count too.
+    pub turn_timeout: Duration,
     pub max_retries: u32,
 }
+
+/// The most of an error answer's body read for its message (bytes).
+const MAX_ERROR_BODY_BYTES: usize = 16 * 1024;
 
 // The key must never reach a log line.
 impl std::fmt::Debug for OpenAiConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiConfig")
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.redactor().redact(&self.base_url))
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("model", &self.settings.model)
             .finish()
+    }
+}
+
+impl OpenAiConfig {
+    /// What keeps this service's key and URL credentials out of messages.
+    pub fn redactor(&self) -> voice_protocol::Redactor {
+        voice_protocol::Redactor::new(self.api_key.as_deref(), &self.base_url)
     }
 }
 
@@ -227,7 +239,16 @@ impl Backend for OpenAiBackend {
         let client = self.client.clone();
         let question_id = request.question_id;
         let task = self.runtime.spawn(async move {
-            let error = stream_chat(&client, &config, &request, &events).await.err();
+            let turn = stream_chat(&client, &config, &request, &events);
+            let error = match tokio::time::timeout(config.turn_timeout, turn).await {
+                Ok(result) => result.err(),
+                Err(_) => Some(format!(
+                    "the turn did not end within {:?} (LLM_TURN_TIMEOUT_SECS)",
+                    config.turn_timeout
+                )),
+            };
+            // A service may quote the key or the URL's credentials back: never pass them on.
+            let error = error.map(|e| config.redactor().redact(&e));
             let _ = events.send(BackendEvent::Finished { question_id, error });
         });
         Box::new(move || task.abort())
@@ -278,7 +299,7 @@ async fn stream_chat(
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.trim().parse::<u64>().ok());
                 if !(is_retryable(status.as_u16()) && attempt < config.max_retries) {
-                    let text = response.text().await.unwrap_or_default();
+                    let text = error_body(response, config.first_token_timeout).await;
                     let message = serde_json::from_str::<serde_json::Value>(&text)
                         .ok()
                         .and_then(|v| {
@@ -338,7 +359,7 @@ async fn stream_chat(
                 return Ok(());
             }
             Some(Err(e)) => return Err(format!("the stream broke: {}", without_url(&e))),
-            Some(Ok(bytes)) => parser.push(&bytes),
+            Some(Ok(bytes)) => parser.push(&bytes).map_err(|e| e.to_string())?,
         };
         if handle_events(
             sse,
@@ -350,6 +371,24 @@ async fn stream_chat(
             return Ok(());
         }
     }
+}
+
+/// The start of an error answer's body, as text: at most [`MAX_ERROR_BODY_BYTES`], read
+/// within `timeout` (a body that never ends must not hold the turn).
+async fn error_body(response: reqwest::Response, timeout: Duration) -> String {
+    let mut body = Vec::new();
+    let mut stream = std::pin::pin!(response.bytes_stream());
+    let read = async {
+        while let Some(Ok(bytes)) = stream.next().await {
+            let room = MAX_ERROR_BODY_BYTES - body.len();
+            body.extend_from_slice(&bytes[..bytes.len().min(room)]);
+            if body.len() >= MAX_ERROR_BODY_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(timeout, read).await;
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 /// Forwards content; returns true at `[DONE]`.

@@ -36,7 +36,7 @@ fn main() -> eyre::Result<()> {
         }
         "openai" => {
             let config = openai_config()?;
-            tracing::info!(participant = %persona.name, base_url = %config.base_url, model = %config.settings.model, key = config.api_key.is_some(), "using an OpenAI-compatible model service");
+            tracing::info!(participant = %persona.name, base_url = %config.redactor().redact(&config.base_url), model = %config.settings.model, key = config.api_key.is_some(), "using an OpenAI-compatible model service");
             Arc::new(OpenAiBackend::new(config)?)
         }
         other => {
@@ -52,8 +52,7 @@ fn main() -> eyre::Result<()> {
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
     let (reply_tx, reply_rx) =
         crossbeam_channel::unbounded::<(SideRequest, Result<String, String>)>();
-    let request_timeout =
-        Duration::from_secs_f64(node_kit::env_parse("REQUEST_TIMEOUT_SECS", 8.0)?);
+    let request_timeout = node_kit::env_secs("REQUEST_TIMEOUT_SECS", 8.0)?;
     let mut running: Option<(u64, Cancel)> = None;
 
     loop {
@@ -212,9 +211,7 @@ fn openai_config() -> eyre::Result<OpenAiConfig> {
     if api_key.is_none() {
         tracing::warn!(variable = %key_env, "no API key in the environment; sending requests without one (fine for local servers)");
     }
-    let secs = |name: &str, default: f64| -> eyre::Result<Duration> {
-        Ok(Duration::from_secs_f64(node_kit::env_parse(name, default)?))
-    };
+    let secs = node_kit::env_secs;
     Ok(OpenAiConfig {
         base_url: node_kit::env_opt("LLM_BASE_URL")
             .unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
@@ -227,6 +224,7 @@ fn openai_config() -> eyre::Result<OpenAiConfig> {
         connect_timeout: secs("LLM_CONNECT_TIMEOUT_SECS", 5.0)?,
         first_token_timeout: secs("LLM_FIRST_TOKEN_TIMEOUT_SECS", 20.0)?,
         stall_timeout: secs("LLM_STALL_TIMEOUT_SECS", 20.0)?,
+        turn_timeout: secs("LLM_TURN_TIMEOUT_SECS", 120.0)?,
         max_retries: node_kit::env_parse("LLM_MAX_RETRIES", 2)?,
     })
 }

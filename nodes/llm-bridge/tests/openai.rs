@@ -205,3 +205,79 @@ fn side_requests_use_the_service_and_report_faults() {
         assert!(!run.stderr.contains(SECRET));
     }
 }
+
+/// Whatever keeps a stream open (keep-alives, a trickle of tokens), the turn ends at its
+/// deadline with an `ended` chunk and an error.
+#[test]
+fn a_turn_has_a_deadline_whatever_the_stream_does() {
+    let server = MockServer::start(0).unwrap();
+    for model in ["fault-keepalive", "fault-trickle"] {
+        let mut events = vec![input(
+            0.01,
+            "turn",
+            json!(["tutor"]),
+            meta(&[("question_id", json!(2))]),
+        )];
+        events.extend(keepalive(0.02, 4.0));
+        events.push(stop(4.1));
+        let extra = [("LLM_TURN_TIMEOUT_SECS", "2"), ("LLM_MAX_RETRIES", "0")];
+        let run = run_against(&server.base_url(), model, &extra, events);
+        assert_ended_with_error(&run, "did not end within");
+        if model == "fault-trickle" {
+            assert!(
+                run.texts_of("text").concat().starts_with("slow "),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+}
+
+/// A stream without line ends and an error body without an end are cut off, not read
+/// into memory for ever.
+#[test]
+fn floods_are_refused() {
+    let server = MockServer::start(0).unwrap();
+    let run = turn_against(&server.base_url(), "fault-flood", 2.0);
+    assert_ended_with_error(&run, "longer than");
+    let run = turn_against(&server.base_url(), "fault-endless-error", 2.5);
+    assert_ended_with_error(&run, "HTTP 400");
+    // The message quotes the start of the body only.
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("HTTP 400"))
+        .unwrap_or_default();
+    assert!(line.len() < 2_000, "{} bytes", line.len());
+}
+
+/// A service that quotes the key back, in an error body or an SSE error event, and a key
+/// inside the base URL: neither reaches the log nor the `ended` chunk's `error`.
+#[test]
+fn keys_quoted_by_the_service_are_redacted() {
+    let server = MockServer::start(0).unwrap();
+    for (model, error) in [
+        ("fault-echo-key", "Incorrect API key provided: Bearer ***"),
+        ("fault-echo-key-event", "key Bearer *** is over its quota"),
+    ] {
+        let run = turn_against(&server.base_url(), model, 1.0);
+        assert_ended_with_error(&run, error);
+        let outputs = serde_json::to_string(&run.outputs).unwrap();
+        assert!(!outputs.contains(SECRET), "{outputs}");
+    }
+
+    const URL_SECRET: &str = "url-password-4242";
+    const QUERY_SECRET: &str = "query-key-9191";
+    let base = format!(
+        "http://user:{URL_SECRET}@{}/v1?key={QUERY_SECRET}",
+        server.addr
+    );
+    let run = turn_against(&base, "fault-echo-key", 1.0);
+    let outputs = serde_json::to_string(&run.outputs).unwrap();
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.stderr.contains("generation failed"), "{}", run.stderr);
+    for secret in [SECRET, URL_SECRET, QUERY_SECRET] {
+        assert!(!run.stderr.contains(secret), "{secret} in {}", run.stderr);
+        assert!(!outputs.contains(secret), "{secret} in {outputs}");
+    }
+}

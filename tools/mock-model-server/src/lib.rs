@@ -14,6 +14,16 @@
 //! | `fault-drop` | one chunk, then closes without `[DONE]` |
 //! | `fault-empty` | `[DONE]` without any content |
 //! | `fault-error-event` | an SSE event carrying an `error` object |
+//! | `fault-keepalive` | SSE keep-alive comments every 100 ms, never a chunk |
+//! | `fault-trickle` | one chunk every 500 ms, never an end |
+//! | `fault-flood` | bytes without a line end, 64 KB at a time (up to 64 MB) |
+//! | `fault-endless-error` | 400 with a body that never ends (up to 64 MB) |
+//! | `fault-echo-key` | 401 whose message quotes the `Authorization` header back |
+//! | `fault-echo-key-event` | an SSE `error` event quoting the `Authorization` header |
+//!
+//! `fault-echo-key` as the model of a speech or transcription request answers the same 401.
+//!
+//! The endless faults stop when the server is dropped or the client goes away.
 
 use std::{
     collections::HashMap,
@@ -157,6 +167,37 @@ fn sse_head(stream: &mut TcpStream) -> std::io::Result<()> {
     stream.flush()
 }
 
+/// 401 with a message that quotes the request's `Authorization` header, as some services do.
+fn echo_key(stream: &mut TcpStream, request: &Recorded) -> std::io::Result<()> {
+    let message = format!(
+        "Incorrect API key provided: {}",
+        request
+            .headers
+            .get("authorization")
+            .map_or("", String::as_str)
+    );
+    let body = json!({ "error": { "message": message } }).to_string();
+    respond(
+        stream,
+        "401 Unauthorized",
+        "application/json",
+        "",
+        body.as_bytes(),
+    )
+}
+
+/// `x` without a line end, 64 KB at a time, until 64 MB, a stop or a closed connection.
+fn flood(stream: &mut TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
+    let block = vec![b'x'; 64 * 1024];
+    for _ in 0..1024 {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        stream.write_all(&block)?;
+    }
+    stream.flush()
+}
+
 fn sse_chunk(stream: &mut TcpStream, content: &str) -> std::io::Result<()> {
     let event = json!({ "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": { "content": content }, "finish_reason": null }] });
     write!(stream, "data: {event}\n\n")?;
@@ -173,6 +214,16 @@ fn handle(
     requests.lock().expect("lock").push(request.clone());
     match request.path.as_str() {
         "/v1/chat/completions" => chat(&mut stream, &request, calls, stop),
+        // Speech and transcription services that quote the key back (model `fault-echo-key`;
+        // a transcription names its model in a multipart field).
+        "/v1/audio/speech" | "/v1/audio/transcriptions"
+            if request
+                .body
+                .windows(b"fault-echo-key".len())
+                .any(|w| w == b"fault-echo-key") =>
+        {
+            echo_key(&mut stream, &request)
+        }
         "/v1/audio/speech" => {
             let input = request.json()["input"]
                 .as_str()
@@ -275,6 +326,55 @@ fn chat(
         "fault-empty" => {
             sse_head(stream)?;
             stream.write_all(b"data: [DONE]\n\n")?;
+            stream.flush()
+        }
+        "fault-keepalive" => {
+            sse_head(stream)?;
+            for _ in 0..600 {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                stream.write_all(b": keep-alive\n\n")?;
+                stream.flush()?;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Ok(())
+        }
+        "fault-trickle" => {
+            sse_head(stream)?;
+            for _ in 0..120 {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                sse_chunk(stream, "slow ")?;
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            Ok(())
+        }
+        "fault-flood" => {
+            sse_head(stream)?;
+            stream.write_all(b"data: ")?;
+            flood(stream, stop)
+        }
+        "fault-endless-error" => {
+            write!(
+                stream,
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{{\"error\":{{\"message\":\""
+            )?;
+            flood(stream, stop)
+        }
+        "fault-echo-key" => echo_key(stream, request),
+        "fault-echo-key-event" => {
+            sse_head(stream)?;
+            let message = format!(
+                "key {} is over its quota",
+                request
+                    .headers
+                    .get("authorization")
+                    .map_or("", String::as_str)
+            );
+            let event = json!({ "error": { "message": message } });
+            write!(stream, "data: {event}\n\n")?;
             stream.flush()
         }
         "fault-error-event" => {
