@@ -14,8 +14,11 @@
 //! Clips (see [`clips`]) are the player's second, additive mode: addressed clips held
 //! until a conductor's command plays, ducks or fades them. Utterances and clips never
 //! sound together: while a clip sounds or waits to, utterances wait.
+//!
+//! [`voice_text`] prepares text for a voice: neutralised, capped and cut into pieces.
 
 pub mod clips;
+pub mod voice_text;
 
 use std::collections::BTreeMap;
 

@@ -2,8 +2,8 @@
 
 use std::{
     collections::HashMap,
-    io::Write,
-    process::{Command, Stdio},
+    io::{Read, Write},
+    process::{Child, Command, ExitStatus, Stdio},
     time::{Duration, Instant},
 };
 
@@ -55,17 +55,29 @@ impl VoiceMap {
 }
 
 /// espeak-ng from the system: `espeak-ng -v VOICE -s SPEED --stdout`, text on stdin.
+///
+/// Text goes on stdin, never on the command line, so a leading `-` is not an option; no
+/// `-m`, so `<...>` is read as words, not SSML. The caller sanitises the rest
+/// (`player_core::voice_text`): phoneme escapes `[[...]]`, the embedded-command byte.
 pub struct Espeak {
     pub voices: VoiceMap,
     pub speed: u32,
+    /// Limit of one call, from spawn to exit; a late call is killed.
     pub timeout: Duration,
 }
+
+/// The most of espeak-ng's stderr kept for an error message.
+const STDERR_KEPT: usize = 2_000;
+
+/// How long a killed espeak-ng may take to be reaped before it is left behind.
+const REAP_GRACE: Duration = Duration::from_secs(2);
 
 impl Espeak {
     /// Fails at start when espeak-ng is missing, not at the first sentence.
     pub fn check_installed() -> eyre::Result<()> {
         let status = Command::new("espeak-ng")
             .arg("--version")
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
@@ -76,6 +88,13 @@ impl Espeak {
     }
 }
 
+/// What the helper threads of one espeak-ng call report.
+enum Piped {
+    Written(std::io::Result<()>),
+    Stdout(std::io::Result<Vec<u8>>),
+    Stderr(String),
+}
+
 impl TtsBackend for Espeak {
     fn name(&self) -> &'static str {
         "espeak"
@@ -83,6 +102,7 @@ impl TtsBackend for Espeak {
 
     fn synthesize(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm> {
         let voice = self.voices.voice_for(speaker);
+        let deadline = Instant::now() + self.timeout;
         let mut child = Command::new("espeak-ng")
             .args(["-v", &voice, "-s", &self.speed.to_string(), "--stdout"])
             .stdin(Stdio::piped())
@@ -90,36 +110,82 @@ impl TtsBackend for Espeak {
             .stderr(Stdio::piped())
             .spawn()
             .context("cannot run espeak-ng")?;
-        child
-            .stdin
-            .take()
-            .expect("piped stdin")
-            .write_all(text.as_bytes())
-            .context("cannot send text to espeak-ng")?;
+        // espeak-ng writes audio while it still reads text: stdin, stdout and stderr are
+        // served at the same time, or a long text fills one pipe while the other waits.
+        let (tx, rx) = crossbeam_channel::bounded(3);
+        let mut stdin = child.stdin.take().expect("piped stdin");
         let mut stdout = child.stdout.take().expect("piped stdout");
-        let reader = std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            std::io::Read::read_to_end(&mut stdout, &mut buf).map(|_| buf)
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let bytes = text.as_bytes().to_vec();
+        let writer = tx.clone();
+        std::thread::spawn(move || {
+            // Dropping stdin afterwards closes it: espeak-ng speaks once it sees the end.
+            let _ = writer.send(Piped::Written(stdin.write_all(&bytes)));
         });
-        let start = Instant::now();
-        loop {
-            if child.try_wait()?.is_some() {
-                break;
+        let reader = tx.clone();
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = reader.send(Piped::Stdout(stdout.read_to_end(&mut buf).map(|_| buf)));
+        });
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let _ = (&mut stderr)
+                .take(STDERR_KEPT as u64)
+                .read_to_end(&mut kept);
+            // Drain the rest so espeak-ng never blocks on a full stderr.
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+            let _ = tx.send(Piped::Stderr(
+                String::from_utf8_lossy(&kept).trim().to_owned(),
+            ));
+        });
+
+        let Some(status) = wait_until(&mut child, deadline)? else {
+            let _ = child.kill();
+            let _ = wait_until(&mut child, Instant::now() + REAP_GRACE);
+            bail!(
+                "espeak-ng did not finish within {:?} for voice {voice:?} ({} characters); killed",
+                self.timeout,
+                text.chars().count()
+            );
+        };
+        // The pipes close when espeak-ng exits; still, never wait past the deadline.
+        let (mut written, mut audio, mut errors) = (None, None, None);
+        while written.is_none() || audio.is_none() || errors.is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(Piped::Written(r)) => written = Some(r),
+                Ok(Piped::Stdout(r)) => audio = Some(r),
+                Ok(Piped::Stderr(e)) => errors = Some(e),
+                Err(_) => bail!(
+                    "espeak-ng exited but its pipes stayed open past {:?}",
+                    self.timeout
+                ),
             }
-            if start.elapsed() > self.timeout {
-                let _ = child.kill();
-                bail!("espeak-ng did not finish within {:?}", self.timeout);
-            }
-            std::thread::sleep(Duration::from_millis(2));
         }
-        let status = child.wait()?;
-        let bytes = reader
-            .join()
-            .map_err(|_| eyre::eyre!("reader thread failed"))??;
+        let errors = errors.unwrap_or_default();
         if !status.success() {
-            bail!("espeak-ng failed ({status}) for voice {voice:?}");
+            bail!("espeak-ng failed ({status}) for voice {voice:?}: {errors}");
         }
-        Ok(decode_wav(&bytes)?)
+        written
+            .expect("received above")
+            .context("espeak-ng did not read all of its text")?;
+        let bytes = audio
+            .expect("received above")
+            .context("cannot read espeak-ng's audio")?;
+        decode_wav(&bytes).with_context(|| format!("espeak-ng sent no readable WAV: {errors}"))
+    }
+}
+
+/// The child's exit status, or `None` when it is still running at `deadline`.
+fn wait_until(child: &mut Child, deadline: Instant) -> eyre::Result<Option<ExitStatus>> {
+    loop {
+        if let Some(status) = child.try_wait().context("cannot wait for espeak-ng")? {
+            return Ok(Some(status));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
@@ -130,6 +196,8 @@ pub struct OpenAiSpeech {
     pub api_key: Option<String>,
     pub voices: VoiceMap,
     pub client: reqwest::blocking::Client,
+    /// Keeps the key and the URL's credentials out of every error message.
+    pub redactor: voice_protocol::Redactor,
 }
 
 impl TtsBackend for OpenAiSpeech {
@@ -138,6 +206,14 @@ impl TtsBackend for OpenAiSpeech {
     }
 
     fn synthesize(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm> {
+        // A service may quote the key back (a 401 body): never pass it on.
+        let result = self.call(speaker, text);
+        result.map_err(|e| eyre::eyre!(self.redactor.redact(&format!("{e:#}"))))
+    }
+}
+
+impl OpenAiSpeech {
+    fn call(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm> {
         let body = serde_json::json!({
             "model": self.model,
             "input": text,
@@ -208,5 +284,38 @@ mod tests {
         assert_eq!(map.voice_for("mia"), "b");
         assert_eq!(map.voice_for("ben"), "a");
         assert!(VoiceMap::parse("oops", &["a"]).is_err());
+    }
+
+    fn espeak(timeout: Duration) -> Espeak {
+        Espeak {
+            voices: VoiceMap::parse("", &["en-us"]).unwrap(),
+            speed: 175,
+            timeout,
+        }
+    }
+
+    /// Text larger than a pipe buffer once made espeak-ng and the player wait on each
+    /// other for good (stdin written in full before stdout was read). Now the pipes are
+    /// served together and the whole call is timed: it ends, with audio or an error.
+    #[test]
+    fn a_text_larger_than_a_pipe_cannot_wedge_espeak() {
+        if Espeak::check_installed().is_err() {
+            eprintln!("espeak-ng is not installed; skipped");
+            return;
+        }
+        // 100 KB of words: far more than a pipe holds, far more than 2 s of synthesis.
+        let text = "the quick brown fox jumps over the lazy dog. ".repeat(2_300);
+        let error = espeak(Duration::from_secs(2))
+            .synthesize("tutor", &text)
+            .expect_err("minutes of speech cannot be made in 2 s");
+        assert!(error.to_string().contains("did not finish"), "{error:#}");
+
+        // A few kilobytes (more than the old write-then-read order survived for its
+        // audio) come back whole.
+        let text = "Concurrent pipes keep espeak moving. ".repeat(40);
+        let pcm = espeak(Duration::from_secs(60))
+            .synthesize("tutor", &text)
+            .unwrap();
+        assert!(pcm.samples.len() > pcm.sample_rate as usize * 10);
     }
 }

@@ -25,7 +25,7 @@ use crossbeam_channel::{Receiver, Sender, select};
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
 use node_kit::{Params, text_of};
-use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput};
+use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput, voice_text};
 use voice_protocol::{ids, keys};
 
 use crate::{
@@ -57,6 +57,7 @@ fn main() -> eyre::Result<()> {
     if !(8_000..=96_000).contains(&rate) || !(5..=200).contains(&block_ms) {
         bail!("SAMPLE_RATE must be 8000..96000 and BLOCK_MS 5..200");
     }
+    let timeout = node_kit::env_secs("TTS_TIMEOUT_SECS", 20.0)?;
     let backend: Box<dyn TtsBackend> = match node_kit::env_opt("TTS_BACKEND")
         .as_deref()
         .unwrap_or("espeak")
@@ -69,7 +70,7 @@ fn main() -> eyre::Result<()> {
                     VOICE_ROTATION,
                 )?,
                 speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
-                timeout: Duration::from_secs(20),
+                timeout,
             })
         }
         "openai" => {
@@ -77,19 +78,18 @@ fn main() -> eyre::Result<()> {
                 node_kit::env_opt("TTS_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
             let base = node_kit::env_opt("TTS_BASE_URL")
                 .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
+            let api_key = node_kit::env_opt(&key_env);
             Box::new(OpenAiSpeech {
                 url: format!("{}/audio/speech", base.trim_end_matches('/')),
                 model: node_kit::env_opt("TTS_MODEL").unwrap_or_else(|| "tts-1".to_owned()),
-                api_key: node_kit::env_opt(&key_env),
+                redactor: voice_protocol::Redactor::new(api_key.as_deref(), &base),
+                api_key,
                 voices: VoiceMap::parse(
                     &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
                     OPENAI_VOICES,
                 )?,
                 client: reqwest::blocking::Client::builder()
-                    .timeout(Duration::from_secs_f64(node_kit::env_parse(
-                        "TTS_TIMEOUT_SECS",
-                        20.0,
-                    )?))
+                    .timeout(timeout)
                     .build()?,
             })
         }
@@ -336,7 +336,7 @@ fn send_json(
 }
 
 /// One synthesis worker, in arrival order; jobs older than the newest interrupt are
-/// skipped without synthesizing.
+/// skipped without synthesizing, and abandoned between pieces of a long one.
 fn spawn_synthesizer(
     mut backend: Box<dyn TtsBackend>,
     rate: u32,
@@ -346,24 +346,25 @@ fn spawn_synthesizer(
     let (result_tx, result_rx) = crossbeam_channel::unbounded();
     std::thread::spawn(move || {
         for job in job_rx {
-            if job.clip_id.is_none() && job.question_id < floor.load(Ordering::SeqCst) {
+            let stale = || job.clip_id.is_none() && job.question_id < floor.load(Ordering::SeqCst);
+            let Some(voiced) = voice(backend.as_mut(), &job, rate, stale) else {
                 continue;
-            }
-            let result = match (backend.synthesize(&job.speaker, &job.text), job.clip_id) {
-                (Ok(pcm), Some(clip_id)) => PlayerInput::ClipAudio {
+            };
+            let result = match (voiced, job.clip_id) {
+                (Ok(samples), Some(clip_id)) => PlayerInput::ClipAudio {
                     clip_id,
                     index: job.index,
-                    samples: resample(&pcm.samples, pcm.sample_rate, rate),
+                    samples,
                 },
                 (Err(e), Some(clip_id)) => PlayerInput::ClipSynthesisFailed {
                     clip_id,
                     index: job.index,
                     error: format!("{e:#}"),
                 },
-                (Ok(pcm), None) => PlayerInput::Audio {
+                (Ok(samples), None) => PlayerInput::Audio {
                     question_id: job.question_id,
                     index: job.index,
-                    samples: resample(&pcm.samples, pcm.sample_rate, rate),
+                    samples,
                 },
                 (Err(e), None) => PlayerInput::SynthesisFailed {
                     question_id: job.question_id,
@@ -377,6 +378,54 @@ fn spawn_synthesizer(
         }
     });
     (job_tx, result_rx)
+}
+
+/// A job's audio at the player's rate: its text sanitised, capped and synthesized piece
+/// by piece (see [`voice_text`]); `None` when it went stale on the way.
+fn voice(
+    backend: &mut dyn TtsBackend,
+    job: &Job,
+    rate: u32,
+    stale: impl Fn() -> bool,
+) -> Option<eyre::Result<Vec<f32>>> {
+    if stale() {
+        return None;
+    }
+    let plan = voice_text::plan(&job.text);
+    if plan.dropped_chars > 0 {
+        tracing::warn!(
+            question_id = job.question_id,
+            index = job.index,
+            clip_id = job.clip_id.as_deref(),
+            dropped_chars = plan.dropped_chars,
+            max_chars = voice_text::MAX_SEGMENT_CHARS,
+            "segment too long: its end is not voiced"
+        );
+    }
+    let pieces = plan.pieces.len();
+    let mut samples = Vec::new();
+    for (n, piece) in plan.pieces.iter().enumerate() {
+        if n > 0 && stale() {
+            return None;
+        }
+        let pcm = match backend.synthesize(&job.speaker, piece) {
+            Ok(pcm) => pcm,
+            Err(e) if pieces > 1 => {
+                return Some(Err(e.wrap_err(format!("piece {} of {pieces}", n + 1))));
+            }
+            Err(e) => return Some(Err(e)),
+        };
+        if !voice_text::VOICE_SAMPLE_RATES.contains(&pcm.sample_rate) {
+            return Some(Err(eyre::eyre!(
+                "the voice sent audio at {} Hz (accepted: {}..={} Hz)",
+                pcm.sample_rate,
+                voice_text::VOICE_SAMPLE_RATES.start(),
+                voice_text::VOICE_SAMPLE_RATES.end()
+            )));
+        }
+        samples.extend(resample(&pcm.samples, pcm.sample_rate, rate));
+    }
+    Some(Ok(samples))
 }
 
 fn to_player_input(

@@ -173,6 +173,9 @@ fn an_openai_compatible_speech_service_and_a_dead_one() {
     let mut events = vec![segment(0.01, 2, 0, true, "Nobody will hear this.")];
     events.extend(keepalive(0.02, 1.5));
     events.push(stop(1.6));
+    // Another run: another session folder (a folder belongs to one run).
+    let dir = dir.with_extension("dead");
+    let _ = std::fs::remove_dir_all(&dir);
     let run = run_node(
         Path::new(BIN),
         &[
@@ -296,4 +299,91 @@ fn clip_mode_plays_commanded_clips_and_reports_beats() {
         run.stderr
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A runaway segment (1 MB) is capped and voiced piece by piece: an interrupt still ends
+/// it at once and the next utterance is spoken.
+#[test]
+fn a_huge_segment_neither_wedges_the_player_nor_outlives_an_interrupt() {
+    let dir = std::env::temp_dir().join(format!("player-huge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let huge = "Words keep coming and coming without an end. [[h@l'oU]] ".repeat(18_000);
+    let mut events = vec![
+        segment(0.01, 2, 0, true, &huge),
+        input(
+            2.0,
+            "interrupt",
+            json!(["cancel"]),
+            meta(&[("question_id", json!(3))]),
+        ),
+        segment(2.1, 4, 0, true, "After the flood."),
+    ];
+    events.extend(keepalive(0.02, 5.0));
+    events.push(stop(5.1));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "espeak"),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.stderr.contains("segment too long"), "{}", run.stderr);
+    let done = run.texts_of("playback_done");
+    assert_eq!(
+        done.last().map(String::as_str),
+        Some("After the flood."),
+        "{done:?}\n{}",
+        run.stderr
+    );
+    assert!(
+        done.iter().all(|d| d.len() < 10_000),
+        "{:?}",
+        done.iter()
+            .map(|d| d.chars().take(300).collect::<String>())
+            .collect::<Vec<_>>()
+    );
+}
+
+/// A speech service that quotes the key back: the warning names the failure, never the key.
+#[test]
+fn a_key_quoted_by_the_speech_service_is_redacted() {
+    const SECRET: &str = "sk-tts-secret-8080";
+    let server = mock_model_server::MockServer::start(0).unwrap();
+    let dir = std::env::temp_dir().join(format!("player-key-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut events = vec![segment(0.01, 2, 0, true, "Is my key safe?")];
+    events.extend(keepalive(0.02, 1.5));
+    events.push(stop(1.6));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "openai"),
+            ("TTS_BASE_URL", &server.base_url()),
+            ("TTS_MODEL", "fault-echo-key"),
+            ("TTS_API_KEY_ENV", "TEST_TTS_KEY"),
+            ("TEST_TTS_KEY", SECRET),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("Incorrect API key provided: Bearer ***"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains(SECRET), "{}", run.stderr);
+    assert!(
+        !serde_json::to_string(&run.outputs)
+            .unwrap()
+            .contains(SECRET)
+    );
+    assert_eq!(run.texts_of("playback_done"), [""]);
 }
