@@ -82,6 +82,8 @@ pub enum Observed {
     Decision {
         detail: String,
     },
+    /// The player's reports stopped for good (its input closed: crashed or killed).
+    PlayerGone,
 }
 
 /// What to write.
@@ -100,8 +102,13 @@ impl Record {
         .expect("records always serialize")
     }
 
-    /// The console line for a human reader, if any.
+    /// The console line for a human reader, if any. Control characters (terminal escape
+    /// sequences in model or human text) are replaced: a line cannot drive the terminal.
     pub fn console_line(&self) -> Option<String> {
+        self.console_text().map(|line| printable(&line))
+    }
+
+    fn console_text(&self) -> Option<String> {
         match self {
             Record::Transcript(t) => {
                 let text = match &t.text_played {
@@ -132,6 +139,24 @@ impl Record {
             Record::Event(_) => None,
         }
     }
+}
+
+/// `text` with every control character (C0, DEL, C1) shown as a space, runs collapsed.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last_space = false;
+    for c in text.chars() {
+        if c.is_control() {
+            if !last_space {
+                out.push(' ');
+            }
+            last_space = true;
+        } else {
+            out.push(c);
+            last_space = false;
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone)]
@@ -193,6 +218,13 @@ impl SessionLog {
                 vec![event("error", Some(source), None, Some(message))]
             }
             Observed::Decision { detail } => vec![event("decision", None, None, Some(detail))],
+            Observed::PlayerGone => {
+                let mut out = vec![event("playback_reports_ended", None, None, None)];
+                if self.spoken {
+                    out.extend(self.without_player());
+                }
+                out
+            }
             Observed::PlaybackStarted { question_id } => {
                 self.sounding_since.entry(question_id).or_insert(now_ms);
                 Vec::new()
@@ -278,6 +310,26 @@ impl SessionLog {
                 self.release()
             }
         }
+    }
+
+    /// No report will come any more: lines are written as they finish from now on. A
+    /// line that was sounding when the player went is written with what was heard
+    /// unknown (`text_played` absent), one that never sounded as not heard.
+    fn without_player(&mut self) -> Vec<Record> {
+        self.spoken = false;
+        for (q, p) in self.pending.iter_mut() {
+            if p.ready || p.line.human {
+                continue;
+            }
+            p.ready = true;
+            if !self.sounding_since.contains_key(q) {
+                p.line.text_played = Some(String::new());
+                p.line.interrupted = true;
+            }
+        }
+        self.early_reports.clear();
+        self.sounding_since.clear();
+        self.release()
     }
 
     /// Releases every line still waiting (at the end of a session).
@@ -390,6 +442,66 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gone_player_releases_waiting_lines_and_later_ones_at_once() {
+        let mut log = SessionLog::spoken();
+        let utterance = |q: u64| Observed::Utterance {
+            speaker: "tutor".into(),
+            text: format!("line {q}"),
+            question_id: q,
+            interrupted: false,
+            human: false,
+        };
+        log.observe(Observed::PlaybackStarted { question_id: 2 }, 10);
+        assert!(log.observe(utterance(2), 20).is_empty());
+        assert!(log.observe(utterance(3), 30).is_empty());
+        let out = log.observe(Observed::PlayerGone, 40);
+        let lines: Vec<&TranscriptLine> = out
+            .iter()
+            .filter_map(|r| match r {
+                Record::Transcript(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(lines.len(), 2, "{out:?}");
+        assert_eq!(
+            lines[0].text_played, None,
+            "sounding: what was heard is unknown"
+        );
+        assert_eq!(lines[1].text_played.as_deref(), Some(""), "never sounded");
+        assert!(matches!(&out[0], Record::Event(e) if e.event == "playback_reports_ended"));
+        let later = log.observe(utterance(4), 50);
+        assert!(matches!(&later[..], [Record::Transcript(t)] if t.question_id == 4));
+    }
+
+    #[test]
+    fn console_lines_carry_no_terminal_control() {
+        let record = Record::Transcript(TranscriptLine {
+            speaker: "tutor\u{1b}]0;owned\u{7}".into(),
+            question_id: 1,
+            text: "hi \u{1b}[2J\u{1b}[31mred\u{9b}0m\r\nthere".into(),
+            start_ms: 0,
+            end_ms: 1,
+            interrupted: false,
+            human: false,
+            text_played: None,
+        });
+        let line = record.console_line().unwrap();
+        assert!(!line.chars().any(char::is_control), "{line:?}");
+        assert!(line.contains("red") && line.contains("there"), "{line:?}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn printable_keeps_every_other_character(text in "\\PC{0,30}|[\\x00-\\x1f\\x7f-\\x9f a-z]{0,30}") {
+            let out = printable(&text);
+            proptest::prop_assert!(!out.chars().any(char::is_control));
+            let kept: String = text.chars().filter(|c| !c.is_control() && *c != ' ').collect();
+            let out_kept: String = out.chars().filter(|c| *c != ' ').collect();
+            proptest::prop_assert_eq!(kept, out_kept);
+        }
+    }
 
     #[test]
     fn utterances_get_their_turn_start() {

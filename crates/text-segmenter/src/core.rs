@@ -37,6 +37,22 @@ pub struct Segment {
     pub text: String,
 }
 
+/// Text that was dropped for a reason worth a warning (stale text after an interrupt is
+/// routine and not reported).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SegmenterNotice {
+    #[error(
+        "text of turn {question_id} from `{speaker}` came after newer turn {newer} had begun to play; dropped"
+    )]
+    OutOfOrder {
+        speaker: String,
+        question_id: u64,
+        newer: u64,
+    },
+    #[error("text of turn {question_id} from `{speaker}` came after the turn ended; dropped")]
+    AfterEnd { speaker: String, question_id: u64 },
+}
+
 #[derive(Debug)]
 struct Turn {
     speaker: String,
@@ -53,6 +69,7 @@ pub struct SegmenterCore {
     turns: BTreeMap<u64, Turn>,
     /// The newest turn that has released a segment: older turns can no longer start.
     released_through: u64,
+    notices: Vec<SegmenterNotice>,
 }
 
 impl SegmenterCore {
@@ -62,7 +79,13 @@ impl SegmenterCore {
             stale: StaleFilter::new(),
             turns: BTreeMap::new(),
             released_through: 0,
+            notices: Vec::new(),
         }
+    }
+
+    /// What was dropped since the last call, for the node to log.
+    pub fn take_notices(&mut self) -> Vec<SegmenterNotice> {
+        std::mem::take(&mut self.notices)
     }
 
     /// Turns still open (for diagnostics and tests).
@@ -87,7 +110,24 @@ impl SegmenterCore {
                 // chunk, or an older turn appearing out of order): turns never go back.
                 let behind =
                     question_id <= self.released_through && !self.turns.contains_key(&question_id);
-                if self.stale.is_stale(question_id) || behind {
+                if self.stale.is_stale(question_id) {
+                    return Vec::new();
+                }
+                if behind {
+                    if !text.trim().is_empty() {
+                        self.notices.push(if question_id < self.released_through {
+                            SegmenterNotice::OutOfOrder {
+                                speaker,
+                                question_id,
+                                newer: self.released_through,
+                            }
+                        } else {
+                            SegmenterNotice::AfterEnd {
+                                speaker,
+                                question_id,
+                            }
+                        });
+                    }
                     return Vec::new();
                 }
                 let config = self.config;
@@ -99,6 +139,12 @@ impl SegmenterCore {
                     ended: false,
                 });
                 if turn.ended {
+                    if !text.trim().is_empty() {
+                        self.notices.push(SegmenterNotice::AfterEnd {
+                            speaker,
+                            question_id,
+                        });
+                    }
                     return Vec::new();
                 }
                 let mut texts = turn.splitter.push(&text);
@@ -168,6 +214,35 @@ mod tests {
             min_chars: 1,
             max_chars: 220,
         })
+    }
+
+    #[test]
+    fn a_turn_arriving_after_a_newer_one_is_dropped_with_a_notice() {
+        let mut c = core();
+        let out = c.handle(text("ann", 5, "Newer turn.", Some(SessionStatus::Ended)));
+        assert_eq!(out.len(), 1);
+        assert!(c.take_notices().is_empty());
+        assert!(
+            c.handle(text("bob", 4, "Older turn.", Some(SessionStatus::Ended)))
+                .is_empty()
+        );
+        assert_eq!(
+            c.take_notices(),
+            [SegmenterNotice::OutOfOrder {
+                speaker: "bob".into(),
+                question_id: 4,
+                newer: 5
+            }]
+        );
+        assert!(c.handle(text("ann", 5, "More.", None)).is_empty());
+        assert!(matches!(
+            &c.take_notices()[..],
+            [SegmenterNotice::AfterEnd { question_id: 5, .. }]
+        ));
+        // Stale text after an interrupt is routine: dropped quietly.
+        c.handle(SegmenterInput::Interrupt { question_id: 9 });
+        assert!(c.handle(text("bob", 8, "Old.", None)).is_empty());
+        assert!(c.take_notices().is_empty());
     }
 
     #[test]

@@ -9,6 +9,6 @@ pub mod core;
 pub mod sanitize;
 pub mod split;
 
-pub use crate::core::{Segment, SegmenterCore, SegmenterInput};
+pub use crate::core::{Segment, SegmenterCore, SegmenterInput, SegmenterNotice};
 pub use sanitize::sanitize;
 pub use split::{SegmenterConfig, TurnSegmenter};

@@ -109,10 +109,15 @@ impl TurnSegmenter {
 
     fn drain(&mut self, at_end: bool) -> Vec<String> {
         let mut out = Vec::new();
-        while let Some(end) = find_boundary(&self.buf, at_end, self.config.max_chars) {
-            let sentence: String = self.buf.drain(..end).collect();
+        // The buffer is cut once at the end: cutting it per sentence would copy the rest
+        // each time (quadratic in the sentences of one big chunk).
+        let mut start = 0;
+        while let Some(end) = find_boundary(&self.buf[start..], at_end, self.config.max_chars) {
+            let sentence = self.buf[start..start + end].to_owned();
+            start += end;
             self.emit(&sentence, &mut out);
         }
+        self.buf.drain(..start);
         out
     }
 
@@ -143,8 +148,21 @@ fn join(mut left: String, right: &str) -> String {
     left
 }
 
+/// How far past `max_chars` a boundary search looks (closing marks, the next word).
+const LOOKAHEAD_CHARS: usize = 256;
+
 /// Byte length of the first complete sentence of `buf`, if its end is certain.
+///
+/// Only the first `max_chars + LOOKAHEAD_CHARS` characters are looked at, so finding one
+/// sentence costs the same however much text waits behind it (a sentence end followed
+/// by a longer run of marks or blanks than that is taken as certain).
 fn find_boundary(buf: &str, at_end: bool, max_chars: usize) -> Option<usize> {
+    let view_end = buf
+        .char_indices()
+        .nth(max_chars.saturating_add(LOOKAHEAD_CHARS))
+        .map_or(buf.len(), |(b, _)| b);
+    // Past the view more text has arrived: decide as if the view were all there is.
+    let (buf, at_end) = (&buf[..view_end], at_end || view_end < buf.len());
     let chars: Vec<(usize, char)> = buf.char_indices().collect();
     let n = chars.len();
     let byte_end = |k: usize| chars.get(k + 1).map_or(buf.len(), |(b, _)| *b);
@@ -391,5 +409,28 @@ mod tests {
         let mut out = s.push("Yes. Ok. That is a longer sentence now. Hi.");
         out.extend(s.finish());
         assert_eq!(out, ["Yes. Ok. That is a longer sentence now.", "Hi."]);
+    }
+
+    #[test]
+    fn one_huge_chunk_of_sentences_loses_nothing() {
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        let sentence = "The derivative measures how fast a value changes right now. ";
+        let text = sentence.repeat(20_000);
+        let mut out = s.push(&text);
+        out.extend(s.finish());
+        assert_eq!(out.len(), 20_000);
+        assert!(out.iter().all(|seg| seg == sentence.trim()));
+    }
+
+    #[test]
+    fn a_sentence_end_followed_by_a_flood_of_blanks_still_leaves() {
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            min_chars: 1,
+            max_chars: 50,
+        });
+        let mut out = s.push(&format!("First sentence.{}", " ".repeat(10_000)));
+        out.extend(s.push("Second one."));
+        out.extend(s.finish());
+        assert_eq!(out, ["First sentence.", "Second one."]);
     }
 }

@@ -44,8 +44,7 @@ fn main() -> eyre::Result<()> {
     let config = Config {
         paced: node_kit::env_parse("PACE_WITH_PLAYBACK", wired)?,
         max_unplayed: node_kit::env_parse("MAX_UNPLAYED_TURNS", 1usize)?,
-        playback_timeout_ms: (node_kit::env_parse("PLAYBACK_TIMEOUT_SECS", 30.0f64)?.max(0.0)
-            * 1000.0) as u64,
+        playback_timeout_ms: node_kit::env_secs("PLAYBACK_TIMEOUT_SECS", 30.0)?.as_millis() as u64,
     };
     tracing::info!(
         topic = %scenario.topic,

@@ -228,6 +228,26 @@ pub fn repo_file(relative: &str) -> eyre::Result<std::path::PathBuf> {
     Ok(root.join(relative))
 }
 
+/// A duration in seconds from env: a finite number above zero and at most a day.
+/// Negative, zero, NaN and infinite values are an error naming the variable (they would
+/// panic in `Duration::from_secs_f64` or wait forever).
+pub fn env_secs(name: &str, default_secs: f64) -> eyre::Result<std::time::Duration> {
+    let secs: f64 = env_parse(name, default_secs)?;
+    secs_to_duration(secs).map_err(|e| eyre::eyre!("environment variable {name}={secs}: {e}"))
+}
+
+/// The validation behind [`env_secs`].
+pub fn secs_to_duration(secs: f64) -> Result<std::time::Duration, String> {
+    const DAY: f64 = 86_400.0;
+    if secs.is_finite() && secs > 0.0 && secs <= DAY {
+        Ok(std::time::Duration::from_secs_f64(secs))
+    } else {
+        Err(format!(
+            "must be a number of seconds above 0 and at most {DAY}"
+        ))
+    }
+}
+
 pub fn env_parse<T: std::str::FromStr>(name: &str, default: T) -> eyre::Result<T>
 where
     T::Err: std::fmt::Display,
@@ -238,5 +258,21 @@ where
             .trim()
             .parse()
             .map_err(|e| eyre::eyre!("environment variable {name}={raw:?} is invalid: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_must_be_finite_positive_and_bounded() {
+        assert_eq!(
+            secs_to_duration(1.5),
+            Ok(std::time::Duration::from_millis(1500))
+        );
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300] {
+            assert!(secs_to_duration(bad).is_err(), "{bad}");
+        }
     }
 }

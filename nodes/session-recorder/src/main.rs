@@ -129,6 +129,12 @@ fn main() -> eyre::Result<()> {
                         }
                     }
                 }
+                DoraEvent::InputClosed { id } if id.as_str() == ids::PLAYED => {
+                    tracing::info!(
+                        "the player's reports ended (stopped or gone); waiting lines are written now"
+                    );
+                    Observed::PlayerGone
+                }
                 DoraEvent::Stop(_) => break,
                 _ => continue,
             },

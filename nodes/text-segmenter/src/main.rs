@@ -61,7 +61,11 @@ fn main() -> eyre::Result<()> {
                 _ => continue,
             },
         };
-        for segment in core.handle(input) {
+        let segments = core.handle(input);
+        for notice in core.take_notices() {
+            tracing::warn!("{notice}");
+        }
+        for segment in segments {
             tracing::debug!(speaker = %segment.speaker, question_id = segment.question_id, index = segment.index, last = segment.last, text = %segment.text, "segment");
             let params = Params::new()
                 .question_id(segment.question_id)
