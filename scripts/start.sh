@@ -16,4 +16,8 @@ trap '"$dora" down >/dev/null 2>&1 || true' EXIT
 # down. A TERM sent to this script alone waits for `dora start` to end: stop with Ctrl-C.
 trap 'exit 143' TERM HUP
 "$dora" build "$dataflow"
+# A dataflow with the console node serves its page on loopback.
+if grep -q 'target/release/console$' "$dataflow"; then
+    echo "console: http://127.0.0.1:${CONSOLE_PORT:-8777}/ (open it in a browser)"
+fi
 "$dora" start "$dataflow" --attach

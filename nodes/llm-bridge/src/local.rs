@@ -152,12 +152,12 @@ impl Backend for LocalBackend {
     fn shutdown(&self) {
         self.shutdown.store(true, Ordering::SeqCst);
         let _ = self.stop.try_send(());
-        match self.finished.recv_timeout(SHUTDOWN_WAIT) {
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                tracing::warn!(wait = ?SHUTDOWN_WAIT, "the model thread did not finish in time");
-            }
-            // Closed (or a message, never sent): the worker is gone.
-            _ => {}
+        // Disconnected (the worker dropped its sender) means it is gone; only a timeout
+        // leaves it running.
+        if let Err(crossbeam_channel::RecvTimeoutError::Timeout) =
+            self.finished.recv_timeout(SHUTDOWN_WAIT)
+        {
+            tracing::warn!(wait = ?SHUTDOWN_WAIT, "the model thread did not finish in time");
         }
     }
 

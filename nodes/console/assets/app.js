@@ -1,0 +1,347 @@
+// The console page: one WebSocket to the node, no build step, no outside resources.
+// Text frames are JSON messages ({"type": ...}); binary frames are audio: a
+// little-endian u32 sample rate, then little-endian f32 mono samples.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { ws: null, lines: new Map(), listen: false, audioCtx: null, playAt: 0,
+  mic: { wanted: false, granted: false, ctx: null, stream: null, node: null }, latency: null };
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+  ws.binaryType = "arraybuffer";
+  state.ws = ws;
+  ws.onopen = () => {
+    setConnection(true);
+    if (state.listen) send({ type: "listen", on: true });
+  };
+  ws.onclose = () => {
+    setConnection(false);
+    state.mic.granted = false;
+    setTimeout(connect, 1000);
+  };
+  ws.onmessage = (event) => {
+    if (typeof event.data === "string") {
+      let message;
+      try { message = JSON.parse(event.data); } catch (_) { return; }
+      handle(message);
+    } else {
+      playFrame(event.data);
+    }
+  };
+}
+
+function setConnection(on) {
+  const badge = $("connection");
+  badge.textContent = on ? "live" : "disconnected";
+  badge.className = "badge " + (on ? "on" : "off");
+}
+
+function send(message) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(message));
+}
+
+function handle(m) {
+  switch (m.type) {
+    case "hello": $("transcript").textContent = ""; state.lines.clear(); break;
+    case "line": showLine(m); break;
+    case "speaking": showSpeaking(m); break;
+    case "level": showLevel(m); break;
+    case "policy": showPolicy(m); break;
+    case "latency": showLatency(m); break;
+    case "stats": showStats(m); break;
+    case "mic": micAnswer(m); break;
+    case "mic_state":
+      $("mic-state").textContent = m.held ? "microphone held by a page" : "microphone free";
+      if (!m.held) $("level-human").style.width = "0";
+      break;
+    case "sent": notice(`sent as the human: “${m.text}”`); break;
+    case "notice": notice(m.text); break;
+    default: break;
+  }
+}
+
+function notice(text) { $("notice").textContent = text; }
+
+function showLine(m) {
+  const box = $("transcript");
+  const stick = box.scrollTop + box.clientHeight >= box.scrollHeight - 30;
+  let el = state.lines.get(m.seq);
+  if (!el) {
+    el = document.createElement("div");
+    state.lines.set(m.seq, el);
+    box.appendChild(el);
+  }
+  el.className = `line kind-${m.kind}`;
+  el.dataset.seq = m.seq;
+  el.dataset.kind = m.kind;
+  el.dataset.speaker = m.speaker || "";
+  if (m.question_id !== null && m.question_id !== undefined) el.dataset.questionId = m.question_id;
+  el.dataset.interrupted = m.interrupted ? "true" : "false";
+  el.textContent = "";
+  if (m.speaker) {
+    const who = document.createElement("span");
+    who.className = "speaker";
+    who.textContent = m.speaker;
+    el.appendChild(who);
+  }
+  const text = document.createElement("span");
+  text.className = "text";
+  if (m.played !== null && m.played !== undefined) {
+    const played = document.createElement("span");
+    played.className = "played";
+    played.textContent = m.played;
+    text.appendChild(played);
+    if (m.cut) {
+      const cut = document.createElement("del");
+      cut.className = "cut";
+      cut.textContent = m.cut;
+      text.appendChild(cut);
+    } else if (m.text.length > m.played.length && !m.interrupted) {
+      text.appendChild(document.createTextNode(m.text.slice(m.played.length)));
+    }
+  } else {
+    text.textContent = m.text;
+  }
+  el.appendChild(text);
+  if (m.interrupted) {
+    const mark = document.createElement("span");
+    mark.className = "mark";
+    mark.textContent = "interrupted";
+    el.appendChild(mark);
+  }
+  if (stick) box.scrollTop = box.scrollHeight;
+}
+
+function showSpeaking(m) {
+  $("now").textContent = m.now || "—";
+  $("next").textContent = m.next || "—";
+  $("human-speaking").hidden = !m.human_speaking;
+  if (!m.now) $("level-voice").style.width = "0";
+}
+
+function showLevel(m) {
+  const width = Math.min(100, Math.sqrt(m.rms) * 250);
+  $(m.source === "human" ? "level-human" : "level-voice").style.width = `${width.toFixed(1)}%`;
+}
+
+function pct(x) { return `${(x * 100).toFixed(1)}%`; }
+
+function showPolicy(m) {
+  const s = m.status;
+  $("mode").textContent = s ? s.mode : "—";
+  $("cycle").textContent = s ? s.cycle : "—";
+  $("phase").textContent = m.phase || "—";
+  $("last-decision").textContent = m.last_decision || (s && s.current_speaker ? `turn → ${s.current_speaker}` : "—");
+  const bars = $("bars");
+  bars.textContent = "";
+  for (const b of (s ? s.bars : [])) {
+    const row = document.createElement("div");
+    row.className = "bar" + (b.absent ? " absent" : "");
+    row.dataset.name = b.name;
+    row.dataset.share = b.share;
+    row.dataset.target = b.target === null ? "priority" : b.target;
+    row.dataset.words = b.words;
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = b.name;
+    const track = document.createElement("span");
+    track.className = "track";
+    const fill = document.createElement("span");
+    fill.className = "fill";
+    fill.style.width = pct(b.share);
+    track.appendChild(fill);
+    if (b.target !== null) {
+      const target = document.createElement("span");
+      target.className = "target";
+      target.style.left = pct(b.target);
+      track.appendChild(target);
+    }
+    const nums = document.createElement("span");
+    nums.className = "nums";
+    nums.textContent = b.target === null ? `${b.words} w · priority` : `${pct(b.share)} / ${pct(b.target)}`;
+    row.append(name, track, nums);
+    bars.appendChild(row);
+  }
+  const agents = Object.entries(m.auction || {});
+  const table = $("auction");
+  table.hidden = agents.length === 0;
+  const body = table.querySelector("tbody");
+  body.textContent = "";
+  for (const [agent, a] of agents) {
+    const tr = document.createElement("tr");
+    for (const v of [agent, a.tokens ?? "—", a.bid ?? "—"]) {
+      const td = document.createElement("td");
+      td.textContent = v;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+}
+
+const dash = (v) => (v === null || v === undefined ? "—" : String(v));
+
+function showLatency(m) {
+  state.latency = m;
+  const body = $("latency").querySelector("tbody");
+  body.textContent = "";
+  for (const t of m.turns.slice(-12).reverse()) {
+    const tr = document.createElement("tr");
+    tr.dataset.questionId = t.question_id;
+    for (const v of [t.question_id, t.speaker, t.speech_end_to_transcript_ms, t.speech_end_to_first_token_ms,
+      t.speech_end_to_first_audio_ms, t.turn_to_first_audio_ms, t.dead_air_ms]) {
+      const td = document.createElement("td");
+      td.textContent = dash(v);
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+  const b = m.barge_ins;
+  $("barge").textContent = b.length ? b.slice(-5).map((x) => `${x.to_silence_ms} (${x.speaker})`).join(", ") : "—";
+  drawChart(m.turns);
+}
+
+function drawChart(turns) {
+  const canvas = $("latency-chart");
+  const g = canvas.getContext("2d");
+  g.clearRect(0, 0, canvas.width, canvas.height);
+  const shown = turns.slice(-20);
+  const max = Math.max(1, ...shown.flatMap((t) => [t.turn_to_first_audio_ms || 0, t.turn_to_first_token_ms || 0, t.dead_air_ms || 0]));
+  const w = canvas.width / Math.max(shown.length, 1);
+  const h = canvas.height - 14;
+  shown.forEach((t, i) => {
+    const x = i * w + 2;
+    const bar = (v, color, dx, bw) => {
+      if (v === null || v === undefined) return;
+      const bh = (v / max) * h;
+      g.fillStyle = color;
+      g.fillRect(x + dx, h - bh, bw, bh);
+    };
+    const bw = Math.max(2, w / 3 - 2);
+    bar(t.turn_to_first_token_ms, "#60a5fa", 0, bw);
+    bar(t.turn_to_first_audio_ms, "#1d4ed8", bw, bw);
+    bar(t.dead_air_ms, "#f59e0b", 2 * bw, bw);
+    g.fillStyle = "#6b7280";
+    g.font = "9px sans-serif";
+    g.fillText(String(t.question_id), x, canvas.height - 2);
+  });
+  g.fillStyle = "#6b7280";
+  g.fillText(`${max} ms`, canvas.width - 48, 10);
+}
+
+function showStats(m) {
+  const inputs = Object.entries(m.inputs || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+  $("stats").textContent =
+    `pages ${m.clients} · listening ${m.listeners} · frames sent ${m.frames_sent} · dropped ${m.frames_dropped}\n` +
+    `lines ${m.lines} · rejected page messages ${m.rejected_page_messages} · microphone ${m.mic_held ? "held" : "free"}\n` +
+    `inputs: ${inputs || "—"}`;
+  $("stats").dataset.dropped = m.frames_dropped;
+}
+
+// --- the conversation's audio, played here -------------------------------------------
+
+function toggleListen() {
+  state.listen = !state.listen;
+  $("btn-listen").setAttribute("aria-pressed", String(state.listen));
+  if (state.listen && !state.audioCtx) state.audioCtx = new AudioContext();
+  if (state.audioCtx) state.audioCtx.resume();
+  send({ type: "listen", on: state.listen });
+}
+
+function playFrame(buffer) {
+  if (!state.listen || !state.audioCtx || buffer.byteLength < 8) return;
+  const rate = new DataView(buffer).getUint32(0, true);
+  const samples = new Float32Array(buffer.slice(4));
+  const ctx = state.audioCtx;
+  const audio = ctx.createBuffer(1, samples.length, rate);
+  audio.copyToChannel(samples, 0);
+  const source = ctx.createBufferSource();
+  source.buffer = audio;
+  source.connect(ctx.destination);
+  const now = ctx.currentTime;
+  if (state.playAt < now + 0.02 || state.playAt > now + 1.0) state.playAt = now + 0.08;
+  source.start(state.playAt);
+  state.playAt += audio.duration;
+}
+
+// --- the microphone: 16 kHz mono f32 over the WebSocket -------------------------------
+
+async function micOn() {
+  if (state.mic.wanted) return;
+  state.mic.wanted = true;
+  try {
+    if (!state.mic.stream) {
+      state.mic.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+      const ctx = new AudioContext({ sampleRate: 16000 });
+      const source = ctx.createMediaStreamSource(state.mic.stream);
+      const node = ctx.createScriptProcessor(2048, 1, 1);
+      const mute = ctx.createGain();
+      mute.gain.value = 0;
+      node.onaudioprocess = (e) => {
+        if (!state.mic.wanted || !state.mic.granted) return;
+        const input = e.inputBuffer.getChannelData(0);
+        const frame = new ArrayBuffer(4 + input.length * 4);
+        new DataView(frame).setUint32(0, ctx.sampleRate, true);
+        new Float32Array(frame, 4).set(input);
+        if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(frame);
+      };
+      source.connect(node);
+      node.connect(mute);
+      mute.connect(ctx.destination);
+      state.mic.ctx = ctx;
+      state.mic.node = node;
+    }
+    await state.mic.ctx.resume();
+    // Released (push-to-talk let go) while the device was opening: ask for nothing.
+    if (state.mic.wanted) send({ type: "mic", on: true });
+  } catch (err) {
+    state.mic.wanted = false;
+    notice(`microphone unavailable: ${err.message || err}`);
+  }
+}
+
+function micOff() {
+  if (!state.mic.wanted) return;
+  state.mic.wanted = false;
+  send({ type: "mic", on: false });
+}
+
+function micAnswer(m) {
+  state.mic.granted = m.granted;
+  $("btn-ptt").classList.toggle("active", m.granted && !openMic());
+  $("btn-openmic").setAttribute("aria-pressed", String(m.granted && openMic()));
+  if (m.busy) notice("another page holds the microphone");
+  if (!m.granted && state.mic.wanted && m.busy) state.mic.wanted = false;
+}
+
+let openMicOn = false;
+const openMic = () => openMicOn;
+
+// --- controls --------------------------------------------------------------------------
+
+function control(command) { send({ type: "control", command }); }
+
+$("btn-pause").onclick = () => control("cancel");
+$("btn-resume").onclick = () => control("ready");
+$("btn-reset").onclick = () => control("reset");
+$("btn-stats").onclick = () => control("stats");
+$("btn-listen").onclick = toggleListen;
+const ptt = $("btn-ptt");
+ptt.addEventListener("pointerdown", (e) => { e.preventDefault(); if (!openMicOn) micOn(); });
+for (const ev of ["pointerup", "pointerleave", "pointercancel"]) ptt.addEventListener(ev, () => { if (!openMicOn) micOff(); });
+$("btn-openmic").onclick = () => {
+  openMicOn = !openMicOn;
+  if (openMicOn) micOn(); else micOff();
+  $("btn-openmic").setAttribute("aria-pressed", String(openMicOn));
+};
+$("say-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const input = $("say-text");
+  const text = input.value.trim();
+  if (!text) return;
+  send({ type: "say", text });
+  input.value = "";
+});
+
+connect();

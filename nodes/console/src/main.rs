@@ -1,0 +1,262 @@
+//! `console`: a live page in the browser. Dora inputs → [`console_core`] → WebSocket
+//! broadcast; page messages → [`console_core`] → the `control`, `human_text` and `audio`
+//! outputs. The HTTP/WebSocket server (axum) runs on its own thread; this loop never
+//! waits for a page: each page has a bounded queue, and a frame that does not fit is
+//! dropped and counted.
+//!
+//! Env: `CONSOLE_ADDR` (127.0.0.1), `CONSOLE_PORT` (8777), `CONSOLE_TOKEN` (required
+//! for a non-loopback address), `CONSOLE_QUEUE` (frames per page, 512), `HUMAN_SPEAKER`
+//! (human). See docs/ARCHITECTURE.md.
+
+mod server;
+
+use std::{
+    collections::HashMap,
+    net::{IpAddr, Ipv4Addr},
+    time::{Duration, Instant},
+};
+
+use axum::extract::ws::Message;
+use console_core::{ClientId, Config, Console, Data, DoraOut, Meta, Out, Transport};
+use crossbeam_channel::select;
+use dora_node_api::{
+    DoraNode, Event as DoraEvent, MetadataParameters, Parameter,
+    arrow_v59::{array::AsArray, datatypes::Float32Type},
+};
+use eyre::{Context, eyre};
+use node_kit::Params;
+use tokio::sync::mpsc::{Sender, error::TrySendError};
+use voice_protocol::{SessionStatus, ids, keys};
+
+/// The output of typed messages (the controller takes it as the human's words).
+const HUMAN_TEXT: &str = "human_text";
+
+/// What the server thread tells the loop.
+pub enum PageEvent {
+    Connected { id: ClientId, tx: Sender<Message> },
+    Text { id: ClientId, text: String },
+    Binary { id: ClientId, bytes: Vec<u8> },
+    Closed { id: ClientId },
+}
+
+fn main() -> eyre::Result<()> {
+    node_kit::init_tracing();
+    let ip: IpAddr = match node_kit::env_opt("CONSOLE_ADDR") {
+        None => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        Some(a) if a.trim().eq_ignore_ascii_case("localhost") => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        Some(a) => a
+            .trim()
+            .parse()
+            .map_err(|e| eyre!("CONSOLE_ADDR={a:?} is not an IP address: {e}"))?,
+    };
+    let port: u16 = node_kit::env_parse("CONSOLE_PORT", 8777)?;
+    let token = node_kit::env_opt("CONSOLE_TOKEN").map(|t| t.trim().to_owned());
+    console_core::auth::bind_allowed(ip, token.as_deref()).map_err(|e| eyre!("{e}"))?;
+    let queue: usize = node_kit::env_parse("CONSOLE_QUEUE", 512)?;
+    if queue == 0 {
+        return Err(eyre!("CONSOLE_QUEUE must be at least 1"));
+    }
+    let config = Config {
+        human_speaker: node_kit::env_opt("HUMAN_SPEAKER").unwrap_or_else(|| "human".to_owned()),
+        ..Config::default()
+    };
+
+    // A taken port costs the page, never the conversation: the node stays in the
+    // dataflow (its outputs are optional inputs elsewhere) and says why there is no page.
+    let listener = match std::net::TcpListener::bind((ip, port)) {
+        Ok(listener) => Some(listener),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            tracing::error!(
+                "the console cannot listen on {ip}:{port}: the port is taken (another console or program); the conversation runs without a page; set CONSOLE_PORT to a free port"
+            );
+            None
+        }
+        Err(e) => return Err(eyre!("the console cannot listen on {ip}:{port}: {e}")),
+    };
+
+    let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let dora_events = node_kit::forward_events(events);
+    let (page_tx, page_rx) = crossbeam_channel::unbounded::<PageEvent>();
+    // Held for the whole run, so that without a server the page channel stays quiet.
+    let _page_tx = page_tx.clone();
+    if let Some(listener) = listener {
+        listener
+            .set_nonblocking(true)
+            .context("cannot make the listening socket non-blocking")?;
+        let bound = listener.local_addr()?;
+        let host = match ip {
+            IpAddr::V6(_) => format!("[{}]", bound.ip()),
+            IpAddr::V4(_) => bound.ip().to_string(),
+        };
+        let url = format!("http://{host}:{}/", bound.port());
+        if token.is_some() {
+            println!("console: {url}?token=<CONSOLE_TOKEN>");
+        } else {
+            println!("console: {url}");
+        }
+        tracing::info!(%url, token = token.is_some(), "console listening");
+        server::spawn(
+            listener,
+            server::Settings {
+                token,
+                loopback_only: ip.is_loopback(),
+            },
+            page_tx,
+            queue,
+        )?;
+    }
+
+    let start = Instant::now();
+    let now = || start.elapsed().as_millis() as u64;
+    let mut console = Console::new(config);
+    let mut pages = Pages::default();
+    let tick = crossbeam_channel::tick(Duration::from_secs(1));
+    loop {
+        let outs = select! {
+            recv(dora_events) -> event => match event {
+                Ok(DoraEvent::Input { id, metadata, data }) => {
+                    let meta = to_meta(&metadata.parameters);
+                    let text;
+                    let array = data.as_array();
+                    let data = if let Some(samples) = array.as_primitive_opt::<Float32Type>() {
+                        Data::Samples(samples.values())
+                    } else {
+                        match node_kit::text_of(&data) {
+                            Ok(t) => {
+                                text = t;
+                                Data::Text(&text)
+                            }
+                            Err(_) => Data::Other,
+                        }
+                    };
+                    console.input(id.as_str(), data, &meta, now())
+                }
+                Ok(DoraEvent::Stop(_)) | Err(_) => break,
+                Ok(_) => continue,
+            },
+            recv(page_rx) -> event => match event {
+                Ok(PageEvent::Connected { id, tx }) => {
+                    pages.clients.insert(id, tx);
+                    tracing::info!(page = id, pages = pages.clients.len(), "page connected");
+                    console.connected(id)
+                }
+                Ok(PageEvent::Text { id, text }) => console.page_text(id, &text, now()),
+                Ok(PageEvent::Binary { id, bytes }) => console.page_audio(id, &bytes, now()),
+                Ok(PageEvent::Closed { id }) => {
+                    pages.clients.remove(&id);
+                    tracing::info!(page = id, pages = pages.clients.len(), "page closed");
+                    console.disconnected(id)
+                }
+                Err(_) => break,
+            },
+            recv(tick) -> _ => {
+                console.set_transport(pages.transport());
+                vec![Out::Broadcast(console.stats_msg())]
+            }
+        };
+        for out in outs {
+            match out {
+                Out::Broadcast(json) => pages.broadcast(Message::Text(json.into())),
+                Out::To(id, json) => pages.send(id, Message::Text(json.into())),
+                Out::Audio { frame, to } => {
+                    let frame = Message::Binary(frame.into());
+                    for id in to {
+                        pages.send(id, frame.clone());
+                    }
+                }
+                Out::Dora(out) => send(&mut node, out),
+            }
+        }
+    }
+    tracing::info!(
+        sent = pages.sent,
+        dropped = pages.dropped,
+        "console stopped"
+    );
+    Ok(())
+}
+
+/// The pages' queues and the transport counts.
+#[derive(Default)]
+struct Pages {
+    clients: HashMap<ClientId, Sender<Message>>,
+    sent: u64,
+    dropped: u64,
+}
+
+impl Pages {
+    fn transport(&self) -> Transport {
+        Transport {
+            clients: self.clients.len(),
+            frames_sent: self.sent,
+            frames_dropped: self.dropped,
+        }
+    }
+
+    fn send(&mut self, id: ClientId, message: Message) {
+        let Some(tx) = self.clients.get(&id) else {
+            return;
+        };
+        match tx.try_send(message) {
+            Ok(()) => self.sent += 1,
+            Err(TrySendError::Full(_)) => self.dropped += 1,
+            Err(TrySendError::Closed(_)) => {
+                self.clients.remove(&id);
+            }
+        }
+    }
+
+    fn broadcast(&mut self, message: Message) {
+        let ids: Vec<ClientId> = self.clients.keys().copied().collect();
+        for id in ids {
+            self.send(id, message.clone());
+        }
+    }
+}
+
+/// Sends one output; a failure (e.g. an output the dataflow does not declare) is logged.
+fn send(node: &mut DoraNode, out: DoraOut) {
+    let result = match out {
+        DoraOut::Control(command) => {
+            tracing::info!(command, "control from the page");
+            node.send_output(ids::CONTROL.into(), Default::default(), command)
+        }
+        DoraOut::HumanText { speaker, text } => {
+            tracing::info!(%speaker, %text, "typed on the page");
+            let params = Params::new()
+                .string(keys::SPEAKER, speaker)
+                .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
+                .build();
+            node.send_output(HUMAN_TEXT.into(), params, text)
+        }
+        DoraOut::Audio {
+            sample_rate,
+            samples,
+        } => {
+            let params = Params::new()
+                .int(keys::SAMPLE_RATE, i64::from(sample_rate))
+                .build();
+            node.send_output(ids::AUDIO.into(), params, samples)
+        }
+    };
+    if let Err(e) = result {
+        tracing::warn!(error = %e, "output not sent");
+    }
+}
+
+fn to_meta(params: &MetadataParameters) -> Meta {
+    let string = |k: &str| node_kit::string_param(params, k).map(str::to_owned);
+    Meta {
+        question_id: node_kit::question_id(params),
+        speaker: string(keys::SPEAKER),
+        interrupted: node_kit::bool_param(params, keys::INTERRUPTED),
+        is_human: node_kit::bool_param(params, keys::IS_HUMAN),
+        session_status: string(keys::SESSION_STATUS),
+        chars_played: node_kit::int_param(params, keys::CHARS_PLAYED),
+        sample_rate: match params.get(keys::SAMPLE_RATE) {
+            Some(Parameter::Integer(n)) => Some(*n),
+            _ => None,
+        },
+        kind: string(keys::LINE_KIND).or_else(|| string(keys::KIND)),
+    }
+}
