@@ -24,6 +24,10 @@ pub struct ConferenceConfig {
     /// unheard before the next turn is handed out (`Some(1)`: the next speaker generates
     /// while the current one is heard, no further). `None`: no waiting for playback.
     pub max_unplayed: Option<usize>,
+    /// A participant skipped for not answering is offered a turn again after this many
+    /// turns of the others (it may only have been slow, or its turn lost): `None` never.
+    /// One whose input closed is gone for good and never retried.
+    pub absent_retry_turns: Option<u32>,
 }
 
 impl Default for ConferenceConfig {
@@ -32,6 +36,7 @@ impl Default for ConferenceConfig {
             turn_timeout: Duration::from_secs(60),
             human_timeout: Duration::from_secs(20),
             max_unplayed: None,
+            absent_retry_turns: Some(8),
         }
     }
 }
@@ -123,6 +128,8 @@ pub enum Notice {
     PlaybackTimeout { secs: u64 },
     #[error("`{speaker}` is absent ({reason}); it is skipped until it speaks again")]
     Absent { speaker: String, reason: String },
+    #[error("`{speaker}` was skipped for {turns} turns; it is offered the turn again")]
+    Retried { speaker: String, turns: u32 },
     #[error("`{speaker}` answers again; it takes turns again")]
     Returned { speaker: String },
     #[error("the player's reports ended (its input closed); turns no longer wait for playback")]
@@ -143,7 +150,9 @@ impl Notice {
         match self {
             Notice::Stale { .. } | Notice::FloorOpen => NoticeLevel::Debug,
             // Also what a normal stop looks like when the player leaves first.
-            Notice::Returned { .. } | Notice::PlayerGone => NoticeLevel::Info,
+            Notice::Returned { .. } | Notice::Retried { .. } | Notice::PlayerGone => {
+                NoticeLevel::Info
+            }
             _ => NoticeLevel::Warning,
         }
     }
@@ -189,6 +198,8 @@ pub struct Conference {
     unplayed: std::collections::BTreeSet<u64>,
     /// The player's report input closed: nothing is waited for any more.
     player_gone: bool,
+    /// Participants absent for not answering, with the turns handed out since.
+    timed_out: std::collections::BTreeMap<usize, u32>,
 }
 
 impl Conference {
@@ -199,6 +210,7 @@ impl Conference {
             floor: Floor::Idle,
             unplayed: std::collections::BTreeSet::new(),
             player_gone: false,
+            timed_out: std::collections::BTreeMap::new(),
         }
     }
 
@@ -264,8 +276,10 @@ impl Conference {
                     speaker: speaker.clone(),
                     secs: self.config.turn_timeout.as_secs(),
                 }));
-                // Handing it the next turn again would cost another full timeout.
+                // Handing it the next turn again would cost another full timeout; it is
+                // retried after a few turns of the others.
                 self.engine.set_absent(turn.index, true);
+                self.timed_out.insert(turn.index, 0);
                 out.push(Action::Notice(Notice::Absent {
                     speaker,
                     reason: "no answer within the turn timeout".to_owned(),
@@ -292,8 +306,14 @@ impl Conference {
     }
 
     fn give_next_turn(&mut self, now: Duration, out: &mut Vec<Action>) {
+        self.retry_timed_out(out);
         match self.engine.next_turn() {
             Some(selection) => {
+                for (index, turns) in &mut self.timed_out {
+                    if *index != selection.index {
+                        *turns += 1;
+                    }
+                }
                 out.push(Action::Turn {
                     speaker: self.engine.name(selection.index).to_owned(),
                     question_id: selection.question_id,
@@ -312,6 +332,30 @@ impl Conference {
             }
         }
         out.push(Action::Status(self.engine.stats()));
+    }
+
+    /// Offers the turn again to participants that were skipped for long enough for not
+    /// answering; the floor being open (everyone else gone) retries them at once.
+    fn retry_timed_out(&mut self, out: &mut Vec<Action>) {
+        let Some(after) = self.config.absent_retry_turns else {
+            return;
+        };
+        let nobody_else = self.engine.nobody_eligible();
+        let due: Vec<(usize, u32)> = self
+            .timed_out
+            .iter()
+            .filter(|(_, turns)| nobody_else || **turns >= after)
+            .map(|(i, t)| (*i, *t))
+            .collect();
+        for (index, turns) in due {
+            self.timed_out.remove(&index);
+            if self.engine.set_absent(index, false) {
+                out.push(Action::Notice(Notice::Retried {
+                    speaker: self.engine.name(index).to_owned(),
+                    turns,
+                }));
+            }
+        }
     }
 
     /// Ends `turn` early, keeping what was said so far in the history.
@@ -358,6 +402,8 @@ impl Conference {
         let Some(index) = self.engine.index_of(input) else {
             return;
         };
+        // Gone for good: not retried after a few turns like a silent one.
+        self.timed_out.remove(&index);
         if self.engine.is_human(index) || !self.engine.set_absent(index, true) {
             return;
         }
@@ -417,6 +463,7 @@ impl Conference {
             return;
         }
         // Anything from an absent participant, even late text, shows it is alive.
+        self.timed_out.remove(&index);
         if self.engine.set_absent(index, false) {
             out.push(Action::Notice(Notice::Returned {
                 speaker: from.clone(),

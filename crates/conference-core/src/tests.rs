@@ -325,7 +325,12 @@ fn absent(actions: &[Action]) -> Vec<String> {
 
 #[test]
 fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
-    let mut c = conference(STUDY);
+    let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
+    let config = ConferenceConfig {
+        absent_retry_turns: None,
+        ..ConferenceConfig::default()
+    };
+    let mut c = Conference::new(engine, config);
     c.handle(Event::Start, secs(0));
     assert_eq!(c.current_turn().unwrap().0, "student1");
     let out = c.handle(Event::Tick, secs(60));
@@ -352,6 +357,90 @@ fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
         handed.extend(turns(&out).into_iter().map(|(s, _)| s));
     }
     assert!(handed.iter().any(|s| s == "student1"), "{handed:?}");
+}
+
+fn retried(actions: &[Action]) -> Vec<String> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Notice(Notice::Retried { speaker, .. }) => Some(speaker.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_participant_that_timed_out_is_offered_the_turn_again_after_a_few_turns() {
+    let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
+    let config = ConferenceConfig {
+        absent_retry_turns: Some(3),
+        ..ConferenceConfig::default()
+    };
+    let mut c = Conference::new(engine, config);
+    c.handle(Event::Start, secs(0));
+    assert_eq!(c.current_turn().unwrap().0, "student1");
+    let out = c.handle(Event::Tick, secs(60));
+    assert_eq!(absent(&out), ["student1"]);
+    // Three turns of the others (the one handed out at the timeout counts), then a retry.
+    let mut handed: Vec<String> = turns(&out).into_iter().map(|(s, _)| s).collect();
+    let mut retries = Vec::new();
+    for t in 0..6 {
+        let out = speak(&mut c, "a few words here", secs(61 + t));
+        handed.extend(turns(&out).into_iter().map(|(s, _)| s));
+        retries.extend(retried(&out));
+    }
+    assert_eq!(retries, ["student1"]);
+    let first = handed.iter().position(|s| s == "student1").expect("retried");
+    assert!(first >= 3, "{handed:?}");
+    assert!(c.engine().stats().absent.is_empty());
+    // Silent again: absent again, and retried again later.
+    while c.current_turn().unwrap().0 != "student1" {
+        speak(&mut c, "a few words here", secs(70));
+    }
+    let out = c.handle(Event::Tick, secs(200));
+    assert_eq!(absent(&out), ["student1"]);
+}
+
+#[test]
+fn when_every_agent_timed_out_they_are_retried_rather_than_the_floor_left_open() {
+    let mut c = conference("[(human, 0.001), (a, 1), (b, 1)]");
+    c.handle(Event::Start, secs(0));
+    let mut now = 0;
+    let mut absent_names = Vec::new();
+    let mut retries = Vec::new();
+    for _ in 0..4 {
+        now += 60;
+        let out = c.handle(Event::Tick, secs(now));
+        absent_names.extend(absent(&out));
+        retries.extend(retried(&out));
+        assert!(c.current_turn().is_some(), "a turn is always handed out");
+    }
+    assert!(absent_names.len() >= 4 && !retries.is_empty());
+}
+
+#[test]
+fn a_closed_input_is_never_retried() {
+    let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
+    let config = ConferenceConfig {
+        absent_retry_turns: Some(1),
+        ..ConferenceConfig::default()
+    };
+    let mut c = Conference::new(engine, config);
+    c.handle(Event::Start, secs(0));
+    c.handle(Event::Tick, secs(60));
+    c.handle(
+        Event::InputClosed {
+            input: "student1".into(),
+        },
+        secs(61),
+    );
+    let mut handed = Vec::new();
+    for t in 0..8 {
+        let out = speak(&mut c, "words", secs(62 + t));
+        assert!(retried(&out).is_empty());
+        handed.extend(turns(&out).into_iter().map(|(s, _)| s));
+    }
+    assert!(!handed.iter().any(|s| s == "student1"), "{handed:?}");
 }
 
 #[test]

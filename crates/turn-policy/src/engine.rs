@@ -178,6 +178,11 @@ impl PolicyEngine {
         self.absent[index]
     }
 
+    /// Whether no participant can be handed a turn now (all human or absent).
+    pub fn nobody_eligible(&self) -> bool {
+        !(0..self.names.len()).any(|i| self.eligible(i))
+    }
+
     /// Whether participant `index` may be handed a turn at all.
     fn eligible(&self, index: usize) -> bool {
         !self.human[index] && !self.absent[index]

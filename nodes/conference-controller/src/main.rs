@@ -40,6 +40,9 @@ fn main() -> eyre::Result<()> {
             .map(|v| v.trim().parse::<usize>())
             .transpose()
             .map_err(|e| eyre!("MAX_UNPLAYED_TURNS is not a whole number: {e}"))?,
+        // 0 turns off the retry: a silent participant then only returns by speaking.
+        absent_retry_turns: Some(node_kit::env_parse::<u32>("ABSENT_RETRY_TURNS", 8)?)
+            .filter(|turns| *turns > 0),
     };
     tracing::info!(policy = %policy, mode = policy.mode_name(), "conference controller starting");
 

@@ -76,6 +76,7 @@ fn main() -> eyre::Result<()> {
                     continue;
                 }
                 Ok(DoraEvent::Input { id, metadata, data }) => {
+                    tracing::debug!(input = %id, question_id = ?node_kit::question_id(&metadata.parameters), "input");
                     match to_bridge_input(id.as_str(), &metadata.parameters, &data) {
                         Some(input) => input,
                         None => continue,
