@@ -71,6 +71,8 @@ echo "the scripted human's voice with white noise 20 dB below it:"
 target/release/model-bench asr "$corpus/noisy.tsv" 2>/dev/null
 rm -rf "$corpus"
 
+scripts/bench-console.sh
+
 echo "== memory of the whole spoken study session (proportional set size, sampled each second for 60 s)"
 session=$(mktemp -d)
 SESSION_DIR="$session" AUDIO_OUTPUT=none timeout 300 .venv/bin/dora run dataflows/voice-chat.yml --stop-after 60s >/dev/null 2>&1 &

@@ -390,7 +390,10 @@ fn a_participant_that_timed_out_is_offered_the_turn_again_after_a_few_turns() {
         retries.extend(retried(&out));
     }
     assert_eq!(retries, ["student1"]);
-    let first = handed.iter().position(|s| s == "student1").expect("retried");
+    let first = handed
+        .iter()
+        .position(|s| s == "student1")
+        .expect("retried");
     assert!(first >= 3, "{handed:?}");
     assert!(c.engine().stats().absent.is_empty());
     // Silent again: absent again, and retried again later.

@@ -8,16 +8,13 @@
 //! for a non-loopback address), `CONSOLE_QUEUE` (frames per page, 512), `HUMAN_SPEAKER`
 //! (human). See docs/ARCHITECTURE.md.
 
-mod server;
-
 use std::{
-    collections::HashMap,
     net::{IpAddr, Ipv4Addr},
     time::{Duration, Instant},
 };
 
-use axum::extract::ws::Message;
-use console_core::{ClientId, Config, Console, Data, DoraOut, Meta, Out, Transport};
+use console_core::{Config, Console, Data, DoraOut, Meta, Out};
+use console_node::{PageEvent, Pages, server};
 use crossbeam_channel::select;
 use dora_node_api::{
     DoraNode, Event as DoraEvent, MetadataParameters, Parameter,
@@ -25,19 +22,10 @@ use dora_node_api::{
 };
 use eyre::{Context, eyre};
 use node_kit::Params;
-use tokio::sync::mpsc::{Sender, error::TrySendError};
 use voice_protocol::{SessionStatus, ids, keys};
 
 /// The output of typed messages (the controller takes it as the human's words).
 const HUMAN_TEXT: &str = "human_text";
-
-/// What the server thread tells the loop.
-pub enum PageEvent {
-    Connected { id: ClientId, tx: Sender<Message> },
-    Text { id: ClientId, text: String },
-    Binary { id: ClientId, bytes: Vec<u8> },
-    Closed { id: ClientId },
-}
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -136,15 +124,15 @@ fn main() -> eyre::Result<()> {
             },
             recv(page_rx) -> event => match event {
                 Ok(PageEvent::Connected { id, tx }) => {
-                    pages.clients.insert(id, tx);
-                    tracing::info!(page = id, pages = pages.clients.len(), "page connected");
+                    pages.insert(id, tx);
+                    tracing::info!(page = id, pages = pages.len(), "page connected");
                     console.connected(id)
                 }
                 Ok(PageEvent::Text { id, text }) => console.page_text(id, &text, now()),
                 Ok(PageEvent::Binary { id, bytes }) => console.page_audio(id, &bytes, now()),
                 Ok(PageEvent::Closed { id }) => {
-                    pages.clients.remove(&id);
-                    tracing::info!(page = id, pages = pages.clients.len(), "page closed");
+                    pages.remove(id);
+                    tracing::info!(page = id, pages = pages.len(), "page closed");
                     console.disconnected(id)
                 }
                 Err(_) => break,
@@ -156,62 +144,18 @@ fn main() -> eyre::Result<()> {
         };
         for out in outs {
             match out {
-                Out::Broadcast(json) => pages.broadcast(Message::Text(json.into())),
-                Out::To(id, json) => pages.send(id, Message::Text(json.into())),
-                Out::Audio { frame, to } => {
-                    let frame = Message::Binary(frame.into());
-                    for id in to {
-                        pages.send(id, frame.clone());
-                    }
-                }
                 Out::Dora(out) => send(&mut node, out),
+                page_out => pages.deliver(page_out),
             }
         }
     }
+    let transport = pages.transport();
     tracing::info!(
-        sent = pages.sent,
-        dropped = pages.dropped,
+        sent = transport.frames_sent,
+        dropped = transport.frames_dropped,
         "console stopped"
     );
     Ok(())
-}
-
-/// The pages' queues and the transport counts.
-#[derive(Default)]
-struct Pages {
-    clients: HashMap<ClientId, Sender<Message>>,
-    sent: u64,
-    dropped: u64,
-}
-
-impl Pages {
-    fn transport(&self) -> Transport {
-        Transport {
-            clients: self.clients.len(),
-            frames_sent: self.sent,
-            frames_dropped: self.dropped,
-        }
-    }
-
-    fn send(&mut self, id: ClientId, message: Message) {
-        let Some(tx) = self.clients.get(&id) else {
-            return;
-        };
-        match tx.try_send(message) {
-            Ok(()) => self.sent += 1,
-            Err(TrySendError::Full(_)) => self.dropped += 1,
-            Err(TrySendError::Closed(_)) => {
-                self.clients.remove(&id);
-            }
-        }
-    }
-
-    fn broadcast(&mut self, message: Message) {
-        let ids: Vec<ClientId> = self.clients.keys().copied().collect();
-        for id in ids {
-            self.send(id, message.clone());
-        }
-    }
 }
 
 /// Sends one output; a failure (e.g. an output the dataflow does not declare) is logged.

@@ -11,21 +11,12 @@ use std::{
     time::{Duration, Instant},
 };
 
-use common::{Running, free_port};
+use common::{Running, find_program, free_port};
 use fantoccini::{Client, ClientBuilder, Locator};
 use node_kit::testing::{TestEvent, input, keepalive, meta, stop};
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(90);
-
-fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    names.iter().find_map(|name| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    })
-}
 
 fn status(counts: [u64; 4], cycle: u64, current: &str, q: u64) -> String {
     json!({

@@ -3,20 +3,22 @@
 //! headless Chromium: the transcript fills in, typing as the human interrupts and gets the
 //! tutor's answer, and Chromium's fake microphone saying a sentence becomes a human line.
 //!
-//! It needs the workspace's binaries (scripts/setup.sh) and runs a whole conversation; it
-//! is `#[ignore]`d in the test command until a lost turn it once met (the tutor handed a
-//! turn right after a typed barge-in never started it) is understood:
-//! `cargo test --release -p console-node --test dataflow -- --ignored`. Skipped, with a
-//! message, only when chromium or chromedriver is not installed.
+//! It needs the workspace's binaries (scripts/setup.sh) and runs a whole conversation
+//! (about half a minute). Skipped, with a message, only when chromium or chromedriver is
+//! not installed. The bridges log every input at debug level: a failure here is read with
+//! `RUST_LOG=info,llm_bridge=debug` in `target/console-test/dora-run.log`.
 
 use std::{
     io::{Read, Write},
-    net::{TcpListener, TcpStream},
+    net::TcpStream,
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
 };
 
+mod common;
+
+use common::{find_program, free_port};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
@@ -28,22 +30,6 @@ fn repo_root() -> PathBuf {
         .join("../..")
         .canonicalize()
         .expect("repo root")
-}
-
-fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    names.iter().find_map(|name| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    })
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 fn healthy(port: u16) -> bool {
@@ -158,7 +144,6 @@ async fn wait_for<T>(what: &str, mut check: impl AsyncFnMut() -> Option<T>) -> R
 }
 
 #[tokio::test(flavor = "current_thread")]
-#[ignore = "a whole voice-chat run; see the module comment"]
 async fn voice_chat_watched_and_joined_from_the_browser() {
     let (Some(chromium), Some(chromedriver)) = (
         find_program(&["chromium", "chromium-browser", "google-chrome"]),

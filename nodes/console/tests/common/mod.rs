@@ -17,6 +17,16 @@ use serde_json::{Value, json};
 pub const BIN: &str = env!("CARGO_BIN_EXE_console");
 
 /// A port nobody listens on right now.
+/// The first of `names` found on PATH.
+pub fn find_program(names: &[&str]) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
