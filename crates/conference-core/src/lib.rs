@@ -69,6 +69,11 @@ pub enum Event {
     InputClosed {
         input: String,
     },
+    /// The sender of an input crashed and was restarted (dora's restart policy): what it
+    /// was doing is lost, but it is there again.
+    Restarted {
+        input: String,
+    },
     /// Time passed; deadlines are checked.
     Tick,
 }
@@ -134,6 +139,10 @@ pub enum Notice {
     Returned { speaker: String },
     #[error("the player's reports ended (its input closed); turns no longer wait for playback")]
     PlayerGone,
+    #[error("`{speaker}` restarted; the turn it was in is over and it takes turns again")]
+    ParticipantRestarted { speaker: String },
+    #[error("the player restarted; what it had not played yet is not waited for")]
+    PlayerRestarted,
 }
 
 /// How loud a [`Notice`] is in the log.
@@ -150,9 +159,10 @@ impl Notice {
         match self {
             Notice::Stale { .. } | Notice::FloorOpen => NoticeLevel::Debug,
             // Also what a normal stop looks like when the player leaves first.
-            Notice::Returned { .. } | Notice::Retried { .. } | Notice::PlayerGone => {
-                NoticeLevel::Info
-            }
+            Notice::Returned { .. }
+            | Notice::Retried { .. }
+            | Notice::PlayerGone
+            | Notice::PlayerRestarted => NoticeLevel::Info,
             _ => NoticeLevel::Warning,
         }
     }
@@ -259,6 +269,7 @@ impl Conference {
             }
             Event::Control(command) => self.on_control(command, now, &mut out),
             Event::InputClosed { input } => self.on_input_closed(&input, now, &mut out),
+            Event::Restarted { input } => self.on_restarted(&input, now, &mut out),
             Event::Tick => {}
         }
         out
@@ -424,6 +435,47 @@ impl Conference {
                 });
                 self.give_next_turn(now, out);
             }
+            _ => out.push(Action::Status(self.engine.stats())),
+        }
+    }
+
+    /// A restarted sender lost its work: a restarted participant's turn in progress will
+    /// never end (its new process never saw it), so it ends now and the participant is
+    /// present again; a restarted player will never report what it held.
+    fn on_restarted(&mut self, input: &str, now: Duration, out: &mut Vec<Action>) {
+        if input == voice_protocol::ids::PLAYBACK_DONE {
+            self.unplayed.clear();
+            out.push(Action::Notice(Notice::PlayerRestarted));
+            if matches!(self.floor, Floor::AwaitingPlayback { .. }) {
+                self.give_next_turn(now, out);
+            }
+            return;
+        }
+        let Some(index) = self.engine.index_of(input) else {
+            return;
+        };
+        if self.engine.is_human(index) {
+            return;
+        }
+        self.timed_out.remove(&index);
+        self.engine.set_absent(index, false);
+        out.push(Action::Notice(Notice::ParticipantRestarted {
+            speaker: input.to_owned(),
+        }));
+        match &self.floor {
+            Floor::Speaking(turn) if turn.index == index => {
+                let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
+                    unreachable!("matched Speaking above");
+                };
+                self.cut_short(turn, out);
+                let question_id = self.engine.bump_question_id();
+                out.push(Action::Interrupt {
+                    kind: InterruptKind::Cancel,
+                    question_id,
+                });
+                self.give_next_turn(now, out);
+            }
+            Floor::Open => self.give_next_turn(now, out),
             _ => out.push(Action::Status(self.engine.stats())),
         }
     }

@@ -640,3 +640,80 @@ fn next_turns_wait_for_playback_when_configured() {
     assert_eq!(turns(&out).len(), 1);
     let _ = second;
 }
+
+#[test]
+fn a_restarted_participant_loses_the_turn_it_was_in_and_takes_turns_again() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    let (speaker, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
+    assert_eq!(speaker, "student1");
+    // Half an utterance, then the bridge crashes and is restarted.
+    c.handle(
+        text("student1", "Half a", Some(SessionStatus::Started), Some(q)),
+        secs(1),
+    );
+    let out = c.handle(
+        Event::Restarted {
+            input: "student1".into(),
+        },
+        secs(2),
+    );
+    assert!(out.iter().any(|a| matches!(
+        a,
+        Action::Notice(Notice::ParticipantRestarted { speaker }) if speaker == "student1"
+    )));
+    // What was said is kept as an interrupted line; the turn moves on at once.
+    let said = utterances(&out);
+    assert_eq!(said.len(), 1);
+    assert!(said[0].interrupted && said[0].text == "Half a");
+    assert!(interrupts(&out).iter().any(|(_, id)| *id > q));
+    assert_ne!(turns(&out)[0].0, "student1");
+    assert!(c.engine().stats().absent.is_empty());
+    let mut handed = Vec::new();
+    for t in 0..4 {
+        let out = speak(&mut c, "a few words here", secs(3 + t));
+        handed.extend(turns(&out).into_iter().map(|(s, _)| s));
+    }
+    assert!(handed.iter().any(|s| s == "student1"), "{handed:?}");
+}
+
+#[test]
+fn a_restarted_absent_participant_is_present_again() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    c.handle(Event::Tick, secs(60));
+    assert_eq!(c.engine().stats().absent, ["student1"]);
+    c.handle(
+        Event::Restarted {
+            input: "student1".into(),
+        },
+        secs(61),
+    );
+    assert!(c.engine().stats().absent.is_empty());
+}
+
+#[test]
+fn a_restarted_player_is_not_waited_for() {
+    let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
+    let config = ConferenceConfig {
+        max_unplayed: Some(1),
+        ..ConferenceConfig::default()
+    };
+    let mut c = Conference::new(engine, config);
+    c.handle(Event::Start, secs(0));
+    speak(&mut c, "One two", secs(1));
+    speak(&mut c, "Three four", secs(2));
+    // Two utterances unheard: the controller waits for the player.
+    assert!(c.current_turn().is_none());
+    let out = c.handle(
+        Event::Restarted {
+            input: "playback_done".into(),
+        },
+        secs(3),
+    );
+    assert!(
+        out.iter()
+            .any(|a| matches!(a, Action::Notice(Notice::PlayerRestarted)))
+    );
+    assert_eq!(turns(&out).len(), 1, "the next turn goes out at once");
+}

@@ -249,6 +249,12 @@ impl Player {
         }
     }
 
+    /// Starts the clock at `samples` (a restarted player continuing the recording), so
+    /// timeline times stay positions in `conversation.wav`.
+    pub fn resume_at(&mut self, samples: u64) {
+        self.clock = samples;
+    }
+
     /// The clip mode's state (held clips, voices).
     pub fn clips(&self) -> &ClipDeck {
         &self.clips

@@ -577,3 +577,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_restarted_player_times_its_timeline_from_where_the_recording_stops() {
+    let mut p = player();
+    p.resume_at(5_000);
+    assert_eq!(p.now_ms(), 5_000);
+    p.handle(segment(7, 0, true, "Back again."));
+    p.handle(audio(7, 0, 10, 0.5));
+    let (_, events, _) = play(&mut p, 1);
+    let records = done(&events);
+    assert_eq!(records[0].start_ms, 5_000);
+    assert_eq!(records[0].end_ms, 5_010);
+}

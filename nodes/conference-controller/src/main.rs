@@ -60,6 +60,17 @@ fn main() -> eyre::Result<()> {
 
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
+    // Which inputs each upstream node feeds: a restarted node restarts those inputs.
+    let sources: Vec<(String, String)> = node
+        .node_config()
+        .inputs
+        .iter()
+        .filter_map(|(input, config)| {
+            let mapping = config.mapping.to_string();
+            let (source, _) = mapping.split_once('/')?;
+            Some((source.to_owned(), input.to_string()))
+        })
+        .collect();
     let start = Instant::now();
     let mut conference = Conference::new(engine, config);
 
@@ -73,6 +84,18 @@ fn main() -> eyre::Result<()> {
             Next::Closed => break,
             Next::Timeout => Event::Tick,
             Next::Event(event) => match *event {
+                DoraEvent::NodeRestarted { id } => {
+                    tracing::warn!(node = %id, "an upstream node restarted");
+                    let mut actions = Vec::new();
+                    for (_, input) in sources.iter().filter(|(source, _)| *source == id.as_ref()) {
+                        let event = Event::Restarted {
+                            input: input.clone(),
+                        };
+                        actions.extend(conference.handle(event, start.elapsed()));
+                    }
+                    emit(&mut node, actions)?;
+                    continue;
+                }
                 DoraEvent::Input { id, metadata, data } => {
                     match to_core_event(id.as_str(), &metadata.parameters, &data) {
                         Some(event) => event,

@@ -36,6 +36,22 @@ impl ContextSession {
         let store = ContextStore::open_with_sessions_dir(&root, folder)
             .map_err(|e| eyre!("agent templates in AGENTS_ROOT {root}: {e}"))?;
         let prefix = SessionId::new("context").expect("a valid id");
+        // The folder belongs to this run (see node_kit::session): a context session in it
+        // that is not frozen yet was started by this recorder before a restart, and is
+        // continued rather than split in two.
+        let unfinished = store
+            .sessions()
+            .map_err(|e| eyre!("cannot list the context sessions: {e}"))?
+            .into_iter()
+            .filter(|id| {
+                let name = id.to_string();
+                name == prefix.to_string() || name.starts_with(&format!("{prefix}-"))
+            })
+            .rfind(|id| !store.is_frozen(id));
+        if let Some(id) = unfinished {
+            tracing::info!(session = %id, "continuing the context session (the recorder restarted)");
+            return Ok(Some(Self { store, id, agents }));
+        }
         let id = store
             .create_next_session(&prefix, &agents, node_kit::unix_ms())
             .map_err(|e| eyre!("cannot create the context session: {e}"))?;

@@ -108,7 +108,7 @@ fn main() -> eyre::Result<()> {
 
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let dir = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
-    let mut recording = Recording::create(&dir, rate)?;
+    let (mut recording, resumed_samples) = Recording::open(&dir, rate)?;
     let mode = node_kit::env_opt("AUDIO_OUTPUT").unwrap_or_else(|| "auto".to_owned());
     let mut device = Device::open(&mode, rate, Duration::from_millis(block_ms * 3))?;
     tracing::info!(folder = %dir.display(), device = device.is_some(), "recording the session");
@@ -117,6 +117,7 @@ fn main() -> eyre::Result<()> {
     let (jobs, results) = spawn_synthesizer(backend, rate, floor.clone());
     let dora_events = node_kit::forward_events(events);
     let mut player = Player::new(PlayerConfig::new(rate));
+    player.resume_at(resumed_samples);
     let block_len = (u64::from(rate) * block_ms / 1000) as usize;
     let block_time = Duration::from_millis(block_ms);
     let mut block = vec![0.0f32; block_len];
@@ -136,6 +137,12 @@ fn main() -> eyre::Result<()> {
                     if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);
+                            // When, in the recording's time, older voices had to stop.
+                            let record = serde_json::json!({
+                                "question_id": question_id,
+                                "at_ms": player.now_ms(),
+                            });
+                            recording.note("interrupts.jsonl", &record)?;
                         }
                         player_events = player.handle(input);
                     }

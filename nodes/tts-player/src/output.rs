@@ -22,7 +22,11 @@ pub struct Recording {
 }
 
 impl Recording {
-    pub fn create(dir: &Path, sample_rate: u32) -> eyre::Result<Self> {
+    /// Opens the session's recording. A `conversation.wav` already there (this run's
+    /// player before a restart) is continued, not truncated: the samples it holds are
+    /// returned, so the restarted player's clock goes on from there. What the killed
+    /// player rendered after its last header update (at most a second) is written over.
+    pub fn open(dir: &Path, sample_rate: u32) -> eyre::Result<(Self, u64)> {
         let spec = hound::WavSpec {
             channels: 1,
             sample_rate,
@@ -30,20 +34,35 @@ impl Recording {
             sample_format: hound::SampleFormat::Int,
         };
         let wav_path = dir.join("conversation.wav");
-        let wav = hound::WavWriter::create(&wav_path, spec)
-            .with_context(|| format!("cannot create {}", wav_path.display()))?;
+        let (wav, resumed) = match continue_wav(&wav_path, spec) {
+            Some((wav, samples)) => {
+                tracing::info!(
+                    samples,
+                    "continuing conversation.wav (the player restarted)"
+                );
+                (wav, samples)
+            }
+            None => (
+                hound::WavWriter::create(&wav_path, spec)
+                    .with_context(|| format!("cannot create {}", wav_path.display()))?,
+                0,
+            ),
+        };
         let timeline_path = dir.join("timeline.jsonl");
         let timeline = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&timeline_path)
             .with_context(|| format!("cannot open {}", timeline_path.display()))?;
-        Ok(Self {
-            dir: dir.to_path_buf(),
-            wav,
-            timeline,
-            last_flush: Instant::now(),
-        })
+        Ok((
+            Self {
+                dir: dir.to_path_buf(),
+                wav,
+                timeline,
+                last_flush: Instant::now(),
+            },
+            resumed,
+        ))
     }
 
     pub fn write(&mut self, block: &[f32]) -> eyre::Result<()> {
@@ -90,6 +109,30 @@ impl Recording {
         self.wav.finalize()?;
         Ok(())
     }
+}
+
+/// A recording of the same format left by this run's player: cut to the samples its
+/// header counts (bytes after them were never confirmed) and opened for appending.
+fn continue_wav(
+    path: &Path,
+    spec: hound::WavSpec,
+) -> Option<(hound::WavWriter<BufWriter<File>>, u64)> {
+    let found = hound::WavReader::open(path).ok()?;
+    if found.spec() != spec {
+        tracing::warn!(path = %path.display(), "conversation.wav has another format; starting it again");
+        return None;
+    }
+    let samples = u64::from(found.duration());
+    drop(found);
+    // hound writes a 44-byte header for 16-bit mono.
+    let confirmed = 44 + samples * 2;
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_len(confirmed))
+        .ok()?;
+    let wav = hound::WavWriter::append(path).ok()?;
+    Some((wav, samples))
 }
 
 /// The sound device through ALSA's `aplay`, with a short buffer so a barge-in is heard

@@ -1,0 +1,235 @@
+//! Crash recovery in a real `dora run` of dataflows/voice-chat.yml: a student's bridge,
+//! then the player, then the recorder are killed with SIGKILL while the conversation
+//! runs. dora's restart policy brings each back; the conversation goes on, the session
+//! files stay valid and complete, and the session still freezes with a manifest that
+//! verifies.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use e2e_tests::{
+    assert_frozen_context, assert_question_ids_increase, build_workspace, dora, repo_root, serial,
+    session_dir, speaker,
+};
+use serde_json::Value;
+
+/// Ends the dataflow if the test gives up early.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Lines of a JSONL file as they are now; a line being written (no newline yet) is left
+/// for later, any complete line must be JSON.
+fn lines_now(path: &Path) -> Vec<Value> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let complete = match text.rfind('\n') {
+        Some(end) => &text[..=end],
+        None => "",
+    };
+    complete
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
+        .collect()
+}
+
+fn agent_count(lines: &[Value]) -> usize {
+    lines.iter().filter(|l| l["human"] != true).count()
+}
+
+/// The processes running `binary` (and, with `marker`, having exactly that environment
+/// variable, e.g. `PERSONA=../templates/student1/persona.md`).
+fn node_pids(binary: &str, marker: Option<&str>) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let exe = std::fs::read_link(entry.path().join("exe")).unwrap_or_default();
+        if exe.file_name().and_then(|n| n.to_str()) != Some(binary) {
+            continue;
+        }
+        if let Some(marker) = marker {
+            // One variable exactly (dora also hands every node the whole dataflow).
+            let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+            if !environ
+                .split(|b| *b == 0)
+                .any(|var| String::from_utf8_lossy(var) == marker)
+            {
+                continue;
+            }
+        }
+        pids.push(pid);
+    }
+    pids
+}
+
+fn kill9(what: &str, binary: &str, marker: Option<&str>) {
+    let pids = node_pids(binary, marker);
+    assert_eq!(pids.len(), 1, "one {what} process, found {pids:?}");
+    let status = Command::new("kill")
+        .args(["-9", &pids[0].to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -9 {what}");
+    eprintln!("killed {what} (pid {})", pids[0]);
+}
+
+fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "gave up waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn killed_nodes_come_back_and_the_session_stays_whole() {
+    let _serial = serial();
+    build_workspace();
+    let dir: PathBuf = session_dir("recovery");
+    let transcript_path = dir.join("transcript.jsonl");
+    let log = std::env::temp_dir().join(format!("e2e-recovery-{}.log", std::process::id()));
+    let child = Command::new(dora())
+        .current_dir(repo_root())
+        .args(["run", "dataflows/voice-chat.yml", "--stop-after", "150s"])
+        .env("SESSION_DIR", &dir)
+        .env("LLM_BACKEND", "scripted")
+        .env("OFFLINE_WORD_DELAY_MS", "90")
+        .env("ESPEAK_SPEED", "260")
+        .env("AUDIO_OUTPUT", "none")
+        // A turn lost with its bridge is given up within this.
+        .env("TURN_TIMEOUT_SECS", "20")
+        .env("CONSOLE_PORT", "0")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&log).expect("log file"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("dora run starts");
+    let mut run = Running(child);
+    let minute = Duration::from_secs(60);
+    let heard_since = |n: usize| {
+        let path = transcript_path.clone();
+        move || agent_count(&lines_now(&path)) >= n
+    };
+
+    // 1. A student's bridge, while its turn is being generated or heard.
+    wait_until("two agent lines", minute * 2, heard_since(2));
+    let events = dir.join("events.jsonl");
+    wait_until("a turn of student1", minute, || {
+        lines_now(&events)
+            .last()
+            .is_some_and(|e| e["event"] == "turn" && e["speaker"] == "student1")
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    kill9(
+        "student1's bridge",
+        "llm-bridge",
+        Some("PERSONA=../templates/student1/persona.md"),
+    );
+    let before_bridge = lines_now(&transcript_path);
+    let n = agent_count(&before_bridge);
+    wait_until("two more agent lines", minute, heard_since(n + 2));
+    wait_until("student1 speaking again", minute * 2, || {
+        lines_now(&transcript_path)[before_bridge.len()..]
+            .iter()
+            .any(|l| speaker(l) == "student1")
+    });
+
+    // 2. The player, mid-conversation.
+    let before_player = lines_now(&transcript_path);
+    kill9("the player", "tts-player", None);
+    let n = agent_count(&before_player);
+    wait_until(
+        "two agent lines after the player's restart",
+        minute,
+        heard_since(n + 2),
+    );
+
+    // 3. The recorder.
+    let before_recorder = lines_now(&transcript_path);
+    kill9("the recorder", "session-recorder", None);
+    let n = agent_count(&before_recorder);
+    wait_until(
+        "two agent lines after the recorder's restart",
+        minute,
+        heard_since(n + 2),
+    );
+
+    let status = {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = run.0.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(400),
+                "dora run did not end"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+    // The killed nodes fail once each (that is the point); the run itself must end.
+    eprintln!("dora run ended: {status}");
+
+    // Valid JSONL, every line heard before each kill present exactly once, in order.
+    let transcript = e2e_tests::jsonl(&dir, "transcript.jsonl");
+    for before in [&before_bridge, &before_player, &before_recorder] {
+        for line in before.iter() {
+            let copies = transcript.iter().filter(|l| *l == line).count();
+            assert_eq!(copies, 1, "{line} appears {copies} times\n{log_text}");
+        }
+    }
+    assert_question_ids_increase(&transcript);
+    // The recording went on after the player's restart: its timeline too.
+    let timeline = e2e_tests::jsonl(&dir, "timeline.jsonl");
+    let last_before = before_player
+        .iter()
+        .filter_map(|l| l["question_id"].as_u64())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        timeline
+            .iter()
+            .any(|r| r["question_id"].as_u64() > Some(last_before)),
+        "nothing played after the player's restart"
+    );
+    let wav = hound_duration(&dir.join("conversation.wav"));
+    let end_ms = timeline
+        .iter()
+        .filter_map(|r| r["end_ms"].as_u64())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        wav * 1000 >= end_ms.saturating_sub(1000),
+        "conversation.wav ({wav} s) ends before the timeline ({end_ms} ms)"
+    );
+    // One context session, frozen, its manifest verifying, its history the transcript.
+    assert!(
+        !dir.join("context-2").exists(),
+        "the restarted recorder split the context session"
+    );
+    assert_frozen_context(&dir, &transcript);
+}
+
+/// Whole seconds of a 16-bit mono WAV, from its header.
+fn hound_duration(path: &Path) -> u64 {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(bytes.len() >= 44 && &bytes[..4] == b"RIFF", "not a WAV");
+    let rate = u32::from_le_bytes(bytes[24..28].try_into().unwrap());
+    let data = u32::from_le_bytes(bytes[40..44].try_into().unwrap());
+    u64::from(data) / 2 / u64::from(rate.max(1))
+}
