@@ -46,6 +46,17 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The phase as sent on `phase` and written in logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Presenting => "presenting",
+            Phase::QaTrigger => "qa_trigger",
+            Phase::Exchange => "exchange",
+            Phase::Resolving => "resolving",
+            Phase::Ended => "ended",
+        }
+    }
+
     /// The transitions the moderator makes: the four-phase cycle, and ending from anywhere.
     pub fn can_become(self, to: Phase) -> bool {
         use Phase::*;

@@ -10,10 +10,14 @@
 //! - [`select`]: who speaks next (focus match, least recent, relevance, rotation);
 //! - [`engine`]: the state machine — [`Rehearsal::handle`]`(event, now_ms) -> Vec<Action>`;
 //! - [`record`]: exchange records and the Markdown debrief;
-//! - [`text`]: the word rules (content words, overlap, "move on" detection).
+//! - [`text`]: the word rules (content words, overlap, "move on" detection);
+//! - [`conductor`]: what the node does around the engine — `handle(input, now_ms) -> Vec<Out>`:
+//!   question ids, turn assembly, request/reply matching, playback pacing, the context
+//!   files and event records to write.
 //!
-//! Nothing here reads a clock, performs I/O or draws random numbers; a `moderator`
-//! node feeds events with the session time and carries out the actions.
+//! Nothing here reads a clock, performs I/O or draws random numbers; the
+//! `rehearsal-moderator` node feeds the conductor with the session time and carries
+//! out what it returns.
 //!
 //! ```
 //! use rehearsal_core::{Action, Deck, Event, PanelConfig, PhraseLibrary, Rehearsal};
@@ -29,6 +33,7 @@
 //! ```
 
 pub mod briefing;
+pub mod conductor;
 pub mod config;
 pub mod deck;
 pub mod engine;

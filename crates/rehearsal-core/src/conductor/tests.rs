@@ -1,0 +1,723 @@
+use super::*;
+use crate::{Deck, PanelConfig, PhraseLibrary};
+use proptest::prelude::*;
+
+const DECK: &str = include_str!("../../examples/deck.md");
+/// One exchange per section break; answers end on `answered` only.
+const PANEL: &str =
+    "intensity: moderate\nthresholds:\n  answer_end_silence_ms: 0\n  exchanges_per_break: 1\n";
+
+fn started(paced: bool) -> (Conductor, Vec<Out>) {
+    let mut c = Conductor::new(
+        PanelConfig::from_yaml(PANEL).unwrap(),
+        Deck::parse(DECK),
+        PhraseLibrary::builtin(),
+        Config { paced },
+    )
+    .unwrap();
+    let briefing = Briefing {
+        deck_path: "deck.md",
+        deck_text: DECK,
+        ..Default::default()
+    };
+    let out = c.start(&briefing, 0);
+    (c, out)
+}
+
+fn control(c: &mut Conductor, command: &str, now: u64) -> Vec<Out> {
+    c.handle(Input::Control(command.into()), now)
+}
+
+fn presenter(c: &mut Conductor, text: &str, now: u64) -> Vec<Out> {
+    c.handle(
+        Input::Presenter {
+            speaker: None,
+            text: text.into(),
+            ended: true,
+        },
+        now,
+    )
+}
+
+fn chunk(agent: &str, question_id: Option<u64>, text: &str, ended: bool) -> Input {
+    Input::Text {
+        agent: agent.into(),
+        question_id,
+        text: Ok(text.into()),
+        status: Some(if ended {
+            SessionStatus::Ended
+        } else {
+            SessionStatus::Started
+        }),
+        error: None,
+    }
+}
+
+fn turns(out: &[Out]) -> Vec<Turn> {
+    out.iter()
+        .filter_map(|o| match o {
+            Out::Turn(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn lines(out: &[Out]) -> Vec<(u64, PhraseKind)> {
+    out.iter()
+        .filter_map(|o| match o {
+            Out::Line {
+                question_id, kind, ..
+            } => Some((*question_id, *kind)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn records(out: &[Out], event: &str) -> Vec<Value> {
+    out.iter()
+        .filter_map(|o| match o {
+            Out::Record(r) if r.event == event => Some(r.fields.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn writes(out: &[Out]) -> Vec<(ContextFile, String, WriteMode)> {
+    out.iter()
+        .filter_map(|o| match o {
+            Out::Context { file, text, mode } => Some((file.clone(), text.clone(), *mode)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn written_to(out: &[Out], target: &ContextFile) -> Vec<String> {
+    writes(out)
+        .into_iter()
+        .filter(|(f, _, _)| f == target)
+        .map(|(_, t, _)| t)
+        .collect()
+}
+
+fn requests(out: &[Out]) -> Vec<Value> {
+    out.iter()
+        .filter_map(|o| match o {
+            Out::Request(j) => Some(serde_json::from_str(j).unwrap()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn agent_file(agent: &str, file: AgentFile) -> ContextFile {
+    ContextFile::agent(agent, file)
+}
+
+/// Presents the problem slide and moves on: a section break about "The Problem".
+fn section_break(c: &mut Conductor, paced: bool) -> (Vec<Out>, Turn) {
+    presenter(c, "Good morning, we are Acme Robotics.", 100);
+    control(c, "slide 1", 200);
+    presenter(c, "Picking is more than half of labour cost.", 300);
+    let out = control(c, "slide 2", 1_000);
+    let turn = turns(&out).pop().expect("a panelist is called");
+    assert_eq!(
+        c.rehearsal().phase(),
+        if paced {
+            Phase::QaTrigger
+        } else {
+            Phase::Exchange
+        }
+    );
+    (out, turn)
+}
+
+#[test]
+fn the_session_files_come_first_then_candidates_are_requested() {
+    let (_, out) = started(false);
+    let files: Vec<ContextFile> = writes(&out).into_iter().map(|(f, _, _)| f).collect();
+    assert_eq!(
+        &files[..4],
+        [
+            ContextFile::Shared(SharedFile::SessionConfig),
+            ContextFile::Shared(SharedFile::DeckContent),
+            ContextFile::Shared(SharedFile::ExternalIntel),
+            ContextFile::Shared(SharedFile::BoardDossier),
+        ]
+    );
+    for agent in ["skeptic", "analyst", "contrarian"] {
+        assert!(
+            files.contains(&agent_file(agent, AgentFile::FocusBrief)),
+            "{agent}"
+        );
+    }
+    assert_eq!(
+        written_to(&out, &ContextFile::Shared(SharedFile::DeckContent)),
+        [DECK]
+    );
+    assert!(
+        writes(&out)
+            .iter()
+            .all(|(_, _, mode)| *mode == WriteMode::Overwrite)
+    );
+    let request = &requests(&out)[0];
+    assert_eq!(request["id"], "r-1");
+    assert_eq!(request["kind"], "candidate_question");
+    assert_eq!(request["json"], false);
+    assert_eq!(request["max_words"], 30);
+    assert!(
+        request["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Acme Robotics")
+    );
+}
+
+#[test]
+fn the_presenter_is_voiced_with_a_fresh_id_and_written_to_the_transcript() {
+    let (mut c, _) = started(false);
+    let partial = Input::Presenter {
+        speaker: None,
+        text: "Good".into(),
+        ended: false,
+    };
+    assert!(c.handle(partial, 500).is_empty());
+    assert!(presenter(&mut c, "   ", 600).is_empty());
+    let out = presenter(&mut c, " Good morning. ", 61_000);
+    assert_eq!(
+        written_to(&out, &ContextFile::Shared(SharedFile::PresenterTranscript)),
+        ["[1:01] Good morning.\n"]
+    );
+    assert!(out.contains(&Out::Utterance {
+        speaker: "presenter".into(),
+        question_id: 1,
+        text: "Good morning.".into(),
+        human: true,
+    }));
+    assert!(out.contains(&Out::PresenterText {
+        speaker: "presenter".into(),
+        question_id: 1,
+        text: "Good morning.".into(),
+    }));
+    let named = c.handle(
+        Input::Presenter {
+            speaker: Some("ana".into()),
+            text: "Next.".into(),
+            ended: true,
+        },
+        62_000,
+    );
+    assert!(named.iter().any(
+        |o| matches!(o, Out::PresenterText { speaker, question_id: 2, .. } if speaker == "ana")
+    ));
+}
+
+#[test]
+fn controls_move_the_slide_and_are_recorded() {
+    let (mut c, _) = started(false);
+    let out = control(&mut c, "  next ", 10);
+    assert_eq!(records(&out, "control"), [json!({ "command": "next" })]);
+    assert_eq!(c.rehearsal().current_slide(), 1);
+    control(&mut c, "prev", 20);
+    assert_eq!(c.rehearsal().current_slide(), 0);
+    control(&mut c, "prev", 30);
+    assert_eq!(
+        c.rehearsal().current_slide(),
+        0,
+        "no slide before the first"
+    );
+    assert!(
+        control(&mut c, "dance", 40).is_empty(),
+        "an unknown command is not recorded"
+    );
+}
+
+#[test]
+fn a_section_break_sends_the_transition_line_and_the_turn_together() {
+    let (mut c, _) = started(false);
+    let (out, turn) = section_break(&mut c, false);
+    let (line, kind) = lines(&out)[0];
+    assert_eq!(kind, PhraseKind::Transition);
+    // Presenter lines 1 and 2, the transition 3, the turn 4.
+    assert_eq!((line, turn.question_id), (3, 4));
+    assert_eq!(turn.agent, "skeptic");
+    assert_eq!(turn.kind, Instruction::AskQuestion);
+    // The call is about the slide just left, not the one now shown.
+    assert!(
+        turn.instruction.contains("The Problem"),
+        "{}",
+        turn.instruction
+    );
+    let record = turn.record(1234, &["a.md".to_owned()]);
+    assert_eq!(record.event, "call");
+    assert_eq!(record.fields["instruction"], "ask_question");
+    assert_eq!(record.fields["context_bytes"], 1234);
+    assert_eq!(record.t_ms, 1_000);
+    let line_out = records(&out, "qa_line_out");
+    assert_eq!(line_out[0]["command"], "slide 2");
+    assert_eq!(line_out[0]["question_id"], 3);
+    assert!(out.contains(&Out::Phase(Phase::QaTrigger)));
+    let state = written_to(&out, &agent_file(MODERATOR, AgentFile::SessionState));
+    assert!(
+        state[0].starts_with("# Session state\n\nstate: QA_TRIGGER\n"),
+        "{state:?}"
+    );
+}
+
+#[test]
+fn a_panelists_chunks_make_one_turn_and_strays_are_dropped() {
+    let (mut c, _) = started(false);
+    let (_, turn) = section_break(&mut c, false);
+    let q = turn.question_id;
+    for stray in [
+        chunk("analyst", Some(q), "Me!", true),
+        chunk("skeptic", None, "No id.", true),
+        chunk("skeptic", Some(q + 10), "Stale.", true),
+        chunk("mystery", Some(q), "Who?", true),
+        Input::Text {
+            agent: "mystery".into(),
+            question_id: Some(q),
+            text: Err("not valid UTF-8".into()),
+            status: Some(SessionStatus::Ended),
+            error: None,
+        },
+        // Unreadable and without a status: nothing to keep.
+        Input::Text {
+            agent: "skeptic".into(),
+            question_id: Some(q),
+            text: Err("not valid UTF-8".into()),
+            status: None,
+            error: None,
+        },
+    ] {
+        assert!(c.handle(stray.clone(), 1_100).is_empty(), "{stray:?}");
+    }
+    assert!(
+        c.handle(chunk("skeptic", Some(q), "What margin ", false), 1_200)
+            .is_empty()
+    );
+    // An unreadable `ended` chunk still ends the turn.
+    let unreadable_end = Input::Text {
+        agent: "skeptic".into(),
+        question_id: Some(q),
+        text: Err("not valid UTF-8".into()),
+        status: Some(SessionStatus::Ended),
+        error: Some("model failed".into()),
+    };
+    let out = c.handle(unreadable_end, 61_300);
+    assert!(out.contains(&Out::Utterance {
+        speaker: "skeptic".into(),
+        question_id: q,
+        text: "What margin".into(),
+        human: false,
+    }));
+    assert_eq!(
+        written_to(&out, &agent_file("skeptic", AgentFile::ExchangeNotes)),
+        ["- [1:01] I asked: What margin\n"]
+    );
+    // The turn is over: more text for it is dropped.
+    assert!(
+        c.handle(chunk("skeptic", Some(q), "again", true), 61_400)
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_follow_up_quotes_the_presenters_answer() {
+    let (mut c, _) = started(false);
+    let (_, turn) = section_break(&mut c, false);
+    c.handle(
+        chunk(
+            "skeptic",
+            Some(turn.question_id),
+            "What margin do you make?",
+            true,
+        ),
+        1_500,
+    );
+    presenter(&mut c, "About 62 percent on labour cost savings.", 2_000);
+    let out = control(&mut c, "answered", 2_100);
+    let follow = turns(&out).pop().expect("a follow-up");
+    assert_eq!(follow.kind, Instruction::FollowUp);
+    assert!(
+        follow.instruction.contains("62 percent"),
+        "{}",
+        follow.instruction
+    );
+    assert!(follow.question_id > turn.question_id);
+}
+
+#[test]
+fn paced_lines_finish_only_when_heard() {
+    let (mut c, _) = started(true);
+    let (out, _) = section_break(&mut c, true);
+    let (line, _) = lines(&out)[0];
+    assert!(
+        c.handle(Input::Played { question_id: None }, 1_100)
+            .is_empty()
+    );
+    assert!(
+        c.handle(
+            Input::Played {
+                question_id: Some(line + 50)
+            },
+            1_100
+        )
+        .is_empty()
+    );
+    assert_eq!(c.rehearsal().phase(), Phase::QaTrigger);
+    let out = c.handle(
+        Input::Played {
+            question_id: Some(line),
+        },
+        1_200,
+    );
+    assert!(out.contains(&Out::Phase(Phase::Exchange)), "{out:?}");
+    // Reported twice: counted once.
+    assert!(
+        c.handle(
+            Input::Played {
+                question_id: Some(line)
+            },
+            1_300
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn the_first_audio_of_a_transition_is_timed_from_its_trigger() {
+    let (mut c, _) = started(true);
+    let (out, _) = section_break(&mut c, true);
+    let (line, _) = lines(&out)[0];
+    assert!(
+        c.handle(Input::PlaybackStarted { question_id: None }, 1_010)
+            .is_empty()
+    );
+    let out = c.handle(
+        Input::PlaybackStarted {
+            question_id: Some(line),
+        },
+        1_040,
+    );
+    assert_eq!(
+        records(&out, "qa_first_audio"),
+        [json!({ "command": "slide 2", "question_id": line, "latency_ms": 40.0 })]
+    );
+    assert!(
+        c.handle(
+            Input::PlaybackStarted {
+                question_id: Some(line)
+            },
+            1_050
+        )
+        .is_empty(),
+        "timed once"
+    );
+}
+
+fn reply(input: &str, speaker: Option<&str>, request: Option<&str>, text: &str) -> Input {
+    Input::Reply {
+        input: input.into(),
+        speaker: speaker.map(str::to_owned),
+        request_id: request.map(str::to_owned),
+        text: text.into(),
+        error: None,
+    }
+}
+
+#[test]
+fn replies_count_only_for_their_request_and_its_agents() {
+    let (mut c, out) = started(false);
+    let id = requests(&out)[0]["id"].as_str().unwrap().to_owned();
+    let question = "What does manual picking cost per warehouse?";
+    for ignored in [
+        reply("reply", None, Some(&id), question),
+        reply("reply_skeptic", None, None, question),
+        reply("reply_skeptic", None, Some("r-99"), question),
+        reply("reply_nobody", None, Some(&id), question),
+        reply("reply_skeptic", None, Some(&id), "  "),
+        Input::Reply {
+            input: "reply_skeptic".into(),
+            speaker: None,
+            request_id: Some(id.clone()),
+            text: question.into(),
+            error: Some("timeout".into()),
+        },
+    ] {
+        assert!(c.handle(ignored.clone(), 10).is_empty(), "{ignored:?}");
+    }
+    // The panelist is named by `speaker`, else by the input id.
+    let out = c.handle(reply("reply-x", Some("analyst"), Some(&id), question), 20);
+    assert_eq!(records(&out, "candidate")[0]["agent"], "analyst");
+    let out = c.handle(reply("reply_skeptic", None, Some(&id), question), 30);
+    let written = written_to(&out, &agent_file("skeptic", AgentFile::CandidateQuestion));
+    assert!(
+        written[0]
+            .starts_with("# Candidate question\n\n- slide 0 (Acme Robotics), Question, relevance "),
+        "{written:?}"
+    );
+    assert!(written[0].ends_with(&format!("\n\n{question}\n")));
+    assert_eq!(
+        writes(&out)[0].2,
+        WriteMode::Overwrite,
+        "the latest candidate replaces the last"
+    );
+}
+
+#[test]
+fn an_off_slide_candidate_is_kept_in_its_file_but_not_offered() {
+    let (mut c, out) = started(false);
+    let id = requests(&out)[0]["id"].as_str().unwrap().to_owned();
+    let out = c.handle(
+        reply("reply_skeptic", None, Some(&id), "Who cooks dinner?"),
+        10,
+    );
+    assert_eq!(records(&out, "candidate")[0]["relevance"], 0.0);
+    assert_eq!(
+        written_to(&out, &agent_file("skeptic", AgentFile::CandidateQuestion)).len(),
+        1
+    );
+    // Opening Q&A calls on the slide itself: no prepared question is quoted.
+    let out = control(&mut c, "open_qa", 20);
+    let turn = turns(&out).pop().expect("a call");
+    assert!(!turn.instruction.contains("dinner"), "{}", turn.instruction);
+}
+
+#[test]
+fn old_requests_are_forgotten() {
+    let (mut c, out) = started(false);
+    let first = requests(&out)[0]["id"].as_str().unwrap().to_owned();
+    let mut now = 0;
+    let mut sent = 1;
+    while sent <= MAX_OPEN_REQUESTS + 1 {
+        now = c.next_wake().unwrap().max(now + 1);
+        sent += requests(&c.handle(Input::Tick, now)).len();
+    }
+    let out = c.handle(
+        reply(
+            "reply_skeptic",
+            None,
+            Some(&first),
+            "What does picking cost?",
+        ),
+        now,
+    );
+    assert!(out.is_empty(), "{out:?}");
+}
+
+#[test]
+fn a_turn_not_finished_in_time_is_cancelled_and_its_text_dropped() {
+    let (mut c, _) = started(false);
+    let (_, turn) = section_break(&mut c, false);
+    let deadline = c.next_wake().unwrap();
+    let out = c.handle(Input::Tick, deadline.max(1_000 + 45_000));
+    let cancel = out
+        .iter()
+        .find_map(|o| match o {
+            Out::Interrupt { question_id, kind } => Some((*question_id, *kind)),
+            _ => None,
+        })
+        .expect("an interrupt");
+    assert_eq!(cancel.1, InterruptKind::Cancel);
+    assert!(
+        cancel.0 > turn.question_id,
+        "a fresh id cancels the older turn"
+    );
+    let late = c.handle(
+        chunk("skeptic", Some(turn.question_id), "Late.", true),
+        47_000,
+    );
+    assert!(
+        !late.iter().any(|o| matches!(o, Out::Utterance { .. })),
+        "{late:?}"
+    );
+}
+
+#[test]
+fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
+    let (mut c, _) = started(false);
+    let (_, turn) = section_break(&mut c, false);
+    c.handle(
+        chunk(
+            "skeptic",
+            Some(turn.question_id),
+            "What margin do you make?",
+            true,
+        ),
+        1_500,
+    );
+    presenter(&mut c, "About 62 percent.", 2_000);
+    let out = control(&mut c, "end", 3_000);
+    let exchange = &records(&out, "exchange")[0];
+    assert_eq!(exchange["agent"], "skeptic");
+    let history = written_to(&out, &ContextFile::Shared(SharedFile::ExchangeHistory));
+    assert!(history[0].starts_with("## Exchange 1"), "{history:?}");
+    assert_eq!(
+        written_to(&out, &agent_file("skeptic", AgentFile::PresenterProfile)).len(),
+        1
+    );
+    let notes = written_to(&out, &agent_file("skeptic", AgentFile::ExchangeNotes));
+    assert!(
+        notes[0].starts_with("- exchange 1 on The Problem: "),
+        "{notes:?}"
+    );
+    let debrief_notes = written_to(&out, &agent_file(MODERATOR, AgentFile::DebriefNotes));
+    assert!(debrief_notes[0].starts_with("- [0:03] exchange 1 (skeptic, slide 1 The Problem): "));
+    // The engine's debrief goes to debrief.md and the moderator's notes, once.
+    let debriefs: Vec<&String> = out
+        .iter()
+        .filter_map(|o| match o {
+            Out::Debrief(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(debriefs.len(), 1);
+    assert!(
+        debrief_notes[1].starts_with("\n# Rehearsal debrief"),
+        "{debrief_notes:?}"
+    );
+    assert_eq!(records(&out, "debrief"), [json!({ "file": "debrief.md" })]);
+}
+
+#[test]
+fn the_end_freezes_the_context_and_waits_for_the_closing_line() {
+    let (mut c, _) = started(true);
+    presenter(&mut c, "Good morning.", 100);
+    let out = control(&mut c, "end", 1_000);
+    let (closing, kind) = *lines(&out).last().unwrap();
+    assert_eq!(kind, PhraseKind::Closing);
+    assert_eq!(out.last(), Some(&Out::FreezeContext));
+    assert!(!c.finished());
+    assert_eq!(c.next_wake(), Some(1_000 + 15_000));
+    // After the freeze: no more writes, and the presenter is no longer voiced.
+    let late = presenter(&mut c, "One more thing.", 2_000);
+    assert!(late.is_empty(), "{late:?}");
+    assert!(c.handle(Input::Tick, 2_000).is_empty());
+    assert!(!c.finished());
+    c.handle(
+        Input::Played {
+            question_id: Some(closing),
+        },
+        3_000,
+    );
+    assert!(c.finished());
+    assert_eq!(c.next_wake(), None);
+}
+
+#[test]
+fn the_wait_for_the_closing_line_is_bounded() {
+    let (mut c, _) = started(true);
+    control(&mut c, "end", 1_000);
+    c.handle(Input::Tick, 15_999);
+    assert!(!c.finished());
+    c.handle(Input::Tick, 16_000);
+    assert!(c.finished());
+}
+
+#[test]
+fn without_a_player_the_node_leaves_at_the_end() {
+    let (mut c, _) = started(false);
+    control(&mut c, "end", 1_000);
+    assert!(c.finished());
+}
+
+#[test]
+fn a_stop_ends_the_session_and_freezes_once() {
+    let (mut c, _) = started(true);
+    let out = c.handle(Input::Stop, 5_000);
+    assert!(out.iter().any(|o| matches!(o, Out::Debrief(_))));
+    assert_eq!(out.iter().filter(|o| **o == Out::FreezeContext).count(), 1);
+    assert!(c.finished());
+    assert!(c.handle(Input::Stop, 6_000).is_empty());
+}
+
+#[test]
+fn records_carry_their_time_and_the_wall_clock_given() {
+    let record = Record::new(42, "say", json!({ "text": "Hello" }));
+    let line: Value = serde_json::from_str(&record.to_json(1_700_000_000_000)).unwrap();
+    assert_eq!(
+        line,
+        json!({ "t_ms": 42, "unix_ms": 1_700_000_000_000u64, "event": "say", "text": "Hello" })
+    );
+}
+
+/// One step of a random session.
+#[derive(Debug, Clone)]
+enum Step {
+    Wait(u64),
+    Control(&'static str),
+    Presenter,
+    /// The latest called panelist answers.
+    Answer,
+    /// The player reports the latest moderator line heard.
+    Played,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        (1u64..60_000).prop_map(Step::Wait),
+        prop::sample::select(vec![
+            "slide 1",
+            "slide 2",
+            "slide 3",
+            "next",
+            "prev",
+            "open_qa",
+            "answered",
+            "hand analyst 0.9",
+            "ack",
+            "end",
+        ])
+        .prop_map(Step::Control),
+        Just(Step::Presenter),
+        Just(Step::Answer),
+        Just(Step::Played),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever happens: the moderator's ids only grow (the player voices them in
+    /// decision order), nothing is written after the freeze, which happens once.
+    #[test]
+    fn ids_grow_and_nothing_is_written_after_the_freeze(
+        paced in any::<bool>(),
+        steps in prop::collection::vec(step(), 1..40),
+    ) {
+        let (mut c, mut all) = started(paced);
+        let mut now = 0;
+        let mut last_turn: Option<Turn> = None;
+        let mut last_line: Option<u64> = None;
+        for s in steps {
+            now += 10;
+            let out = match s {
+                Step::Wait(ms) => { now += ms; c.handle(Input::Tick, now) }
+                Step::Control(command) => control(&mut c, command, now),
+                Step::Presenter => presenter(&mut c, "Margin is 62 percent at fifty robots.", now),
+                Step::Answer => match &last_turn {
+                    Some(t) => c.handle(chunk(&t.agent, Some(t.question_id), "What is your churn?", true), now),
+                    None => Vec::new(),
+                },
+                Step::Played => c.handle(Input::Played { question_id: last_line }, now),
+            };
+            if let Some(t) = turns(&out).pop() { last_turn = Some(t); }
+            if let Some((q, _)) = lines(&out).pop() { last_line = Some(q); }
+            all.extend(out);
+        }
+        all.extend(c.handle(Input::Stop, now + 1));
+        let ids: Vec<u64> = all.iter().filter_map(|o| match o {
+            Out::Line { question_id, .. }
+            | Out::Turn(Turn { question_id, .. })
+            | Out::PresenterText { question_id, .. }
+            | Out::Interrupt { question_id, .. } => Some(*question_id),
+            _ => None,
+        }).collect();
+        prop_assert!(ids.windows(2).all(|w| w[0] < w[1]), "{:?}", ids);
+        let freezes: Vec<usize> = all.iter().enumerate()
+            .filter(|(_, o)| **o == Out::FreezeContext).map(|(i, _)| i).collect();
+        prop_assert_eq!(freezes.len(), 1);
+        let written_after = all[freezes[0]..].iter().any(|o| matches!(o, Out::Context { .. }));
+        prop_assert!(!written_after);
+        prop_assert!(c.finished());
+    }
+}

@@ -1,0 +1,104 @@
+//! Everything the node reads from the environment and the files at start.
+
+use std::path::PathBuf;
+
+use agent_context::{AgentName, ContextStore};
+use eyre::{Context, bail, eyre};
+use rehearsal_core::conductor::MODERATOR;
+use rehearsal_core::{Deck, PanelConfig, PhraseLibrary};
+
+pub struct Setup {
+    pub config: PanelConfig,
+    pub deck: Deck,
+    pub deck_path: String,
+    pub deck_text: String,
+    pub phrases: PhraseLibrary,
+    pub store_root: PathBuf,
+    /// Research notes for `external-intel.md` (`INTEL`, a Markdown file), if any.
+    pub intel: Option<String>,
+}
+
+impl Setup {
+    pub fn from_env() -> eyre::Result<Self> {
+        let panel_path = node_kit::env_opt("PANEL")
+            .ok_or_else(|| eyre!("PANEL is not set (the panel configuration, YAML)"))?;
+        let panel = std::fs::read_to_string(&panel_path)
+            .with_context(|| format!("cannot read PANEL file {panel_path:?}"))?;
+        let config =
+            PanelConfig::from_yaml(&panel).map_err(|e| eyre!("PANEL {panel_path}: {e}"))?;
+        let deck_path = node_kit::env_opt("DECK")
+            .ok_or_else(|| eyre!("DECK is not set (the slide deck, Markdown)"))?;
+        let deck_text = std::fs::read_to_string(&deck_path)
+            .with_context(|| format!("cannot read DECK file {deck_path:?}"))?;
+        let deck = Deck::parse(&deck_text);
+        if deck.is_empty() {
+            bail!("DECK {deck_path}: no slides (one `## Title` heading per slide)");
+        }
+        let root = node_kit::env_opt("AGENTS_ROOT").ok_or_else(|| {
+            eyre!("AGENTS_ROOT is not set (the folder holding templates/ and session-templates/)")
+        })?;
+        let store_root = PathBuf::from(&root);
+        let store = ContextStore::open(&store_root)
+            .map_err(|e| eyre!("agent templates in AGENTS_ROOT {root}: {e}"))?;
+        for agent in &config.agents {
+            let known = AgentName::new(agent.name.as_str())
+                .ok()
+                .is_some_and(|a| store.template(&a).is_some());
+            if !known {
+                bail!(
+                    "panel agent `{}` has no template: expected {root}/templates/{}/persona.md",
+                    agent.name,
+                    agent.name
+                );
+            }
+        }
+        let moderator = AgentName::new(MODERATOR).expect("valid name");
+        let Some(template) = store.template(&moderator) else {
+            bail!("no moderator template: expected {root}/templates/{MODERATOR}/persona.md");
+        };
+        let (library_text, source) = match node_kit::env_opt("PHRASES") {
+            Some(path) => (
+                std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read PHRASES file {path:?}"))?,
+                path,
+            ),
+            None => match template.documents.get("phrase-library.md") {
+                Some(text) => (
+                    text.clone(),
+                    format!("{root}/templates/{MODERATOR}/phrase-library.md"),
+                ),
+                None => {
+                    tracing::warn!(
+                        "no phrase library (PHRASES or the moderator template's phrase-library.md); using the built-in phrases"
+                    );
+                    (String::new(), "built-in".to_owned())
+                }
+            },
+        };
+        let phrases = if library_text.is_empty() {
+            PhraseLibrary::builtin()
+        } else {
+            let (library, warnings) = PhraseLibrary::parse(&library_text);
+            for w in warnings {
+                tracing::warn!(file = %source, "phrase library: {w}");
+            }
+            library
+        };
+        let intel = match node_kit::env_opt("INTEL") {
+            Some(path) => Some(
+                std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read INTEL file {path:?}"))?,
+            ),
+            None => None,
+        };
+        Ok(Self {
+            config,
+            deck,
+            deck_path,
+            deck_text,
+            phrases,
+            store_root,
+            intel,
+        })
+    }
+}
