@@ -21,6 +21,8 @@ pub enum InterruptBlock {
     Budget,
     BelowFrontier,
     Unaffordable,
+    /// The kicker could not be asked for: a `concurrency` or `quality` limit.
+    RequestLimit,
 }
 
 #[derive(Debug, Clone)]

@@ -105,4 +105,10 @@ mod tests {
         assert!(parse_config("").is_ok());
         assert_eq!(parse_names(" a, ,b "), ["a", "b"]);
     }
+
+    #[test]
+    fn a_removed_key_is_refused_by_name() {
+        let err = parse_config("participants: [hawk, dove]\ntts: { voice: alloy }\n").unwrap_err();
+        assert!(err.contains("`tts` is no longer a setting"), "{err}");
+    }
 }

@@ -1,0 +1,319 @@
+//! The sans-IO driver: [`AuctionCore::handle`] takes an [`Event`] with the current
+//! monotonic time in milliseconds and returns the [`Action`]s the node must carry out.
+//!
+//! # Micro-turns
+//!
+//! A *main clip* (a segment, or a kicker after a hard interrupt) holds the floor; each
+//! one is a micro-turn and opens an auction for the slot after it:
+//!
+//! 1. The clip starts ([`Action::PlayClip`]); listeners bid at once (heuristic) or are
+//!    asked for a JSON bid ([`Action::RequestBid`], heuristic fallback on error, on
+//!    [`Event::LlmBidTimeout`] or after `concurrency.timeouts_ms.bid`). One listener may
+//!    be asked for an interjection ([`Action::RequestInterjection`]).
+//! 2. When the bids are in, the auction resolves: the winner pays and is asked for its
+//!    next segment at once ([`Action::RequestSegment`]), so it is ready when the floor
+//!    frees. If the winner bid a kicker and may interrupt, its kicker line is requested
+//!    too ([`Action::RequestKicker`]). If everyone passed, the speaker continues
+//!    (up to `max_contiguous_segments`), else the least-recent speaker is chosen.
+//!    If bids are still missing `timing.resolve_lead_ms` (adapted by `lead_time`) before
+//!    the planned end of the clip, they are filled heuristically and no interrupt happens
+//!    this turn. Model requests over a `concurrency` or `quality` limit are not made.
+//! 3. At each beat ([`Event::BeatReached`], measured time): a beat later than
+//!    `timing.late_beat_ms` after its plan carries nothing (deferred to the next one).
+//!    Otherwise a hard interrupt commits if the kicker's audio was ready
+//!    `commit_guard_ms` before the planned beat and enough of the segment remains
+//!    ([`Action::FadeOut`] of the speaker, then [`Action::FadeIn`] of the kicker);
+//!    else a ready interjection plays ducked under the speaker ([`Action::Duck`] +
+//!    [`Action::PlayClip`] with `overlay: true`, [`Action::Unduck`] when it ends).
+//! 4. When the clip and any interjection have finished, the next segment plays.
+//!
+//! Only one main voice sounds at a time; an interjection is the only overlap, and only
+//! over a ducked speaker. Model text for interjections and kickers is sanitised and
+//! capped before it is synthesised ([`Action::Synthesize`], answered by
+//! [`Event::ClipReady`]).
+//!
+//! # Files
+//!
+//! - `events`: the public vocabulary ([`Event`], [`Action`] and what they carry);
+//! - `state`: the private bookkeeping (agents, the playing clip, the round, the reserve);
+//! - `flow`: cold start, segment requests and answers, handing the floor on, the end;
+//! - `round`: opening an auction (bids, the interjection intent, bidding deadlines);
+//! - `resolve`: resolving it (ranking, charging, the kicker plan, records);
+//! - `beats`: a beat's hard interrupt or ducked interjection;
+//! - `clips`: kicker and interjection text and audio, the end of a clip;
+//! - `limits`: model requests in flight, checked against `concurrency` and `quality`.
+
+mod beats;
+mod clips;
+mod events;
+mod flow;
+mod limits;
+mod resolve;
+mod round;
+mod state;
+
+use crate::config::AuctionConfig;
+use crate::emotion::EmotionState;
+use crate::evidence::EvidenceLane;
+use crate::fairness::FairnessAdjuster;
+use crate::governor::RequestGovernor;
+use crate::ids::IdGen;
+use crate::interjection::InterjectionPlanner;
+use crate::interrupt::InterruptPolicy;
+use crate::lead_time::LeadTime;
+use crate::records::{EventRecord, RecordKind};
+use crate::reputation::Reputation;
+use crate::rng::SplitMix64;
+use crate::tokens::TokenManager;
+
+pub use events::{
+    Acknowledgement, Action, AgentSnapshot, BeatPlan, EndReason, Event, HintKind, SegmentHint,
+    SegmentRequest,
+};
+use state::{AgentState, MainClip, NextSegment, Overlay, Round};
+
+/// The auction conversation state machine.
+#[derive(Debug, Clone)]
+pub struct AuctionCore {
+    cfg: AuctionConfig,
+    session: String,
+    rng: SplitMix64,
+    agents: Vec<AgentState>,
+    tokens: TokenManager,
+    fairness: FairnessAdjuster,
+    evidence: EvidenceLane,
+    interrupts: InterruptPolicy,
+    interjections: InterjectionPlanner,
+    ids: IdGen,
+    turn: u32,
+    started: bool,
+    ended: bool,
+    main: Option<MainClip>,
+    overlay: Option<Overlay>,
+    round: Option<Round>,
+    next: Option<NextSegment>,
+    contiguous: u32,
+    last_speaker: Option<usize>,
+    failures: u32,
+    /// A cut clip is still fading out until then: nothing new may start before.
+    fade_until: Option<u64>,
+    /// The resolve lead, adapted to handovers that waited for their segment.
+    lead: LeadTime,
+    /// The floor is free and waits for the next segment (a lead-time miss).
+    floor_waiting: bool,
+    /// Limits on model requests in flight and per minute.
+    governor: RequestGovernor,
+}
+
+/// Why a core could not be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CoreError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("an auction needs at least two agents")]
+    TooFewAgents,
+    #[error("duplicate agent name `{0}`")]
+    DuplicateAgent(String),
+}
+
+impl AuctionCore {
+    /// A session of `agents` (in a fixed order: their indices appear in ids), with a
+    /// short session id for ids and a seed for the few random choices.
+    pub fn new<S: AsRef<str>>(
+        cfg: AuctionConfig,
+        agents: &[S],
+        session: &str,
+        seed: u64,
+    ) -> Result<Self, CoreError> {
+        cfg.validate()?;
+        if agents.len() < 2 {
+            return Err(CoreError::TooFewAgents);
+        }
+        let names: Vec<String> = agents.iter().map(|a| a.as_ref().to_owned()).collect();
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                return Err(CoreError::DuplicateAgent(n.clone()));
+            }
+        }
+        let n = names.len();
+        let states = names
+            .into_iter()
+            .map(|name| AgentState {
+                style: cfg.style_of(&name),
+                name,
+                emotion: EmotionState::new(cfg.emotion_control),
+                reputation: Reputation::default(),
+                backlog: 0.0,
+                pending_ack: None,
+                respond_to: None,
+            })
+            .collect();
+        Ok(Self {
+            tokens: TokenManager::new(n, &cfg.tokens, &cfg.anti_hoarding),
+            lead: LeadTime::new(cfg.timing.resolve_lead_ms, &cfg.lead_time),
+            governor: RequestGovernor::new(&cfg.concurrency, &cfg.quality),
+            fairness: FairnessAdjuster::new(n, &cfg.fairness),
+            evidence: EvidenceLane::new(n),
+            interrupts: InterruptPolicy::new(n),
+            interjections: InterjectionPlanner::new(n),
+            ids: IdGen::default(),
+            rng: SplitMix64::new(seed),
+            session: session.to_owned(),
+            agents: states,
+            cfg,
+            turn: 0,
+            started: false,
+            ended: false,
+            main: None,
+            overlay: None,
+            round: None,
+            next: None,
+            contiguous: 0,
+            last_speaker: None,
+            failures: 0,
+            fade_until: None,
+            floor_waiting: false,
+        })
+    }
+
+    pub fn config(&self) -> &AuctionConfig {
+        &self.cfg
+    }
+
+    pub fn agent_names(&self) -> Vec<&str> {
+        self.agents.iter().map(|a| a.name.as_str()).collect()
+    }
+
+    /// Micro-turns started so far.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    /// The resolve lead in force: `timing.resolve_lead_ms`, raised after misses.
+    pub fn lead_ms(&self) -> u64 {
+        self.lead.lead_ms()
+    }
+
+    pub fn is_ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Token balances in agent order.
+    pub fn balances(&self) -> &[u32] {
+        self.tokens.balances()
+    }
+
+    pub fn tokens(&self) -> &TokenManager {
+        &self.tokens
+    }
+
+    pub fn snapshot(&self) -> Vec<AgentSnapshot> {
+        self.agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| AgentSnapshot {
+                name: a.name.clone(),
+                tokens: self.tokens.balance(i),
+                talk_ms: self.fairness.talk_ms(i),
+                share: self.fairness.share(i),
+                pacing: self.fairness.pacing(i),
+                reputation: a.reputation.value(),
+                interrupts: self.interrupts.made_by(i),
+                interjections: self.interjections.made_by(i),
+                mood: a.emotion.mood(),
+            })
+            .collect()
+    }
+
+    /// When the node must send [`Event::Tick`] at the latest (bid timeout or guard band).
+    pub fn next_deadline(&self) -> Option<u64> {
+        let mut deadline = self.fade_until;
+        if let Some(round) = self.round.as_ref()
+            && !round.resolved
+        {
+            let mut d = round.bid_deadline;
+            if let Some(lead) = self.lead_deadline() {
+                d = d.min(lead);
+            }
+            deadline = Some(deadline.map_or(d, |f| f.min(d)));
+        }
+        deadline
+    }
+
+    /// Processes one event at monotonic time `now_ms`.
+    pub fn handle(&mut self, event: Event, now_ms: u64) -> Vec<Action> {
+        let mut out = Vec::new();
+        if self.ended {
+            return out;
+        }
+        self.tokens
+            .advance(now_ms, self.main.as_ref().map(|m| m.agent));
+        match event {
+            Event::Start => self.start(now_ms, &mut out),
+            Event::SegmentReady {
+                agent,
+                segment_id,
+                text,
+                beats,
+                planned_ms,
+                mood,
+            } => self.on_segment_ready(
+                &agent,
+                &segment_id,
+                text,
+                beats,
+                planned_ms,
+                mood,
+                now_ms,
+                &mut out,
+            ),
+            Event::SegmentFailed { segment_id } => {
+                self.on_segment_failed(&segment_id, now_ms, &mut out)
+            }
+            Event::ClipStarted { clip_id, at_ms } => {
+                if let Some(m) = self.main.as_mut()
+                    && m.clip_id == clip_id
+                {
+                    m.started_at = at_ms;
+                }
+            }
+            Event::BeatReached {
+                clip_id,
+                beat,
+                at_ms,
+            } => self.on_beat(&clip_id, beat, at_ms, &mut out),
+            Event::ClipReady { clip_id } => self.on_clip_ready(&clip_id, now_ms),
+            Event::ClipFinished { clip_id, at_ms } => {
+                self.on_clip_end(&clip_id, at_ms, true, &mut out)
+            }
+            Event::ClipFailed { clip_id } => self.on_clip_end(&clip_id, now_ms, false, &mut out),
+            Event::KickerReady { clip_id, text } => self.on_kicker_text(&clip_id, &text, &mut out),
+            Event::InterjectionReady { clip_id, text } => {
+                self.on_interjection_text(&clip_id, &text, &mut out)
+            }
+            Event::BidReceived {
+                agent,
+                auction_id,
+                text,
+            } => self.on_bid(&agent, &auction_id, Ok(&text), now_ms, &mut out),
+            Event::LlmBidTimeout { agent, auction_id } => {
+                self.on_bid(&agent, &auction_id, Err("timeout"), now_ms, &mut out)
+            }
+            Event::Tick => {}
+            Event::Stop => {
+                self.finish(EndReason::Stopped, &mut out);
+                return out;
+            }
+        }
+        self.check_deadlines(now_ms, &mut out);
+        if self.fade_until.is_some_and(|t| now_ms >= t) {
+            self.fade_until = None;
+            self.try_start_next(now_ms, &mut out);
+        }
+        out
+    }
+}
+
+fn record(kind: RecordKind) -> Action {
+    Action::Record(EventRecord::new(kind))
+}

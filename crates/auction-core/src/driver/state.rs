@@ -1,0 +1,105 @@
+//! The driver's private bookkeeping: agents, the playing clip, the open round and
+//! the prepared next segment.
+
+use crate::bidding::Bid;
+use crate::config::ResolvedStyle;
+use crate::emotion::EmotionState;
+use crate::interjection::InterjectionKind;
+use crate::records::ClipRole;
+use crate::reputation::Reputation;
+
+use super::events::{Acknowledgement, BeatPlan};
+
+#[derive(Debug, Clone)]
+pub(super) struct AgentState {
+    pub(super) name: String,
+    pub(super) style: ResolvedStyle,
+    pub(super) emotion: EmotionState,
+    pub(super) reputation: Reputation,
+    /// Pending replies (e.g. after being cut off), added to the persona's eagerness.
+    pub(super) backlog: f64,
+    pub(super) pending_ack: Option<Acknowledgement>,
+    pub(super) respond_to: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct MainClip {
+    pub(super) agent: usize,
+    pub(super) clip_id: String,
+    pub(super) role: ClipRole,
+    pub(super) started_at: u64,
+    pub(super) beats: Vec<BeatPlan>,
+    pub(super) planned_ms: u64,
+    pub(super) last_beat: u32,
+    pub(super) ducked: bool,
+    pub(super) interjections: u32,
+    pub(super) acked: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct KickerPlan {
+    pub(super) agent: usize,
+    pub(super) clip_id: String,
+    pub(super) bid: u32,
+    pub(super) fee: u32,
+    pub(super) text: Option<String>,
+    pub(super) ready_at: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct InterjectionPlan {
+    pub(super) agent: usize,
+    pub(super) clip_id: String,
+    pub(super) kind: InterjectionKind,
+    pub(super) text: Option<String>,
+    pub(super) ready: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Round {
+    pub(super) auction_id: String,
+    pub(super) turn: u32,
+    pub(super) speaker: Option<usize>,
+    pub(super) bid_deadline: u64,
+    pub(super) bids: Vec<Option<Bid>>,
+    pub(super) fallback: Vec<Option<Bid>>,
+    pub(super) awaiting: Vec<bool>,
+    pub(super) resolved: bool,
+    pub(super) kicker: Option<KickerPlan>,
+    pub(super) interjection: Option<InterjectionPlan>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct ReadySegment {
+    pub(super) text: String,
+    pub(super) beats: Vec<BeatPlan>,
+    pub(super) planned_ms: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct NextSegment {
+    pub(super) agent: usize,
+    pub(super) auction_id: String,
+    pub(super) segment_id: String,
+    pub(super) clip_id: String,
+    pub(super) context_version: u32,
+    pub(super) ready: Option<ReadySegment>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Overlay {
+    pub(super) clip_id: String,
+    pub(super) under: String,
+}
+
+pub(super) struct MainStart {
+    pub(super) agent: usize,
+    pub(super) auction_id: String,
+    pub(super) segment_id: String,
+    pub(super) clip_id: String,
+    pub(super) role: ClipRole,
+    pub(super) text: String,
+    pub(super) beats: Vec<BeatPlan>,
+    pub(super) planned_ms: u64,
+    pub(super) context_version: u32,
+}
