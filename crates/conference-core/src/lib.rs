@@ -423,20 +423,25 @@ impl Conference {
             reason: "its input closed".to_owned(),
         }));
         match &self.floor {
-            Floor::Speaking(turn) if turn.index == index => {
-                let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
-                    unreachable!("matched Speaking above");
-                };
-                self.cut_short(turn, out);
-                let question_id = self.engine.bump_question_id();
-                out.push(Action::Interrupt {
-                    kind: InterruptKind::Cancel,
-                    question_id,
-                });
-                self.give_next_turn(now, out);
-            }
+            Floor::Speaking(turn) if turn.index == index => self.abandon_turn(now, out),
             _ => out.push(Action::Status(self.engine.stats())),
         }
+    }
+
+    /// Ends the turn in progress, which will never be finished by its speaker (gone or
+    /// restarted): what it said is kept, everything of it downstream is cancelled, and
+    /// the next turn goes out.
+    fn abandon_turn(&mut self, now: Duration, out: &mut Vec<Action>) {
+        let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
+            return;
+        };
+        self.cut_short(turn, out);
+        let question_id = self.engine.bump_question_id();
+        out.push(Action::Interrupt {
+            kind: InterruptKind::Cancel,
+            question_id,
+        });
+        self.give_next_turn(now, out);
     }
 
     /// A restarted sender lost its work: a restarted participant's turn in progress will
@@ -463,18 +468,7 @@ impl Conference {
             speaker: input.to_owned(),
         }));
         match &self.floor {
-            Floor::Speaking(turn) if turn.index == index => {
-                let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
-                    unreachable!("matched Speaking above");
-                };
-                self.cut_short(turn, out);
-                let question_id = self.engine.bump_question_id();
-                out.push(Action::Interrupt {
-                    kind: InterruptKind::Cancel,
-                    question_id,
-                });
-                self.give_next_turn(now, out);
-            }
+            Floor::Speaking(turn) if turn.index == index => self.abandon_turn(now, out),
             Floor::Open => self.give_next_turn(now, out),
             _ => out.push(Action::Status(self.engine.stats())),
         }
