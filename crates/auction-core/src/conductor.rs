@@ -745,9 +745,59 @@ pub fn role_name(role: ClipRole) -> &'static str {
     }
 }
 
+impl ::conductor::Conductor for Conductor {
+    type Input = Incoming;
+    type Output = Outgoing;
+
+    fn handle(&mut self, input: Incoming, now_ms: u64) -> Vec<Outgoing> {
+        Conductor::handle(self, input, now_ms)
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<Outgoing> {
+        Conductor::tick(self, now_ms)
+    }
+
+    fn next_wake(&self) -> Option<u64> {
+        self.next_deadline()
+    }
+
+    fn finished(&self) -> bool {
+        self.core.is_ended()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn through_the_common_interface_nobody_answering_never_stalls_the_floor() {
+        let core = AuctionCore::new(
+            crate::AuctionConfig::default(),
+            &["ada", "bo", "cy"],
+            "t",
+            7,
+        )
+        .unwrap();
+        let mut c = Conductor::new(
+            core,
+            Timeouts {
+                segment_ms: 5_000,
+                request_ms: 2_000,
+            },
+        );
+        let started = c.start(0);
+        let out = ::conductor::drive(&mut c, [], 120_000);
+        let asked: std::collections::BTreeSet<String> = started
+            .iter()
+            .chain(out.iter().map(|(_, o)| o))
+            .filter_map(|o| match o {
+                Outgoing::Turn { agent, .. } => Some(agent.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(asked.len() >= 2, "turns went to {asked:?}");
+    }
 
     #[test]
     fn sentences_and_instructions() {

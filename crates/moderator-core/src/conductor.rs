@@ -83,6 +83,32 @@ struct Collecting {
     answered: BTreeSet<String>,
 }
 
+/// A decoded input, for the common interface ([`::conductor::Conductor::handle`]); each
+/// variant is one of the `on_*` methods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// A chunk of an agent's `text` stream (`input` is the agent id).
+    Text {
+        input: String,
+        question_id: Option<u64>,
+        ends: bool,
+        text: String,
+        error: Option<String>,
+    },
+    /// An agent bridge's `reply` (`input` is the input id, e.g. `reply_economist`).
+    Reply {
+        input: String,
+        speaker: Option<String>,
+        request_id: Option<String>,
+        answer: String,
+        error: Option<String>,
+    },
+    /// The player's `playback_done`.
+    Played { question_id: u64 },
+    /// A `control` command, as received.
+    Control(String),
+}
+
 /// The node's state between dora and the roundtable driver.
 pub struct Conductor {
     rt: Roundtable,
@@ -627,6 +653,51 @@ fn parse_control(text: &str) -> Option<Control> {
     }
 }
 
+impl ::conductor::Conductor for Conductor {
+    type Input = Input;
+    type Output = Out;
+
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Out> {
+        match input {
+            Input::Text {
+                input,
+                question_id,
+                ends,
+                text,
+                error,
+            } => self.on_text(&input, question_id, ends, &text, error.as_deref(), now_ms),
+            Input::Reply {
+                input,
+                speaker,
+                request_id,
+                answer,
+                error,
+            } => self.on_reply(
+                &input,
+                speaker.as_deref(),
+                request_id.as_deref(),
+                &answer,
+                error.as_deref(),
+                now_ms,
+            ),
+            Input::Played { question_id } => self.on_played(question_id, now_ms),
+            Input::Control(text) => self.on_control(&text, now_ms),
+        }
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<Out> {
+        Conductor::tick(self, now_ms)
+    }
+
+    fn next_wake(&self) -> Option<u64> {
+        Conductor::next_wake(self)
+    }
+
+    fn finished(&self) -> bool {
+        Conductor::finished(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -647,6 +718,43 @@ phases:
   - type: closing
     max_rounds: 2
 ";
+
+    #[test]
+    fn the_common_interface_plays_a_whole_session() {
+        // Every agent answers its turn at once; intents are left to their fallback.
+        let mut c = conductor(false);
+        let mut now = 0;
+        let mut pending = c.start(now);
+        let mut steps = 0;
+        while !c.finished() {
+            steps += 1;
+            assert!(steps < 500, "the session does not end");
+            let inputs: Vec<(u64, Input)> = turn(&pending)
+                .map(|(agent, q)| {
+                    (
+                        now + 10,
+                        Input::Text {
+                            input: agent,
+                            question_id: Some(q),
+                            ends: true,
+                            text: "I think so, b.".into(),
+                            error: None,
+                        },
+                    )
+                })
+                .into_iter()
+                .collect();
+            now += 10;
+            let until = ::conductor::Conductor::next_wake(&c)
+                .unwrap_or(now)
+                .max(now);
+            pending = ::conductor::drive(&mut c, inputs, until)
+                .into_iter()
+                .map(|(_, o)| o)
+                .collect();
+            now = until;
+        }
+    }
 
     fn conductor(paced: bool) -> Conductor {
         Conductor::new(

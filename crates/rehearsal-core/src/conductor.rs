@@ -1001,5 +1001,26 @@ impl Conductor {
     }
 }
 
+impl ::conductor::Conductor for Conductor {
+    type Input = Input;
+    type Output = Out;
+
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Out> {
+        Conductor::handle(self, input, now_ms)
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<Out> {
+        Conductor::handle(self, Input::Tick, now_ms)
+    }
+
+    fn next_wake(&self) -> Option<u64> {
+        Conductor::next_wake(self)
+    }
+
+    fn finished(&self) -> bool {
+        Conductor::finished(self)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -721,3 +721,10 @@ proptest! {
         prop_assert!(c.finished());
     }
 }
+
+#[test]
+fn the_common_interface_ends_a_rehearsal_without_a_player() {
+    let (mut c, _) = started(false);
+    let out = ::conductor::drive(&mut c, [(10, Input::Control("end".into()))], 600_000);
+    assert!(c.finished(), "{out:?}");
+}

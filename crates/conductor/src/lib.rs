@@ -1,0 +1,137 @@
+//! The shape every conductor has (docs/ARCHITECTURE.md, "Conductors"): a sans-IO state
+//! machine fed decoded inputs with the time, answering with what to send or write, and
+//! telling when it must be woken. The roundtable moderator
+//! (`moderator_core::conductor`), the pitch-rehearsal moderator
+//! (`rehearsal_core::conductor`) and the organic auction (`auction_core::conductor`)
+//! implement it; each starts with its own `start(..)`, whose arguments differ.
+//!
+//! [`drive`] runs any of them over timed inputs the way its node does (due wake-ups
+//! first, then the input), for tests and for re-driving a recorded session.
+
+/// A conductor: decisions only, no I/O, no clock (time is passed in, in milliseconds of
+/// the run).
+pub trait Conductor {
+    /// A decoded input (a chunk, a reply, a playback report, a control, ...).
+    type Input;
+    /// Something to send or write (a turn, a line, a request, a record, ...).
+    type Output;
+
+    /// Decides on one input at `now_ms`.
+    fn handle(&mut self, input: Self::Input, now_ms: u64) -> Vec<Self::Output>;
+
+    /// Time passed: the waits that ran out by `now_ms` give up.
+    fn tick(&mut self, now_ms: u64) -> Vec<Self::Output>;
+
+    /// When [`Conductor::tick`] must be called at the latest; `None`: nothing waits.
+    fn next_wake(&self) -> Option<u64>;
+
+    /// The conversation is over: the node may leave.
+    fn finished(&self) -> bool;
+}
+
+/// Feeds `inputs` (with their times, in order) to `conductor` as its node would: before
+/// each input, and after the last until `until_ms`, every wake-up that falls due is
+/// ticked. Returns every output with the time it was decided at.
+pub fn drive<C: Conductor>(
+    conductor: &mut C,
+    inputs: impl IntoIterator<Item = (u64, C::Input)>,
+    until_ms: u64,
+) -> Vec<(u64, C::Output)> {
+    let mut out = Vec::new();
+    let wake_until = |conductor: &mut C, limit: u64, out: &mut Vec<(u64, C::Output)>| {
+        // A conductor that keeps asking for the same instant is ticked once for it.
+        let mut last = None;
+        while let Some(at) = conductor.next_wake() {
+            if at > limit || last == Some(at) || conductor.finished() {
+                break;
+            }
+            last = Some(at);
+            out.extend(conductor.tick(at).into_iter().map(|o| (at, o)));
+        }
+    };
+    for (at, input) in inputs {
+        wake_until(conductor, at, &mut out);
+        out.extend(conductor.handle(input, at).into_iter().map(|o| (at, o)));
+    }
+    wake_until(conductor, until_ms, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Says "late" when an answer does not come within 100 ms of a question.
+    #[derive(Default)]
+    struct Asker {
+        waiting_since: Option<u64>,
+        done: bool,
+    }
+
+    impl Conductor for Asker {
+        type Input = &'static str;
+        type Output = String;
+
+        fn handle(&mut self, input: &'static str, now_ms: u64) -> Vec<String> {
+            match input {
+                "ask" => {
+                    self.waiting_since = Some(now_ms);
+                    vec![format!("asked at {now_ms}")]
+                }
+                "answer" if self.waiting_since.take().is_some() => vec!["thanks".into()],
+                "end" => {
+                    self.done = true;
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            }
+        }
+
+        fn tick(&mut self, now_ms: u64) -> Vec<String> {
+            match self.waiting_since {
+                Some(since) if now_ms >= since + 100 => {
+                    self.waiting_since = None;
+                    vec![format!("late at {now_ms}")]
+                }
+                _ => Vec::new(),
+            }
+        }
+
+        fn next_wake(&self) -> Option<u64> {
+            self.waiting_since.map(|since| since + 100)
+        }
+
+        fn finished(&self) -> bool {
+            self.done
+        }
+    }
+
+    #[test]
+    fn due_wake_ups_come_before_the_next_input_and_after_the_last() {
+        let mut asker = Asker::default();
+        let out = drive(
+            &mut asker,
+            [(0, "ask"), (50, "answer"), (60, "ask"), (300, "ask")],
+            1_000,
+        );
+        let said: Vec<(u64, &str)> = out.iter().map(|(t, o)| (*t, o.as_str())).collect();
+        assert_eq!(
+            said,
+            [
+                (0, "asked at 0"),
+                (50, "thanks"),
+                (60, "asked at 60"),
+                (160, "late at 160"),
+                (300, "asked at 300"),
+                (400, "late at 400"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_finished_conductor_is_not_woken() {
+        let mut asker = Asker::default();
+        let out = drive(&mut asker, [(0, "ask"), (10, "end")], 1_000);
+        assert_eq!(out.len(), 1);
+    }
+}
