@@ -124,13 +124,20 @@ fn continue_wav(
     }
     let samples = u64::from(found.duration());
     drop(found);
-    // hound writes a 44-byte header for 16-bit mono.
-    let confirmed = 44 + samples * 2;
-    OpenOptions::new()
-        .write(true)
-        .open(path)
-        .and_then(|f| f.set_len(confirmed))
-        .ok()?;
+    // hound writes a 44-byte header for 16-bit mono; only then is the end of the
+    // confirmed samples known, and the unconfirmed bytes after it are cut.
+    let mut header = [0u8; 44];
+    let plain = File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header))
+        .is_ok()
+        && &header[36..40] == b"data";
+    if plain {
+        OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_len(44 + samples * 2))
+            .ok()?;
+    }
     let wav = hound::WavWriter::append(path).ok()?;
     Some((wav, samples))
 }

@@ -147,6 +147,24 @@ pub fn jsonl(dir: &Path, name: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The complete lines of a JSONL file a running dataflow is still writing: a missing
+/// file is empty, a last line without its newline yet is left for later, and every
+/// complete line must be JSON.
+pub fn jsonl_so_far(path: &Path) -> Vec<Value> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let complete = match text.rfind('\n') {
+        Some(end) => &text[..=end],
+        None => "",
+    };
+    complete
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
+        .collect()
+}
+
 /// A transcript line's speaker.
 pub fn speaker(line: &Value) -> &str {
     line["speaker"].as_str().unwrap_or_default()

@@ -244,7 +244,9 @@ fn voice_chat_through_a_running_coordinator() {
         // Let the conversation run until two agents' lines are recorded (or give up after
         // a generous limit), then stop it the way a user does.
         let deadline = std::time::Instant::now() + Duration::from_secs(180);
-        while agent_lines(&jsonl_or_empty(&dir)).len() < 2 && std::time::Instant::now() < deadline {
+        while agent_lines(&e2e_tests::jsonl_so_far(&dir.join("transcript.jsonl"))).len() < 2
+            && std::time::Instant::now() < deadline
+        {
             std::thread::sleep(Duration::from_millis(500));
         }
         let stop = run(&["stop", "e2e-voice-chat", "--grace-duration", "5s"], 60);
@@ -263,13 +265,4 @@ fn voice_chat_through_a_running_coordinator() {
     assert!(speaker(&transcript[0]).starts_with("student"));
     assert_question_ids_increase(&transcript);
     assert_frozen_context(&dir, &transcript);
-}
-
-/// The transcript so far; empty while the recorder has not created it yet.
-fn jsonl_or_empty(dir: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("transcript.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }

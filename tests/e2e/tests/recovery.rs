@@ -11,8 +11,8 @@ use std::{
 };
 
 use e2e_tests::{
-    assert_frozen_context, assert_question_ids_increase, build_workspace, dora, repo_root, serial,
-    session_dir, speaker,
+    assert_frozen_context, assert_question_ids_increase, build_workspace, dora, jsonl_so_far,
+    repo_root, serial, session_dir, speaker,
 };
 use serde_json::Value;
 
@@ -26,23 +26,6 @@ impl Drop for Running {
             let _ = self.0.wait();
         }
     }
-}
-
-/// Lines of a JSONL file as they are now; a line being written (no newline yet) is left
-/// for later, any complete line must be JSON.
-fn lines_now(path: &Path) -> Vec<Value> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let complete = match text.rfind('\n') {
-        Some(end) => &text[..=end],
-        None => "",
-    };
-    complete
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
-        .collect()
 }
 
 fn agent_count(lines: &[Value]) -> usize {
@@ -122,14 +105,14 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
     let minute = Duration::from_secs(60);
     let heard_since = |n: usize| {
         let path = transcript_path.clone();
-        move || agent_count(&lines_now(&path)) >= n
+        move || agent_count(&jsonl_so_far(&path)) >= n
     };
 
     // 1. A student's bridge, while its turn is being generated or heard.
     wait_until("two agent lines", minute * 2, heard_since(2));
     let events = dir.join("events.jsonl");
     wait_until("a turn of student1", minute, || {
-        lines_now(&events)
+        jsonl_so_far(&events)
             .last()
             .is_some_and(|e| e["event"] == "turn" && e["speaker"] == "student1")
     });
@@ -139,17 +122,17 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
         "llm-bridge",
         Some("PERSONA=../templates/student1/persona.md"),
     );
-    let before_bridge = lines_now(&transcript_path);
+    let before_bridge = jsonl_so_far(&transcript_path);
     let n = agent_count(&before_bridge);
     wait_until("two more agent lines", minute, heard_since(n + 2));
     wait_until("student1 speaking again", minute * 2, || {
-        lines_now(&transcript_path)[before_bridge.len()..]
+        jsonl_so_far(&transcript_path)[before_bridge.len()..]
             .iter()
             .any(|l| speaker(l) == "student1")
     });
 
     // 2. The player, mid-conversation.
-    let before_player = lines_now(&transcript_path);
+    let before_player = jsonl_so_far(&transcript_path);
     kill9("the player", "tts-player", None);
     let n = agent_count(&before_player);
     wait_until(
@@ -159,7 +142,7 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
     );
 
     // 3. The recorder.
-    let before_recorder = lines_now(&transcript_path);
+    let before_recorder = jsonl_so_far(&transcript_path);
     kill9("the recorder", "session-recorder", None);
     let n = agent_count(&before_recorder);
     wait_until(
@@ -229,6 +212,7 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
 fn hound_duration(path: &Path) -> u64 {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert!(bytes.len() >= 44 && &bytes[..4] == b"RIFF", "not a WAV");
+    assert_eq!(&bytes[36..40], b"data", "not the player's 44-byte header");
     let rate = u32::from_le_bytes(bytes[24..28].try_into().unwrap());
     let data = u32::from_le_bytes(bytes[40..44].try_into().unwrap());
     u64::from(data) / 2 / u64::from(rate.max(1))
