@@ -231,3 +231,39 @@ pub fn assert_frozen_context(dir: &Path, transcript: &[Value]) {
         assert!(notes.contains(&q), "{q} not in {notes}");
     }
 }
+
+/// The participants' lines of a transcript (every line but the human's).
+pub fn agent_lines(transcript: &[Value]) -> Vec<&Value> {
+    transcript.iter().filter(|l| l["human"] != true).collect()
+}
+
+/// voice-chat's scripted human cut in by voice, Whisper heard the scripted words ("Sorry
+/// to interrupt, can you show me a derivative with actual numbers?": most of its key
+/// words, whatever one it missed) and the tutor answered first. Returns the human line's
+/// index in the transcript.
+pub fn assert_human_heard_and_tutor_answered(transcript: &[Value]) -> usize {
+    let human = transcript
+        .iter()
+        .position(|l| l["human"] == true)
+        .unwrap_or_else(|| panic!("no human utterance: {transcript:#?}"));
+    let heard = transcript[human]["text"].as_str().unwrap().to_lowercase();
+    let keys = ["sorry", "show", "derivative", "actual", "numbers"];
+    let found = keys.iter().filter(|k| heard.contains(*k)).count();
+    assert!(
+        found >= 4,
+        "only {found} of {keys:?} in the human's {heard:?}"
+    );
+    let answer = transcript
+        .get(human + 1)
+        .unwrap_or_else(|| panic!("nobody answered: {transcript:#?}"));
+    assert_eq!(speaker(answer), "tutor", "{transcript:#?}");
+    human
+}
+
+/// A loopback TCP port free at the time of asking.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}

@@ -3,14 +3,11 @@
 use std::{process::Command, time::Duration};
 
 use e2e_tests::{
-    assert_frozen_context, assert_one_voice_in_order, assert_question_ids_increase, dora, dora_run,
-    jsonl, repo_root, run_with_limit, serial, session_dir, speaker,
+    agent_lines, assert_frozen_context, assert_human_heard_and_tutor_answered,
+    assert_one_voice_in_order, assert_question_ids_increase, dora, dora_run, jsonl, repo_root,
+    run_with_limit, serial, session_dir, speaker,
 };
 use serde_json::Value;
-
-fn agent_lines(transcript: &[Value]) -> Vec<&Value> {
-    transcript.iter().filter(|l| l["human"] != true).collect()
-}
 
 fn assert_no_back_to_back(transcript: &[Value]) {
     for pair in transcript.windows(2) {
@@ -49,23 +46,7 @@ fn voice_chat_study_session_with_a_human_barge_in() {
     // Cold start: a student opens, never the tutor.
     assert!(speaker(agents[0]).starts_with("student"), "{transcript:#?}");
     // The scripted human cut in by voice and was transcribed; the tutor answered first.
-    let human = transcript
-        .iter()
-        .position(|l| l["human"] == true)
-        .unwrap_or_else(|| panic!("no human utterance: {transcript:#?}"));
-    // Whisper heard the scripted words ("Sorry to interrupt, can you show me a derivative
-    // with actual numbers?"), not a guess: most of its key words, whatever one it missed.
-    let heard = transcript[human]["text"].as_str().unwrap().to_lowercase();
-    let keys = ["sorry", "show", "derivative", "actual", "numbers"];
-    let found = keys.iter().filter(|k| heard.contains(*k)).count();
-    assert!(
-        found >= 4,
-        "only {found} of {keys:?} in the human's {heard:?}"
-    );
-    let answer = transcript
-        .get(human + 1)
-        .unwrap_or_else(|| panic!("nobody answered: {transcript:#?}"));
-    assert_eq!(speaker(answer), "tutor", "{transcript:#?}");
+    let human = assert_human_heard_and_tutor_answered(&transcript);
     // The barge-in reset everything older; nothing older was said after it.
     let interrupts: Vec<&Value> = events
         .iter()
