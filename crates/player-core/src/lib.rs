@@ -61,6 +61,16 @@ pub enum PlayerInput {
         last: bool,
         text: String,
     },
+    /// A segment that arrives already spoken (a node-hub TTS node's audio, resampled to
+    /// the player's rate): queued like `Segment`, never synthesized.
+    Spoken {
+        speaker: String,
+        question_id: u64,
+        index: u32,
+        last: bool,
+        text: String,
+        samples: Vec<f32>,
+    },
     /// The backend synthesized a segment (at the player's sample rate).
     Audio {
         question_id: u64,
@@ -327,49 +337,23 @@ impl Player {
                 index,
                 last,
                 text,
-            } => {
-                // Stale, already played, or older than what is sounding now: utterances
-                // never go back in question-id order.
-                let behind = question_id <= self.done_through
-                    || (question_id < self.started_through
-                        && !self.queue.contains_key(&question_id));
-                if self.stale.is_stale(question_id) || behind {
-                    return events;
-                }
-                let utterance = self.queue.entry(question_id).or_insert_with(|| Utterance {
-                    speaker: speaker.clone(),
-                    segments: BTreeMap::new(),
-                    last_index: None,
-                    playing_index: 0,
-                    position: 0,
-                    started_at: None,
-                    chars_played: 0,
-                    text_played: String::new(),
-                });
-                if utterance.segments.contains_key(&index) {
-                    return events; // a duplicate: the first copy stands
-                }
-                if last {
-                    utterance.last_index = Some(index);
-                }
-                let empty = text.trim().is_empty();
-                utterance.segments.insert(
-                    index,
-                    SegmentSlot {
-                        text: text.clone(),
-                        audio: empty.then(Vec::new),
-                        failed: false,
-                    },
-                );
-                if !empty {
-                    events.push(PlayerEvent::Synthesize {
-                        speaker,
-                        question_id,
-                        index,
-                        text,
-                    });
-                }
-            }
+            } => self.accept_segment(speaker, question_id, index, last, text, None, &mut events),
+            PlayerInput::Spoken {
+                speaker,
+                question_id,
+                index,
+                last,
+                text,
+                samples,
+            } => self.accept_segment(
+                speaker,
+                question_id,
+                index,
+                last,
+                text,
+                Some(samples),
+                &mut events,
+            ),
             PlayerInput::Audio {
                 question_id,
                 index,
@@ -426,6 +410,64 @@ impl Player {
             }
         }
         events
+    }
+    /// A segment to play: queued in its utterance and sent for synthesis, unless it came
+    /// already spoken (`audio`, from a node-hub TTS node) or holds nothing to say.
+    #[allow(clippy::too_many_arguments)]
+    fn accept_segment(
+        &mut self,
+        speaker: String,
+        question_id: u64,
+        index: u32,
+        last: bool,
+        text: String,
+        audio: Option<Vec<f32>>,
+        events: &mut Vec<PlayerEvent>,
+    ) {
+        // Stale, already played, or older than what is sounding now: utterances never go
+        // back in question-id order.
+        let behind = question_id <= self.done_through
+            || (question_id < self.started_through && !self.queue.contains_key(&question_id));
+        if self.stale.is_stale(question_id) || behind {
+            return;
+        }
+        let utterance = self.queue.entry(question_id).or_insert_with(|| Utterance {
+            speaker: speaker.clone(),
+            segments: BTreeMap::new(),
+            last_index: None,
+            playing_index: 0,
+            position: 0,
+            started_at: None,
+            chars_played: 0,
+            text_played: String::new(),
+        });
+        if utterance.segments.contains_key(&index) {
+            return; // a duplicate: the first copy stands
+        }
+        if last {
+            utterance.last_index = Some(index);
+        }
+        let needs_voice = audio.is_none() && !text.trim().is_empty();
+        utterance.segments.insert(
+            index,
+            SegmentSlot {
+                text: text.clone(),
+                audio: if needs_voice {
+                    None
+                } else {
+                    Some(audio.unwrap_or_default())
+                },
+                failed: false,
+            },
+        );
+        if needs_voice {
+            events.push(PlayerEvent::Synthesize {
+                speaker,
+                question_id,
+                index,
+                text,
+            });
+        }
     }
 
     /// Fills `block` with the next samples (speech or silence) and advances the clock.

@@ -590,3 +590,36 @@ fn a_restarted_player_times_its_timeline_from_where_the_recording_stops() {
     assert_eq!(records[0].start_ms, 5_000);
     assert_eq!(records[0].end_ms, 5_010);
 }
+
+fn spoken(q: u64, len: usize, level: f32) -> PlayerInput {
+    PlayerInput::Spoken {
+        speaker: "hub".into(),
+        question_id: q,
+        index: 0,
+        last: true,
+        text: String::new(),
+        samples: vec![level; len],
+    }
+}
+
+#[test]
+fn speech_that_arrives_spoken_plays_without_synthesis_and_keeps_the_order() {
+    let mut p = player();
+    // A node-hub TTS node's audio: nothing to synthesize, heard as it came.
+    assert!(p.handle(spoken(1, 30, 0.5)).is_empty());
+    p.handle(segment(2, 0, true, "After it."));
+    p.handle(audio(2, 0, 10, 0.25));
+    let (samples, events, who) = play(&mut p, 4);
+    assert_eq!(samples.iter().filter(|s| **s == 0.5).count(), 30);
+    assert_eq!(samples.iter().filter(|s| **s == 0.25).count(), 10);
+    let records = done(&events);
+    assert_eq!(records.len(), 2, "{events:?}");
+    assert_eq!(records[0].speaker, "hub");
+    assert_eq!((records[0].question_id, records[1].question_id), (1, 2));
+    assert_eq!(who[0], Some(1));
+    // Stale spoken audio (an older question id after an interrupt) is never heard.
+    p.handle(PlayerInput::Interrupt { question_id: 5 });
+    assert!(p.handle(spoken(4, 30, 0.9)).is_empty());
+    let (samples, _, _) = play(&mut p, 3);
+    assert!(samples.iter().all(|s| *s != 0.9));
+}

@@ -7,6 +7,7 @@
 use std::fmt;
 
 pub mod clips;
+pub mod hub;
 pub mod redact;
 
 pub use redact::{Redactor, redact};
@@ -82,10 +83,15 @@ pub mod ids {
 /// one of 10^9 into nothing.
 pub const SAMPLE_RATES: std::ops::RangeInclusive<i64> = 4_000..=384_000;
 
-/// The `sample_rate` of an audio block, if it is a rate a node can use.
+/// The rate of audio that comes without `sample_rate` metadata: dora node-hub's
+/// microphone sends 16 kHz blocks and says nothing.
+pub const DEFAULT_SAMPLE_RATE: u32 = 16_000;
+
+/// The `sample_rate` of an audio block, if it is a rate a node can use; none given means
+/// [`DEFAULT_SAMPLE_RATE`].
 pub fn valid_sample_rate(rate: Option<i64>) -> Result<u32, String> {
     match rate {
-        None => Err("audio without a sample_rate".to_owned()),
+        None => Ok(DEFAULT_SAMPLE_RATE),
         Some(rate) if SAMPLE_RATES.contains(&rate) => Ok(rate as u32),
         Some(rate) => Err(format!(
             "sample_rate {rate} is outside {}..={} Hz",
@@ -307,7 +313,10 @@ mod tests {
     #[test]
     fn sample_rates_outside_what_audio_can_be_are_refused() {
         assert_eq!(super::valid_sample_rate(Some(16_000)), Ok(16_000));
-        for bad in [None, Some(0), Some(1), Some(-16_000), Some(1_000_000_000)] {
+        assert_eq!(super::valid_sample_rate(Some(24_000)), Ok(24_000));
+        // node-hub's microphone says nothing: 16 kHz.
+        assert_eq!(super::valid_sample_rate(None), Ok(16_000));
+        for bad in [Some(0), Some(1), Some(-16_000), Some(1_000_000_000)] {
             assert!(super::valid_sample_rate(bad).is_err(), "{bad:?}");
         }
     }

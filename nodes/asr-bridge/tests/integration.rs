@@ -71,6 +71,29 @@ fn a_sentence_becomes_a_transcript_after_speech_started() {
     assert!(words >= 3, "{:?}", run.texts_of("transcript"));
 }
 
+/// dora node-hub's microphone sends Float32 blocks without `sample_rate`: 16 kHz.
+#[test]
+fn a_node_hub_microphone_without_a_sample_rate_is_heard() {
+    let clip = speech("Can you show me an example with numbers please");
+    let mut events = microphone(&clip, 3.0);
+    for event in &mut events {
+        event.value.as_object_mut().unwrap().remove("metadata");
+    }
+    let run = run_node(
+        Path::new(BIN),
+        &[("ASR_BACKEND", "pocketsphinx")],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        ids(&run),
+        ["speech_started", "transcript"],
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn a_short_sound_is_a_backchannel() {
     let clip = speech("Mm-hmm.");
@@ -127,7 +150,15 @@ fn a_dead_service_and_bad_audio_do_not_stop_it() {
         .port();
     let clip = speech("Is anybody there at all");
     let mut events = microphone(&clip, 2.0);
-    events.insert(0, input(0.001, "audio", json!([0.5, 0.5]), json!(null)));
+    events.insert(
+        0,
+        input(
+            0.001,
+            "audio",
+            json!([0.5, 0.5]),
+            meta(&[("sample_rate", json!(1))]),
+        ),
+    );
     events.insert(
         0,
         input(
@@ -148,7 +179,7 @@ fn a_dead_service_and_bad_audio_do_not_stop_it() {
     );
     assert!(run.success, "{}", run.stderr);
     assert!(
-        run.stderr.contains("without a sample_rate") && run.stderr.contains("must be Float32"),
+        run.stderr.contains("sample_rate 1 is outside") && run.stderr.contains("must be Float32"),
         "{}",
         run.stderr
     );

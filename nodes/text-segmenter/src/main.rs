@@ -1,12 +1,14 @@
 //! `text-segmenter`: participants' streamed `text` in (any input id but `interrupt`),
 //! `segment` out (Utf8; metadata `speaker`, `question_id`, `segment_index`,
-//! `last_segment`). Decisions live in [`text_segmenter::SegmenterCore`].
+//! `last_segment`). Decisions live in [`text_segmenter::SegmenterCore`]. A text without a
+//! `question_id` (a dora node-hub LLM's bare Utf8 output) is one whole utterance under
+//! an id of its own.
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
 use node_kit::{Next, Params, next_event, session_status, text_of};
 use text_segmenter::{SegmenterConfig, SegmenterCore, SegmenterInput};
-use voice_protocol::{ids, keys};
+use voice_protocol::{SessionStatus, hub::LocalQuestionIds, ids, keys};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -18,17 +20,21 @@ fn main() -> eyre::Result<()> {
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
     let mut core = SegmenterCore::new(config);
+    // node-hub-style text (a bare Utf8 message, no question id) is one whole utterance.
+    let mut local_ids = LocalQuestionIds::default();
     loop {
         let input = match next_event(&mut events, None) {
             Next::Closed | Next::Timeout => break,
             Next::Event(event) => match *event {
                 DoraEvent::Input { id, metadata, data } => {
                     let params = &metadata.parameters;
-                    let Some(question_id) = node_kit::question_id(params) else {
-                        tracing::warn!(input = %id, "message without question_id ignored");
-                        continue;
-                    };
+                    let given_id = node_kit::question_id(params);
                     if id.as_str() == ids::INTERRUPT {
+                        let Some(question_id) = given_id else {
+                            tracing::warn!(input = %id, "interrupt without question_id ignored");
+                            continue;
+                        };
+                        local_ids.observe(question_id);
                         SegmenterInput::Interrupt { question_id }
                     } else {
                         let status = session_status(params).unwrap_or_else(|raw| {
@@ -37,7 +43,7 @@ fn main() -> eyre::Result<()> {
                         });
                         let text = match text_of(&data) {
                             Ok(text) => text,
-                            Err(e) if status.is_some() => {
+                            Err(e) if status.is_some() && given_id.is_some() => {
                                 tracing::warn!(input = %id, error = %e, "unreadable text; keeping only its session_status");
                                 String::new()
                             }
@@ -45,6 +51,13 @@ fn main() -> eyre::Result<()> {
                                 tracing::warn!(input = %id, error = %e, "unreadable input ignored");
                                 continue;
                             }
+                        };
+                        let question_id = local_ids.or_next(given_id);
+                        // Without an id it is a whole utterance, whatever it says it is.
+                        let status = if given_id.is_none() {
+                            Some(SessionStatus::Ended)
+                        } else {
+                            status
                         };
                         let speaker = node_kit::string_param(params, keys::SPEAKER)
                             .unwrap_or(id.as_str())

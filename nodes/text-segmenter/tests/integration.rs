@@ -54,5 +54,38 @@ fn streams_segments_and_drops_stale_turns() {
             "我们开始吧！"
         ]
     );
-    assert!(run.stderr.contains("without question_id"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("unreadable input ignored"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A dora node-hub LLM sends its answer as bare Utf8, no metadata: one whole utterance,
+/// under a question id above every id seen, spoken for the input it came on.
+#[test]
+fn node_hub_text_without_metadata_is_one_utterance() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("SEGMENT_MIN_CHARS", "1")],
+        vec![
+            chunk(0.01, "tutor", "First. Then", "started", 4),
+            input(
+                0.02,
+                "hub_llm",
+                json!(["Hello there. How are you?"]),
+                json!(null),
+            ),
+            chunk(0.03, "tutor", " more.", "ended", 4),
+            stop(0.2),
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(run.success, "{}", run.stderr);
+    // (The testing mode records data, not metadata: the ids are the protocol crate's
+    // `hub::LocalQuestionIds`, tested there.) Whole, after the turn in progress.
+    assert_eq!(
+        run.texts_of("segment"),
+        ["First.", "Then more.", "Hello there.", "How are you?"]
+    );
 }

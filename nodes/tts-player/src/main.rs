@@ -22,11 +22,11 @@ use std::{
 
 use audio_utils::resample;
 use crossbeam_channel::{Receiver, Sender, select};
-use dora_node_api::{DoraNode, Event as DoraEvent};
+use dora_node_api::{DoraNode, Event as DoraEvent, arrow_v59::array::AsArray};
 use eyre::{Context, bail};
 use node_kit::{Params, text_of};
 use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput, voice_text};
-use voice_protocol::{ids, keys};
+use voice_protocol::{hub, hub::LocalQuestionIds, ids, keys};
 
 use crate::{
     backend::{Espeak, OpenAiSpeech, Silent, TtsBackend, VoiceMap},
@@ -118,6 +118,8 @@ fn main() -> eyre::Result<()> {
     let dora_events = node_kit::forward_events(events);
     let mut player = Player::new(PlayerConfig::new(rate));
     player.resume_at(resumed_samples);
+    // Question ids for node-hub-style text and audio, which come without one.
+    let mut local_ids = LocalQuestionIds::default();
     let block_len = (u64::from(rate) * block_ms / 1000) as usize;
     let block_time = Duration::from_millis(block_ms);
     let mut block = vec![0.0f32; block_len];
@@ -134,7 +136,7 @@ fn main() -> eyre::Result<()> {
                     let cut_off = matches!(id.as_str(), ids::PAUSE | ids::INTERRUPT);
                     let barge_in = (id.as_str() == ids::PAUSE)
                         .then(|| (received_us(&metadata), player.is_busy() && !player.is_paused()));
-                    if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data) {
+                    if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data, &mut local_ids, rate) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);
                             // When, in the recording's time, older voices had to stop.
@@ -439,7 +441,12 @@ fn to_player_input(
     id: &str,
     params: &dora_node_api::MetadataParameters,
     data: &dora_node_api::DoraArray,
+    local_ids: &mut LocalQuestionIds,
+    rate: u32,
 ) -> Option<PlayerInput> {
+    if hub::is_input(id, ids::TEXT) || hub::is_input(id, ids::AUDIO) {
+        return hub_input(id, params, data, local_ids, rate);
+    }
     match id {
         // The human began to speak: hold at once; a backchannel resumes, a transcript's
         // interrupt drops. No question id needed.
@@ -472,6 +479,7 @@ fn to_player_input(
         tracing::warn!(input = id, "message without question_id ignored");
         return None;
     };
+    local_ids.observe(question_id);
     match id {
         ids::INTERRUPT => Some(PlayerInput::Interrupt { question_id }),
         ids::SEGMENT => {
@@ -503,4 +511,73 @@ fn to_player_input(
             None
         }
     }
+}
+
+/// dora node-hub conventions: `text` / `text_<speaker>` (Utf8, as a node-hub LLM sends it)
+/// is one whole utterance to voice; `audio` / `audio_<speaker>` (Float32 with
+/// `sample_rate`, 16 kHz when absent, as a node-hub TTS node sends it) one already
+/// spoken. Without a `question_id` each gets its own, after everything seen so far.
+fn hub_input(
+    id: &str,
+    params: &dora_node_api::MetadataParameters,
+    data: &dora_node_api::DoraArray,
+    local_ids: &mut LocalQuestionIds,
+    rate: u32,
+) -> Option<PlayerInput> {
+    let is_text = hub::is_input(id, ids::TEXT);
+    let prefix = if is_text { ids::TEXT } else { ids::AUDIO };
+    let speaker = hub::speaker_of(
+        id,
+        prefix,
+        node_kit::string_param(params, keys::SPEAKER),
+        id,
+    )
+    .to_owned();
+    let question_id = local_ids.or_next(node_kit::question_id(params));
+    if is_text {
+        let text = match text_of(data) {
+            Ok(text) => text,
+            Err(e) => {
+                tracing::warn!(input = id, error = %e, "unreadable text ignored");
+                return None;
+            }
+        };
+        return Some(PlayerInput::Segment {
+            speaker,
+            question_id,
+            index: 0,
+            last: true,
+            text,
+        });
+    }
+    let from =
+        match voice_protocol::valid_sample_rate(node_kit::int_param(params, keys::SAMPLE_RATE)) {
+            Ok(from) => from,
+            Err(problem) => {
+                tracing::warn!(input = id, %problem, "audio ignored");
+                return None;
+            }
+        };
+    let Some(samples) = data
+        .as_array()
+        .as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>()
+    else {
+        tracing::warn!(input = id, data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
+        return None;
+    };
+    let clean: Vec<f32> = samples
+        .values()
+        .iter()
+        .map(|s| if s.is_finite() { *s } else { 0.0 })
+        .collect();
+    Some(PlayerInput::Spoken {
+        speaker,
+        question_id,
+        index: 0,
+        last: true,
+        text: node_kit::string_param(params, ids::TEXT)
+            .unwrap_or_default()
+            .to_owned(),
+        samples: resample(&clean, from, rate),
+    })
 }

@@ -387,3 +387,67 @@ fn a_key_quoted_by_the_speech_service_is_redacted() {
     );
     assert_eq!(run.texts_of("playback_done"), [""]);
 }
+
+/// dora node-hub conventions: bare Utf8 `text_<speaker>` (a node-hub LLM's answer) is
+/// voiced, Float32 `audio_<speaker>` with `sample_rate` (a node-hub TTS node's speech) is
+/// played as it came; neither carries a question id.
+#[test]
+fn node_hub_text_and_audio_are_voiced_and_played() {
+    let dir = std::env::temp_dir().join(format!("player-hub-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let tone: Vec<f32> = (0..12_000)
+        .map(|i| (i as f32 * 440.0 * std::f32::consts::TAU / 24_000.0).sin() * 0.3)
+        .collect();
+    let mut spoken = input(
+        0.02,
+        "audio_hub",
+        json!(tone),
+        meta(&[("sample_rate", json!(24_000))]),
+    );
+    spoken.value["data_type"] = json!("Float32");
+    let mut absurd = input(
+        0.03,
+        "audio",
+        json!([0.1, 0.2]),
+        meta(&[("sample_rate", json!(1))]),
+    );
+    absurd.value["data_type"] = json!("Float32");
+    let mut events = vec![
+        input(
+            0.01,
+            "text_guide",
+            json!(["Welcome to the session."]),
+            json!(null),
+        ),
+        spoken,
+        absurd,
+    ];
+    events.extend(keepalive(0.05, 4.0));
+    events.push(stop(4.1));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "espeak"),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("sample_rate 1 is outside"),
+        "{}",
+        run.stderr
+    );
+    let timeline = lines(&dir.join("timeline.jsonl"));
+    assert_eq!(timeline.len(), 2, "{timeline:#?}\n{}", run.stderr);
+    assert_eq!(timeline[0]["speaker"], "guide");
+    assert_eq!(timeline[0]["text_played"], "Welcome to the session.");
+    assert_eq!(timeline[1]["speaker"], "hub");
+    // Half a second at 24 kHz, heard as half a second at the player's rate.
+    let heard = timeline[1]["end_ms"].as_u64().unwrap() - timeline[1]["start_ms"].as_u64().unwrap();
+    assert!((490..=510).contains(&heard), "{heard} ms");
+    assert!(timeline[1]["start_ms"].as_u64() >= timeline[0]["end_ms"].as_u64());
+    assert_eq!(run.texts_of("playback_done").len(), 2);
+}
