@@ -17,19 +17,19 @@ impl LocalQuestionIds {
     }
 
     /// The id for a message that has none: its own, above every id seen.
-    pub fn next(&mut self) -> u64 {
+    pub fn fresh(&mut self) -> u64 {
         self.highest_seen = self.highest_seen.saturating_add(1);
         self.highest_seen
     }
 
     /// The message's own id when it has one (noted), else a fresh local one.
-    pub fn or_next(&mut self, question_id: Option<u64>) -> u64 {
+    pub fn or_fresh(&mut self, question_id: Option<u64>) -> u64 {
         match question_id {
             Some(id) => {
                 self.observe(id);
                 id
             }
-            None => self.next(),
+            None => self.fresh(),
         }
     }
 }
@@ -68,13 +68,13 @@ mod tests {
     #[test]
     fn local_ids_stay_above_every_id_seen() {
         let mut ids = LocalQuestionIds::default();
-        assert_eq!(ids.next(), 1);
+        assert_eq!(ids.fresh(), 1);
         ids.observe(7);
-        assert_eq!(ids.or_next(None), 8);
-        assert_eq!(ids.or_next(Some(3)), 3);
-        assert_eq!(ids.next(), 9);
+        assert_eq!(ids.or_fresh(None), 8);
+        assert_eq!(ids.or_fresh(Some(3)), 3);
+        assert_eq!(ids.fresh(), 9);
         ids.observe(u64::MAX);
-        assert_eq!(ids.next(), u64::MAX);
+        assert_eq!(ids.fresh(), u64::MAX);
     }
 
     #[test]
@@ -97,7 +97,7 @@ mod tests {
             let mut ids = LocalQuestionIds::default();
             let mut highest = 0;
             for id in seen {
-                let got = ids.or_next(id);
+                let got = ids.or_fresh(id);
                 match id {
                     Some(id) => prop_assert_eq!(got, id),
                     None => prop_assert!(got > highest),

@@ -52,7 +52,7 @@ fn main() -> eyre::Result<()> {
                                 continue;
                             }
                         };
-                        let question_id = local_ids.or_next(given_id);
+                        let question_id = local_ids.or_fresh(given_id);
                         // Without an id it is a whole utterance, whatever it says it is.
                         let status = if given_id.is_none() {
                             Some(SessionStatus::Ended)

@@ -533,7 +533,7 @@ fn hub_input(
         id,
     )
     .to_owned();
-    let question_id = local_ids.or_next(node_kit::question_id(params));
+    let question_id = local_ids.or_fresh(node_kit::question_id(params));
     if is_text {
         let text = match text_of(data) {
             Ok(text) => text,
