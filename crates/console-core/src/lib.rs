@@ -61,6 +61,8 @@ pub enum Out {
         to: Vec<ClientId>,
     },
     Dora(DoraOut),
+    /// Something the node should log: input it could not use.
+    Warning(String),
 }
 
 /// The console's dora outputs.
@@ -404,7 +406,10 @@ impl Console {
                     out.push(Out::Broadcast(self.latency_msg()));
                 }
             }
-            _ => {}
+            other => out.push(Out::Warning(format!(
+                "unknown input {:?} ignored",
+                other.chars().take(64).collect::<String>()
+            ))),
         }
         out
     }

@@ -53,7 +53,7 @@ impl Pages {
                     self.send(id, frame.clone());
                 }
             }
-            Out::Dora(_) => {}
+            Out::Dora(_) | Out::Warning(_) => {}
         }
     }
 

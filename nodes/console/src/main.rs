@@ -114,7 +114,10 @@ fn main() -> eyre::Result<()> {
                                 text = t;
                                 Data::Text(&text)
                             }
-                            Err(_) => Data::Other,
+                            Err(e) => {
+                                tracing::warn!(input = %id, error = %e, "unreadable input ignored");
+                                Data::Other
+                            }
                         }
                     };
                     console.input(id.as_str(), data, &meta, now())
@@ -145,6 +148,7 @@ fn main() -> eyre::Result<()> {
         for out in outs {
             match out {
                 Out::Dora(out) => send(&mut node, out),
+                Out::Warning(warning) => tracing::warn!("{warning}"),
                 page_out => pages.deliver(page_out),
             }
         }

@@ -84,6 +84,9 @@ pub struct NodeRun {
     pub success: bool,
     pub outputs: Vec<Value>,
     pub stderr: String,
+    /// The process's peak resident memory in KiB, last read while it ran (Linux's
+    /// `/proc`; `None` elsewhere or when it exited before the first reading).
+    pub peak_rss_kib: Option<u64>,
 }
 
 impl NodeRun {
@@ -120,6 +123,17 @@ pub fn run_node(
     events: Vec<TestEvent>,
     limit: Duration,
 ) -> NodeRun {
+    run_node_in(binary, None, env, events, limit)
+}
+
+/// [`run_node`] in a working directory (a dataflow's folder, for its relative paths).
+pub fn run_node_in(
+    binary: &Path,
+    cwd: Option<&Path>,
+    env: &[(&str, &str)],
+    events: Vec<TestEvent>,
+    limit: Duration,
+) -> NodeRun {
     let dir = std::env::temp_dir().join(format!(
         "node-test-{}-{}",
         std::process::id(),
@@ -146,12 +160,17 @@ pub fn run_node(
     for (k, v) in env {
         command.env(k, v);
     }
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
     let mut child = command.spawn().expect("spawn node");
     let start = Instant::now();
+    let mut peak_rss_kib = None;
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;
         }
+        peak_rss_kib = peak_rss(child.id()).or(peak_rss_kib);
         if start.elapsed() > limit {
             let _ = child.kill();
             panic!("node {} did not exit within {limit:?}", binary.display());
@@ -171,7 +190,17 @@ pub fn run_node(
         success: status.success(),
         outputs,
         stderr: logs,
+        peak_rss_kib,
     }
+}
+
+/// `VmHWM` of a running process, in KiB.
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
