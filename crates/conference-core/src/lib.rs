@@ -8,6 +8,9 @@
 use std::time::Duration;
 
 use turn_policy::{PolicyEngine, PolicyStats, count_words};
+
+mod setup;
+pub use setup::{CONTROLLER_FORMAT, ControllerSetup, SetupError};
 use voice_protocol::{ControlCommand, InterruptKind, SessionStatus};
 
 /// Text kept per utterance; longer utterances still count all their words.
@@ -41,8 +44,10 @@ impl Default for ConferenceConfig {
     }
 }
 
-/// Something that happened, as seen by the controller.
-#[derive(Debug, Clone, PartialEq)]
+/// Something that happened, as seen by the controller (serialisable: a session's
+/// decision log records them, and a replay feeds them again).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Event {
     /// The node is up: the cold-start turn goes out.
     Start,

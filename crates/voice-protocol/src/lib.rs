@@ -141,7 +141,8 @@ pub mod keys {
 }
 
 /// Where a streamed chunk sits in its utterance. No status means a complete message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SessionStatus {
     Started,
     Ongoing,
@@ -211,7 +212,8 @@ impl fmt::Display for InterruptKind {
 }
 
 /// A command on the controller's `control` input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ControlCommand {
     /// Back to the cold start: counts cleared, everything in flight dropped.
     Reset,

@@ -7,11 +7,12 @@
 
 use std::time::Instant;
 
-use conference_core::{Action, Conference, ConferenceConfig, Event, NoticeLevel};
+use conference_core::{Action, CONTROLLER_FORMAT, Conference, ControllerSetup, Event, NoticeLevel};
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail, eyre};
+use node_kit::decisions::DecisionWriter;
 use node_kit::{Next, Params, next_event, session_status, text_of};
-use turn_policy::{Policy, PolicyEngine, Viability};
+use turn_policy::{Policy, Viability};
 use voice_protocol::{ControlCommand, ids, keys, shorten};
 
 /// A second source of the human's final words (a dora input has one source): typed text.
@@ -25,28 +26,31 @@ fn main() -> eyre::Result<()> {
         )
     })?;
     let policy = Policy::parse(&pattern).map_err(|e| eyre!("DORA_POLICY_PATTERN: {e}"))?;
-    let humans: Vec<String> = node_kit::env_opt("HUMAN_PARTICIPANTS")
-        .map(|v| {
-            v.split(',')
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    let config = ConferenceConfig {
-        turn_timeout: node_kit::env_secs("TURN_TIMEOUT_SECS", 60.0)?,
-        human_timeout: node_kit::env_secs("HUMAN_TIMEOUT_SECS", 20.0)?,
+    let secs_ms = |key: &str, default: f64| -> eyre::Result<u64> {
+        Ok(node_kit::env_secs(key, default)?.as_millis() as u64)
+    };
+    let setup = ControllerSetup {
+        pattern: pattern.clone(),
+        humans: node_kit::env_opt("HUMAN_PARTICIPANTS")
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        turn_timeout_ms: secs_ms("TURN_TIMEOUT_SECS", 60.0)?,
+        human_timeout_ms: secs_ms("HUMAN_TIMEOUT_SECS", 20.0)?,
         max_unplayed: node_kit::env_opt("MAX_UNPLAYED_TURNS")
             .map(|v| v.trim().parse::<usize>())
             .transpose()
             .map_err(|e| eyre!("MAX_UNPLAYED_TURNS is not a whole number: {e}"))?,
         // 0 turns off the retry: a silent participant then only returns by speaking.
-        absent_retry_turns: Some(node_kit::env_parse::<u32>("ABSENT_RETRY_TURNS", 8)?)
-            .filter(|turns| *turns > 0),
+        absent_retry_turns: Some(node_kit::env_parse::<u32>("ABSENT_RETRY_TURNS", 8)?),
     };
     tracing::info!(policy = %policy, mode = policy.mode_name(), "conference controller starting");
 
-    let engine = PolicyEngine::new(policy, &humans);
+    let engine = setup.engine()?;
     match engine.viability() {
         Viability::Conversation => {}
         Viability::OneSpeaker(name) => tracing::warn!(
@@ -72,9 +76,19 @@ fn main() -> eyre::Result<()> {
         })
         .collect();
     let start = Instant::now();
-    let mut conference = Conference::new(engine, config);
+    let mut conference = Conference::new(engine, setup.config());
+    // Every call of the core, recorded for `replay` (docs/ARCHITECTURE.md, "Record and
+    // replay").
+    let session = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
+    let mut log = DecisionWriter::open(&session, node.id().as_ref(), CONTROLLER_FORMAT, &setup);
+    let mut decide = |conference: &mut Conference, event: Event| {
+        let now = start.elapsed();
+        let actions = conference.handle(event.clone(), now);
+        log.step(now, &event, &actions);
+        actions
+    };
 
-    let actions = conference.handle(Event::Start, start.elapsed());
+    let actions = decide(&mut conference, Event::Start);
     emit(&mut node, actions)?;
     loop {
         let wait = conference
@@ -91,7 +105,7 @@ fn main() -> eyre::Result<()> {
                         let event = Event::Restarted {
                             input: input.clone(),
                         };
-                        actions.extend(conference.handle(event, start.elapsed()));
+                        actions.extend(decide(&mut conference, event));
                     }
                     emit(&mut node, actions)?;
                     continue;
@@ -116,7 +130,7 @@ fn main() -> eyre::Result<()> {
                 _ => continue,
             },
         };
-        let actions = conference.handle(event, start.elapsed());
+        let actions = decide(&mut conference, event);
         emit(&mut node, actions)?;
     }
     tracing::info!(stats = %conference.engine().stats().to_json(), "conference controller stopped");

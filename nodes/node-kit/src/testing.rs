@@ -154,6 +154,9 @@ pub fn run_node_in(
         .env("DORA_TEST_WRITE_OUTPUTS_TO", &outputs)
         .env("DORA_TEST_NO_OUTPUT_TIME_OFFSET", "1")
         .env_remove("DORA_NODE_CONFIG")
+        // Session files of a node that writes them go to the run's temporary folder
+        // unless the test chose a place.
+        .env("SESSIONS_ROOT", dir.join("sessions"))
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(dir.join("stdout.log")).expect("log file"))
         .stderr(std::fs::File::create(dir.join("stderr.log")).expect("log file"));

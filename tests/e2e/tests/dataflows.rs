@@ -9,6 +9,19 @@ use e2e_tests::{
 };
 use serde_json::Value;
 
+/// The controller's decision log replays (`tools/replay`) to the same decisions.
+fn assert_replays_identically(dir: &std::path::Path) {
+    let replays = replay::replay_session(dir, None, &[]).unwrap();
+    assert!(!replays.is_empty());
+    for node in &replays {
+        assert!(!node.differs(), "{node:#?}");
+        assert!(
+            node.segments.iter().map(|s| s.decisions).sum::<usize>() > 10,
+            "{node:#?}"
+        );
+    }
+}
+
 fn assert_no_back_to_back(transcript: &[Value]) {
     for pair in transcript.windows(2) {
         // An interrupted speaker may be handed the turn again after the human spoke.
@@ -111,6 +124,15 @@ fn voice_chat_study_session_with_a_human_barge_in() {
         "conversation.wav holds at least 10 s of audio ({wav} bytes)"
     );
     assert_frozen_context(&dir, &transcript);
+    assert_replays_identically(&dir);
+    // Another pattern would have decided otherwise: replay shows where.
+    let other = [(
+        "DORA_POLICY_PATTERN".to_owned(),
+        "[(human, 0.001), (tutor, *), (student2, 2), (student1, 1)]".to_owned(),
+    )];
+    let replays = replay::replay_session(&dir, Some("conference-controller"), &other).unwrap();
+    let difference = replays[0].segments[0].first_difference.as_ref();
+    assert!(difference.is_some(), "{replays:#?}");
 }
 
 #[test]
@@ -153,6 +175,7 @@ fn debate_judge_answers_every_argument() {
     );
     assert_question_ids_increase(&transcript);
     assert_frozen_context(&dir, &transcript);
+    assert_replays_identically(&dir);
 }
 
 #[test]
@@ -178,6 +201,7 @@ fn panel_everyone_speaks_in_ratio_order() {
     assert_no_back_to_back(&transcript);
     assert_question_ids_increase(&transcript);
     assert_frozen_context(&dir, &transcript);
+    assert_replays_identically(&dir);
 }
 
 #[test]

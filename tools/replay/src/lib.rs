@@ -1,0 +1,136 @@
+//! Replays the decision logs of a session folder (`decisions/<node-id>.jsonl`): each
+//! recorded core is rebuilt from its setup (with overrides), fed the recorded inputs at
+//! the recorded times, and its decisions compared with the recorded ones.
+
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Event};
+use decision_log::{Comparison, Segment};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{path}: {problem}")]
+    Read { path: PathBuf, problem: String },
+    #[error("{0} holds no decision logs (decisions/*.jsonl)")]
+    NoLogs(PathBuf),
+    #[error("{node}: {problem}")]
+    Setup { node: String, problem: String },
+}
+
+/// One node's log, replayed.
+#[derive(Debug)]
+pub struct NodeReplay {
+    pub node: String,
+    pub format: String,
+    /// One comparison per setup line (a restarted node starts a new segment).
+    pub segments: Vec<Comparison>,
+}
+
+impl NodeReplay {
+    pub fn differs(&self) -> bool {
+        self.segments.iter().any(|c| c.first_difference.is_some())
+    }
+}
+
+/// Replays every decision log of `session` (or only `only_node`'s), with `overrides`
+/// (`KEY=VALUE` settings by their environment names) applied to each setup.
+pub fn replay_session(
+    session: &Path,
+    only_node: Option<&str>,
+    overrides: &[(String, String)],
+) -> Result<Vec<NodeReplay>, ReplayError> {
+    let dir = session.join("decisions");
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| ReplayError::Read {
+            path: dir.clone(),
+            problem: e.to_string(),
+        })?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    logs.sort();
+    let mut replays = Vec::new();
+    for path in logs {
+        let node = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if only_node.is_some_and(|only| only != node) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| ReplayError::Read {
+            path: path.clone(),
+            problem: e.to_string(),
+        })?;
+        replays.push(
+            replay_log(&node, &text, overrides).map_err(|problem| match problem {
+                LogProblem::Read(problem) => ReplayError::Read {
+                    path: path.clone(),
+                    problem,
+                },
+                LogProblem::Setup(problem) => ReplayError::Setup {
+                    node: node.clone(),
+                    problem,
+                },
+            })?,
+        );
+    }
+    if replays.is_empty() {
+        return Err(ReplayError::NoLogs(session.to_path_buf()));
+    }
+    Ok(replays)
+}
+
+enum LogProblem {
+    Read(String),
+    Setup(String),
+}
+
+fn replay_log(
+    node: &str,
+    text: &str,
+    overrides: &[(String, String)],
+) -> Result<NodeReplay, LogProblem> {
+    let format = first_format(text).ok_or_else(|| LogProblem::Read("no setup line".into()))?;
+    match format.as_str() {
+        CONTROLLER_FORMAT => {
+            let segments: Vec<Segment<ControllerSetup, Event>> =
+                decision_log::read(text).map_err(|e| LogProblem::Read(e.to_string()))?;
+            let mut comparisons = Vec::new();
+            for segment in &segments {
+                let mut setup = segment.setup.clone();
+                for (key, value) in overrides {
+                    setup
+                        .set(key, value)
+                        .map_err(|e| LogProblem::Setup(e.to_string()))?;
+                }
+                let mut conference = setup
+                    .build()
+                    .map_err(|e| LogProblem::Setup(e.to_string()))?;
+                comparisons.push(decision_log::compare(segment, |event, at_ns| {
+                    decision_log::decisions(
+                        &conference.handle(event.clone(), Duration::from_nanos(at_ns)),
+                    )
+                }));
+            }
+            Ok(NodeReplay {
+                node: node.to_owned(),
+                format,
+                segments: comparisons,
+            })
+        }
+        other => Err(LogProblem::Read(format!(
+            "format `{other}` has no replay (known: {CONTROLLER_FORMAT})"
+        ))),
+    }
+}
+
+fn first_format(text: &str) -> Option<String> {
+    let first: serde_json::Value = serde_json::from_str(text.lines().next()?).ok()?;
+    first["format"].as_str().map(str::to_owned)
+}
