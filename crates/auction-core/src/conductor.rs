@@ -19,7 +19,8 @@ use voice_protocol::clips::{
 };
 
 /// What the node received, decoded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Incoming {
     /// A streamed chunk of a participant's `text`.
     Text {
@@ -71,7 +72,7 @@ pub enum Outgoing {
 }
 
 /// Limits on waits for other nodes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timeouts {
     /// A requested segment must be generated and synthesized within this.
     pub segment_ms: u64,
@@ -807,5 +808,27 @@ mod tests {
         );
         assert!(split_sentences("   ").is_empty());
         assert_eq!(strip_quotes("He said \"no\"."), "He said no");
+    }
+}
+
+/// The name of the auction's decision logs (their `setup` line's `format`).
+pub const AUCTION_FORMAT: &str = "auction";
+
+/// Everything an auction [`Conductor`] is built from: recorded at the head of the
+/// session's decision log, so a replay builds the same one (the seed included).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AuctionSetup {
+    pub config: crate::AuctionConfig,
+    pub participants: Vec<String>,
+    pub seed: u64,
+    pub timeouts: Timeouts,
+}
+
+impl AuctionSetup {
+    pub fn build(&self) -> Result<Conductor, crate::CoreError> {
+        let session = format!("s{}", self.seed);
+        let core =
+            crate::AuctionCore::new(self.config.clone(), &self.participants, &session, self.seed)?;
+        Ok(Conductor::new(core, self.timeouts))
     }
 }

@@ -135,3 +135,13 @@ mod tests {
         assert_eq!(out.len(), 1);
     }
 }
+
+/// One call of a conductor as a decision log records it (a replay makes the same call):
+/// its format's own start, a decoded input, or a tick.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Call<I> {
+    Start,
+    Input(I),
+    Tick,
+}

@@ -20,7 +20,7 @@ pub const MAX_UTTERANCE_CHARS: usize = 8_000;
 /// Characters of the last line quoted in an intent request.
 const MAX_QUOTED_CHARS: usize = 300;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     /// A player reports `playback_done`: pace the conversation and wait for the
     /// closing line.
@@ -85,7 +85,8 @@ struct Collecting {
 
 /// A decoded input, for the common interface ([`::conductor::Conductor::handle`]); each
 /// variant is one of the `on_*` methods.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Input {
     /// A chunk of an agent's `text` stream (`input` is the agent id).
     Text {
@@ -1055,5 +1056,25 @@ phases:
         let wake = c.next_wake().unwrap();
         c.tick(wake);
         assert!(c.finished());
+    }
+}
+
+/// The name of the roundtable moderator's decision logs (their `setup` line's `format`).
+pub const ROUNDTABLE_FORMAT: &str = "roundtable-moderator";
+
+/// Everything a roundtable [`Conductor`] is built from: recorded at the head of the
+/// session's decision log, so a replay builds the same one.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RoundtableSetup {
+    /// The scenario file's text (`SCENARIO`), not its path: the replay needs no file.
+    pub scenario_yaml: String,
+    pub config: Config,
+}
+
+impl RoundtableSetup {
+    pub fn build(&self) -> Result<Conductor, String> {
+        let scenario =
+            crate::Scenario::from_yaml(&self.scenario_yaml).map_err(|e| e.to_string())?;
+        Ok(Conductor::new(scenario, self.config))
     }
 }

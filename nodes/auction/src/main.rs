@@ -13,10 +13,14 @@ mod setup;
 
 use std::time::{Duration, Instant};
 
-use auction_core::conductor::{Conductor, Incoming, Outgoing, Timeouts};
-use auction_core::{AuctionCore, RecordKind, render_auction_table};
+use auction_core::conductor::{
+    AUCTION_FORMAT, AuctionSetup, Conductor, Incoming, Outgoing, Timeouts,
+};
+use auction_core::{RecordKind, render_auction_table};
+use conductor::Call;
 use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
 use eyre::{Context, eyre};
+use node_kit::decisions::DecisionWriter;
 use node_kit::{Next, Params, next_event, session_status, text_of};
 use voice_protocol::{SessionStatus, ids, keys, shorten};
 
@@ -33,14 +37,15 @@ fn main() -> eyre::Result<()> {
             "SIDE_REQUEST_TIMEOUT_SECS",
         )?,
     };
-    let session = format!("s{}", setup.seed);
-    let core = AuctionCore::new(
-        setup.config.clone(),
-        &setup.participants,
-        &session,
-        setup.seed,
-    )
-    .map_err(|e| eyre!("cannot start the auction: {e}"))?;
+    let recipe = AuctionSetup {
+        config: setup.config.clone(),
+        participants: setup.participants.clone(),
+        seed: setup.seed,
+        timeouts,
+    };
+    let mut conductor = recipe
+        .build()
+        .map_err(|e| eyre!("cannot start the auction: {e}"))?;
     tracing::info!(
         participants = %setup.participants.join(", "),
         preset = setup.config.preset.as_deref().unwrap_or("-"),
@@ -51,8 +56,20 @@ fn main() -> eyre::Result<()> {
         DoraNode::init_from_env().context("failed to start the dora node")?;
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    let mut conductor = Conductor::new(core, timeouts);
-    let out = conductor.start(now());
+    // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
+    // and replay").
+    let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
+    let mut log = DecisionWriter::open(&folder, node.id().as_ref(), AUCTION_FORMAT, &recipe);
+    let mut decide = |conductor: &mut Conductor, call: Call<Incoming>, t: u64| {
+        let out = match call.clone() {
+            Call::Start => conductor.start(t),
+            Call::Input(incoming) => conductor.handle(incoming, t),
+            Call::Tick => conductor.tick(t),
+        };
+        log.step(Duration::from_millis(t), &call, &out);
+        out
+    };
+    let out = decide(&mut conductor, Call::Start, now());
     let mut ended = send(&mut node, out)?;
     // The session ends by itself after `max_segments` (the last clip heard); the node then
     // exits, which closes every other node's inputs and ends the dataflow.
@@ -63,7 +80,7 @@ fn main() -> eyre::Result<()> {
         let incoming = match next_event(&mut events, wait) {
             Next::Closed => break,
             Next::Timeout => {
-                let out = conductor.tick(now());
+                let out = decide(&mut conductor, Call::Tick, now());
                 ended = send(&mut node, out)?;
                 continue;
             }
@@ -90,9 +107,9 @@ fn main() -> eyre::Result<()> {
             },
         };
         let t = now();
-        let mut out = conductor.handle(incoming, t);
+        let mut out = decide(&mut conductor, Call::Input(incoming), t);
         if conductor.next_deadline().is_some_and(|d| d <= t) {
-            out.extend(conductor.tick(t));
+            out.extend(decide(&mut conductor, Call::Tick, t));
         }
         ended = send(&mut node, out)?;
     }

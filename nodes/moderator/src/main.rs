@@ -19,7 +19,11 @@ use moderator_core::Scenario;
 use node_kit::{Next, Params, next_event, session_status, text_of};
 use voice_protocol::{SessionStatus, ids, keys};
 
-use moderator_core::conductor::{Conductor, Config, MODERATOR, Out};
+use conductor::{Call, Conductor as _};
+use moderator_core::conductor::{
+    Conductor, Config, Input, MODERATOR, Out, ROUNDTABLE_FORMAT, RoundtableSetup,
+};
+use node_kit::decisions::DecisionWriter;
 
 fn main() -> eyre::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,7 +37,7 @@ fn main() -> eyre::Result<()> {
         return bench::run(sessions);
     }
     node_kit::init_tracing();
-    let scenario = load_scenario()?;
+    let (scenario, scenario_yaml) = load_scenario()?;
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
     let wired = node
@@ -56,7 +60,24 @@ fn main() -> eyre::Result<()> {
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
     let mut conductor = Conductor::new(scenario, config);
-    let out = conductor.start(now());
+    // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
+    // and replay").
+    let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
+    let setup = RoundtableSetup {
+        scenario_yaml,
+        config,
+    };
+    let mut log = DecisionWriter::open(&folder, node.id().as_ref(), ROUNDTABLE_FORMAT, &setup);
+    let mut decide = |conductor: &mut Conductor, call: Call<Input>, t: u64| {
+        let out = match call.clone() {
+            Call::Start => conductor.start(t),
+            Call::Input(input) => conductor.handle(input, t),
+            Call::Tick => conductor.tick(t),
+        };
+        log.step(Duration::from_millis(t), &call, &out);
+        out
+    };
+    let out = decide(&mut conductor, Call::Start, now());
     emit(&mut node, out)?;
     while !conductor.finished() {
         let wait = conductor
@@ -64,7 +85,7 @@ fn main() -> eyre::Result<()> {
             .map(|t| Duration::from_millis(t.saturating_sub(now())));
         let out = match next_event(&mut events, wait) {
             Next::Closed => break,
-            Next::Timeout => conductor.tick(now()),
+            Next::Timeout => decide(&mut conductor, Call::Tick, now()),
             Next::Event(event) => match *event {
                 DoraEvent::Input { id, metadata, data } => {
                     let params = &metadata.parameters;
@@ -83,7 +104,10 @@ fn main() -> eyre::Result<()> {
                             String::new()
                         }
                     };
-                    route(&mut conductor, id.as_str(), params, &text, now())
+                    match route(id.as_str(), params, text) {
+                        Some(input) => decide(&mut conductor, Call::Input(input), now()),
+                        None => continue,
+                    }
                 }
                 DoraEvent::InputClosed { id } => {
                     tracing::debug!(input = %id, "input closed");
@@ -103,7 +127,7 @@ fn main() -> eyre::Result<()> {
         emit(&mut node, out)?;
         // A busy input stream must not starve the deadlines.
         if conductor.next_wake().is_some_and(|t| t <= now()) {
-            let out = conductor.tick(now());
+            let out = decide(&mut conductor, Call::Tick, now());
             emit(&mut node, out)?;
         }
     }
@@ -115,8 +139,9 @@ fn main() -> eyre::Result<()> {
     Ok(())
 }
 
-/// The scenario file named by `SCENARIO`, with the file and the problem in any error.
-fn load_scenario() -> eyre::Result<Scenario> {
+/// The scenario file named by `SCENARIO` (and its text), with the file and the problem in
+/// any error.
+fn load_scenario() -> eyre::Result<(Scenario, String)> {
     let path = node_kit::env_opt("SCENARIO").ok_or_else(|| {
         eyre!(
             "SCENARIO is not set; point it at a scenario YAML file (e.g. scenarios/roundtable.yml)"
@@ -124,46 +149,41 @@ fn load_scenario() -> eyre::Result<Scenario> {
     })?;
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read the scenario file {path:?} (SCENARIO)"))?;
-    Scenario::from_yaml(&text).map_err(|e| eyre!("invalid scenario file {path:?}: {e}"))
+    let scenario =
+        Scenario::from_yaml(&text).map_err(|e| eyre!("invalid scenario file {path:?}: {e}"))?;
+    Ok((scenario, text))
 }
 
-fn route(
-    conductor: &mut Conductor,
-    id: &str,
-    params: &MetadataParameters,
-    text: &str,
-    now_ms: u64,
-) -> Vec<Out> {
+/// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.
+fn route(id: &str, params: &MetadataParameters, text: String) -> Option<Input> {
     match id {
         ids::PLAYBACK_DONE => match node_kit::question_id(params) {
-            Some(question_id) => conductor.on_played(question_id, now_ms),
+            Some(question_id) => Some(Input::Played { question_id }),
             None => {
                 tracing::warn!("playback_done without question_id ignored");
-                Vec::new()
+                None
             }
         },
-        ids::CONTROL => conductor.on_control(text, now_ms),
-        reply if reply.starts_with(ids::REPLY) => conductor.on_reply(
-            reply,
-            node_kit::string_param(params, keys::SPEAKER),
-            node_kit::string_param(params, keys::REQUEST_ID),
-            text,
-            node_kit::string_param(params, keys::ERROR),
-            now_ms,
-        ),
+        ids::CONTROL => Some(Input::Control(text)),
+        reply if reply.starts_with(ids::REPLY) => Some(Input::Reply {
+            input: reply.to_owned(),
+            speaker: node_kit::string_param(params, keys::SPEAKER).map(str::to_owned),
+            request_id: node_kit::string_param(params, keys::REQUEST_ID).map(str::to_owned),
+            answer: text,
+            error: node_kit::string_param(params, keys::ERROR).map(str::to_owned),
+        }),
         agent => {
             let status = session_status(params).unwrap_or_else(|raw| {
                 tracing::warn!(input = agent, value = %raw, "unknown session_status; treating the message as complete");
                 None
             });
-            conductor.on_text(
-                agent,
-                node_kit::question_id(params),
-                SessionStatus::ends_utterance(status),
+            Some(Input::Text {
+                input: agent.to_owned(),
+                question_id: node_kit::question_id(params),
+                ends: SessionStatus::ends_utterance(status),
                 text,
-                node_kit::string_param(params, keys::ERROR),
-                now_ms,
-            )
+                error: node_kit::string_param(params, keys::ERROR).map(str::to_owned),
+            })
         }
     }
 }

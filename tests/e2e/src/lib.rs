@@ -267,3 +267,15 @@ pub fn free_port() -> u16 {
         .expect("a free loopback port")
         .port()
 }
+
+/// The session's decision logs (`decisions/*.jsonl`) replay (`tools/replay`) to the same
+/// decisions, and there are some.
+pub fn assert_replays_identically(dir: &Path) {
+    let replays = replay::replay_session(dir, None, &[]).unwrap();
+    assert!(!replays.is_empty());
+    for node in &replays {
+        assert!(!node.differs(), "{node:#?}");
+        let decisions: usize = node.segments.iter().map(|s| s.decisions).sum();
+        assert!(decisions > 10, "{node:#?}");
+    }
+}

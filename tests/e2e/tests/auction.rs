@@ -114,4 +114,6 @@ fn auction_debate_bids_interjects_and_cuts_in_with_one_voice_at_a_time() {
     }
     assert!(transcript.iter().any(|l| l["interrupted"] == true));
     assert!(transcript.iter().all(|l| l["human"] == false));
+    // The conductor's decision log replays to the same decisions.
+    e2e_tests::assert_replays_identically(&dir);
 }

@@ -4,23 +4,10 @@ use std::{process::Command, time::Duration};
 
 use e2e_tests::{
     agent_lines, assert_frozen_context, assert_human_heard_and_tutor_answered,
-    assert_one_voice_in_order, assert_question_ids_increase, dora, dora_run, jsonl, repo_root,
-    run_with_limit, serial, session_dir, speaker,
+    assert_one_voice_in_order, assert_question_ids_increase, assert_replays_identically, dora,
+    dora_run, jsonl, repo_root, run_with_limit, serial, session_dir, speaker,
 };
 use serde_json::Value;
-
-/// The controller's decision log replays (`tools/replay`) to the same decisions.
-fn assert_replays_identically(dir: &std::path::Path) {
-    let replays = replay::replay_session(dir, None, &[]).unwrap();
-    assert!(!replays.is_empty());
-    for node in &replays {
-        assert!(!node.differs(), "{node:#?}");
-        assert!(
-            node.segments.iter().map(|s| s.decisions).sum::<usize>() > 10,
-            "{node:#?}"
-        );
-    }
-}
 
 fn assert_no_back_to_back(transcript: &[Value]) {
     for pair in transcript.windows(2) {

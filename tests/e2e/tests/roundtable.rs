@@ -114,4 +114,6 @@ fn roundtable_moves_through_every_phase_and_ends_by_itself() {
     assert_question_ids_increase(&transcript);
     assert_eq!(timeline.len(), transcript.len(), "{timeline:#?}");
     assert_one_voice_in_order(&timeline);
+    // The conductor's decision log replays to the same decisions.
+    e2e_tests::assert_replays_identically(&dir);
 }

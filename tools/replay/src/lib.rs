@@ -7,8 +7,11 @@ use std::{
     time::Duration,
 };
 
+use auction_core::conductor::{self as auction, AUCTION_FORMAT, AuctionSetup};
+use conductor::{Call, Conductor as _};
 use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Event};
 use decision_log::{Comparison, Segment};
+use moderator_core::conductor::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
@@ -124,9 +127,66 @@ fn replay_log(
                 segments: comparisons,
             })
         }
+        ROUNDTABLE_FORMAT => {
+            refuse_overrides(&format, overrides)?;
+            let segments: Vec<Segment<RoundtableSetup, Call<moderator::Input>>> =
+                decision_log::read(text).map_err(|e| LogProblem::Read(e.to_string()))?;
+            let mut comparisons = Vec::new();
+            for segment in &segments {
+                let mut conductor = segment.setup.build().map_err(LogProblem::Setup)?;
+                comparisons.push(decision_log::compare(segment, |call, at_ns| {
+                    let t = at_ns / 1_000_000;
+                    decision_log::decisions(&match call.clone() {
+                        Call::Start => conductor.start(t),
+                        Call::Input(input) => conductor.handle(input, t),
+                        Call::Tick => conductor.tick(t),
+                    })
+                }));
+            }
+            Ok(NodeReplay {
+                node: node.to_owned(),
+                format,
+                segments: comparisons,
+            })
+        }
+        AUCTION_FORMAT => {
+            refuse_overrides(&format, overrides)?;
+            let segments: Vec<Segment<AuctionSetup, Call<auction::Incoming>>> =
+                decision_log::read(text).map_err(|e| LogProblem::Read(e.to_string()))?;
+            let mut comparisons = Vec::new();
+            for segment in &segments {
+                let mut conductor = segment
+                    .setup
+                    .build()
+                    .map_err(|e| LogProblem::Setup(e.to_string()))?;
+                comparisons.push(decision_log::compare(segment, |call, at_ns| {
+                    let t = at_ns / 1_000_000;
+                    decision_log::decisions(&match call.clone() {
+                        Call::Start => conductor.start(t),
+                        Call::Input(incoming) => conductor.handle(incoming, t),
+                        Call::Tick => conductor.tick(t),
+                    })
+                }));
+            }
+            Ok(NodeReplay {
+                node: node.to_owned(),
+                format,
+                segments: comparisons,
+            })
+        }
         other => Err(LogProblem::Read(format!(
-            "format `{other}` has no replay (known: {CONTROLLER_FORMAT})"
+            "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT})"
         ))),
+    }
+}
+
+/// The conductors' settings are files (scenario, auction config): no `--set` for them yet.
+fn refuse_overrides(format: &str, overrides: &[(String, String)]) -> Result<(), LogProblem> {
+    match overrides.first() {
+        Some((key, _)) => Err(LogProblem::Setup(format!(
+            "`{key}` cannot be changed for a {format} log (only the conference controller's settings can)"
+        ))),
+        None => Ok(()),
     }
 }
 
