@@ -7,7 +7,7 @@
 //! second microphone of the same human, with a voice detector of its own.
 
 use asr_core::{BackchannelConfig, Heard, Vad, VadConfig, VadEvent, classify};
-use audio_utils::{Pcm, resample};
+use audio_utils::{Pcm, resample_linear};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent, arrow_v59::array::AsArray};
 use eyre::{Context, bail};
@@ -96,7 +96,7 @@ fn main() -> eyre::Result<()> {
                     let vad = vads
                         .entry(id.to_string())
                         .or_insert_with(|| Vad::new(vad_config));
-                    for event in vad.push(&resample(samples.values(), rate, VAD_RATE)) {
+                    for event in vad.push(&resample_linear(samples.values(), rate, VAD_RATE)) {
                         pending += out.on_vad(event, &job_tx)?;
                     }
                 }
