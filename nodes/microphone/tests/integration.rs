@@ -46,3 +46,23 @@ fn a_missing_device_is_a_clear_error() {
         run.stderr
     );
 }
+
+/// Without `MIC_COMMAND` the default capture device is used; a machine without a sound
+/// card (a server, CI) says so and names the way out.
+#[test]
+fn no_sound_card_and_no_command_is_a_clear_error() {
+    if std::fs::read_to_string("/proc/asound/cards")
+        .is_ok_and(|cards| !cards.contains("no soundcards") && !cards.trim().is_empty())
+    {
+        return; // a machine with a sound card would really listen
+    }
+    let run = run_node(
+        Path::new(BIN),
+        &[],
+        vec![stop(0.5)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(run.stderr.contains("MIC_COMMAND"), "{}", run.stderr);
+    assert!(!run.stderr.contains("ALSA lib"), "{}", run.stderr);
+}

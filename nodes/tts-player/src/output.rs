@@ -5,7 +5,6 @@ use std::{
     fs::{File, OpenOptions},
     io::{BufWriter, Write},
     path::Path,
-    process::{Child, ChildStdin, Command, Stdio},
     time::{Duration, Instant},
 };
 
@@ -142,64 +141,41 @@ fn continue_wav(
     Some((wav, samples))
 }
 
-/// The sound device through ALSA's `aplay`, with a short buffer so a barge-in is heard
-/// at once.
+/// The sound device (cpal: ALSA, CoreAudio or WASAPI), with a short buffer so a barge-in
+/// is heard at once.
 pub struct Device {
-    child: Child,
-    stdin: ChildStdin,
-    bytes: Vec<u8>,
+    output: sound_device::Output,
 }
 
 impl Device {
-    /// `AUDIO_OUTPUT`: `none`, `aplay`, or `auto` (aplay when a sound card exists).
+    /// `AUDIO_OUTPUT`: `none`; `device` (the default output device, an error without
+    /// one; `aplay` is the same, its earlier name); or `auto` (the device when there is
+    /// one that opens, else record only, with a warning).
     pub fn open(mode: &str, sample_rate: u32, buffer: Duration) -> eyre::Result<Option<Self>> {
-        let wanted = match mode {
-            "none" => false,
-            "aplay" => true,
-            "auto" => has_sound_card(),
-            other => eyre::bail!("AUDIO_OUTPUT={other:?} is not one of auto, aplay, none"),
+        let required = match mode {
+            "none" => return Ok(None),
+            "device" | "aplay" => true,
+            "auto" => false,
+            other => eyre::bail!("AUDIO_OUTPUT={other:?} is not one of auto, device, none"),
         };
-        if !wanted {
+        if !required && !sound_device::has_sound_card() {
+            tracing::info!("no sound card: recording only");
             return Ok(None);
         }
-        let mut child = Command::new("aplay")
-            .args(["-q", "-t", "raw", "-f", "S16_LE", "-c", "1", "-r"])
-            .arg(sample_rate.to_string())
-            .arg(format!("--buffer-time={}", buffer.as_micros()))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("cannot start aplay (install alsa-utils or set AUDIO_OUTPUT=none)")?;
-        let stdin = child.stdin.take().expect("piped stdin");
-        Ok(Some(Self {
-            child,
-            stdin,
-            bytes: Vec::new(),
-        }))
+        match sound_device::Output::open(sample_rate, buffer) {
+            Ok(output) => Ok(Some(Self { output })),
+            Err(e) if required => {
+                Err(e.wrap_err("AUDIO_OUTPUT=device: cannot open the sound device"))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "no usable sound device: recording only");
+                Ok(None)
+            }
+        }
     }
 
     /// Returns false once the device went away (then the caller stops using it).
     pub fn write(&mut self, block: &[f32]) -> bool {
-        self.bytes.clear();
-        for s in block {
-            self.bytes.extend_from_slice(&to_i16(*s).to_le_bytes());
-        }
-        self.stdin.write_all(&self.bytes).is_ok()
+        self.output.write(block)
     }
-}
-
-impl Drop for Device {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn has_sound_card() -> bool {
-    Command::new("aplay")
-        .arg("-l")
-        .output()
-        .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("card "))
-        .unwrap_or(false)
 }

@@ -131,6 +131,14 @@ fn bad_configuration_is_a_clear_error() {
     );
     assert!(!run.success);
     assert!(run.stderr.contains("VOICE_MAP"), "{}", run.stderr);
+    let run = run_node(
+        Path::new(BIN),
+        &[("AUDIO_OUTPUT", "speakers"), ("TTS_BACKEND", "silent")],
+        vec![stop(0.1)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(run.stderr.contains("AUDIO_OUTPUT"), "{}", run.stderr);
 }
 
 #[test]
@@ -428,7 +436,8 @@ fn node_hub_text_and_audio_are_voiced_and_played() {
         Path::new(BIN),
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
-            ("AUDIO_OUTPUT", "none"),
+            // `auto`: the sound device when there is one, else (here, CI) record only.
+            ("AUDIO_OUTPUT", "auto"),
             ("TTS_BACKEND", "espeak"),
         ],
         events,
