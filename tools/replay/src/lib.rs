@@ -100,84 +100,85 @@ fn replay_log(
     overrides: &[(String, String)],
 ) -> Result<NodeReplay, LogProblem> {
     let format = first_format(text).ok_or_else(|| LogProblem::Read("no setup line".into()))?;
-    match format.as_str() {
-        CONTROLLER_FORMAT => {
-            let segments: Vec<Segment<ControllerSetup, Event>> =
-                decision_log::read(text).map_err(|e| LogProblem::Read(e.to_string()))?;
-            let mut comparisons = Vec::new();
-            for segment in &segments {
-                let mut setup = segment.setup.clone();
+    let segments = match format.as_str() {
+        CONTROLLER_FORMAT => replay_segments(
+            text,
+            |setup: &ControllerSetup| {
+                let mut setup = setup.clone();
                 for (key, value) in overrides {
-                    setup
-                        .set(key, value)
-                        .map_err(|e| LogProblem::Setup(e.to_string()))?;
+                    setup.set(key, value).map_err(|e| e.to_string())?;
                 }
-                let mut conference = setup
-                    .build()
-                    .map_err(|e| LogProblem::Setup(e.to_string()))?;
-                comparisons.push(decision_log::compare(segment, |event, at_ns| {
-                    decision_log::decisions(
-                        &conference.handle(event.clone(), Duration::from_nanos(at_ns)),
-                    )
-                }));
-            }
-            Ok(NodeReplay {
-                node: node.to_owned(),
-                format,
-                segments: comparisons,
-            })
-        }
+                setup.build().map_err(|e| e.to_string())
+            },
+            |conference, event: &Event, at_ns| {
+                conference.handle(event.clone(), Duration::from_nanos(at_ns))
+            },
+        )?,
         ROUNDTABLE_FORMAT => {
             refuse_overrides(&format, overrides)?;
-            let segments: Vec<Segment<RoundtableSetup, Call<moderator::Input>>> =
-                decision_log::read(text).map_err(|e| LogProblem::Read(e.to_string()))?;
-            let mut comparisons = Vec::new();
-            for segment in &segments {
-                let mut conductor = segment.setup.build().map_err(LogProblem::Setup)?;
-                comparisons.push(decision_log::compare(segment, |call, at_ns| {
+            replay_segments(
+                text,
+                |setup: &RoundtableSetup| setup.build(),
+                |conductor, call: &Call<moderator::Input>, at_ns| {
                     let t = at_ns / 1_000_000;
-                    decision_log::decisions(&match call.clone() {
+                    match call.clone() {
                         Call::Start => conductor.start(t),
                         Call::Input(input) => conductor.handle(input, t),
                         Call::Tick => conductor.tick(t),
-                    })
-                }));
-            }
-            Ok(NodeReplay {
-                node: node.to_owned(),
-                format,
-                segments: comparisons,
-            })
+                    }
+                },
+            )?
         }
         AUCTION_FORMAT => {
             refuse_overrides(&format, overrides)?;
-            let segments: Vec<Segment<AuctionSetup, Call<auction::Incoming>>> =
-                decision_log::read(text).map_err(|e| LogProblem::Read(e.to_string()))?;
-            let mut comparisons = Vec::new();
-            for segment in &segments {
-                let mut conductor = segment
-                    .setup
-                    .build()
-                    .map_err(|e| LogProblem::Setup(e.to_string()))?;
-                comparisons.push(decision_log::compare(segment, |call, at_ns| {
+            replay_segments(
+                text,
+                |setup: &AuctionSetup| setup.build().map_err(|e| e.to_string()),
+                |conductor, call: &Call<auction::Incoming>, at_ns| {
                     let t = at_ns / 1_000_000;
-                    decision_log::decisions(&match call.clone() {
+                    match call.clone() {
                         Call::Start => conductor.start(t),
                         Call::Input(incoming) => conductor.handle(incoming, t),
                         Call::Tick => conductor.tick(t),
-                    })
-                }));
-            }
-            Ok(NodeReplay {
-                node: node.to_owned(),
-                format,
-                segments: comparisons,
-            })
+                    }
+                },
+            )?
         }
-        other => Err(LogProblem::Read(format!(
-            "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT})"
-        ))),
+        other => {
+            return Err(LogProblem::Read(format!(
+                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT})"
+            )));
+        }
+    };
+    Ok(NodeReplay {
+        node: node.to_owned(),
+        format,
+        segments,
+    })
+}
+
+/// Reads a log of setups `S` and inputs `I`, builds a fresh core per segment and compares
+/// what `call` decides with what was recorded.
+fn replay_segments<S, I, C, O>(
+    text: &str,
+    build: impl Fn(&S) -> Result<C, String>,
+    mut call: impl FnMut(&mut C, &I, u64) -> Vec<O>,
+) -> Result<Vec<Comparison>, LogProblem>
+where
+    S: serde::de::DeserializeOwned,
+    I: serde::de::DeserializeOwned + serde::Serialize,
+    O: std::fmt::Debug,
+{
+    let segments: Vec<Segment<S, I>> =
+        decision_log::read(text).map_err(|e| LogProblem::Read(e.to_string()))?;
+    let mut comparisons = Vec::new();
+    for segment in &segments {
+        let mut core = build(&segment.setup).map_err(LogProblem::Setup)?;
+        comparisons.push(decision_log::compare(segment, |input, at_ns| {
+            decision_log::decisions(&call(&mut core, input, at_ns))
+        }));
     }
+    Ok(comparisons)
 }
 
 /// The conductors' settings are files (scenario, auction config): no `--set` for them yet.

@@ -130,3 +130,11 @@ fn another_pattern_shows_the_first_differing_decision() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Decisions hold JSON the nodes wrote with keys in insertion order; the replay must
+/// write it the same way however it is built (alone, or with the workspace).
+#[test]
+fn json_objects_keep_the_order_the_nodes_write() {
+    let value: serde_json::Value = serde_json::from_str(r#"{"speaker":"a","at":1}"#).unwrap();
+    assert_eq!(value.to_string(), r#"{"speaker":"a","at":1}"#);
+}
