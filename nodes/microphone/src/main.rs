@@ -16,6 +16,13 @@ use eyre::{Context, bail};
 use node_kit::Params;
 use voice_protocol::{ids, keys};
 
+/// Where the samples come from.
+enum Source {
+    /// `MIC_COMMAND`: raw 16-bit mono PCM on its stdout.
+    Command(String),
+    Device(sound_device::Input),
+}
+
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let rate: u32 = node_kit::env_parse("SAMPLE_RATE", 16_000)?;
@@ -24,16 +31,15 @@ fn main() -> eyre::Result<()> {
         bail!("SAMPLE_RATE must be 8000..96000 and BLOCK_MS 5..200");
     }
     let block_len = (rate * block_ms / 1000) as usize;
-    let command = node_kit::env_opt("MIC_COMMAND");
     // Open the source before dora: a missing device is an error at start.
-    let device = match &command {
-        Some(_) => None,
+    let source = match node_kit::env_opt("MIC_COMMAND") {
+        Some(command) => Source::Command(command),
         None => {
             let hint = "set MIC_COMMAND to a command that writes raw 16-bit mono PCM (e.g. `cat speech.raw`)";
             if !sound_device::has_sound_card() {
                 bail!("this machine has no sound card to listen to; {hint}");
             }
-            Some(
+            Source::Device(
                 sound_device::Input::open()
                     .map_err(|e| eyre::eyre!("no capture device ({e}); {hint}"))?,
             )
@@ -51,8 +57,8 @@ fn main() -> eyre::Result<()> {
             samples,
         )
     };
-    match (command, device) {
-        (Some(command), _) => {
+    match source {
+        Source::Command(command) => {
             let mut child = Command::new("sh")
                 .args(["-c", &command])
                 .stdout(Stdio::piped())
@@ -94,7 +100,7 @@ fn main() -> eyre::Result<()> {
             let _ = child.kill();
             let _ = child.wait();
         }
-        (None, Some(device)) => {
+        Source::Device(device) => {
             tracing::info!(
                 device_rate = device.rate,
                 rate,
@@ -118,7 +124,6 @@ fn main() -> eyre::Result<()> {
                 }
             }
         }
-        (None, None) => unreachable!("a device is opened when there is no command"),
     }
     Ok(())
 }

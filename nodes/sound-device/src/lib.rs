@@ -48,50 +48,28 @@ pub struct Output {
     /// The most the queue may hold: what the player counts as its device buffer. More
     /// (a stalled device) is dropped from the front so a barge-in is still heard at once.
     max_queued: usize,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _stream: StreamThread,
 }
 
 impl Output {
     /// Opens the default output device for mono samples at `sample_rate`, buffering at
     /// most `buffer` ahead.
     pub fn open(sample_rate: u32, buffer: Duration) -> eyre::Result<Self> {
-        let (ready_tx, ready_rx) = crossbeam_channel::bounded(1);
         let queue = Arc::new(Queue {
             samples: Mutex::new(VecDeque::new()),
             failed: AtomicBool::new(false),
         });
-        let stop = Arc::new(AtomicBool::new(false));
-        let (thread_queue, thread_stop) = (queue.clone(), stop.clone());
-        let thread = std::thread::Builder::new()
-            .name("sound-output".into())
-            .spawn(move || {
-                let stream = match start_output(sample_rate, thread_queue) {
-                    Ok((stream, rate, channels)) => {
-                        let _ = ready_tx.send(Ok((rate, channels)));
-                        stream
-                    }
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                        return;
-                    }
-                };
-                while !thread_stop.load(Ordering::Relaxed) {
-                    std::thread::park_timeout(Duration::from_millis(200));
-                }
-                drop(stream);
-            })?;
-        let (rate, channels) = ready_rx
-            .recv_timeout(Duration::from_secs(10))
-            .map_err(|_| eyre!("the sound device did not open within 10 s"))??;
+        let thread_queue = queue.clone();
+        let (stream, (rate, channels)) = StreamThread::start("sound-output", move || {
+            start_output(sample_rate, thread_queue)
+        })?;
         let ratio = f64::from(rate) / f64::from(sample_rate);
         Ok(Self {
             queue,
             ratio,
             channels,
             max_queued: ((buffer.as_secs_f64() * f64::from(rate)) as usize).max(256) * channels,
-            stop,
-            thread: Some(thread),
+            _stream: stream,
         })
     }
 
@@ -123,19 +101,9 @@ fn device_samples(block: &[f32], ratio: f64, channels: usize) -> Vec<f32> {
     out
 }
 
-impl Drop for Output {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            thread.thread().unpark();
-            let _ = thread.join();
-        }
-    }
-}
-
 /// Builds and starts the output stream: the player's rate in mono when the device takes
 /// it, else the device's default configuration.
-fn start_output(sample_rate: u32, queue: Arc<Queue>) -> eyre::Result<(cpal::Stream, u32, usize)> {
+fn start_output(sample_rate: u32, queue: Arc<Queue>) -> eyre::Result<(cpal::Stream, (u32, usize))> {
     let device = cpal::default_host()
         .default_output_device()
         .ok_or_else(|| eyre!("no output sound device"))?;
@@ -164,7 +132,7 @@ fn start_output(sample_rate: u32, queue: Arc<Queue>) -> eyre::Result<(cpal::Stre
     stream
         .play()
         .map_err(|e| eyre!("cannot start the output device: {e}"))?;
-    Ok((stream, rate, channels))
+    Ok((stream, (rate, channels)))
 }
 
 fn build_output<T: SizedSample + FromSample<f32>>(
@@ -198,22 +166,44 @@ fn build_output<T: SizedSample + FromSample<f32>>(
 pub struct Input {
     pub rate: u32,
     pub samples: crossbeam_channel::Receiver<Vec<f32>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _stream: StreamThread,
 }
 
 impl Input {
     pub fn open() -> eyre::Result<Self> {
-        let (ready_tx, ready_rx) = crossbeam_channel::bounded(1);
         let (tx, rx) = crossbeam_channel::bounded(256);
+        let (stream, rate) = StreamThread::start("sound-input", move || start_input(tx))?;
+        Ok(Self {
+            rate,
+            samples: rx,
+            _stream: stream,
+        })
+    }
+}
+
+/// A cpal stream kept on a thread of its own until dropped (streams may not move between
+/// threads on every platform).
+struct StreamThread {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StreamThread {
+    /// Runs `open` on a new thread and waits (10 s at most) for what it reports about
+    /// the stream it started.
+    fn start<R: Send + 'static>(
+        name: &str,
+        open: impl FnOnce() -> eyre::Result<(cpal::Stream, R)> + Send + 'static,
+    ) -> eyre::Result<(Self, R)> {
+        let (ready_tx, ready_rx) = crossbeam_channel::bounded(1);
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
         let thread = std::thread::Builder::new()
-            .name("sound-input".into())
+            .name(name.to_owned())
             .spawn(move || {
-                let stream = match start_input(tx) {
-                    Ok((stream, rate)) => {
-                        let _ = ready_tx.send(Ok(rate));
+                let stream = match open() {
+                    Ok((stream, report)) => {
+                        let _ = ready_tx.send(Ok(report));
                         stream
                     }
                     Err(e) => {
@@ -226,19 +216,18 @@ impl Input {
                 }
                 drop(stream);
             })?;
-        let rate = ready_rx
-            .recv_timeout(Duration::from_secs(10))
-            .map_err(|_| eyre!("the capture device did not open within 10 s"))??;
-        Ok(Self {
-            rate,
-            samples: rx,
+        let stream = Self {
             stop,
             thread: Some(thread),
-        })
+        };
+        let report = ready_rx
+            .recv_timeout(Duration::from_secs(10))
+            .map_err(|_| eyre!("the sound device ({name}) did not open within 10 s"))??;
+        Ok((stream, report))
     }
 }
 
-impl Drop for Input {
+impl Drop for StreamThread {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
