@@ -6,29 +6,19 @@ SPEAK_AFTER_SECS of silence, then silence again. Swap it for the real node-hub m
 by editing the dataflow (see docs/ARCHITECTURE.md, "dora node-hub conventions").
 """
 
-import io
 import os
-import subprocess
-import wave
 
 import numpy as np
 import pyarrow as pa
 from dora import Node
 
+from espeak import speak
+
 RATE = 16_000
 
 
 def speech(text: str) -> np.ndarray:
-    wav = subprocess.run(
-        ["espeak-ng", "-v", "en-us", "--stdout", "--", text],
-        check=True,
-        capture_output=True,
-        timeout=30,
-    ).stdout
-    with wave.open(io.BytesIO(wav)) as w:
-        rate = w.getframerate()
-        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
-    samples = pcm.astype(np.float32) / 32768.0
+    samples, rate = speak(text)
     # To 16 kHz, as a microphone node delivers it.
     positions = np.arange(0, len(samples), rate / RATE)
     return np.interp(positions, np.arange(len(samples)), samples).astype(np.float32)

@@ -5,26 +5,10 @@ Offline stand-in: the voice is espeak-ng's. Swap it for any node-hub TTS node by
 the dataflow (see docs/ARCHITECTURE.md, "dora node-hub conventions").
 """
 
-import io
-import subprocess
-import wave
-
-import numpy as np
 import pyarrow as pa
 from dora import Node
 
-
-def synthesize(text: str) -> tuple[np.ndarray, int]:
-    wav = subprocess.run(
-        ["espeak-ng", "-v", "en-us+f2", "--stdout", "--", text],
-        check=True,
-        capture_output=True,
-        timeout=30,
-    ).stdout
-    with wave.open(io.BytesIO(wav)) as w:
-        rate = w.getframerate()
-        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
-    return pcm.astype(np.float32) / 32768.0, rate
+from espeak import speak
 
 
 def main() -> None:
@@ -37,7 +21,7 @@ def main() -> None:
         text = "".join(str(t) for t in event["value"].to_pylist() if t)
         if not text.strip():
             continue
-        samples, rate = synthesize(text)
+        samples, rate = speak(text, voice="en-us+f2")
         node.send_output("audio", pa.array(samples, type=pa.float32()), {"sample_rate": rate})
 
 
