@@ -1,9 +1,10 @@
 //! A decision node's record of one run, and the comparison of a replay against it.
 //!
-//! A decision node (the conference controller) writes `decisions/<node-id>.jsonl` in the
-//! session folder: a `setup` line with everything its core was built from, then one
-//! `step` line per call of the core: the time passed in, the input, and the decisions
-//! that call returned (each written as its `Debug` form, which is what is compared).
+//! A decision node (the conference controller, a conductor) writes
+//! `decisions/<node-id>.jsonl` in the session folder: a `setup` line with everything its
+//! core was built from, then one `step` line per call of the core: the time passed in,
+//! the input, and the decisions that call returned (each written as its `Debug` form,
+//! which is what is compared).
 //! A node restarted in the same run appends a new `setup` line; each setup starts a new
 //! segment, replayed with a fresh core.
 //!
@@ -129,6 +130,18 @@ pub struct Difference {
     pub replayed: Vec<String>,
 }
 
+impl Difference {
+    /// The first decision (0-based, within the step) that differs: where the recorded
+    /// and the replayed lists part.
+    pub fn first_decision(&self) -> usize {
+        self.recorded
+            .iter()
+            .zip(&self.replayed)
+            .take_while(|(a, b)| a == b)
+            .count()
+    }
+}
+
 /// What a replay of one segment found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -215,6 +228,7 @@ mod tests {
         assert_eq!(difference.input, "2");
         assert_eq!(difference.recorded, Vec::<String>::new());
         assert_eq!(difference.replayed, ["3"]);
+        assert_eq!(difference.first_decision(), 0);
     }
 
     #[test]

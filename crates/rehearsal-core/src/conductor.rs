@@ -23,7 +23,7 @@ pub const MODERATOR: &str = "moderator";
 /// old slide anyway.
 const MAX_OPEN_REQUESTS: usize = 32;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     /// A player reports `playback_done`: a moderator line counts as finished once heard
     /// (else at once), and the node waits for the closing line before leaving.
@@ -31,7 +31,8 @@ pub struct Config {
 }
 
 /// A message the node received, decoded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Input {
     /// A chunk of a panelist's `text` stream (`agent` is the input id). An unreadable
     /// payload is `Err` with the reason.
@@ -998,6 +999,50 @@ impl Conductor {
         }
         out.push(Out::FreezeContext);
         self.frozen = true;
+    }
+}
+
+/// The format name of a rehearsal moderator's decision log (crate `decision-log`).
+pub const REHEARSAL_FORMAT: &str = "rehearsal-moderator";
+
+/// Everything a rehearsal [`Conductor`] is built and started from: recorded at the head
+/// of the session's decision log, so a replay builds the same one. The files' texts, not
+/// their paths: the replay needs no file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RehearsalSetup {
+    /// The panel configuration (`PANEL`, YAML).
+    pub panel_yaml: String,
+    /// The deck's path as the session config names it, and its text (`DECK`).
+    pub deck_path: String,
+    pub deck_text: String,
+    /// The phrase library (Markdown); empty: the built-in phrases.
+    pub phrases: String,
+    /// The research notes (`INTEL`), if any.
+    pub intel: Option<String>,
+    /// Each panelist's persona style, from its template.
+    pub styles: BTreeMap<String, String>,
+    pub config: Config,
+}
+
+impl RehearsalSetup {
+    pub fn build(&self) -> Result<Conductor, ConfigError> {
+        let panel = PanelConfig::from_yaml(&self.panel_yaml)?;
+        let phrases = if self.phrases.is_empty() {
+            PhraseLibrary::builtin()
+        } else {
+            PhraseLibrary::parse(&self.phrases).0
+        };
+        Conductor::new(panel, Deck::parse(&self.deck_text), phrases, self.config)
+    }
+
+    /// What [`Conductor::start`] is given.
+    pub fn briefing(&self) -> Briefing<'_> {
+        Briefing {
+            deck_path: &self.deck_path,
+            deck_text: &self.deck_text,
+            intel: self.intel.as_deref(),
+            styles: self.styles.clone(),
+        }
     }
 }
 

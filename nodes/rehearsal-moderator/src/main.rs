@@ -14,10 +14,14 @@ mod setup;
 
 use std::time::{Duration, Instant};
 
+use conductor::Call;
 use dora_node_api::{DoraArray, DoraNode, Event as DoraEvent, MetadataParameters};
 use eyre::{Context, eyre};
+use node_kit::decisions::DecisionWriter;
 use node_kit::{Next, Params, next_event, session_status, text_of};
-use rehearsal_core::conductor::{Briefing, Conductor, Config, Input, MODERATOR, Out};
+use rehearsal_core::conductor::{
+    Conductor, Config, Input, MODERATOR, Out, REHEARSAL_FORMAT, RehearsalSetup,
+};
 use voice_protocol::{SessionStatus, ids, keys};
 
 use crate::files::SessionFiles;
@@ -37,24 +41,28 @@ fn main() -> eyre::Result<()> {
     let paced = node_kit::env_parse("WAIT_FOR_PLAYBACK", wired)?;
     let Setup {
         config,
-        deck,
+        panel_yaml,
         deck_path,
         deck_text,
-        phrases,
+        phrases_text,
         store_root,
         intel,
     } = setup;
     let agents: Vec<&str> = config.agents.iter().map(|a| a.name.as_str()).collect();
     let mut files = SessionFiles::create(&store_root, &folder, &agents)?;
-    let briefing = Briefing {
-        deck_path: &deck_path,
-        deck_text: &deck_text,
-        intel: intel.as_deref(),
+    // Everything the conductor is built and started from, texts included, so that
+    // `replay` rebuilds the same one (docs/ARCHITECTURE.md, "Record and replay").
+    let recorded = RehearsalSetup {
+        panel_yaml,
+        deck_path,
+        deck_text,
+        phrases: phrases_text,
+        intel,
         styles: files.styles(&agents),
+        config: Config { paced },
     };
     let agents: Vec<String> = agents.into_iter().map(str::to_owned).collect();
-    let mut conductor =
-        Conductor::new(config, deck, phrases, Config { paced }).map_err(|e| eyre!("PANEL: {e}"))?;
+    let mut conductor = recorded.build().map_err(|e| eyre!("PANEL: {e}"))?;
     tracing::info!(
         folder = %folder.display(),
         context = %files.context_dir.display(),
@@ -63,9 +71,19 @@ fn main() -> eyre::Result<()> {
         wait_for_playback = paced,
         "rehearsal moderator ready"
     );
+    let mut log = DecisionWriter::open(&folder, node.id().as_ref(), REHEARSAL_FORMAT, &recorded);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    let out = conductor.start(&briefing, 0);
+    let mut decide = |conductor: &mut Conductor, call: Call<Input>, t: u64| {
+        let out = match call.clone() {
+            Call::Start => conductor.start(&recorded.briefing(), t),
+            Call::Input(input) => conductor.handle(input, t),
+            Call::Tick => conductor.handle(Input::Tick, t),
+        };
+        log.step(Duration::from_millis(t), &call, &out);
+        out
+    };
+    let out = decide(&mut conductor, Call::Start, 0);
     emit(&mut node, &mut files, out)?;
     while !conductor.finished() {
         let wait = conductor
@@ -73,11 +91,11 @@ fn main() -> eyre::Result<()> {
             .map(|t| Duration::from_millis(t.saturating_sub(now())).max(Duration::from_millis(2)));
         let input = match next_event(&mut events, wait) {
             Next::Closed => break,
-            Next::Timeout => Input::Tick,
+            Next::Timeout => Call::Tick,
             Next::Event(event) => match *event {
                 DoraEvent::Input { id, metadata, data } => {
                     match route(id.as_str(), &metadata.parameters, &data) {
-                        Some(input) => input,
+                        Some(input) => Call::Input(input),
                         None => continue,
                     }
                 }
@@ -93,10 +111,10 @@ fn main() -> eyre::Result<()> {
                 _ => continue,
             },
         };
-        let out = conductor.handle(input, now());
+        let out = decide(&mut conductor, input, now());
         emit(&mut node, &mut files, out)?;
     }
-    let out = conductor.handle(Input::Stop, now());
+    let out = decide(&mut conductor, Call::Input(Input::Stop), now());
     // The outputs may no longer be delivered; the files are what matters now.
     if let Err(e) = emit(&mut node, &mut files, out) {
         tracing::debug!(error = %e, "outputs after stop not sent");

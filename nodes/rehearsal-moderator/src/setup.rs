@@ -9,10 +9,13 @@ use rehearsal_core::{Deck, PanelConfig, PhraseLibrary};
 
 pub struct Setup {
     pub config: PanelConfig,
-    pub deck: Deck,
+    /// The `PANEL` file's text (checked: it parses to `config`).
+    pub panel_yaml: String,
     pub deck_path: String,
+    /// The `DECK` file's text (checked: it holds slides).
     pub deck_text: String,
-    pub phrases: PhraseLibrary,
+    /// The phrase library's text (checked, its warnings logged); empty: the built-in one.
+    pub phrases_text: String,
     pub store_root: PathBuf,
     /// Research notes for `external-intel.md` (`INTEL`, a Markdown file), if any.
     pub intel: Option<String>,
@@ -75,15 +78,12 @@ impl Setup {
                 }
             },
         };
-        let phrases = if library_text.is_empty() {
-            PhraseLibrary::builtin()
-        } else {
-            let (library, warnings) = PhraseLibrary::parse(&library_text);
+        if !library_text.is_empty() {
+            let (_, warnings) = PhraseLibrary::parse(&library_text);
             for w in warnings {
                 tracing::warn!(file = %source, "phrase library: {w}");
             }
-            library
-        };
+        }
         let intel = match node_kit::env_opt("INTEL") {
             Some(path) => Some(
                 std::fs::read_to_string(&path)
@@ -93,10 +93,10 @@ impl Setup {
         };
         Ok(Self {
             config,
-            deck,
+            panel_yaml: panel,
             deck_path,
             deck_text,
-            phrases,
+            phrases_text: library_text,
             store_root,
             intel,
         })

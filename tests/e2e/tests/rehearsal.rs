@@ -2,8 +2,8 @@
 //! presenter, the moderator, three offline panelists, espeak-ng voices and the recorder.
 
 use e2e_tests::{
-    assert_manifest_verifies, assert_question_ids_increase, dora_run, jsonl, make_writable, serial,
-    session_dir, speaker,
+    assert_manifest_verifies, assert_question_ids_increase, assert_replays_identically, dora_run,
+    jsonl, make_writable, serial, session_dir, speaker,
 };
 use serde_json::Value;
 
@@ -117,5 +117,7 @@ fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
     for name in ["Marcus Webb", "Priya Sharma", "James O'Brien"] {
         assert!(dossier.contains(name), "{dossier}");
     }
+    // The moderator's decision log replays to the same decisions.
+    assert_replays_identically(&dir);
     make_writable(&dir);
 }

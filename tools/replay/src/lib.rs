@@ -12,6 +12,7 @@ use conductor::{Call, Conductor as _};
 use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Event};
 use decision_log::{Comparison, Segment};
 use moderator_core::conductor::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
+use rehearsal_core::conductor::{self as rehearsal, REHEARSAL_FORMAT, RehearsalSetup};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
@@ -45,6 +46,25 @@ pub fn replay_session(
     only_node: Option<&str>,
     overrides: &[(String, String)],
 ) -> Result<Vec<NodeReplay>, ReplayError> {
+    replay_session_traced(session, only_node, overrides, &mut |_| {})
+}
+
+/// One call of a core as replayed, for [`replay_session_traced`].
+#[derive(Debug, Clone, Copy)]
+pub struct Replayed<'a> {
+    pub node: &'a str,
+    pub at_ns: u64,
+    pub decisions: &'a [String],
+}
+
+/// [`replay_session`], showing `trace` every call replayed with the decisions it made
+/// (up to and including the first difference).
+pub fn replay_session_traced(
+    session: &Path,
+    only_node: Option<&str>,
+    overrides: &[(String, String)],
+    trace: &mut dyn FnMut(Replayed<'_>),
+) -> Result<Vec<NodeReplay>, ReplayError> {
     let dir = session.join("decisions");
     let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| ReplayError::Read {
@@ -70,8 +90,8 @@ pub fn replay_session(
             path: path.clone(),
             problem: e.to_string(),
         })?;
-        replays.push(
-            replay_log(&node, &text, overrides).map_err(|problem| match problem {
+        replays.push(replay_log(&node, &text, overrides, trace).map_err(
+            |problem| match problem {
                 LogProblem::Read(problem) => ReplayError::Read {
                     path: path.clone(),
                     problem,
@@ -80,8 +100,8 @@ pub fn replay_session(
                     node: node.clone(),
                     problem,
                 },
-            })?,
-        );
+            },
+        )?);
     }
     if replays.is_empty() {
         return Err(ReplayError::NoLogs(session.to_path_buf()));
@@ -98,11 +118,21 @@ fn replay_log(
     node: &str,
     text: &str,
     overrides: &[(String, String)],
+    trace: &mut dyn FnMut(Replayed<'_>),
 ) -> Result<NodeReplay, LogProblem> {
+    let mut traced = |at_ns: u64, decisions: Vec<String>| {
+        trace(Replayed {
+            node,
+            at_ns,
+            decisions: &decisions,
+        });
+        decisions
+    };
     let format = first_format(text).ok_or_else(|| LogProblem::Read("no setup line".into()))?;
     let segments = match format.as_str() {
         CONTROLLER_FORMAT => replay_segments(
             text,
+            &mut traced,
             |setup: &ControllerSetup| {
                 let mut setup = setup.clone();
                 for (key, value) in overrides {
@@ -118,6 +148,7 @@ fn replay_log(
             refuse_overrides(&format, overrides)?;
             replay_segments(
                 text,
+                &mut traced,
                 |setup: &RoundtableSetup| setup.build(),
                 |conductor, call: &Call<moderator::Input>, at_ns| {
                     let t = at_ns / 1_000_000;
@@ -133,6 +164,7 @@ fn replay_log(
             refuse_overrides(&format, overrides)?;
             replay_segments(
                 text,
+                &mut traced,
                 |setup: &AuctionSetup| setup.build().map_err(|e| e.to_string()),
                 |conductor, call: &Call<auction::Incoming>, at_ns| {
                     let t = at_ns / 1_000_000;
@@ -144,9 +176,29 @@ fn replay_log(
                 },
             )?
         }
+        REHEARSAL_FORMAT => {
+            refuse_overrides(&format, overrides)?;
+            replay_segments(
+                text,
+                &mut traced,
+                // The briefing the moderator opened with is part of its setup.
+                |setup: &RehearsalSetup| {
+                    let conductor = setup.build().map_err(|e| e.to_string())?;
+                    Ok((conductor, setup.clone()))
+                },
+                |(conductor, setup), call: &Call<rehearsal::Input>, at_ns| {
+                    let t = at_ns / 1_000_000;
+                    match call.clone() {
+                        Call::Start => conductor.start(&setup.briefing(), t),
+                        Call::Input(input) => conductor.handle(input, t),
+                        Call::Tick => conductor.handle(rehearsal::Input::Tick, t),
+                    }
+                },
+            )?
+        }
         other => {
             return Err(LogProblem::Read(format!(
-                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT})"
+                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT}, {REHEARSAL_FORMAT})"
             )));
         }
     };
@@ -158,9 +210,10 @@ fn replay_log(
 }
 
 /// Reads a log of setups `S` and inputs `I`, builds a fresh core per segment and compares
-/// what `call` decides with what was recorded.
+/// what `call` decides (shown to `traced`) with what was recorded.
 fn replay_segments<S, I, C, O>(
     text: &str,
+    traced: &mut impl FnMut(u64, Vec<String>) -> Vec<String>,
     build: impl Fn(&S) -> Result<C, String>,
     mut call: impl FnMut(&mut C, &I, u64) -> Vec<O>,
 ) -> Result<Vec<Comparison>, LogProblem>
@@ -175,13 +228,17 @@ where
     for segment in &segments {
         let mut core = build(&segment.setup).map_err(LogProblem::Setup)?;
         comparisons.push(decision_log::compare(segment, |input, at_ns| {
-            decision_log::decisions(&call(&mut core, input, at_ns))
+            traced(
+                at_ns,
+                decision_log::decisions(&call(&mut core, input, at_ns)),
+            )
         }));
     }
     Ok(comparisons)
 }
 
-/// The conductors' settings are files (scenario, auction config): no `--set` for them yet.
+/// The conductors' settings are files (scenario, auction config, panel): no `--set` for
+/// them yet.
 fn refuse_overrides(format: &str, overrides: &[(String, String)]) -> Result<(), LogProblem> {
     match overrides.first() {
         Some((key, _)) => Err(LogProblem::Setup(format!(

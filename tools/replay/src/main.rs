@@ -1,8 +1,9 @@
-//! `replay SESSION_FOLDER [--node ID] [--set KEY=VALUE]...`: re-drives the session's
-//! decision nodes from their recorded inputs and reports where they decided otherwise.
-//! Exit status 1 when a decision differs.
+//! `replay SESSION_FOLDER [--node ID] [--set KEY=VALUE]... [--print]`: re-drives the
+//! session's decision nodes from their recorded inputs and reports where they decided
+//! otherwise (`--print`: every decision replayed, one line each). Exit status 1 when a
+//! decision differs, 2 when the logs cannot be replayed.
 
-use std::path::PathBuf;
+use std::{io::Write as _, path::PathBuf};
 
 use clap::Parser;
 
@@ -18,6 +19,17 @@ struct Args {
     /// --set 'DORA_POLICY_PATTERN=[(tutor, *), (student1, 2)]'.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
+    /// Print every decision replayed, one line each: node, time (s), decision.
+    #[arg(long)]
+    print: bool,
+}
+
+/// Prints a line; a closed stdout (`replay ... | head`) is not an error: the replay goes
+/// on to its exit status.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
 }
 
 fn main() {
@@ -32,7 +44,19 @@ fn main() {
             }
         }
     }
-    let replays = match replay::replay_session(&args.session, args.node.as_deref(), &overrides) {
+    let mut print = |call: replay::Replayed<'_>| {
+        if args.print {
+            for decision in call.decisions {
+                say!("{} {:.3} {decision}", call.node, call.at_ns as f64 / 1e9);
+            }
+        }
+    };
+    let replays = match replay::replay_session_traced(
+        &args.session,
+        args.node.as_deref(),
+        &overrides,
+        &mut print,
+    ) {
         Ok(replays) => replays,
         Err(e) => {
             eprintln!("replay: {e}");
@@ -48,22 +72,31 @@ fn main() {
                 String::new()
             };
             match &segment.first_difference {
-                None => println!(
+                None => say!(
                     "{}{run}: {} inputs, {} decisions, 0 differ",
-                    node.node, segment.steps, segment.decisions
+                    node.node,
+                    segment.steps,
+                    segment.decisions
                 ),
                 Some(d) => {
                     differs = true;
-                    println!(
+                    say!(
                         "{}{run}: first difference at input {} ({:.3} s), after {} equal decisions; comparison stops there",
                         node.node,
                         d.step + 1,
                         d.at_ns as f64 / 1e9,
                         segment.decisions
                     );
-                    println!("  input:    {}", d.input);
-                    println!("  recorded: {}", show(&d.recorded));
-                    println!("  replayed: {}", show(&d.replayed));
+                    say!("  input:    {}", d.input);
+                    let k = d.first_decision();
+                    say!(
+                        "  its decision {}: recorded {} / replayed {}",
+                        k + 1,
+                        d.recorded.get(k).map_or("(nothing)", String::as_str),
+                        d.replayed.get(k).map_or("(nothing)", String::as_str)
+                    );
+                    say!("  recorded: {}", show(&d.recorded));
+                    say!("  replayed: {}", show(&d.replayed));
                 }
             }
         }
