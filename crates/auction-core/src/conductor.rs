@@ -40,6 +40,10 @@ pub enum Incoming {
     ClipStarted(ClipStarted),
     Beat(BeatReached),
     ClipFinished(ClipFinished),
+    /// The node feeding input `input` restarted (dora's `NodeRestarted`).
+    Restarted {
+        input: String,
+    },
 }
 
 /// What the node must send.
@@ -241,6 +245,27 @@ impl Conductor {
     pub fn handle(&mut self, incoming: Incoming, now: u64) -> Vec<Outgoing> {
         let mut out = Vec::new();
         let event = match incoming {
+            // A restarted bridge lost the segments it was writing: each fails now, as a
+            // failed generation does (the round need not wait for a timeout).
+            Incoming::Restarted { input } => {
+                let lost: Vec<u64> = self
+                    .segments
+                    .iter()
+                    .filter(|(_, s)| s.req.agent == input && s.stage == Stage::Generating)
+                    .map(|(q, _)| *q)
+                    .collect();
+                for question_id in lost {
+                    let failed = Incoming::Text {
+                        agent: input.clone(),
+                        question_id,
+                        text: String::new(),
+                        ended: true,
+                        error: Some("the participant's bridge restarted".into()),
+                    };
+                    out.extend(self.handle(failed, now));
+                }
+                return out;
+            }
             Incoming::Text {
                 agent,
                 question_id,
@@ -798,6 +823,69 @@ mod tests {
             })
             .collect();
         assert!(asked.len() >= 2, "turns went to {asked:?}");
+    }
+
+    #[test]
+    fn a_restarted_bridge_fails_its_segment_at_once_as_an_error_would() {
+        let conductor = || {
+            let core = AuctionCore::new(
+                crate::AuctionConfig::default(),
+                &["ada", "bo", "cy"],
+                "t",
+                7,
+            )
+            .unwrap();
+            let mut c = Conductor::new(
+                core,
+                Timeouts {
+                    segment_ms: 5_000,
+                    request_ms: 2_000,
+                },
+            );
+            let started = c.start(0);
+            let (_, mut out): (Vec<u64>, Vec<Outgoing>) =
+                ::conductor::drive(&mut c, [], 3_000).into_iter().unzip();
+            out.extend(started);
+            (c, out)
+        };
+        let (mut restarted, out) = conductor();
+        let (agent, q) = out
+            .iter()
+            .find_map(|o| match o {
+                Outgoing::Turn {
+                    agent, question_id, ..
+                } => Some((agent.clone(), *question_id)),
+                _ => None,
+            })
+            .expect("a turn within three seconds");
+        let restart = |input: &str| Incoming::Restarted {
+            input: input.into(),
+        };
+        let other = if agent == "ada" { "bo" } else { "ada" };
+        assert!(restarted.handle(restart(other), 3_000).is_empty());
+        let after_restart = restarted.handle(restart(&agent), 3_000);
+        let (mut failed, _) = conductor();
+        let after_error = failed.handle(
+            Incoming::Text {
+                agent: agent.clone(),
+                question_id: q,
+                text: String::new(),
+                ended: true,
+                error: Some("model down".into()),
+            },
+            3_000,
+        );
+        assert_eq!(after_restart, after_error);
+        assert!(!after_restart.is_empty());
+        // The segment is gone: late text for it is ignored.
+        let late = Incoming::Text {
+            agent,
+            question_id: q,
+            text: "Late.".into(),
+            ended: true,
+            error: None,
+        };
+        assert!(restarted.handle(late, 3_100).is_empty());
     }
 
     #[test]

@@ -108,6 +108,8 @@ pub enum Input {
     Played { question_id: u64 },
     /// A `control` command, as received.
     Control(String),
+    /// The node feeding input `input` restarted (dora's `NodeRestarted`).
+    Restarted { input: String },
 }
 
 /// The node's state between dora and the roundtable driver.
@@ -234,6 +236,28 @@ impl Conductor {
     }
 
     /// A chunk of an agent's `text` stream (`input` is the agent id).
+    /// A restarted bridge lost the turn it was answering: the turn ends now, with what was
+    /// heard of it, as a failed generation ends (the next speaker need not wait for the
+    /// speech timeout).
+    pub fn on_restarted(&mut self, input: &str, now_ms: u64) -> Vec<Out> {
+        let lost = self
+            .floor
+            .as_ref()
+            .filter(|f| f.agent == input)
+            .map(|f| f.question_id);
+        match lost {
+            Some(question_id) => self.on_text(
+                input,
+                Some(question_id),
+                true,
+                "",
+                Some("the agent's bridge restarted"),
+                now_ms,
+            ),
+            None => Vec::new(),
+        }
+    }
+
     pub fn on_text(
         &mut self,
         input: &str,
@@ -683,6 +707,7 @@ impl ::conductor::Conductor for Conductor {
             ),
             Input::Played { question_id } => self.on_played(question_id, now_ms),
             Input::Control(text) => self.on_control(&text, now_ms),
+            Input::Restarted { input } => self.on_restarted(&input, now_ms),
         }
     }
 
@@ -754,6 +779,45 @@ phases:
                 .map(|(_, o)| o)
                 .collect();
             now = until;
+        }
+    }
+
+    #[test]
+    fn a_restarted_bridge_ends_its_turn_at_once_with_what_it_had_said() {
+        let mut c = conductor(false);
+        let (agent, q) = turn(&c.start(0)).expect("a first turn");
+        let other = if agent == "a" { "b" } else { "a" };
+        c.on_text(&agent, Some(q), false, "Cars are", None, 10);
+        assert!(
+            c.on_restarted(other, 20).is_empty(),
+            "not the speaker's bridge"
+        );
+        let out = ::conductor::Conductor::handle(
+            &mut c,
+            Input::Restarted {
+                input: agent.clone(),
+            },
+            30,
+        );
+        assert!(
+            out.iter().any(|o| matches!(o, Out::Utterance { question_id, text, .. } if *question_id == q && text == "Cars are")),
+            "{out:#?}"
+        );
+        // The next turn comes from the conductor's own pacing, not the speech timeout.
+        let mut now = 30;
+        let mut next = turn(&out);
+        while next.is_none() {
+            now = ::conductor::Conductor::next_wake(&c)
+                .expect("a wake-up")
+                .max(now);
+            assert!(now < 30 + 90_000, "waited for the speech timeout");
+            next = turn(&c.tick(now));
+        }
+        let next = next.unwrap();
+        assert!(next.1 > q, "{next:?}");
+        // The lost turn is over: its bridge restarting again changes nothing.
+        if next.0 != agent {
+            assert!(c.on_restarted(&agent, now + 1).is_empty());
         }
     }
 

@@ -70,6 +70,8 @@ pub enum Input {
     Tick,
     /// The dataflow is stopping: end the session now and close the files.
     Stop,
+    /// The node feeding input `input` restarted (dora's `NodeRestarted`).
+    Restarted { input: String },
 }
 
 /// A panelist's turn (`turn`); the node adds the assembled context.
@@ -401,6 +403,7 @@ impl Conductor {
                 Ok(control) => self.control(control, &text, now_ms, &mut out),
                 Err(e) => tracing::warn!("control input ignored: {e}"),
             },
+            Input::Restarted { input } => self.restarted(&input, now_ms, &mut out),
             Input::SpeechStarted => self.feed(Event::PresenterSpeechStarted, now_ms, &mut out),
             Input::PlaybackStarted { question_id } => {
                 self.playback_started(question_id, now_ms, &mut out)
@@ -647,6 +650,29 @@ impl Conductor {
             now_ms,
             out,
         );
+    }
+
+    /// A restarted bridge lost the turns it was answering: each ends now with what was said
+    /// of it, as a failed generation ends (the exchange need not wait for the answer
+    /// timeout).
+    fn restarted(&mut self, input: &str, now_ms: u64, out: &mut Vec<Out>) {
+        let lost: Vec<u64> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| call.agent == input)
+            .map(|(q, _)| *q)
+            .collect();
+        for q in lost {
+            self.agent_text(
+                input,
+                Some(q),
+                Ok(String::new()),
+                Some(SessionStatus::Ended),
+                Some("the panelist's bridge restarted".into()),
+                now_ms,
+                out,
+            );
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

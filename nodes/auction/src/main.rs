@@ -54,6 +54,7 @@ fn main() -> eyre::Result<()> {
     );
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
+    let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
     // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
@@ -85,6 +86,17 @@ fn main() -> eyre::Result<()> {
                 continue;
             }
             Next::Event(event) => match *event {
+                DoraEvent::NodeRestarted { id } => {
+                    tracing::warn!(node = %id, "an upstream node restarted");
+                    for input in sources.fed_by(id.as_ref()) {
+                        let restarted = Incoming::Restarted {
+                            input: input.to_owned(),
+                        };
+                        let out = decide(&mut conductor, Call::Input(restarted), now());
+                        ended |= send(&mut node, out)?;
+                    }
+                    continue;
+                }
                 DoraEvent::Input { id, metadata, data } => {
                     let text = match text_of(&data) {
                         Ok(text) => text,

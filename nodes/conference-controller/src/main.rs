@@ -65,16 +65,7 @@ fn main() -> eyre::Result<()> {
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
     // Which inputs each upstream node feeds: a restarted node restarts those inputs.
-    let sources: Vec<(String, String)> = node
-        .node_config()
-        .inputs
-        .iter()
-        .filter_map(|(input, config)| {
-            let mapping = config.mapping.to_string();
-            let (source, _) = mapping.split_once('/')?;
-            Some((source.to_owned(), input.to_string()))
-        })
-        .collect();
+    let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let mut conference = Conference::new(engine, setup.config());
     // Every call of the core, recorded for `replay` (docs/ARCHITECTURE.md, "Record and
@@ -101,9 +92,9 @@ fn main() -> eyre::Result<()> {
                 DoraEvent::NodeRestarted { id } => {
                     tracing::warn!(node = %id, "an upstream node restarted");
                     let mut actions = Vec::new();
-                    for (_, input) in sources.iter().filter(|(source, _)| *source == id.as_ref()) {
+                    for input in sources.fed_by(id.as_ref()) {
                         let event = Event::Restarted {
-                            input: input.clone(),
+                            input: input.to_owned(),
                         };
                         actions.extend(decide(&mut conference, event));
                     }

@@ -57,6 +57,7 @@ fn main() -> eyre::Result<()> {
         paced = config.paced,
         "moderator starting"
     );
+    let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
     let mut conductor = Conductor::new(scenario, config);
@@ -87,6 +88,17 @@ fn main() -> eyre::Result<()> {
             Next::Closed => break,
             Next::Timeout => decide(&mut conductor, Call::Tick, now()),
             Next::Event(event) => match *event {
+                DoraEvent::NodeRestarted { id } => {
+                    tracing::warn!(node = %id, "an upstream node restarted");
+                    let mut out = Vec::new();
+                    for input in sources.fed_by(id.as_ref()) {
+                        let restarted = Input::Restarted {
+                            input: input.to_owned(),
+                        };
+                        out.extend(decide(&mut conductor, Call::Input(restarted), now()));
+                    }
+                    out
+                }
                 DoraEvent::Input { id, metadata, data } => {
                     let params = &metadata.parameters;
                     let text = match text_of(&data) {

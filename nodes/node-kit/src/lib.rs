@@ -156,6 +156,35 @@ impl Params {
     }
 }
 
+/// Which inputs each upstream node feeds, as `(source node id, input id)`: when dora
+/// reports a node restarted (`Event::NodeRestarted`), these are the inputs whose streams
+/// it broke off.
+pub struct InputSources(Vec<(String, String)>);
+
+impl InputSources {
+    pub fn of(node: &dora_node_api::DoraNode) -> Self {
+        Self(
+            node.node_config()
+                .inputs
+                .iter()
+                .filter_map(|(input, config)| {
+                    let mapping = config.mapping.to_string();
+                    let (source, _) = mapping.split_once('/')?;
+                    Some((source.to_owned(), input.to_string()))
+                })
+                .collect(),
+        )
+    }
+
+    /// The input ids fed by node `source`.
+    pub fn fed_by<'a>(&'a self, source: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.0
+            .iter()
+            .filter(move |(from, _)| from == source)
+            .map(|(_, input)| input.as_str())
+    }
+}
+
 /// What [`next_event`] got.
 pub enum Next {
     Event(Box<Event>),

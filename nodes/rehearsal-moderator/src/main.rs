@@ -72,6 +72,7 @@ fn main() -> eyre::Result<()> {
         "rehearsal moderator ready"
     );
     let mut log = DecisionWriter::open(&folder, node.id().as_ref(), REHEARSAL_FORMAT, &recorded);
+    let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
     let mut decide = |conductor: &mut Conductor, call: Call<Input>, t: u64| {
@@ -93,6 +94,17 @@ fn main() -> eyre::Result<()> {
             Next::Closed => break,
             Next::Timeout => Call::Tick,
             Next::Event(event) => match *event {
+                DoraEvent::NodeRestarted { id } => {
+                    tracing::warn!(node = %id, "an upstream node restarted");
+                    for input in sources.fed_by(id.as_ref()) {
+                        let restarted = Input::Restarted {
+                            input: input.to_owned(),
+                        };
+                        let out = decide(&mut conductor, Call::Input(restarted), now());
+                        emit(&mut node, &mut files, out)?;
+                    }
+                    continue;
+                }
                 DoraEvent::Input { id, metadata, data } => {
                     match route(id.as_str(), &metadata.parameters, &data) {
                         Some(input) => Call::Input(input),

@@ -728,3 +728,37 @@ fn the_common_interface_ends_a_rehearsal_without_a_player() {
     let out = ::conductor::drive(&mut c, [(10, Input::Control("end".into()))], 600_000);
     assert!(c.finished(), "{out:?}");
 }
+
+#[test]
+fn a_restarted_panelists_bridge_ends_its_turn_at_once_with_what_it_had_said() {
+    let (mut c, _) = started(false);
+    let (_, turn) = section_break(&mut c, false);
+    let q = turn.question_id;
+    let other = if turn.agent == "analyst" {
+        "skeptic"
+    } else {
+        "analyst"
+    };
+    c.handle(chunk(&turn.agent, Some(q), "What margin ", false), 1_200);
+    // Another panelist's bridge: not this turn's.
+    let restarted = |input: &str| Input::Restarted {
+        input: input.into(),
+    };
+    assert!(c.handle(restarted(other), 1_300).is_empty());
+    let out = c.handle(restarted(&turn.agent), 1_400);
+    assert!(
+        out.contains(&Out::Utterance {
+            speaker: turn.agent.clone(),
+            question_id: q,
+            text: "What margin".into(),
+            human: false,
+        }),
+        "{out:#?}"
+    );
+    // The turn is over: a late chunk and a second restart change nothing.
+    assert!(
+        c.handle(chunk(&turn.agent, Some(q), "again", true), 1_500)
+            .is_empty()
+    );
+    assert!(c.handle(restarted(&turn.agent), 1_600).is_empty());
+}
