@@ -242,6 +242,10 @@ pub struct Player {
     /// Held since this sample time (muted by a human starting to speak).
     paused_since: Option<u64>,
     clips: ClipDeck,
+    /// Restarted mid-conversation and no utterance seen from its start yet: the first
+    /// segments of an utterance then went to the player that died, and it plays from the
+    /// first segment it gets instead of waiting for them forever.
+    joined_mid_stream: bool,
 }
 
 impl Player {
@@ -256,13 +260,16 @@ impl Player {
             fade: Vec::new(),
             paused_since: None,
             clips: ClipDeck::default(),
+            joined_mid_stream: false,
         }
     }
 
     /// Starts the clock at `samples` (a restarted player continuing the recording), so
-    /// timeline times stay positions in `conversation.wav`.
+    /// timeline times stay positions in `conversation.wav`; the utterance being spoken
+    /// when the previous player died plays on from the first sentence this one gets.
     pub fn resume_at(&mut self, samples: u64) {
         self.clock = samples;
+        self.joined_mid_stream = true;
     }
 
     /// The clip mode's state (held clips, voices).
@@ -431,11 +438,18 @@ impl Player {
         if self.stale.is_stale(question_id) || behind {
             return;
         }
+        // Segments of an utterance arrive in order, so one first seen past its start lost
+        // its beginning to a player that died; only a restarted player plays on from it.
+        let joined_late =
+            !self.queue.contains_key(&question_id) && index > 0 && self.joined_mid_stream;
+        if index == 0 {
+            self.joined_mid_stream = false;
+        }
         let utterance = self.queue.entry(question_id).or_insert_with(|| Utterance {
             speaker: speaker.clone(),
             segments: BTreeMap::new(),
             last_index: None,
-            playing_index: 0,
+            playing_index: if joined_late { index } else { 0 },
             position: 0,
             started_at: None,
             chars_played: 0,

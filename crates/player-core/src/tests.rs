@@ -591,6 +591,45 @@ fn a_restarted_player_times_its_timeline_from_where_the_recording_stops() {
     assert_eq!(records[0].end_ms, 5_010);
 }
 
+#[test]
+fn a_restarted_player_plays_an_utterance_whose_start_went_to_the_player_that_died() {
+    let mut p = player();
+    p.resume_at(5_000);
+    // Sentences 0 and 1 of turn 7 went to the killed player.
+    p.handle(segment(7, 2, false, "The rest of it."));
+    p.handle(audio(7, 2, 10, 0.5));
+    p.handle(segment(7, 3, true, "The end."));
+    p.handle(audio(7, 3, 10, 0.25));
+    p.handle(segment(9, 0, true, "Next turn."));
+    p.handle(audio(9, 0, 10, 0.75));
+    let (samples, events, _) = play(&mut p, 4);
+    assert_eq!(samples.iter().filter(|s| **s == 0.5).count(), 10);
+    assert_eq!(samples.iter().filter(|s| **s == 0.25).count(), 10);
+    assert_eq!(samples.iter().filter(|s| **s == 0.75).count(), 10);
+    let records = done(&events);
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records[0].text_played, "The rest of it. The end.");
+}
+
+#[test]
+fn a_player_that_did_not_restart_waits_for_a_missing_first_sentence() {
+    let mut p = player();
+    p.handle(segment(7, 1, true, "Second."));
+    p.handle(audio(7, 1, 10, 0.5));
+    let (samples, events, _) = play(&mut p, 2);
+    assert!(samples.iter().all(|s| *s == 0.0));
+    assert!(done(&events).is_empty());
+    // Once the stream is whole again, a restarted player waits too.
+    let mut p = player();
+    p.resume_at(0);
+    p.handle(segment(3, 0, true, "Whole."));
+    p.handle(segment(4, 1, true, "Second."));
+    p.handle(audio(4, 1, 10, 0.5));
+    p.handle(audio(3, 0, 10, 0.25));
+    let (samples, _, _) = play(&mut p, 3);
+    assert_eq!(samples.iter().filter(|s| **s == 0.5).count(), 0);
+}
+
 fn spoken(q: u64, len: usize, level: f32) -> PlayerInput {
     PlayerInput::Spoken {
         speaker: "hub".into(),

@@ -117,7 +117,10 @@ fn main() -> eyre::Result<()> {
     let (jobs, results) = spawn_synthesizer(backend, rate, floor.clone());
     let dora_events = node_kit::forward_events(events);
     let mut player = Player::new(PlayerConfig::new(rate));
-    player.resume_at(resumed_samples);
+    if resumed_samples > 0 {
+        // A restart: the recording goes on, and so does the utterance being spoken.
+        player.resume_at(resumed_samples);
+    }
     // Question ids for node-hub-style text and audio, which come without one.
     let mut local_ids = LocalQuestionIds::default();
     let block_len = (u64::from(rate) * block_ms / 1000) as usize;
