@@ -774,6 +774,11 @@ pub fn role_name(role: ClipRole) -> &'static str {
 impl ::conductor::Conductor for Conductor {
     type Input = Incoming;
     type Output = Outgoing;
+    type Opening = ();
+
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Outgoing> {
+        Conductor::start(self, now_ms)
+    }
 
     fn handle(&mut self, input: Incoming, now_ms: u64) -> Vec<Outgoing> {
         Conductor::handle(self, input, now_ms)

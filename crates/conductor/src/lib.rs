@@ -3,7 +3,8 @@
 //! telling when it must be woken. The roundtable moderator
 //! (`moderator_core::conductor`), the pitch-rehearsal moderator
 //! (`rehearsal_core::conductor`) and the organic auction (`auction_core::conductor`)
-//! implement it; each starts with its own `start(..)`, whose arguments differ.
+//! implement it. Each starts from what its format needs ([`Conductor::Opening`]: nothing
+//! for the roundtable and the auction, the briefing texts for the rehearsal).
 //!
 //! [`drive`] runs any of them over timed inputs the way its node does (due wake-ups
 //! first, then the input), for tests and for re-driving a recorded session.
@@ -15,6 +16,11 @@ pub trait Conductor {
     type Input;
     /// Something to send or write (a turn, a line, a request, a record, ...).
     type Output;
+    /// What the conductor opens the session with, besides its own configuration.
+    type Opening;
+
+    /// Opens the session at `now_ms` (first lines, first turn, files to write).
+    fn start(&mut self, opening: &Self::Opening, now_ms: u64) -> Vec<Self::Output>;
 
     /// Decides on one input at `now_ms`.
     fn handle(&mut self, input: Self::Input, now_ms: u64) -> Vec<Self::Output>;
@@ -27,6 +33,21 @@ pub trait Conductor {
 
     /// The conversation is over: the node may leave.
     fn finished(&self) -> bool;
+}
+
+/// Makes one recorded [`Call`]: how a node calls its conductor, and how a replay calls it
+/// again.
+pub fn call<C: Conductor>(
+    conductor: &mut C,
+    opening: &C::Opening,
+    call: Call<C::Input>,
+    now_ms: u64,
+) -> Vec<C::Output> {
+    match call {
+        Call::Start => conductor.start(opening, now_ms),
+        Call::Input(input) => conductor.handle(input, now_ms),
+        Call::Tick => conductor.tick(now_ms),
+    }
 }
 
 /// Feeds `inputs` (with their times, in order) to `conductor` as its node would: before
@@ -71,6 +92,11 @@ mod tests {
     impl Conductor for Asker {
         type Input = &'static str;
         type Output = String;
+        type Opening = ();
+
+        fn start(&mut self, _: &(), _: u64) -> Vec<String> {
+            Vec::new()
+        }
 
         fn handle(&mut self, input: &'static str, now_ms: u64) -> Vec<String> {
             match input {

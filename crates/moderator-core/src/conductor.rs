@@ -681,6 +681,11 @@ fn parse_control(text: &str) -> Option<Control> {
 impl ::conductor::Conductor for Conductor {
     type Input = Input;
     type Output = Out;
+    type Opening = ();
+
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Out> {
+        Conductor::start(self, now_ms)
+    }
 
     fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Out> {
         match input {

@@ -1075,6 +1075,12 @@ impl RehearsalSetup {
 impl ::conductor::Conductor for Conductor {
     type Input = Input;
     type Output = Out;
+    /// The setup the conductor was built from holds the briefing it opens with.
+    type Opening = RehearsalSetup;
+
+    fn start(&mut self, setup: &RehearsalSetup, now_ms: u64) -> Vec<Out> {
+        Conductor::start(self, &setup.briefing(), now_ms)
+    }
 
     fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Out> {
         Conductor::handle(self, input, now_ms)

@@ -13,14 +13,12 @@ mod setup;
 
 use std::time::{Duration, Instant};
 
-use auction_core::conductor::{
-    AUCTION_FORMAT, AuctionSetup, Conductor, Incoming, Outgoing, Timeouts,
-};
+use auction_core::conductor::{AUCTION_FORMAT, AuctionSetup, Incoming, Outgoing, Timeouts};
 use auction_core::{RecordKind, render_auction_table};
 use conductor::Call;
 use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
 use eyre::{Context, eyre};
-use node_kit::decisions::DecisionWriter;
+use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use node_kit::{Next, Params, next_event, session_status, text_of};
 use voice_protocol::{SessionStatus, ids, keys, shorten};
 
@@ -43,7 +41,7 @@ fn main() -> eyre::Result<()> {
         seed: setup.seed,
         timeouts,
     };
-    let mut conductor = recipe
+    let conductor = recipe
         .build()
         .map_err(|e| eyre!("cannot start the auction: {e}"))?;
     tracing::info!(
@@ -60,28 +58,21 @@ fn main() -> eyre::Result<()> {
     // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
     // and replay").
     let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
-    let mut log = DecisionWriter::open(&folder, node.id().as_ref(), AUCTION_FORMAT, &recipe);
-    let mut decide = |conductor: &mut Conductor, call: Call<Incoming>, t: u64| {
-        let out = match call.clone() {
-            Call::Start => conductor.start(t),
-            Call::Input(incoming) => conductor.handle(incoming, t),
-            Call::Tick => conductor.tick(t),
-        };
-        log.step(Duration::from_millis(t), &call, &out);
-        out
-    };
-    let out = decide(&mut conductor, Call::Start, now());
+    let log = DecisionWriter::open(&folder, node.id().as_ref(), AUCTION_FORMAT, &recipe);
+    let mut conductor = RecordedConductor::new(conductor, (), log);
+    let out = conductor.call(Call::Start, now());
     let mut ended = send(&mut node, out)?;
     // The session ends by itself after `max_segments` (the last clip heard); the node then
     // exits, which closes every other node's inputs and ends the dataflow.
     while !ended {
         let wait = conductor
+            .conductor
             .next_deadline()
             .map(|d| Duration::from_millis(d.saturating_sub(now())));
         let incoming = match next_event(&mut events, wait) {
             Next::Closed => break,
             Next::Timeout => {
-                let out = decide(&mut conductor, Call::Tick, now());
+                let out = conductor.call(Call::Tick, now());
                 ended = send(&mut node, out)?;
                 continue;
             }
@@ -92,7 +83,7 @@ fn main() -> eyre::Result<()> {
                         let restarted = Incoming::Restarted {
                             input: input.to_owned(),
                         };
-                        let out = decide(&mut conductor, Call::Input(restarted), now());
+                        let out = conductor.call(Call::Input(restarted), now());
                         ended |= send(&mut node, out)?;
                     }
                     continue;
@@ -119,13 +110,13 @@ fn main() -> eyre::Result<()> {
             },
         };
         let t = now();
-        let mut out = decide(&mut conductor, Call::Input(incoming), t);
-        if conductor.next_deadline().is_some_and(|d| d <= t) {
-            out.extend(decide(&mut conductor, Call::Tick, t));
+        let mut out = conductor.call(Call::Input(incoming), t);
+        if conductor.conductor.next_deadline().is_some_and(|d| d <= t) {
+            out.extend(conductor.call(Call::Tick, t));
         }
         ended = send(&mut node, out)?;
     }
-    for agent in conductor.core().snapshot() {
+    for agent in conductor.conductor.core().snapshot() {
         tracing::info!(agent = %agent.name, tokens = agent.tokens, talk_ms = agent.talk_ms, interrupts = agent.interrupts, interjections = agent.interjections, "final standing");
     }
     Ok(())

@@ -19,11 +19,11 @@ use moderator_core::Scenario;
 use node_kit::{Next, Params, next_event, session_status, text_of};
 use voice_protocol::{SessionStatus, ids, keys};
 
-use conductor::{Call, Conductor as _};
+use conductor::Call;
 use moderator_core::conductor::{
     Conductor, Config, Input, MODERATOR, Out, ROUNDTABLE_FORMAT, RoundtableSetup,
 };
-use node_kit::decisions::DecisionWriter;
+use node_kit::decisions::{DecisionWriter, RecordedConductor};
 
 fn main() -> eyre::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -60,7 +60,7 @@ fn main() -> eyre::Result<()> {
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    let mut conductor = Conductor::new(scenario, config);
+    let conductor = Conductor::new(scenario, config);
     // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
     // and replay").
     let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
@@ -68,25 +68,18 @@ fn main() -> eyre::Result<()> {
         scenario_yaml,
         config,
     };
-    let mut log = DecisionWriter::open(&folder, node.id().as_ref(), ROUNDTABLE_FORMAT, &setup);
-    let mut decide = |conductor: &mut Conductor, call: Call<Input>, t: u64| {
-        let out = match call.clone() {
-            Call::Start => conductor.start(t),
-            Call::Input(input) => conductor.handle(input, t),
-            Call::Tick => conductor.tick(t),
-        };
-        log.step(Duration::from_millis(t), &call, &out);
-        out
-    };
-    let out = decide(&mut conductor, Call::Start, now());
+    let log = DecisionWriter::open(&folder, node.id().as_ref(), ROUNDTABLE_FORMAT, &setup);
+    let mut conductor = RecordedConductor::new(conductor, (), log);
+    let out = conductor.call(Call::Start, now());
     emit(&mut node, out)?;
-    while !conductor.finished() {
+    while !conductor.conductor.finished() {
         let wait = conductor
+            .conductor
             .next_wake()
             .map(|t| Duration::from_millis(t.saturating_sub(now())));
         let out = match next_event(&mut events, wait) {
             Next::Closed => break,
-            Next::Timeout => decide(&mut conductor, Call::Tick, now()),
+            Next::Timeout => conductor.call(Call::Tick, now()),
             Next::Event(event) => match *event {
                 DoraEvent::NodeRestarted { id } => {
                     tracing::warn!(node = %id, "an upstream node restarted");
@@ -95,7 +88,7 @@ fn main() -> eyre::Result<()> {
                         let restarted = Input::Restarted {
                             input: input.to_owned(),
                         };
-                        out.extend(decide(&mut conductor, Call::Input(restarted), now()));
+                        out.extend(conductor.call(Call::Input(restarted), now()));
                     }
                     out
                 }
@@ -117,7 +110,7 @@ fn main() -> eyre::Result<()> {
                         }
                     };
                     match route(id.as_str(), params, text) {
-                        Some(input) => decide(&mut conductor, Call::Input(input), now()),
+                        Some(input) => conductor.call(Call::Input(input), now()),
                         None => continue,
                     }
                 }
@@ -138,14 +131,14 @@ fn main() -> eyre::Result<()> {
         };
         emit(&mut node, out)?;
         // A busy input stream must not starve the deadlines.
-        if conductor.next_wake().is_some_and(|t| t <= now()) {
-            let out = decide(&mut conductor, Call::Tick, now());
+        if conductor.conductor.next_wake().is_some_and(|t| t <= now()) {
+            let out = conductor.call(Call::Tick, now());
             emit(&mut node, out)?;
         }
     }
     tracing::info!(
-        decisions = conductor.roundtable().decisions(),
-        phase = %conductor.roundtable().phase(),
+        decisions = conductor.conductor.roundtable().decisions(),
+        phase = %conductor.conductor.roundtable().phase(),
         "moderator stopped"
     );
     Ok(())

@@ -12,9 +12,14 @@ use std::{
 
 use serde::Serialize;
 
+/// A log larger than this stops growing (with a warning): a runaway input stream must not
+/// fill the disk. What was recorded up to there still replays.
+pub const MAX_LOG_BYTES: u64 = 256 << 20;
+
 pub struct DecisionWriter {
     path: PathBuf,
     file: Option<File>,
+    written: u64,
 }
 
 impl DecisionWriter {
@@ -33,6 +38,7 @@ impl DecisionWriter {
                 }
             },
             path,
+            written: 0,
         };
         writer.write(&decision_log::setup_line(format, setup));
         writer
@@ -53,9 +59,104 @@ impl DecisionWriter {
 
     fn write(&mut self, line: &str) {
         let Some(file) = &mut self.file else { return };
+        self.written += line.len() as u64 + 1;
+        if self.written > MAX_LOG_BYTES {
+            tracing::warn!(path = %self.path.display(), limit = MAX_LOG_BYTES, "the decision log is full; stopping it");
+            self.file = None;
+            return;
+        }
         if let Err(e) = writeln!(file, "{line}") {
             tracing::warn!(path = %self.path.display(), error = %e, "cannot write the decision log; stopping it");
             self.file = None;
         }
+    }
+}
+
+/// A conductor whose every call is made through [`conductor::call`] and recorded: a node's
+/// way to call its conductor, so that `replay` makes the very same calls.
+pub struct RecordedConductor<C: conductor::Conductor> {
+    pub conductor: C,
+    opening: C::Opening,
+    log: DecisionWriter,
+}
+
+impl<C> RecordedConductor<C>
+where
+    C: conductor::Conductor,
+    C::Input: Serialize + Clone,
+    C::Output: std::fmt::Debug,
+{
+    pub fn new(conductor: C, opening: C::Opening, log: DecisionWriter) -> Self {
+        Self {
+            conductor,
+            opening,
+            log,
+        }
+    }
+
+    /// Makes `call` at `now_ms` (ms of the run) and records it with what was decided.
+    pub fn call(&mut self, call: conductor::Call<C::Input>, now_ms: u64) -> Vec<C::Output> {
+        let out = conductor::call(&mut self.conductor, &self.opening, call.clone(), now_ms);
+        self.log.step(Duration::from_millis(now_ms), &call, &out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts what it is told; says how many at each tick.
+    struct Counter(u64);
+
+    impl conductor::Conductor for Counter {
+        type Input = u64;
+        type Output = String;
+        type Opening = u64;
+
+        fn start(&mut self, opening: &u64, _: u64) -> Vec<String> {
+            self.0 = *opening;
+            vec![format!("from {opening}")]
+        }
+        fn handle(&mut self, input: u64, _: u64) -> Vec<String> {
+            self.0 += input;
+            Vec::new()
+        }
+        fn tick(&mut self, now_ms: u64) -> Vec<String> {
+            vec![format!("{} at {now_ms}", self.0)]
+        }
+        fn next_wake(&self) -> Option<u64> {
+            None
+        }
+        fn finished(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn every_call_is_recorded_and_replays_to_the_same_decisions() {
+        use conductor::Call;
+        let dir = std::env::temp_dir().join(format!("decisions-{}", std::process::id()));
+        let log = DecisionWriter::open(&dir, "counter", "counter", &10u64);
+        let mut recorded = RecordedConductor::new(Counter(0), 10, log);
+        assert_eq!(recorded.call(Call::Start, 0), ["from 10"]);
+        recorded.call(Call::Input(5), 20);
+        assert_eq!(recorded.call(Call::Tick, 30), ["15 at 30"]);
+        let text = std::fs::read_to_string(dir.join("decisions/counter.jsonl")).unwrap();
+        let segments: Vec<decision_log::Segment<u64, Call<u64>>> =
+            decision_log::read(&text).unwrap();
+        assert_eq!(segments.len(), 1);
+        let mut again = Counter(0);
+        let opening = segments[0].setup;
+        let comparison = decision_log::compare(&segments[0], |call, at_ns| {
+            decision_log::decisions(&conductor::call(
+                &mut again,
+                &opening,
+                call.clone(),
+                at_ns / 1_000_000,
+            ))
+        });
+        assert_eq!((comparison.steps, comparison.first_difference), (3, None));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -17,11 +17,9 @@ use std::time::{Duration, Instant};
 use conductor::Call;
 use dora_node_api::{DoraArray, DoraNode, Event as DoraEvent, MetadataParameters};
 use eyre::{Context, eyre};
-use node_kit::decisions::DecisionWriter;
+use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use node_kit::{Next, Params, next_event, session_status, text_of};
-use rehearsal_core::conductor::{
-    Conductor, Config, Input, MODERATOR, Out, REHEARSAL_FORMAT, RehearsalSetup,
-};
+use rehearsal_core::conductor::{Config, Input, MODERATOR, Out, REHEARSAL_FORMAT, RehearsalSetup};
 use voice_protocol::{SessionStatus, ids, keys};
 
 use crate::files::SessionFiles;
@@ -62,7 +60,7 @@ fn main() -> eyre::Result<()> {
         config: Config { paced },
     };
     let agents: Vec<String> = agents.into_iter().map(str::to_owned).collect();
-    let mut conductor = recorded.build().map_err(|e| eyre!("PANEL: {e}"))?;
+    let conductor = recorded.build().map_err(|e| eyre!("PANEL: {e}"))?;
     tracing::info!(
         folder = %folder.display(),
         context = %files.context_dir.display(),
@@ -71,23 +69,16 @@ fn main() -> eyre::Result<()> {
         wait_for_playback = paced,
         "rehearsal moderator ready"
     );
-    let mut log = DecisionWriter::open(&folder, node.id().as_ref(), REHEARSAL_FORMAT, &recorded);
+    let log = DecisionWriter::open(&folder, node.id().as_ref(), REHEARSAL_FORMAT, &recorded);
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    let mut decide = |conductor: &mut Conductor, call: Call<Input>, t: u64| {
-        let out = match call.clone() {
-            Call::Start => conductor.start(&recorded.briefing(), t),
-            Call::Input(input) => conductor.handle(input, t),
-            Call::Tick => conductor.handle(Input::Tick, t),
-        };
-        log.step(Duration::from_millis(t), &call, &out);
-        out
-    };
-    let out = decide(&mut conductor, Call::Start, 0);
+    let mut conductor = RecordedConductor::new(conductor, recorded, log);
+    let out = conductor.call(Call::Start, 0);
     emit(&mut node, &mut files, out)?;
-    while !conductor.finished() {
+    while !conductor.conductor.finished() {
         let wait = conductor
+            .conductor
             .next_wake()
             .map(|t| Duration::from_millis(t.saturating_sub(now())).max(Duration::from_millis(2)));
         let input = match next_event(&mut events, wait) {
@@ -100,7 +91,7 @@ fn main() -> eyre::Result<()> {
                         let restarted = Input::Restarted {
                             input: input.to_owned(),
                         };
-                        let out = decide(&mut conductor, Call::Input(restarted), now());
+                        let out = conductor.call(Call::Input(restarted), now());
                         emit(&mut node, &mut files, out)?;
                     }
                     continue;
@@ -123,10 +114,10 @@ fn main() -> eyre::Result<()> {
                 _ => continue,
             },
         };
-        let out = decide(&mut conductor, input, now());
+        let out = conductor.call(input, now());
         emit(&mut node, &mut files, out)?;
     }
-    let out = decide(&mut conductor, Call::Input(Input::Stop), now());
+    let out = conductor.call(Call::Input(Input::Stop), now());
     // The outputs may no longer be delivered; the files are what matters now.
     if let Err(e) = emit(&mut node, &mut files, out) {
         tracing::debug!(error = %e, "outputs after stop not sent");

@@ -8,7 +8,7 @@ use std::{
 };
 
 use auction_core::conductor::{self as auction, AUCTION_FORMAT, AuctionSetup};
-use conductor::{Call, Conductor as _};
+use conductor::Call;
 use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Event};
 use decision_log::{Comparison, Segment};
 use moderator_core::conductor::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
@@ -151,12 +151,7 @@ fn replay_log(
                 &mut traced,
                 |setup: &RoundtableSetup| setup.build(),
                 |conductor, call: &Call<moderator::Input>, at_ns| {
-                    let t = at_ns / 1_000_000;
-                    match call.clone() {
-                        Call::Start => conductor.start(t),
-                        Call::Input(input) => conductor.handle(input, t),
-                        Call::Tick => conductor.tick(t),
-                    }
+                    conductor::call(conductor, &(), call.clone(), at_ns / 1_000_000)
                 },
             )?
         }
@@ -167,12 +162,7 @@ fn replay_log(
                 &mut traced,
                 |setup: &AuctionSetup| setup.build().map_err(|e| e.to_string()),
                 |conductor, call: &Call<auction::Incoming>, at_ns| {
-                    let t = at_ns / 1_000_000;
-                    match call.clone() {
-                        Call::Start => conductor.start(t),
-                        Call::Input(incoming) => conductor.handle(incoming, t),
-                        Call::Tick => conductor.tick(t),
-                    }
+                    conductor::call(conductor, &(), call.clone(), at_ns / 1_000_000)
                 },
             )?
         }
@@ -187,12 +177,7 @@ fn replay_log(
                     Ok((conductor, setup.clone()))
                 },
                 |(conductor, setup), call: &Call<rehearsal::Input>, at_ns| {
-                    let t = at_ns / 1_000_000;
-                    match call.clone() {
-                        Call::Start => conductor.start(&setup.briefing(), t),
-                        Call::Input(input) => conductor.handle(input, t),
-                        Call::Tick => conductor.handle(rehearsal::Input::Tick, t),
-                    }
+                    conductor::call(conductor, setup, call.clone(), at_ns / 1_000_000)
                 },
             )?
         }

@@ -49,6 +49,13 @@ where
 {
     type Input = C::Input;
     type Output = C::Output;
+    type Opening = C::Opening;
+
+    fn start(&mut self, opening: &C::Opening, now_ms: u64) -> Vec<C::Output> {
+        let out = self.inner.start(opening, now_ms);
+        self.step(Call::Start, now_ms, &out);
+        out
+    }
 
     fn handle(&mut self, input: C::Input, now_ms: u64) -> Vec<C::Output> {
         let out = self.inner.handle(input.clone(), now_ms);
@@ -100,8 +107,7 @@ fn roundtable_log() -> String {
     };
     let mut c = Logged::new(setup.build().unwrap(), ROUNDTABLE_FORMAT, &setup);
     let mut now = 0;
-    let start = c.inner.start(now);
-    c.step(Call::Start, now, &start);
+    let start = c.start(&(), now);
     let mut pending = start;
     let mut round = 0usize;
     while !c.finished() {
@@ -210,8 +216,7 @@ fn auction_setup(max_segments: Option<u32>) -> AuctionSetup {
 /// to their timeouts.
 fn auction_log(setup: &AuctionSetup) -> String {
     let mut c = Logged::new(setup.build().unwrap(), AUCTION_FORMAT, setup);
-    let start = c.inner.start(0);
-    c.step(Call::Start, 0, &start);
+    let start = c.start(&(), 0);
     let mut pending = start;
     let mut clips: BTreeMap<String, ClipSpec> = BTreeMap::new();
     let mut now = 0;

@@ -49,11 +49,7 @@ struct Run<'s> {
 
 impl Run<'_> {
     fn call(&mut self, call: Call<Input>, at: u64) {
-        let out = match call.clone() {
-            Call::Start => self.conductor.start(&self.setup.briefing(), at),
-            Call::Input(input) => self.conductor.handle(input, at),
-            Call::Tick => self.conductor.handle(Input::Tick, at),
-        };
+        let out = conductor::call(&mut self.conductor, self.setup, call.clone(), at);
         self.log
             .push_str(&decision_log::step_line(at * 1_000_000, &call, &out));
         self.log.push('\n');
@@ -231,11 +227,7 @@ fn another_setting_shows_the_first_differing_decision() {
         .iter()
         .position(|step| {
             let t = step.at_ns / 1_000_000;
-            let out = match step.input.clone() {
-                Call::Start => conductor.start(&briefing_setup.briefing(), t),
-                Call::Input(input) => conductor.handle(input, t),
-                Call::Tick => conductor.handle(Input::Tick, t),
-            };
+            let out = conductor::call(&mut conductor, &briefing_setup, step.input.clone(), t);
             decision_log::decisions(&out) != step.decisions
         })
         .unwrap();
