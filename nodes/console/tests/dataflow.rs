@@ -169,7 +169,7 @@ async fn voice_chat_watched_and_joined_from_the_browser() {
         "llm-bridge",
         "text-segmenter",
         "tts-player",
-        "audio-source",
+        "scripted-human",
         "asr-bridge",
         "session-recorder",
     ] {

@@ -1,65 +1,148 @@
-//! `scripted-human`: plays a human from a script (env `HUMAN_SCRIPT`, a YAML file).
-//! Input `turn` (controller); outputs `speech_started` and `transcript`.
+//! `scripted-human`: a human played from a script (env `HUMAN_SCRIPT`, YAML: lines spoken
+//! `during_turn: N` of the controller's `turn` input, or `at_secs: S`), in text, in voice
+//! or both, by which outputs the dataflow wires (`HUMAN_OUTPUTS=text,voice` overrides):
+//!
+//! - text: `speech_started` when a line begins, `transcript` (Utf8, `session_status:
+//!   ended`) when it has been said — in place of a microphone and an ASR bridge;
+//! - voice: `audio`, Float32 blocks with `sample_rate`, streamed continuously in real time
+//!   like a microphone: silence, and each line spoken by espeak-ng (`HUMAN_VOICE`) or a
+//!   `.wav` file when the line's text names one.
 
-use std::time::Instant;
+mod voice;
 
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, eyre};
-use human_script::{HumanAction, HumanScript, parse_script};
-use node_kit::{Next, Params, next_event};
+use human_script::{HumanAction, HumanScript, ScriptLine, parse_script};
+use node_kit::Params;
 use voice_protocol::{SessionStatus, ids, keys};
+
+use crate::voice::Voice;
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let lines = match node_kit::env_opt("HUMAN_SCRIPT") {
-        Some(path) => {
-            let yaml = std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read HUMAN_SCRIPT file {path:?}"))?;
-            parse_script(&yaml).map_err(|e| eyre!("{path}: {e}"))?
-        }
-        None => {
-            tracing::warn!("HUMAN_SCRIPT is not set; the scripted human stays silent");
-            Vec::new()
-        }
+    let lines = read_script()?;
+    let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
+    let (text, spoken) = outputs(&node)?;
+    let mut voice = match spoken {
+        true => Some(Voice::prepare(&lines)?),
+        false => None,
     };
-    tracing::info!(lines = lines.len(), "scripted human ready");
-    let (mut node, mut events) =
-        DoraNode::init_from_env().context("failed to start the dora node")?;
-    let start = Instant::now();
+    // A spoken line lasts as long as its clip: the transcript follows its last sample.
+    let lines = match &voice {
+        Some(voice) => voice.timed(lines),
+        None => lines,
+    };
+    tracing::info!(
+        lines = lines.len(),
+        text,
+        voice = voice.is_some(),
+        "scripted human ready"
+    );
+    let dora_events = node_kit::forward_events(events);
     let mut script = HumanScript::new(lines);
+    let start = Instant::now();
     loop {
-        let wait = script
+        let script_wait = script
             .next_deadline()
             .map(|d| d.saturating_sub(start.elapsed()));
-        match next_event(&mut events, wait) {
-            Next::Closed => break,
-            Next::Timeout => {}
-            Next::Event(event) => match *event {
-                DoraEvent::Input { id, .. } if id.as_str() == ids::TURN => {
-                    script.on_turn(start.elapsed())
-                }
-                DoraEvent::Input { id, .. } => tracing::warn!(input = %id, "unknown input ignored"),
-                DoraEvent::Stop(_) => break,
-                _ => {}
+        let block_wait = voice.as_ref().map(|v| {
+            v.next_block_at(start)
+                .saturating_duration_since(Instant::now())
+        });
+        // Without either, wake now and then to notice a stop.
+        let wait = [script_wait, block_wait]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(Duration::from_secs(1));
+        select! {
+            recv(dora_events) -> event => match event {
+                Ok(DoraEvent::Input { id, .. }) if id.as_str() == ids::TURN => script.on_turn(start.elapsed()),
+                Ok(DoraEvent::Input { id, .. }) => tracing::warn!(input = %id, "unknown input ignored"),
+                Ok(DoraEvent::Stop(_)) | Err(_) => break,
+                Ok(_) => {}
             },
+            default(wait) => {}
         }
         for action in script.poll(start.elapsed()) {
             match action {
-                HumanAction::SpeechStarted { speaker, .. } => {
-                    tracing::info!(%speaker, "human starts speaking");
-                    let params = Params::new().string(keys::SPEAKER, speaker.clone()).build();
-                    node.send_output(ids::SPEECH_STARTED.into(), params, speaker)?;
+                HumanAction::SpeechStarted { speaker, line, .. } => {
+                    tracing::info!(%speaker, line, "the human starts speaking");
+                    if let Some(voice) = voice.as_mut() {
+                        voice.speak(line);
+                    }
+                    if text {
+                        let params = Params::new().string(keys::SPEAKER, speaker.clone()).build();
+                        node.send_output(ids::SPEECH_STARTED.into(), params, speaker)?;
+                    }
                 }
-                HumanAction::Transcript { speaker, text, .. } => {
-                    tracing::info!(%speaker, %text, "human said");
-                    let params = Params::new()
-                        .string(keys::SPEAKER, speaker)
-                        .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
-                        .build();
-                    node.send_output(ids::TRANSCRIPT.into(), params, text)?;
+                HumanAction::Transcript {
+                    speaker,
+                    text: said,
+                    ..
+                } => {
+                    tracing::info!(%speaker, text = %said, "the human said");
+                    if text {
+                        let params = Params::new()
+                            .string(keys::SPEAKER, speaker)
+                            .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
+                            .build();
+                        node.send_output(ids::TRANSCRIPT.into(), params, said)?;
+                    }
                 }
+            }
+        }
+        if let Some(voice) = voice.as_mut() {
+            while voice.next_block_at(start) <= Instant::now() {
+                let (rate, block) = voice.next_block();
+                let params = Params::new()
+                    .int(keys::SAMPLE_RATE, i64::from(rate))
+                    .build();
+                node.send_output(ids::AUDIO.into(), params, block)?;
             }
         }
     }
     Ok(())
+}
+
+fn read_script() -> eyre::Result<Vec<ScriptLine>> {
+    match node_kit::env_opt("HUMAN_SCRIPT") {
+        Some(path) => {
+            let yaml = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read HUMAN_SCRIPT file {path:?}"))?;
+            parse_script(&yaml).map_err(|e| eyre!("{path}: {e}"))
+        }
+        None => {
+            tracing::warn!("HUMAN_SCRIPT is not set; the scripted human stays silent");
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Whether to send text and voice: `HUMAN_OUTPUTS` when set, else the outputs the
+/// dataflow declares (none declared, as in dora's testing mode: text).
+fn outputs(node: &DoraNode) -> eyre::Result<(bool, bool)> {
+    if let Some(list) = node_kit::env_opt("HUMAN_OUTPUTS") {
+        let mut chosen = (false, false);
+        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match item {
+                "text" => chosen.0 = true,
+                "voice" => chosen.1 = true,
+                other => {
+                    return Err(eyre!(
+                        "HUMAN_OUTPUTS: {other:?} is neither `text` nor `voice`"
+                    ));
+                }
+            }
+        }
+        return Ok(chosen);
+    }
+    let declared = &node.node_config().outputs;
+    let has = |id: &str| declared.iter().any(|d| d.as_str() == id);
+    let voice = has(ids::AUDIO);
+    let text = has(ids::TRANSCRIPT) || has(ids::SPEECH_STARTED) || !voice;
+    Ok((text, voice))
 }

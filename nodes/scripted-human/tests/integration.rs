@@ -61,3 +61,68 @@ fn a_broken_script_is_a_clear_error() {
         run.stderr
     );
 }
+
+#[test]
+fn speaks_its_line_as_a_microphone_would_then_gives_the_transcript() {
+    let dir = std::env::temp_dir().join(format!("human-voice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("script.yml");
+    std::fs::write(&script, "- at_secs: 0.2\n  text: Hello there.\n").unwrap();
+    let mut events: Vec<_> = (0..150)
+        .map(|i| input(0.02 * i as f64, "tick", json!(null), json!(null)))
+        .collect();
+    events.push(stop(3.0));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("HUMAN_SCRIPT", script.to_str().unwrap()),
+            ("HUMAN_OUTPUTS", "text, voice"),
+        ],
+        events,
+        Duration::from_secs(30),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let ids: Vec<&str> = run
+        .outputs
+        .iter()
+        .map(|o| o["id"].as_str().unwrap())
+        .collect();
+    let first = |id: &str| {
+        ids.iter()
+            .position(|i| *i == id)
+            .unwrap_or_else(|| panic!("no {id}: {ids:?}"))
+    };
+    // Blocks of silence, the line's samples, then its transcript once it has been said.
+    let loud = run
+        .outputs
+        .iter()
+        .position(|o| {
+            o["id"] == "audio"
+                && o["data"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|v| v.as_f64().unwrap_or(0.0).abs() > 0.01))
+        })
+        .expect("the line is heard");
+    assert!(first("audio") < first("speech_started"));
+    assert!(first("speech_started") <= loud && loud < first("transcript"));
+    assert_eq!(run.texts_of("transcript"), ["Hello there."]);
+    let audio = run.outputs.iter().find(|o| o["id"] == "audio").unwrap();
+    // 20 ms blocks at 16 kHz (the testing mode keeps no metadata).
+    assert_eq!(audio["data"].as_array().unwrap().len(), 320);
+}
+
+#[test]
+fn an_unknown_output_kind_is_a_clear_error() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("HUMAN_OUTPUTS", "text, smell")],
+        vec![stop(0.1)],
+        Duration::from_secs(30),
+    );
+    assert!(!run.success);
+    assert!(
+        run.stderr.contains("\"smell\" is neither"),
+        "{}",
+        run.stderr
+    );
+}

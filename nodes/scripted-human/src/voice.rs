@@ -1,0 +1,94 @@
+//! The human's voice: every line's clip prepared up front (so a line sounds the moment it
+//! is due), and a continuous stream of blocks, silent between lines.
+
+use std::time::{Duration, Instant};
+
+use audio_utils::{Pcm, decode_wav, resample};
+use eyre::{Context, bail};
+use human_script::ScriptLine;
+
+pub struct Voice {
+    rate: u32,
+    block_len: usize,
+    block_time: Duration,
+    clips: Vec<Vec<f32>>,
+    blocks_sent: u32,
+    /// The line being spoken and how far.
+    playing: Option<(usize, usize)>,
+}
+
+impl Voice {
+    pub fn prepare(lines: &[ScriptLine]) -> eyre::Result<Self> {
+        let rate: u32 = node_kit::env_parse("SAMPLE_RATE", 16_000)?;
+        let block_ms: u64 = node_kit::env_parse("BLOCK_MS", 20)?;
+        if rate == 0 || block_ms == 0 {
+            bail!("SAMPLE_RATE and BLOCK_MS must be above 0");
+        }
+        let speaker = node_kit::env_opt("HUMAN_VOICE").unwrap_or_else(|| "en-us+m7".to_owned());
+        let mut clips = Vec::with_capacity(lines.len());
+        for line in lines {
+            let text = line.text.trim();
+            let pcm = if text.ends_with(".wav") {
+                decode_wav(&std::fs::read(text).with_context(|| format!("cannot read {text}"))?)?
+            } else {
+                speak(&speaker, text)?
+            };
+            clips.push(resample(&pcm.samples, pcm.sample_rate, rate));
+        }
+        tracing::info!(lines = clips.len(), rate, "the human's voice is ready");
+        Ok(Self {
+            rate,
+            block_len: (u64::from(rate) * block_ms / 1000) as usize,
+            block_time: Duration::from_millis(block_ms),
+            clips,
+            blocks_sent: 0,
+            playing: None,
+        })
+    }
+
+    /// The lines, each lasting as long as its clip.
+    pub fn timed(&self, mut lines: Vec<ScriptLine>) -> Vec<ScriptLine> {
+        for (line, clip) in lines.iter_mut().zip(&self.clips) {
+            line.speak_ms = Some(clip.len() as u64 * 1000 / u64::from(self.rate));
+        }
+        lines
+    }
+
+    pub fn speak(&mut self, line: usize) {
+        if line < self.clips.len() {
+            self.playing = Some((line, 0));
+        }
+    }
+
+    /// When the next block is due (blocks go out in real time from `start`).
+    pub fn next_block_at(&self, start: Instant) -> Instant {
+        start + self.block_time * self.blocks_sent
+    }
+
+    /// The next block of the stream, and its sample rate.
+    pub fn next_block(&mut self) -> (u32, Vec<f32>) {
+        let mut block = vec![0.0f32; self.block_len];
+        if let Some((line, position)) = self.playing.as_mut() {
+            let clip = &self.clips[*line];
+            let n = (clip.len() - *position).min(self.block_len);
+            block[..n].copy_from_slice(&clip[*position..*position + n]);
+            *position += n;
+            if *position >= clip.len() {
+                self.playing = None;
+            }
+        }
+        self.blocks_sent += 1;
+        (self.rate, block)
+    }
+}
+
+fn speak(voice: &str, text: &str) -> eyre::Result<Pcm> {
+    let output = std::process::Command::new("espeak-ng")
+        .args(["-v", voice, "--stdout", "--", text])
+        .output()
+        .context("cannot run espeak-ng (run scripts/setup.sh)")?;
+    if !output.status.success() {
+        bail!("espeak-ng failed for the human's line {text:?}");
+    }
+    Ok(decode_wav(&output.stdout)?)
+}
