@@ -10,6 +10,61 @@ use std::{
 use audio_utils::{Pcm, decode_wav};
 use eyre::{Context, bail};
 
+/// Voices handed out in turn to speakers without a `VOICE_MAP` entry.
+const VOICE_ROTATION: &[&str] = &[
+    "en-us+f3", "en-us+m3", "en-us+f4", "en-us+m1", "en-us+f2", "en-us+m4",
+];
+
+/// OpenAI's voices, handed out in turn when `VOICE_MAP` names none.
+const OPENAI_VOICES: &[&str] = &["alloy", "echo", "fable", "onyx", "nova", "shimmer"];
+
+/// The voice `TTS_BACKEND` names (`espeak`, the default; `openai`; `silent`), set up from
+/// its environment.
+pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend>> {
+    let backend: Box<dyn TtsBackend> = match node_kit::env_opt("TTS_BACKEND")
+        .as_deref()
+        .unwrap_or("espeak")
+    {
+        "espeak" => {
+            Espeak::check_installed()?;
+            Box::new(Espeak {
+                voices: VoiceMap::parse(
+                    &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
+                    VOICE_ROTATION,
+                )?,
+                speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
+                timeout,
+            })
+        }
+        "openai" => {
+            let key_env =
+                node_kit::env_opt("TTS_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
+            let base = node_kit::env_opt("TTS_BASE_URL")
+                .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
+            let api_key = node_kit::env_opt(&key_env);
+            Box::new(OpenAiSpeech {
+                url: format!("{}/audio/speech", base.trim_end_matches('/')),
+                model: node_kit::env_opt("TTS_MODEL").unwrap_or_else(|| "tts-1".to_owned()),
+                redactor: voice_protocol::Redactor::new(api_key.as_deref(), &base),
+                api_key,
+                voices: VoiceMap::parse(
+                    &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
+                    OPENAI_VOICES,
+                )?,
+                client: reqwest::blocking::Client::builder()
+                    .timeout(timeout)
+                    .build()?,
+            })
+        }
+        "silent" => Box::new(Silent {
+            sample_rate: rate,
+            ms_per_char: 60,
+        }),
+        other => bail!("TTS_BACKEND={other:?} is not supported (use espeak, openai or silent)"),
+    };
+    Ok(backend)
+}
+
 /// Turns text into audio for a speaker.
 pub trait TtsBackend: Send {
     fn name(&self) -> &'static str;

@@ -10,7 +10,9 @@
 //! `clip_finished` (JSON, `clip_id` in the metadata) out.
 
 mod backend;
+mod inputs;
 mod output;
+mod synth;
 
 use std::{
     sync::{
@@ -20,35 +22,18 @@ use std::{
     time::{Duration, Instant},
 };
 
-use audio_utils::resample;
-use crossbeam_channel::{Receiver, Sender, select};
-use dora_node_api::{DoraNode, Event as DoraEvent, arrow_v59::array::AsArray};
+use crossbeam_channel::{Sender, select};
+use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
-use node_kit::{Params, text_of};
-use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput, voice_text};
-use voice_protocol::{hub, hub::LocalQuestionIds, ids, keys};
+use node_kit::Params;
+use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput};
+use voice_protocol::{hub::LocalQuestionIds, ids, keys};
 
 use crate::{
-    backend::{Espeak, OpenAiSpeech, Silent, TtsBackend, VoiceMap},
+    inputs::{micros_since_sent, received_us, to_player_input},
     output::{Device, Recording},
+    synth::{Job, spawn_synthesizer},
 };
-
-/// Voices handed out in turn to speakers without a `VOICE_MAP` entry.
-const VOICE_ROTATION: &[&str] = &[
-    "en-us+f3", "en-us+m3", "en-us+f4", "en-us+m1", "en-us+f2", "en-us+m4",
-];
-
-/// OpenAI's voices, handed out in turn when `VOICE_MAP` names none.
-const OPENAI_VOICES: &[&str] = &["alloy", "echo", "fable", "onyx", "nova", "shimmer"];
-
-struct Job {
-    speaker: String,
-    question_id: u64,
-    index: u32,
-    text: String,
-    /// Clip mode: the clip this sentence belongs to.
-    clip_id: Option<String>,
-}
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -58,47 +43,7 @@ fn main() -> eyre::Result<()> {
         bail!("SAMPLE_RATE must be 8000..96000 and BLOCK_MS 5..200");
     }
     let timeout = node_kit::env_secs("TTS_TIMEOUT_SECS", 20.0)?;
-    let backend: Box<dyn TtsBackend> = match node_kit::env_opt("TTS_BACKEND")
-        .as_deref()
-        .unwrap_or("espeak")
-    {
-        "espeak" => {
-            Espeak::check_installed()?;
-            Box::new(Espeak {
-                voices: VoiceMap::parse(
-                    &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-                    VOICE_ROTATION,
-                )?,
-                speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
-                timeout,
-            })
-        }
-        "openai" => {
-            let key_env =
-                node_kit::env_opt("TTS_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
-            let base = node_kit::env_opt("TTS_BASE_URL")
-                .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
-            let api_key = node_kit::env_opt(&key_env);
-            Box::new(OpenAiSpeech {
-                url: format!("{}/audio/speech", base.trim_end_matches('/')),
-                model: node_kit::env_opt("TTS_MODEL").unwrap_or_else(|| "tts-1".to_owned()),
-                redactor: voice_protocol::Redactor::new(api_key.as_deref(), &base),
-                api_key,
-                voices: VoiceMap::parse(
-                    &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-                    OPENAI_VOICES,
-                )?,
-                client: reqwest::blocking::Client::builder()
-                    .timeout(timeout)
-                    .build()?,
-            })
-        }
-        "silent" => Box::new(Silent {
-            sample_rate: rate,
-            ms_per_char: 60,
-        }),
-        other => bail!("TTS_BACKEND={other:?} is not supported (use espeak, openai or silent)"),
-    };
+    let backend = backend::from_env(rate, timeout)?;
     tracing::info!(
         backend = backend.name(),
         rate,
@@ -230,17 +175,6 @@ fn render_block(
     Ok((rendered.events, written_at))
 }
 
-/// Microseconds from the sender's timestamp until now.
-fn received_us(metadata: &dora_node_api::Metadata) -> u64 {
-    micros_since_sent(metadata, std::time::SystemTime::now())
-}
-
-/// Microseconds from the sender's timestamp until `at`.
-fn micros_since_sent(metadata: &dora_node_api::Metadata, at: std::time::SystemTime) -> u64 {
-    let sent = metadata.timestamp().get_time().to_system_time();
-    at.duration_since(sent).unwrap_or_default().as_micros() as u64
-}
-
 fn apply(
     event: PlayerEvent,
     node: &mut DoraNode,
@@ -345,242 +279,4 @@ fn send_json(
         serde_json::to_string(value)?,
     )?;
     Ok(())
-}
-
-/// One synthesis worker, in arrival order; jobs older than the newest interrupt are
-/// skipped without synthesizing, and abandoned between pieces of a long one.
-fn spawn_synthesizer(
-    mut backend: Box<dyn TtsBackend>,
-    rate: u32,
-    floor: Arc<AtomicU64>,
-) -> (Sender<Job>, Receiver<PlayerInput>) {
-    let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
-    let (result_tx, result_rx) = crossbeam_channel::unbounded();
-    std::thread::spawn(move || {
-        for job in job_rx {
-            let stale = || job.clip_id.is_none() && job.question_id < floor.load(Ordering::SeqCst);
-            let Some(voiced) = voice(backend.as_mut(), &job, rate, stale) else {
-                continue;
-            };
-            let result = match (voiced, job.clip_id) {
-                (Ok(samples), Some(clip_id)) => PlayerInput::ClipAudio {
-                    clip_id,
-                    index: job.index,
-                    samples,
-                },
-                (Err(e), Some(clip_id)) => PlayerInput::ClipSynthesisFailed {
-                    clip_id,
-                    index: job.index,
-                    error: format!("{e:#}"),
-                },
-                (Ok(samples), None) => PlayerInput::Audio {
-                    question_id: job.question_id,
-                    index: job.index,
-                    samples,
-                },
-                (Err(e), None) => PlayerInput::SynthesisFailed {
-                    question_id: job.question_id,
-                    index: job.index,
-                    error: format!("{e:#}"),
-                },
-            };
-            if result_tx.send(result).is_err() {
-                break;
-            }
-        }
-    });
-    (job_tx, result_rx)
-}
-
-/// A job's audio at the player's rate: its text sanitised, capped and synthesized piece
-/// by piece (see [`voice_text`]); `None` when it went stale on the way.
-fn voice(
-    backend: &mut dyn TtsBackend,
-    job: &Job,
-    rate: u32,
-    stale: impl Fn() -> bool,
-) -> Option<eyre::Result<Vec<f32>>> {
-    if stale() {
-        return None;
-    }
-    let plan = voice_text::plan(&job.text);
-    if plan.dropped_chars > 0 {
-        tracing::warn!(
-            question_id = job.question_id,
-            index = job.index,
-            clip_id = job.clip_id.as_deref(),
-            dropped_chars = plan.dropped_chars,
-            max_chars = voice_text::MAX_SEGMENT_CHARS,
-            "segment too long: its end is not voiced"
-        );
-    }
-    let pieces = plan.pieces.len();
-    let mut samples = Vec::new();
-    for (n, piece) in plan.pieces.iter().enumerate() {
-        if n > 0 && stale() {
-            return None;
-        }
-        let pcm = match backend.synthesize(&job.speaker, piece) {
-            Ok(pcm) => pcm,
-            Err(e) if pieces > 1 => {
-                return Some(Err(e.wrap_err(format!("piece {} of {pieces}", n + 1))));
-            }
-            Err(e) => return Some(Err(e)),
-        };
-        if !voice_text::VOICE_SAMPLE_RATES.contains(&pcm.sample_rate) {
-            return Some(Err(eyre::eyre!(
-                "the voice sent audio at {} Hz (accepted: {}..={} Hz)",
-                pcm.sample_rate,
-                voice_text::VOICE_SAMPLE_RATES.start(),
-                voice_text::VOICE_SAMPLE_RATES.end()
-            )));
-        }
-        samples.extend(resample(&pcm.samples, pcm.sample_rate, rate));
-    }
-    Some(Ok(samples))
-}
-
-fn to_player_input(
-    id: &str,
-    params: &dora_node_api::MetadataParameters,
-    data: &dora_node_api::DoraArray,
-    local_ids: &mut LocalQuestionIds,
-    rate: u32,
-) -> Option<PlayerInput> {
-    if hub::is_input(id, ids::TEXT) || hub::is_input(id, ids::AUDIO) {
-        return hub_input(id, params, data, local_ids, rate);
-    }
-    match id {
-        // The human began to speak: hold at once; a backchannel resumes, a transcript's
-        // interrupt drops. No question id needed.
-        ids::PAUSE => return Some(PlayerInput::Pause),
-        ids::RESUME => return Some(PlayerInput::Resume),
-        ids::CLIP | ids::COMMAND => {
-            let text = match text_of(data) {
-                Ok(text) => text,
-                Err(e) => {
-                    tracing::warn!(input = id, error = %e, "unreadable clip input ignored");
-                    return None;
-                }
-            };
-            let parsed = if id == ids::CLIP {
-                serde_json::from_str(&text).map(PlayerInput::Clip)
-            } else {
-                serde_json::from_str(&text).map(PlayerInput::Command)
-            };
-            return match parsed {
-                Ok(input) => Some(input),
-                Err(e) => {
-                    tracing::warn!(input = id, error = %e, text = %voice_protocol::shorten(&text), "invalid clip JSON ignored");
-                    None
-                }
-            };
-        }
-        _ => {}
-    }
-    let Some(question_id) = node_kit::question_id(params) else {
-        tracing::warn!(input = id, "message without question_id ignored");
-        return None;
-    };
-    local_ids.observe(question_id);
-    match id {
-        ids::INTERRUPT => Some(PlayerInput::Interrupt { question_id }),
-        ids::SEGMENT => {
-            let text = match text_of(data) {
-                Ok(text) => text,
-                Err(e) => {
-                    tracing::warn!(error = %e, "unreadable segment ignored");
-                    return None;
-                }
-            };
-            let Some(index) = node_kit::int_param(params, keys::SEGMENT_INDEX)
-                .and_then(|i| u32::try_from(i).ok())
-            else {
-                tracing::warn!("segment without segment_index ignored");
-                return None;
-            };
-            Some(PlayerInput::Segment {
-                speaker: node_kit::string_param(params, keys::SPEAKER)
-                    .unwrap_or("unknown")
-                    .to_owned(),
-                question_id,
-                index,
-                last: node_kit::bool_param(params, keys::LAST_SEGMENT).unwrap_or(false),
-                text,
-            })
-        }
-        other => {
-            tracing::warn!(input = other, "unknown input ignored");
-            None
-        }
-    }
-}
-
-/// dora node-hub conventions: `text` / `text_<speaker>` (Utf8, as a node-hub LLM sends it)
-/// is one whole utterance to voice; `audio` / `audio_<speaker>` (Float32 with
-/// `sample_rate`, 16 kHz when absent, as a node-hub TTS node sends it) one already
-/// spoken. Without a `question_id` each gets its own, after everything seen so far.
-fn hub_input(
-    id: &str,
-    params: &dora_node_api::MetadataParameters,
-    data: &dora_node_api::DoraArray,
-    local_ids: &mut LocalQuestionIds,
-    rate: u32,
-) -> Option<PlayerInput> {
-    let is_text = hub::is_input(id, ids::TEXT);
-    let prefix = if is_text { ids::TEXT } else { ids::AUDIO };
-    let speaker = hub::speaker_of(
-        id,
-        prefix,
-        node_kit::string_param(params, keys::SPEAKER),
-        id,
-    )
-    .to_owned();
-    let question_id = local_ids.or_fresh(node_kit::question_id(params));
-    if is_text {
-        let text = match text_of(data) {
-            Ok(text) => text,
-            Err(e) => {
-                tracing::warn!(input = id, error = %e, "unreadable text ignored");
-                return None;
-            }
-        };
-        return Some(PlayerInput::Segment {
-            speaker,
-            question_id,
-            index: 0,
-            last: true,
-            text,
-        });
-    }
-    let from =
-        match voice_protocol::valid_sample_rate(node_kit::int_param(params, keys::SAMPLE_RATE)) {
-            Ok(from) => from,
-            Err(problem) => {
-                tracing::warn!(input = id, %problem, "audio ignored");
-                return None;
-            }
-        };
-    let Some(samples) = data
-        .as_array()
-        .as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>()
-    else {
-        tracing::warn!(input = id, data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
-        return None;
-    };
-    let clean: Vec<f32> = samples
-        .values()
-        .iter()
-        .map(|s| if s.is_finite() { *s } else { 0.0 })
-        .collect();
-    Some(PlayerInput::Spoken {
-        speaker,
-        question_id,
-        index: 0,
-        last: true,
-        text: node_kit::string_param(params, ids::TEXT)
-            .unwrap_or_default()
-            .to_owned(),
-        samples: resample(&clean, from, rate),
-    })
 }

@@ -1,0 +1,164 @@
+//! Arrow + metadata in → [`PlayerInput`]: our `segment`, `interrupt`, `pause`/`resume`
+//! and clip inputs, and dora node-hub's bare `text`/`audio` inputs.
+
+use audio_utils::resample;
+use dora_node_api::arrow_v59::array::AsArray;
+use node_kit::text_of;
+use player_core::PlayerInput;
+use voice_protocol::{hub, hub::LocalQuestionIds, ids, keys};
+
+/// Microseconds from the sender's timestamp until now.
+pub fn received_us(metadata: &dora_node_api::Metadata) -> u64 {
+    micros_since_sent(metadata, std::time::SystemTime::now())
+}
+
+/// Microseconds from the sender's timestamp until `at`.
+pub fn micros_since_sent(metadata: &dora_node_api::Metadata, at: std::time::SystemTime) -> u64 {
+    let sent = metadata.timestamp().get_time().to_system_time();
+    at.duration_since(sent).unwrap_or_default().as_micros() as u64
+}
+
+pub fn to_player_input(
+    id: &str,
+    params: &dora_node_api::MetadataParameters,
+    data: &dora_node_api::DoraArray,
+    local_ids: &mut LocalQuestionIds,
+    rate: u32,
+) -> Option<PlayerInput> {
+    if hub::is_input(id, ids::TEXT) || hub::is_input(id, ids::AUDIO) {
+        return hub_input(id, params, data, local_ids, rate);
+    }
+    match id {
+        // The human began to speak: hold at once; a backchannel resumes, a transcript's
+        // interrupt drops. No question id needed.
+        ids::PAUSE => return Some(PlayerInput::Pause),
+        ids::RESUME => return Some(PlayerInput::Resume),
+        ids::CLIP | ids::COMMAND => {
+            let text = match text_of(data) {
+                Ok(text) => text,
+                Err(e) => {
+                    tracing::warn!(input = id, error = %e, "unreadable clip input ignored");
+                    return None;
+                }
+            };
+            let parsed = if id == ids::CLIP {
+                serde_json::from_str(&text).map(PlayerInput::Clip)
+            } else {
+                serde_json::from_str(&text).map(PlayerInput::Command)
+            };
+            return match parsed {
+                Ok(input) => Some(input),
+                Err(e) => {
+                    tracing::warn!(input = id, error = %e, text = %voice_protocol::shorten(&text), "invalid clip JSON ignored");
+                    None
+                }
+            };
+        }
+        _ => {}
+    }
+    let Some(question_id) = node_kit::question_id(params) else {
+        tracing::warn!(input = id, "message without question_id ignored");
+        return None;
+    };
+    local_ids.observe(question_id);
+    match id {
+        ids::INTERRUPT => Some(PlayerInput::Interrupt { question_id }),
+        ids::SEGMENT => {
+            let text = match text_of(data) {
+                Ok(text) => text,
+                Err(e) => {
+                    tracing::warn!(error = %e, "unreadable segment ignored");
+                    return None;
+                }
+            };
+            let Some(index) = node_kit::int_param(params, keys::SEGMENT_INDEX)
+                .and_then(|i| u32::try_from(i).ok())
+            else {
+                tracing::warn!("segment without segment_index ignored");
+                return None;
+            };
+            Some(PlayerInput::Segment {
+                speaker: node_kit::string_param(params, keys::SPEAKER)
+                    .unwrap_or("unknown")
+                    .to_owned(),
+                question_id,
+                index,
+                last: node_kit::bool_param(params, keys::LAST_SEGMENT).unwrap_or(false),
+                text,
+            })
+        }
+        other => {
+            tracing::warn!(input = other, "unknown input ignored");
+            None
+        }
+    }
+}
+
+/// dora node-hub conventions: `text` / `text_<speaker>` (Utf8, as a node-hub LLM sends it)
+/// is one whole utterance to voice; `audio` / `audio_<speaker>` (Float32 with
+/// `sample_rate`, 16 kHz when absent, as a node-hub TTS node sends it) one already
+/// spoken. Without a `question_id` each gets its own, after everything seen so far.
+pub fn hub_input(
+    id: &str,
+    params: &dora_node_api::MetadataParameters,
+    data: &dora_node_api::DoraArray,
+    local_ids: &mut LocalQuestionIds,
+    rate: u32,
+) -> Option<PlayerInput> {
+    let is_text = hub::is_input(id, ids::TEXT);
+    let prefix = if is_text { ids::TEXT } else { ids::AUDIO };
+    let speaker = hub::speaker_of(
+        id,
+        prefix,
+        node_kit::string_param(params, keys::SPEAKER),
+        id,
+    )
+    .to_owned();
+    let question_id = local_ids.or_fresh(node_kit::question_id(params));
+    if is_text {
+        let text = match text_of(data) {
+            Ok(text) => text,
+            Err(e) => {
+                tracing::warn!(input = id, error = %e, "unreadable text ignored");
+                return None;
+            }
+        };
+        return Some(PlayerInput::Segment {
+            speaker,
+            question_id,
+            index: 0,
+            last: true,
+            text,
+        });
+    }
+    let from =
+        match voice_protocol::valid_sample_rate(node_kit::int_param(params, keys::SAMPLE_RATE)) {
+            Ok(from) => from,
+            Err(problem) => {
+                tracing::warn!(input = id, %problem, "audio ignored");
+                return None;
+            }
+        };
+    let Some(samples) = data
+        .as_array()
+        .as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>()
+    else {
+        tracing::warn!(input = id, data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
+        return None;
+    };
+    let clean: Vec<f32> = samples
+        .values()
+        .iter()
+        .map(|s| if s.is_finite() { *s } else { 0.0 })
+        .collect();
+    Some(PlayerInput::Spoken {
+        speaker,
+        question_id,
+        index: 0,
+        last: true,
+        text: node_kit::string_param(params, ids::TEXT)
+            .unwrap_or_default()
+            .to_owned(),
+        samples: resample(&clean, from, rate),
+    })
+}
