@@ -1,0 +1,122 @@
+//! The bridge's settings from its environment: the backend's (`local`, `openai`) and the
+//! participant's persona.
+
+use agent_bridge::Persona;
+use eyre::{Context, bail, eyre};
+use llm_bridge::{backend::OpenAiConfig, local::LocalConfig};
+
+/// The embedded model's settings from env. Without `LLM_MODEL_PATH`, the model setup.sh
+/// installs, found from the binary's place (`target/<profile>/llm-bridge`).
+pub fn local_config() -> eyre::Result<LocalConfig> {
+    let model_path = match node_kit::env_opt("LLM_MODEL_PATH") {
+        Some(path) => std::path::PathBuf::from(path),
+        None => node_kit::repo_file(llm_bridge::local::DEFAULT_MODEL)?,
+    };
+    let threads: i32 = node_kit::env_parse("LLM_THREADS", 1)?;
+    if !(1..=256).contains(&threads) {
+        bail!("LLM_THREADS={threads} must be between 1 and 256");
+    }
+    let context_tokens: u32 = node_kit::env_parse("LLM_CONTEXT_TOKENS", 2048)?;
+    if !(256..=131_072).contains(&context_tokens) {
+        bail!("LLM_CONTEXT_TOKENS={context_tokens} must be between 256 and 131072");
+    }
+    let max_tokens: usize = node_kit::env_parse("LLM_MAX_TOKENS", 160)?;
+    let max_words: usize = node_kit::env_parse("LLM_MAX_WORDS", 30)?;
+    if max_tokens == 0 || max_words == 0 || max_tokens >= context_tokens as usize / 2 {
+        bail!(
+            "LLM_MAX_TOKENS ({max_tokens}) and LLM_MAX_WORDS ({max_words}) must be positive, and the tokens under half of LLM_CONTEXT_TOKENS"
+        );
+    }
+    let temperature: f32 = node_kit::env_parse("LLM_TEMPERATURE", 0.7)?;
+    if !(0.0..=2.0).contains(&temperature) {
+        bail!("LLM_TEMPERATURE={temperature} must be between 0 and 2");
+    }
+    Ok(LocalConfig {
+        model_path,
+        threads,
+        context_tokens,
+        max_tokens,
+        max_words,
+        temperature,
+        seed: node_kit::env_parse("LLM_SEED", 42)?,
+        window_lines: node_kit::env_parse::<usize>("LLM_WINDOW_LINES", 12)?.max(1),
+        prefix_reuse: node_kit::env_parse::<u8>("LLM_PREFIX_REUSE", 1)? != 0,
+    })
+}
+
+/// The OpenAI-compatible backend's settings from env. The key itself is read from the
+/// variable named by `LLM_API_KEY_ENV` and never logged.
+pub fn openai_config() -> eyre::Result<OpenAiConfig> {
+    let model = node_kit::env_opt("LLM_MODEL").ok_or_else(|| {
+        eyre!("LLM_BACKEND=openai needs LLM_MODEL (e.g. gpt-4o-mini, deepseek-chat)")
+    })?;
+    let key_env =
+        node_kit::env_opt("LLM_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
+    let api_key = node_kit::env_opt(&key_env);
+    if api_key.is_none() {
+        tracing::warn!(variable = %key_env, "no API key in the environment; sending requests without one (fine for local servers)");
+    }
+    let secs = node_kit::env_secs;
+    Ok(OpenAiConfig {
+        base_url: node_kit::env_opt("LLM_BASE_URL")
+            .unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
+        api_key,
+        settings: agent_bridge::openai::ChatSettings {
+            model,
+            temperature: node_kit::env_parse("LLM_TEMPERATURE", 0.7)?,
+            max_tokens: node_kit::env_parse("LLM_MAX_TOKENS", 256)?,
+        },
+        connect_timeout: secs("LLM_CONNECT_TIMEOUT_SECS", 5.0)?,
+        first_token_timeout: secs("LLM_FIRST_TOKEN_TIMEOUT_SECS", 20.0)?,
+        stall_timeout: secs("LLM_STALL_TIMEOUT_SECS", 20.0)?,
+        turn_timeout: secs("LLM_TURN_TIMEOUT_SECS", 120.0)?,
+        max_retries: node_kit::env_parse("LLM_MAX_RETRIES", 2)?,
+    })
+}
+
+/// The persona from `PERSONA`; the participant name is `PARTICIPANT_NAME`, else the
+/// persona's name, else the node id.
+pub fn load_persona(node_id: &str) -> eyre::Result<Persona> {
+    let explicit = node_kit::env_opt("PARTICIPANT_NAME");
+    let Some(path) = node_kit::env_opt("PERSONA") else {
+        let name = explicit.unwrap_or_else(|| node_id.to_owned());
+        tracing::warn!(participant = %name, "PERSONA is not set; using a generic persona");
+        return Ok(Persona::fallback(&name));
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read persona file {path:?} (PERSONA)"))?;
+    let persona = if path.ends_with(".md") {
+        persona_from_template(&path, &text)?
+    } else {
+        Persona::from_toml(&text).map_err(|e| eyre!("{path}: {e}"))?
+    };
+    match explicit {
+        Some(name) if name != persona.name => {
+            bail!(
+                "persona file {path:?} is for `{}`, but PARTICIPANT_NAME is `{name}`",
+                persona.name
+            )
+        }
+        None if persona.name != node_id => tracing::warn!(
+            persona = %persona.name,
+            node = node_id,
+            "this node answers the turns of its persona's name, which differs from the node id"
+        ),
+        _ => {}
+    }
+    Ok(persona)
+}
+
+/// A `templates/<agent>/persona.md` (TOML front matter, the body is the system prompt);
+/// the agent's name is its folder's.
+fn persona_from_template(path: &str, text: &str) -> eyre::Result<Persona> {
+    let folder = std::path::Path::new(path)
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| eyre!("{path}: a persona template lives in templates/<agent>/persona.md"))?;
+    let agent = agent_context::AgentName::new(folder).map_err(|e| eyre!("{path}: {e}"))?;
+    let template =
+        agent_context::PersonaTemplate::parse(text, &agent).map_err(|e| eyre!("{path}: {e}"))?;
+    Persona::from_toml(&template.to_persona_toml()).map_err(|e| eyre!("{path}: {e}"))
+}
