@@ -801,8 +801,8 @@ impl ::conductor::Conductor for Conductor {
 mod tests {
     use super::*;
 
-    #[test]
-    fn through_the_common_interface_nobody_answering_never_stalls_the_floor() {
+    /// Ada, Bo and Cy with the default config, seed 7, 5 s segments and 2 s requests.
+    fn three_participants() -> Conductor {
         let core = AuctionCore::new(
             crate::AuctionConfig::default(),
             &["ada", "bo", "cy"],
@@ -810,13 +810,18 @@ mod tests {
             7,
         )
         .unwrap();
-        let mut c = Conductor::new(
+        Conductor::new(
             core,
             Timeouts {
                 segment_ms: 5_000,
                 request_ms: 2_000,
             },
-        );
+        )
+    }
+
+    #[test]
+    fn through_the_common_interface_nobody_answering_never_stalls_the_floor() {
+        let mut c = three_participants();
         let started = c.start(0);
         let out = ::conductor::drive(&mut c, [], 120_000);
         let asked: std::collections::BTreeSet<String> = started
@@ -833,20 +838,7 @@ mod tests {
     #[test]
     fn a_restarted_bridge_fails_its_segment_at_once_as_an_error_would() {
         let conductor = || {
-            let core = AuctionCore::new(
-                crate::AuctionConfig::default(),
-                &["ada", "bo", "cy"],
-                "t",
-                7,
-            )
-            .unwrap();
-            let mut c = Conductor::new(
-                core,
-                Timeouts {
-                    segment_ms: 5_000,
-                    request_ms: 2_000,
-                },
-            );
+            let mut c = three_participants();
             let started = c.start(0);
             let (_, mut out): (Vec<u64>, Vec<Outgoing>) =
                 ::conductor::drive(&mut c, [], 3_000).into_iter().unzip();

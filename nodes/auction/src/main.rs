@@ -79,13 +79,13 @@ fn main() -> eyre::Result<()> {
             Next::Event(event) => match *event {
                 DoraEvent::NodeRestarted { id } => {
                     tracing::warn!(node = %id, "an upstream node restarted");
-                    for input in sources.fed_by(id.as_ref()) {
-                        let restarted = Incoming::Restarted {
+                    let restarted = sources
+                        .fed_by(id.as_ref())
+                        .map(|input| Incoming::Restarted {
                             input: input.to_owned(),
-                        };
-                        let out = conductor.call(Call::Input(restarted), now());
-                        ended |= send(&mut node, out)?;
-                    }
+                        });
+                    let out = conductor.call_each(restarted, now());
+                    ended = send(&mut node, out)?;
                     continue;
                 }
                 DoraEvent::Input { id, metadata, data } => {

@@ -83,14 +83,10 @@ fn main() -> eyre::Result<()> {
             Next::Event(event) => match *event {
                 DoraEvent::NodeRestarted { id } => {
                     tracing::warn!(node = %id, "an upstream node restarted");
-                    let mut out = Vec::new();
-                    for input in sources.fed_by(id.as_ref()) {
-                        let restarted = Input::Restarted {
-                            input: input.to_owned(),
-                        };
-                        out.extend(conductor.call(Call::Input(restarted), now()));
-                    }
-                    out
+                    let restarted = sources.fed_by(id.as_ref()).map(|input| Input::Restarted {
+                        input: input.to_owned(),
+                    });
+                    conductor.call_each(restarted, now())
                 }
                 DoraEvent::Input { id, metadata, data } => {
                     let params = &metadata.parameters;

@@ -100,6 +100,19 @@ where
         self.log.step(Duration::from_millis(now_ms), &call, &out);
         out
     }
+
+    /// Calls the conductor once per input, in order, at `now_ms`; all they decided.
+    pub fn call_each(
+        &mut self,
+        inputs: impl IntoIterator<Item = C::Input>,
+        now_ms: u64,
+    ) -> Vec<C::Output> {
+        let mut out = Vec::new();
+        for input in inputs {
+            out.extend(self.call(conductor::Call::Input(input), now_ms));
+        }
+        out
+    }
 }
 
 #[cfg(test)]

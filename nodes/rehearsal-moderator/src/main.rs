@@ -87,13 +87,11 @@ fn main() -> eyre::Result<()> {
             Next::Event(event) => match *event {
                 DoraEvent::NodeRestarted { id } => {
                     tracing::warn!(node = %id, "an upstream node restarted");
-                    for input in sources.fed_by(id.as_ref()) {
-                        let restarted = Input::Restarted {
-                            input: input.to_owned(),
-                        };
-                        let out = conductor.call(Call::Input(restarted), now());
-                        emit(&mut node, &mut files, out)?;
-                    }
+                    let restarted = sources.fed_by(id.as_ref()).map(|input| Input::Restarted {
+                        input: input.to_owned(),
+                    });
+                    let out = conductor.call_each(restarted, now());
+                    emit(&mut node, &mut files, out)?;
                     continue;
                 }
                 DoraEvent::Input { id, metadata, data } => {

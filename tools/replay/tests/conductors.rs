@@ -78,6 +78,11 @@ where
     }
 }
 
+/// What a drive decided, without the times.
+fn outputs<O>(timed: Vec<(u64, O)>) -> Vec<O> {
+    timed.into_iter().map(|(_, o)| o).collect()
+}
+
 fn session_with(name: &str, node: &str, log: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("replay-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -175,10 +180,7 @@ fn roundtable_log() -> String {
         }
         now += 10;
         let until = c.next_wake().unwrap_or(now).max(now);
-        pending = conductor::drive(&mut c, inputs, until)
-            .into_iter()
-            .map(|(_, o)| o)
-            .collect();
+        pending = outputs(conductor::drive(&mut c, inputs, until));
         now = until;
     }
     c.log
@@ -303,10 +305,7 @@ fn auction_log(setup: &AuctionSetup) -> String {
             Some((at, _)) => *at,
             None => c.next_wake().unwrap_or(now + 1_000).max(now + 10),
         };
-        pending = conductor::drive(&mut c, inputs, until)
-            .into_iter()
-            .map(|(_, o)| o)
-            .collect();
+        pending = outputs(conductor::drive(&mut c, inputs, until));
         now = until;
     }
     c.log
