@@ -217,7 +217,10 @@ fn check(session: &Path, samples_path: &Path, warmup: u64) -> eyre::Result<bool>
     );
     progress.extend(events.iter().filter_map(|e| ms(e, "t_ms")));
     let heard_ms = wav_ms(&session.join("conversation.wav"))?;
-    let quiet = stalls(progress, heard_ms);
+    // The stop cuts the last utterance short, and what is cut at the stop is never
+    // written: the quiet after the last progress is shown, not counted.
+    let last_progress = progress.iter().copied().max().unwrap_or(0);
+    let quiet = stalls(progress, last_progress);
     println!(
         "conversation: {:.1} min heard, {} transcript lines ({} human), {} utterances played, {} events",
         heard_ms as f64 / 60_000.0,
@@ -227,9 +230,10 @@ fn check(session: &Path, samples_path: &Path, warmup: u64) -> eyre::Result<bool>
         events.len()
     );
     println!(
-        "stalls (no progress for more than {} s): {}",
+        "stalls (no progress for more than {} s): {}; after the last progress, {:.1} s to the end",
         MAX_STALL_MS / 1000,
-        quiet.len()
+        quiet.len(),
+        heard_ms.saturating_sub(last_progress) as f64 / 1000.0
     );
     for (from, to) in quiet.iter().take(20) {
         println!(
