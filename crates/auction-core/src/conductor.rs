@@ -93,6 +93,9 @@ enum Stage {
 #[derive(Debug, Clone)]
 struct PendingSegment {
     req: SegmentRequest,
+    /// The participant's chunks as they came.
+    streamed: ::conductor::Utterance,
+    /// What is spoken: the streamed text cleaned and cut into sentences.
     text: String,
     mood: Option<crate::Mood>,
     stage: Stage,
@@ -281,11 +284,13 @@ impl Conductor {
                     tracing::debug!(%agent, question_id, "unexpected text ignored");
                     return out;
                 }
-                s.text.push_str(&text);
+                if s.streamed.push(&text) {
+                    tracing::warn!(%agent, question_id, "segment too long; the rest is not kept");
+                }
                 if !ended {
                     return out;
                 }
-                let payload = parse_segment_payload(&s.text);
+                let payload = parse_segment_payload(s.streamed.as_str());
                 let sentences = split_sentences(&payload.text);
                 if error.is_some() || sentences.is_empty() {
                     let s = self.segments.remove(&question_id).expect("present");
@@ -497,6 +502,7 @@ impl Conductor {
                         question_id,
                         PendingSegment {
                             req,
+                            streamed: ::conductor::Utterance::default(),
                             text: String::new(),
                             mood: None,
                             stage: Stage::Generating,

@@ -35,6 +35,44 @@ pub trait Conductor {
     fn finished(&self) -> bool;
 }
 
+/// The most characters an utterance keeps: far above any spoken turn, low enough that a
+/// runaway stream cannot grow a conductor's memory.
+pub const MAX_UTTERANCE_CHARS: usize = 8_000;
+
+/// A speaker's streamed chunks assembled into one utterance, kept to
+/// [`MAX_UTTERANCE_CHARS`] characters (what does not fit is dropped).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Utterance {
+    text: String,
+    chars: usize,
+    truncated: bool,
+}
+
+impl Utterance {
+    /// Appends a chunk, or as much of it as fits. `true` the first time something is
+    /// dropped, for the caller's one warning.
+    pub fn push(&mut self, chunk: &str) -> bool {
+        let room = MAX_UTTERANCE_CHARS - self.chars;
+        let n = chunk.chars().count();
+        if n <= room {
+            self.text.push_str(chunk);
+            self.chars += n;
+            return false;
+        }
+        self.text.extend(chunk.chars().take(room));
+        self.chars = MAX_UTTERANCE_CHARS;
+        !std::mem::replace(&mut self.truncated, true)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    pub fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+}
+
 /// Makes one recorded [`Call`]: how a node calls its conductor, and how a replay calls it
 /// again.
 pub fn call<C: Conductor>(
@@ -152,6 +190,20 @@ mod tests {
                 (400, "late at 400"),
             ]
         );
+    }
+
+    #[test]
+    fn an_utterance_keeps_its_chunks_up_to_the_limit_and_says_once_when_it_drops() {
+        let mut u = Utterance::default();
+        assert!(!u.push("Héllo, "));
+        assert!(!u.push("world."));
+        assert_eq!(u.as_str(), "Héllo, world.");
+        let long = "é".repeat(MAX_UTTERANCE_CHARS);
+        assert!(u.push(&long));
+        assert!(!u.push("more"), "told once");
+        assert!(u.is_truncated());
+        assert_eq!(u.as_str().chars().count(), MAX_UTTERANCE_CHARS);
+        assert!(u.as_str().starts_with("Héllo, world.é"));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use voice_protocol::shorten;
 /// The speaker name of the moderator's own lines.
 pub const MODERATOR: &str = "moderator";
 /// Characters of one utterance kept (a runaway stream is cut, not buffered forever).
-pub const MAX_UTTERANCE_CHARS: usize = 8_000;
+pub use ::conductor::MAX_UTTERANCE_CHARS;
 /// Characters of the last line quoted in an intent request.
 const MAX_QUOTED_CHARS: usize = 300;
 
@@ -65,8 +65,7 @@ pub enum Out {
 struct Floor {
     agent: String,
     question_id: u64,
-    text: String,
-    truncated: bool,
+    text: ::conductor::Utterance,
 }
 
 #[derive(Debug, Clone)]
@@ -291,10 +290,7 @@ impl Conductor {
             );
             return out;
         };
-        if floor.text.chars().count() + text.chars().count() <= MAX_UTTERANCE_CHARS {
-            floor.text.push_str(text);
-        } else if !floor.truncated {
-            floor.truncated = true;
+        if floor.text.push(text) {
             tracing::warn!(agent = input, "utterance too long; the rest is not kept");
         }
         if !ends {
@@ -306,7 +302,7 @@ impl Conductor {
         if let Some(error) = error {
             tracing::warn!(agent = %floor.agent, question_id, %error, "the agent's generation failed");
         }
-        let text = floor.text.trim().to_owned();
+        let text = floor.text.as_str().trim().to_owned();
         tracing::info!(agent = %floor.agent, question_id, text = %shorten(&text), "utterance finished");
         if !text.is_empty() {
             out.push(Out::Utterance {
@@ -568,8 +564,7 @@ impl Conductor {
                     self.floor = Some(Floor {
                         agent: agent.clone(),
                         question_id,
-                        text: String::new(),
-                        truncated: false,
+                        text: ::conductor::Utterance::default(),
                     });
                     out.push(Out::Turn {
                         agent,

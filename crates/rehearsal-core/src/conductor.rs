@@ -232,7 +232,7 @@ pub enum Out {
 struct Call {
     agent: String,
     core_question_id: u64,
-    text: String,
+    text: ::conductor::Utterance,
 }
 
 /// A candidate-question request in flight.
@@ -719,7 +719,9 @@ impl Conductor {
             tracing::warn!(input = agent, question_id = q, expected = %call.agent, "text from the wrong panelist ignored");
             return;
         }
-        call.text.push_str(&text);
+        if call.text.push(&text) {
+            tracing::warn!(%agent, question_id = q, "panelist turn too long; the rest is not kept");
+        }
         if !SessionStatus::ends_utterance(status) {
             return;
         }
@@ -729,7 +731,7 @@ impl Conductor {
         if let Some(error) = error {
             tracing::warn!(%agent, question_id = q, %error, "panelist turn failed");
         }
-        let spoken = call.text.trim().to_owned();
+        let spoken = call.text.as_str().trim().to_owned();
         out.push(Out::Utterance {
             speaker: agent.to_owned(),
             question_id: q,
@@ -800,7 +802,7 @@ impl Conductor {
                     Call {
                         agent: agent.clone(),
                         core_question_id: question_id,
-                        text: String::new(),
+                        text: ::conductor::Utterance::default(),
                     },
                 );
                 out.push(Out::Turn(Turn {

@@ -762,3 +762,27 @@ fn a_restarted_panelists_bridge_ends_its_turn_at_once_with_what_it_had_said() {
     );
     assert!(c.handle(restarted(&turn.agent), 1_600).is_empty());
 }
+
+#[test]
+fn a_runaway_panelist_stream_is_kept_to_the_utterance_limit() {
+    let (mut c, _) = started(false);
+    let (_, turn) = section_break(&mut c, false);
+    let q = turn.question_id;
+    for _ in 0..10_000 {
+        c.handle(chunk(&turn.agent, Some(q), "blah blah ", false), 1_200);
+    }
+    let out = c.handle(chunk(&turn.agent, Some(q), "", true), 1_300);
+    let said = out
+        .iter()
+        .find_map(|o| match o {
+            Out::Utterance { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .expect("the turn ends");
+    assert!(
+        said.chars().count() <= ::conductor::MAX_UTTERANCE_CHARS,
+        "{}",
+        said.len()
+    );
+    assert!(said.starts_with("blah blah"));
+}
