@@ -110,25 +110,21 @@ enum RequestKind {
 }
 
 #[derive(Debug, Clone)]
-struct PendingRequest {
-    kind: RequestKind,
-    deadline: u64,
-}
-
-#[derive(Debug, Clone)]
 struct ClipInfo {
     agent: String,
     question_id: u64,
 }
 
+/// Side requests remembered at most (each also has a deadline).
+const MAX_OPEN_REQUESTS: usize = 256;
+
 pub struct Conductor {
     core: AuctionCore,
     timeouts: Timeouts,
     next_id: u64,
-    requests_sent: u64,
     /// By question id of the turn.
     segments: BTreeMap<u64, PendingSegment>,
-    requests: BTreeMap<String, PendingRequest>,
+    requests: ::conductor::Requests<RequestKind>,
     /// Kicker and interjection clips waiting for `clip_ready`: deadline.
     synthesizing: BTreeMap<String, u64>,
     clips: BTreeMap<String, ClipInfo>,
@@ -146,9 +142,8 @@ impl Conductor {
             core,
             timeouts,
             next_id: 0,
-            requests_sent: 0,
             segments: BTreeMap::new(),
-            requests: BTreeMap::new(),
+            requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
             synthesizing: BTreeMap::new(),
             clips: BTreeMap::new(),
             offset: None,
@@ -177,7 +172,7 @@ impl Conductor {
             .segments
             .values()
             .map(|s| s.deadline)
-            .chain(self.requests.values().map(|r| r.deadline))
+            .chain(self.requests.next_deadline())
             .chain(self.synthesizing.values().copied());
         own.chain(self.core.next_deadline()).min()
     }
@@ -203,16 +198,9 @@ impl Conductor {
             );
             out.extend(self.carry_out(actions, now));
         }
-        let expired: Vec<String> = self
-            .requests
-            .iter()
-            .filter(|(_, r)| r.deadline <= now)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in expired {
-            let r = self.requests.remove(&id).expect("listed");
+        for (id, kind) in self.requests.take_expired(now) {
             tracing::warn!(request = %id, "side request not answered in time");
-            let event = unanswered(r.kind);
+            let event = unanswered(kind);
             let actions = self.core.handle(event, now);
             out.extend(self.carry_out(actions, now));
         }
@@ -319,11 +307,11 @@ impl Conductor {
                 text,
                 error,
             } => {
-                let Some(r) = self.requests.remove(&request_id) else {
+                let Some(kind) = self.requests.take(&request_id) else {
                     tracing::debug!(request = %request_id, "reply to no pending request ignored");
                     return out;
                 };
-                match (r.kind, error) {
+                match (kind, error) {
                     (RequestKind::Kicker { clip_id }, e) => Event::KickerReady {
                         clip_id,
                         text: if e.is_some() { String::new() } else { text },
@@ -461,8 +449,7 @@ impl Conductor {
         pending: RequestKind,
         deadline: u64,
     ) {
-        self.requests_sent += 1;
-        let id = format!("{kind}-{}", self.requests_sent);
+        let id = self.requests.open(kind, pending, Some(deadline));
         let body = serde_json::json!({
             "id": id, "kind": kind, "prompt": prompt, "json": json, "max_words": max_words,
         });
@@ -470,13 +457,6 @@ impl Conductor {
             agent: agent.to_owned(),
             json: body.to_string(),
         });
-        self.requests.insert(
-            id,
-            PendingRequest {
-                kind: pending,
-                deadline,
-            },
-        );
     }
 
     fn carry_out(&mut self, actions: Vec<Action>, now: u64) -> Vec<Outgoing> {
@@ -648,7 +628,7 @@ impl Conductor {
                     fade_ms,
                 })),
                 Action::DiscardClip { clip_id } => {
-                    self.requests.retain(|_, r| match &r.kind {
+                    self.requests.retain(|kind| match kind {
                         RequestKind::Kicker { clip_id: c }
                         | RequestKind::Interjection { clip_id: c } => *c != clip_id,
                         RequestKind::Bid { .. } => true,

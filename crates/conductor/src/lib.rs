@@ -9,6 +9,10 @@
 //! [`drive`] runs any of them over timed inputs the way its node does (due wake-ups
 //! first, then the input), for tests and for re-driving a recorded session.
 
+pub mod requests;
+
+pub use requests::Requests;
+
 /// A conductor: decisions only, no I/O, no clock (time is passed in, in milliseconds of
 /// the run).
 pub trait Conductor {

@@ -265,8 +265,7 @@ pub struct Conductor {
     /// Moderator lines waiting to be heard: wire question id → the core's line id.
     lines: BTreeMap<u64, u64>,
     calls: BTreeMap<u64, Call>,
-    requests: HashMap<String, Request>,
-    next_request: u64,
+    requests: ::conductor::Requests<Request>,
     last_answer: Option<String>,
     /// The exchange under way, as text (for pile-on prompts).
     exchange_text: Vec<String>,
@@ -297,8 +296,7 @@ impl Conductor {
             next_question_id: 1,
             lines: BTreeMap::new(),
             calls: BTreeMap::new(),
-            requests: HashMap::new(),
-            next_request: 1,
+            requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
             last_answer: None,
             exchange_text: Vec::new(),
             exchange_slide: None,
@@ -829,8 +827,15 @@ impl Conductor {
                 slide,
                 purpose,
             } => {
-                let id = format!("r-{}", self.next_request);
-                self.next_request += 1;
+                let id = self.requests.open(
+                    "r",
+                    Request {
+                        agents,
+                        slide,
+                        purpose,
+                    },
+                    None,
+                );
                 let exchange =
                     (purpose == CandidatePurpose::PileOn).then(|| self.exchange_text.join("\n"));
                 let prompt =
@@ -841,18 +846,7 @@ impl Conductor {
                 };
                 let body = json!({ "id": id, "kind": kind, "prompt": prompt, "json": false, "max_words": 30 });
                 out.push(Out::Request(body.to_string()));
-                tracing::debug!(request = %id, ?agents, slide, kind, "candidate questions requested");
-                if self.requests.len() > MAX_OPEN_REQUESTS {
-                    self.requests.clear();
-                }
-                self.requests.insert(
-                    id,
-                    Request {
-                        agents,
-                        slide,
-                        purpose,
-                    },
-                );
+                tracing::debug!(request = %id, slide, kind, "candidate questions requested");
             }
             Action::PhaseChanged { from, to } => {
                 tracing::info!(from = from.name(), to = to.name(), "phase");
