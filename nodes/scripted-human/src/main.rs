@@ -96,7 +96,12 @@ fn main() -> eyre::Result<()> {
             }
         }
         if let Some(voice) = voice.as_mut() {
-            while voice.next_block_at(start) <= Instant::now() {
+            // A few blocks at a time: a stream that fell behind catches up without keeping
+            // the script from being polled in between.
+            for _ in 0..5 {
+                if voice.next_block_at(start) > Instant::now() {
+                    break;
+                }
                 let (rate, block) = voice.next_block();
                 let params = Params::new()
                     .int(keys::SAMPLE_RATE, i64::from(rate))

@@ -68,10 +68,13 @@ fn speaks_its_line_as_a_microphone_would_then_gives_the_transcript() {
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("script.yml");
     std::fs::write(&script, "- at_secs: 0.2\n  text: Hello there.\n").unwrap();
-    let mut events: Vec<_> = (0..150)
-        .map(|i| input(0.02 * i as f64, "tick", json!(null), json!(null)))
+    // The testing mode lets outputs out as the input stream advances: ticks carry the
+    // real-time stream, and the stop leaves the one-second line plenty of room however
+    // slow the machine.
+    let mut events: Vec<_> = (0..300)
+        .map(|i| input(0.05 * i as f64, "tick", json!(null), json!(null)))
         .collect();
-    events.push(stop(3.0));
+    events.push(stop(15.0));
     let run = run_node(
         Path::new(BIN),
         &[
@@ -102,7 +105,14 @@ fn speaks_its_line_as_a_microphone_would_then_gives_the_transcript() {
                     .as_array()
                     .is_some_and(|a| a.iter().any(|v| v.as_f64().unwrap_or(0.0).abs() > 0.01))
         })
-        .expect("the line is heard");
+        .unwrap_or_else(|| {
+            panic!(
+                "the line is heard: {} outputs, {:?}; {}",
+                ids.len(),
+                ids.iter().filter(|i| **i != "audio").collect::<Vec<_>>(),
+                run.stderr
+            )
+        });
     assert!(first("audio") < first("speech_started"));
     assert!(first("speech_started") <= loud && loud < first("transcript"));
     assert_eq!(run.texts_of("transcript"), ["Hello there."]);
