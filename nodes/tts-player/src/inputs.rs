@@ -18,6 +18,8 @@ pub fn micros_since_sent(metadata: &dora_node_api::Metadata, at: std::time::Syst
     at.duration_since(sent).unwrap_or_default().as_micros() as u64
 }
 
+/// One input as the player's; `None` (with a warning or a debug line) when it cannot be
+/// used.
 pub fn to_player_input(
     id: &str,
     params: &dora_node_api::MetadataParameters,
@@ -98,7 +100,7 @@ pub fn to_player_input(
 /// is one whole utterance to voice; `audio` / `audio_<speaker>` (Float32 with
 /// `sample_rate`, 16 kHz when absent, as a node-hub TTS node sends it) one already
 /// spoken. Without a `question_id` each gets its own, after everything seen so far.
-pub fn hub_input(
+fn hub_input(
     id: &str,
     params: &dora_node_api::MetadataParameters,
     data: &dora_node_api::DoraArray,
