@@ -9,6 +9,7 @@
 //! [`drive`] runs any of them over timed inputs the way its node does (due wake-ups
 //! first, then the input), for tests and for re-driving a recorded session.
 
+pub mod phrases;
 pub mod requests;
 
 pub use requests::Requests;

@@ -4,6 +4,7 @@
 //! invalid answer or timeout), paces the conversation against what has been heard, and
 //! waits for the closing line before the node ends. Time is passed in (ms since start).
 
+use crate::phrases::RoundtablePhrases;
 use std::collections::BTreeSet;
 
 use crate::{
@@ -138,8 +139,13 @@ pub struct Conductor {
 
 impl Conductor {
     pub fn new(scenario: Scenario, config: Config) -> Self {
+        Self::with_phrases(scenario, config, RoundtablePhrases::default())
+    }
+
+    /// A conductor whose moderator says the lines of `phrases`.
+    pub fn with_phrases(scenario: Scenario, config: Config, phrases: RoundtablePhrases) -> Self {
         Self {
-            rt: Roundtable::new(scenario),
+            rt: Roundtable::with_phrases(scenario, phrases),
             config,
             floor: None,
             held: None,
@@ -1133,12 +1139,16 @@ pub struct RoundtableSetup {
     /// The scenario file's text (`SCENARIO`), not its path: the replay needs no file.
     pub scenario_yaml: String,
     pub config: Config,
+    /// The phrase library's text (`PHRASES`); empty: the built-in lines.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub phrases: String,
 }
 
 impl RoundtableSetup {
     pub fn build(&self) -> Result<Conductor, String> {
         let scenario =
             crate::Scenario::from_yaml(&self.scenario_yaml).map_err(|e| e.to_string())?;
-        Ok(Conductor::new(scenario, self.config))
+        let (phrases, _) = RoundtablePhrases::parse(&self.phrases);
+        Ok(Conductor::with_phrases(scenario, self.config, phrases))
     }
 }

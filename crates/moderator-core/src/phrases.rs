@@ -1,25 +1,21 @@
-//! The moderator's built-in lines, so that it can speak without a model.
+//! The roundtable moderator's lines, so that it can speak without a model.
 //!
-//! Lines are templates with `{name}`, `{names}`, `{topic}` and `{moderator}`
-//! placeholders, filled in a single pass (a topic that itself contains `{name}` stays
-//! as written). Where several variants exist, the caller passes a counter and the
-//! variant is `counter % len`, which keeps runs reproducible while avoiding the same
-//! sentence twice in a row.
+//! The lines live in a phrase library in the conductors' one format
+//! ([`conductor::phrases`]), English and Chinese: the built-in one
+//! (`builtin-phrases.md`) under whatever file the user gives (`PHRASES`). Lines are
+//! templates with placeholders (`{name}`, `{names}`, `{topic}`, `{moderator}`, ...),
+//! filled in a single pass (a topic that itself contains `{name}` stays as written).
+//! Where a kind has several variants, the caller passes a counter and the variant is
+//! `counter % len`, which keeps runs reproducible while avoiding the same sentence twice
+//! in a row. Joining names and ending the topic's sentence are grammar, kept here.
+
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::PhaseType;
+pub use conductor::phrases::{Language, PhraseWarning, fill};
 
-/// The language of the moderator's own lines and of the instructions it hands out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    /// English.
-    #[default]
-    En,
-    /// Mandarin Chinese (simplified characters).
-    Zh,
-}
+use crate::scenario::PhaseType;
 
 /// What a moderator line is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -48,34 +44,345 @@ impl LineKind {
     }
 }
 
-/// Fills `{key}` placeholders from `values` in one pass; unknown placeholders stay.
-pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len() + 32);
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        match after.find('}') {
-            Some(close) => {
-                let key = &after[..close];
-                match values.iter().find(|(k, _)| *k == key) {
-                    Some((_, v)) => out.push_str(v),
-                    None => {
-                        out.push('{');
-                        out.push_str(key);
-                        out.push('}');
-                    }
-                }
-                rest = &after[close + 1..];
-            }
-            None => {
-                out.push_str(&rest[open..]);
-                rest = "";
-            }
+/// The kinds of line in a roundtable phrase library (its `## kind` headings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Phrase {
+    /// The opening line when the topic is a question.
+    OpeningQuestion,
+    /// The opening line when the topic is a subject.
+    OpeningSubject,
+    /// The opening's last sentence (`{next}`) when the first phase is statements.
+    NextStatements,
+    /// ... when the first phase is the closing statements.
+    NextClosing,
+    /// ... when the first phase is a discussion.
+    NextOpenFloor,
+    /// Back into free discussion after a rollback.
+    TransitionReopen,
+    TransitionOpening,
+    TransitionFreeDiscussion,
+    TransitionFocusedConflict,
+    TransitionConvergence,
+    TransitionClosing,
+    /// Calling on the first speaker of the opening statements.
+    CallFirst,
+    CallOpening,
+    /// Calling on someone during free discussion or a focused conflict.
+    CallDiscussion,
+    CallConvergence,
+    CallClosing,
+    /// A question to everyone in the opening or closing statements.
+    QuestionStatements,
+    QuestionFreeDiscussion,
+    QuestionFocusedConflict,
+    QuestionConvergence,
+    Warning,
+    Closing,
+    InstructionOpening,
+    InstructionFreeDiscussion,
+    InstructionFocusedConflict,
+    InstructionConvergence,
+    InstructionClosing,
+    /// Wraps the instruction of a panelist cutting in on another.
+    InstructionCuttingIn,
+    /// Wraps the instruction of a panelist called on by name.
+    InstructionCalled,
+}
+
+impl conductor::phrases::PhraseKind for Phrase {
+    fn all() -> &'static [Self] {
+        use Phrase::*;
+        &[
+            OpeningQuestion,
+            OpeningSubject,
+            NextStatements,
+            NextClosing,
+            NextOpenFloor,
+            TransitionReopen,
+            TransitionOpening,
+            TransitionFreeDiscussion,
+            TransitionFocusedConflict,
+            TransitionConvergence,
+            TransitionClosing,
+            CallFirst,
+            CallOpening,
+            CallDiscussion,
+            CallConvergence,
+            CallClosing,
+            QuestionStatements,
+            QuestionFreeDiscussion,
+            QuestionFocusedConflict,
+            QuestionConvergence,
+            Warning,
+            Closing,
+            InstructionOpening,
+            InstructionFreeDiscussion,
+            InstructionFocusedConflict,
+            InstructionConvergence,
+            InstructionClosing,
+            InstructionCuttingIn,
+            InstructionCalled,
+        ]
+    }
+
+    fn slug(self) -> &'static str {
+        use Phrase::*;
+        match self {
+            OpeningQuestion => "opening.question",
+            OpeningSubject => "opening.subject",
+            NextStatements => "opening.next.statements",
+            NextClosing => "opening.next.closing",
+            NextOpenFloor => "opening.next.open-floor",
+            TransitionReopen => "transition.reopen",
+            TransitionOpening => "transition.opening",
+            TransitionFreeDiscussion => "transition.free-discussion",
+            TransitionFocusedConflict => "transition.focused-conflict",
+            TransitionConvergence => "transition.convergence",
+            TransitionClosing => "transition.closing",
+            CallFirst => "call.first",
+            CallOpening => "call.opening",
+            CallDiscussion => "call.discussion",
+            CallConvergence => "call.convergence",
+            CallClosing => "call.closing",
+            QuestionStatements => "question.statements",
+            QuestionFreeDiscussion => "question.free-discussion",
+            QuestionFocusedConflict => "question.focused-conflict",
+            QuestionConvergence => "question.convergence",
+            Warning => "warning",
+            Closing => "closing",
+            InstructionOpening => "instruction.opening",
+            InstructionFreeDiscussion => "instruction.free-discussion",
+            InstructionFocusedConflict => "instruction.focused-conflict",
+            InstructionConvergence => "instruction.convergence",
+            InstructionClosing => "instruction.closing",
+            InstructionCuttingIn => "instruction.cutting-in",
+            InstructionCalled => "instruction.called",
         }
     }
-    out.push_str(rest);
-    out
+
+    fn placeholders(self) -> &'static [&'static str] {
+        use Phrase::*;
+        match self {
+            OpeningQuestion | OpeningSubject => &["moderator", "names", "topic", "next"],
+            NextStatements | NextClosing | NextOpenFloor => &["moderator", "names"],
+            CallFirst | CallOpening | CallDiscussion | CallConvergence | CallClosing | Warning => {
+                &["name"]
+            }
+            Closing => &["names"],
+            InstructionCuttingIn => &["previous", "instruction"],
+            InstructionCalled => &["instruction"],
+            _ => &["topic"],
+        }
+    }
+}
+
+/// The built-in library (both languages, every kind).
+const BUILTIN: &str = include_str!("builtin-phrases.md");
+
+/// A roundtable phrase library: every kind has a line in every language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundtablePhrases {
+    library: conductor::phrases::PhraseLibrary<Phrase>,
+}
+
+impl Default for RoundtablePhrases {
+    fn default() -> Self {
+        Self::builtin().clone()
+    }
+}
+
+impl RoundtablePhrases {
+    /// The built-in lines, parsed once.
+    pub fn builtin() -> &'static Self {
+        static BUILTIN_LIBRARY: OnceLock<RoundtablePhrases> = OnceLock::new();
+        BUILTIN_LIBRARY.get_or_init(|| {
+            let (library, warnings) = conductor::phrases::PhraseLibrary::parse(BUILTIN);
+            debug_assert!(warnings.is_empty(), "{warnings:?}");
+            Self { library }
+        })
+    }
+
+    /// A library file over the built-in lines. Never fails; skipped content is reported
+    /// as warnings.
+    pub fn parse(markdown: &str) -> (Self, Vec<PhraseWarning>) {
+        let (file, warnings) = conductor::phrases::PhraseLibrary::parse(markdown);
+        let library = file.over(&Self::builtin().library);
+        (Self { library }, warnings)
+    }
+
+    /// The library as a file [`RoundtablePhrases::parse`] reads back.
+    pub fn to_markdown(&self) -> String {
+        self.library.to_markdown("Roundtable moderator phrases")
+    }
+
+    /// The phrases of one kind in `lang` (never empty).
+    pub fn phrases(&self, lang: Language, kind: Phrase) -> &[String] {
+        self.library.phrases(lang, kind)
+    }
+
+    fn line(&self, lang: Language, kind: Phrase, counter: u64, values: &[(&str, &str)]) -> String {
+        fill(self.library.pick(lang, kind, counter), values)
+    }
+
+    /// Said when the session starts (switch into the first phase). The topic may be a
+    /// question ("Should cities ban cars?") or a subject ("car-free city centres").
+    pub fn opening(
+        &self,
+        lang: Language,
+        topic: &str,
+        moderator: &str,
+        names: &[&str],
+        first: PhaseType,
+    ) -> String {
+        let topic = topic.trim();
+        let next = match first {
+            PhaseType::Opening => Phrase::NextStatements,
+            PhaseType::Closing => Phrase::NextClosing,
+            _ => Phrase::NextOpenFloor,
+        };
+        let names = join_names_in(lang, names);
+        let values = [("moderator", moderator), ("names", names.as_str())];
+        let next = self.line(lang, next, 0, &values);
+        let question = crate::intent::is_question(topic);
+        // The topic ends a sentence: a question as it is, a subject with a full stop.
+        let end = match lang {
+            Language::Zh if !topic.ends_with(['。', '！', '？', '.', '!', '?']) => "。",
+            Language::En if !question && !topic.ends_with(['.', '!', '。', '！']) => ".",
+            _ => "",
+        };
+        let topic = format!("{topic}{end}");
+        let kind = if question {
+            Phrase::OpeningQuestion
+        } else {
+            Phrase::OpeningSubject
+        };
+        self.line(
+            lang,
+            kind,
+            0,
+            &[
+                ("moderator", moderator),
+                ("names", names.as_str()),
+                ("topic", &topic),
+                ("next", &next),
+            ],
+        )
+    }
+
+    /// Announces the switch into `to`.
+    pub fn transition(
+        &self,
+        lang: Language,
+        to: PhaseType,
+        topic: &str,
+        is_rollback: bool,
+    ) -> String {
+        let kind = match (to, is_rollback) {
+            (PhaseType::FreeDiscussion, true) => Phrase::TransitionReopen,
+            (PhaseType::Opening, _) => Phrase::TransitionOpening,
+            (PhaseType::FreeDiscussion, false) => Phrase::TransitionFreeDiscussion,
+            (PhaseType::FocusedConflict, _) => Phrase::TransitionFocusedConflict,
+            (PhaseType::Convergence, _) => Phrase::TransitionConvergence,
+            (PhaseType::Closing, _) => Phrase::TransitionClosing,
+        };
+        self.line(lang, kind, 0, &[("topic", topic)])
+    }
+
+    /// The moderator gives the floor to `name`, who did not ask for it; `first`: nobody
+    /// has had the floor in this phase yet.
+    pub fn call(
+        &self,
+        lang: Language,
+        phase: PhaseType,
+        name: &str,
+        first: bool,
+        counter: u64,
+    ) -> String {
+        let kind = match phase {
+            PhaseType::Opening if first => Phrase::CallFirst,
+            PhaseType::Opening => Phrase::CallOpening,
+            PhaseType::Closing => Phrase::CallClosing,
+            PhaseType::Convergence => Phrase::CallConvergence,
+            PhaseType::FreeDiscussion | PhaseType::FocusedConflict => Phrase::CallDiscussion,
+        };
+        self.line(lang, kind, counter, &[("name", name)])
+    }
+
+    /// A guiding question to everyone; `custom` (from the scenario) replaces the
+    /// library's.
+    pub fn question(
+        &self,
+        lang: Language,
+        phase: PhaseType,
+        topic: &str,
+        counter: u64,
+        custom: &[String],
+    ) -> String {
+        if !custom.is_empty() {
+            let i = (counter % custom.len() as u64) as usize;
+            return fill(&custom[i], &[("topic", topic)]);
+        }
+        let kind = match phase {
+            PhaseType::Opening | PhaseType::Closing => Phrase::QuestionStatements,
+            PhaseType::FreeDiscussion => Phrase::QuestionFreeDiscussion,
+            PhaseType::FocusedConflict => Phrase::QuestionFocusedConflict,
+            PhaseType::Convergence => Phrase::QuestionConvergence,
+        };
+        self.line(lang, kind, counter, &[("topic", topic)])
+    }
+
+    /// For an agent that keeps asking for the floor beyond the consecutive-speech limit.
+    pub fn warning(&self, lang: Language, name: &str, counter: u64) -> String {
+        self.line(lang, Phrase::Warning, counter, &[("name", name)])
+    }
+
+    /// The last line of the session.
+    pub fn closing(&self, lang: Language, names: &[&str]) -> String {
+        let names = join_names_in(lang, names);
+        self.line(lang, Phrase::Closing, 0, &[("names", &names)])
+    }
+
+    /// The instruction handed to the agent with the floor. `custom` (the phase's
+    /// `instruction`) replaces the library's; an interruption or a call by name wraps it
+    /// so the agent can say so.
+    pub fn instruction(
+        &self,
+        lang: Language,
+        phase: PhaseType,
+        topic: &str,
+        custom: Option<&str>,
+        interrupting: Option<&str>,
+        called: bool,
+    ) -> String {
+        let body = match custom {
+            Some(c) => fill(c, &[("topic", topic)]),
+            None => {
+                let kind = match phase {
+                    PhaseType::Opening => Phrase::InstructionOpening,
+                    PhaseType::FreeDiscussion => Phrase::InstructionFreeDiscussion,
+                    PhaseType::FocusedConflict => Phrase::InstructionFocusedConflict,
+                    PhaseType::Convergence => Phrase::InstructionConvergence,
+                    PhaseType::Closing => Phrase::InstructionClosing,
+                };
+                self.line(lang, kind, 0, &[("topic", topic)])
+            }
+        };
+        match (interrupting, called) {
+            (Some(previous), _) => self.line(
+                lang,
+                Phrase::InstructionCuttingIn,
+                0,
+                &[("previous", previous), ("instruction", &body)],
+            ),
+            (None, true) => self.line(
+                lang,
+                Phrase::InstructionCalled,
+                0,
+                &[("instruction", &body)],
+            ),
+            (None, false) => body,
+        }
+    }
 }
 
 /// "A", "A and B", "A, B and C"; in Chinese "A、B和C".
@@ -105,231 +412,6 @@ pub fn join_names<S: AsRef<str>>(names: &[S]) -> String {
     }
 }
 
-fn pick<'a>(variants: &[&'a str], counter: u64) -> &'a str {
-    let len = variants.len().max(1) as u64;
-    variants
-        .get((counter % len) as usize)
-        .copied()
-        .unwrap_or("")
-}
-
-/// Said when the session starts (switch into the first phase). The topic may be a
-/// question ("Should cities ban cars?") or a subject ("car-free city centres").
-pub fn opening(
-    lang: Language,
-    topic: &str,
-    moderator: &str,
-    names: &[&str],
-    first: PhaseType,
-) -> String {
-    let topic = topic.trim();
-    if lang == Language::Zh {
-        let next = match first {
-            PhaseType::Opening => "请每位嘉宾先做一个简短的开场陈述。",
-            PhaseType::Closing => "时间有限，我们直接进入简短的总结陈述。",
-            _ => "现在开始自由发言。",
-        };
-        let end = if topic.ends_with(['。', '！', '？', '.', '!', '?']) {
-            ""
-        } else {
-            "。"
-        };
-        return fill(
-            "欢迎来到我们的圆桌讨论。我是主持人{moderator}，今天的嘉宾是{names}。今天的话题：{topic}{end}{next}",
-            &[
-                ("moderator", moderator),
-                ("names", &join_names_in(lang, names)),
-                ("topic", topic),
-                ("end", end),
-                ("next", next),
-            ],
-        );
-    }
-    let next = match first {
-        PhaseType::Opening => "Let's begin with a short opening statement from each of you.",
-        PhaseType::Closing => {
-            "We only have time for brief statements, so let's go straight to them."
-        }
-        _ => "The floor is open.",
-    };
-    let (intro, end) = if crate::intent::is_question(topic) {
-        ("Our question today", "")
-    } else if topic.ends_with(['.', '!', '。', '！']) {
-        ("Our topic today", "")
-    } else {
-        ("Our topic today", ".")
-    };
-    fill(
-        "Welcome to our roundtable. I'm {moderator}, and with me are {names}. {intro}: {topic}{end} {next}",
-        &[
-            ("moderator", moderator),
-            ("names", &join_names(names)),
-            ("intro", intro),
-            ("topic", topic),
-            ("end", end),
-            ("next", next),
-        ],
-    )
-}
-
-/// Announces the switch into `to`.
-pub fn transition(lang: Language, to: PhaseType, topic: &str, is_rollback: bool) -> String {
-    if lang == Language::Zh {
-        let line = match (to, is_rollback) {
-            (PhaseType::FreeDiscussion, true) => "看来这个问题远未达成一致，我们重新开放讨论。",
-            (PhaseType::Opening, _) => "请每位嘉宾做一个简短的陈述。",
-            (PhaseType::FreeDiscussion, false) => {
-                "谢谢各位。现在进入自由讨论，请直接回应彼此的观点。"
-            }
-            (PhaseType::FocusedConflict, _) => "我们聚焦在分歧最大的地方。请直接一点，简短一点。",
-            (PhaseType::Convergence, _) => "我们来寻找共识。各位的立场在哪里可以交汇？",
-            (PhaseType::Closing, _) => "时间快到了。请每位嘉宾做一个简短的总结陈述。",
-        };
-        return line.to_owned();
-    }
-    let template = match (to, is_rollback) {
-        (PhaseType::FreeDiscussion, true) => {
-            "It sounds like this is far from settled, so let's open the floor again."
-        }
-        (PhaseType::Opening, _) => "Let's hear a short statement from each of you.",
-        (PhaseType::FreeDiscussion, false) => {
-            "Thank you all. The floor is now open: respond to each other freely."
-        }
-        (PhaseType::FocusedConflict, _) => {
-            "Let's focus on where you disagree most. Be direct, and keep it short."
-        }
-        (PhaseType::Convergence, _) => {
-            "Let's look for common ground. Where do your positions meet?"
-        }
-        (PhaseType::Closing, _) => {
-            "We are nearly out of time. A brief closing statement from each of you, please."
-        }
-    };
-    fill(template, &[("topic", topic)])
-}
-
-/// The moderator gives the floor to `name`, who did not ask for it; `first`: nobody
-/// has had the floor in this phase yet.
-pub fn call(lang: Language, phase: PhaseType, name: &str, first: bool, counter: u64) -> String {
-    if lang == Language::Zh {
-        let variants: &[&str] = match phase {
-            PhaseType::Opening if first => &["{name}，请您先开始吧。"],
-            PhaseType::Opening => &["{name}，请做您的开场陈述。", "{name}，轮到您了。"],
-            PhaseType::Closing => &["{name}，请做您的总结陈述。", "{name}，您最后想说什么？"],
-            PhaseType::Convergence => &["{name}，您认为共识在哪里？", "{name}，您可以接受哪一点？"],
-            PhaseType::FreeDiscussion | PhaseType::FocusedConflict => &[
-                "{name}，您怎么看？",
-                "{name}，您的观点是什么？",
-                "{name}，我们有一段时间没听到您的声音了，您怎么想？",
-            ],
-        };
-        return fill(pick(variants, counter), &[("name", name)]);
-    }
-    let variants: &[&str] = match phase {
-        PhaseType::Opening if first => &["{name}, would you start us off?"],
-        PhaseType::Opening => &[
-            "{name}, your opening statement, please.",
-            "{name}, over to you.",
-        ],
-        PhaseType::Closing => &[
-            "{name}, your closing statement, please.",
-            "{name}, your final words?",
-        ],
-        PhaseType::Convergence => &[
-            "{name}, where do you see common ground?",
-            "{name}, what could you agree to?",
-        ],
-        PhaseType::FreeDiscussion | PhaseType::FocusedConflict => &[
-            "{name}, what is your view?",
-            "{name}, how do you see it?",
-            "{name}, we haven't heard from you in a while. What do you think?",
-        ],
-    };
-    fill(pick(variants, counter), &[("name", name)])
-}
-
-/// A guiding question to everyone; `custom` (from the scenario) replaces the built-ins.
-pub fn question(
-    lang: Language,
-    phase: PhaseType,
-    topic: &str,
-    counter: u64,
-    custom: &[String],
-) -> String {
-    if !custom.is_empty() {
-        let i = (counter % custom.len() as u64) as usize;
-        return fill(&custom[i], &[("topic", topic)]);
-    }
-    if lang == Language::Zh {
-        let variants: &[&str] = match phase {
-            PhaseType::Opening | PhaseType::Closing => &["您最希望大家记住的一点是什么？"],
-            PhaseType::FreeDiscussion => &[
-                "还有哪个最有力的论点没有人提到？",
-                "谁受到的影响最大？会怎样受影响？",
-                "什么能让您改变看法？",
-            ],
-            PhaseType::FocusedConflict => &[
-                "你们到底在哪里有分歧？为什么？",
-                "什么样的证据能解决这个分歧？",
-            ],
-            PhaseType::Convergence => &[
-                "有哪一点是大家都能同意的？",
-                "什么样的折中方案对所有人都可行？",
-            ],
-        };
-        return pick(variants, counter).to_owned();
-    }
-    let variants: &[&str] = match phase {
-        PhaseType::Opening | PhaseType::Closing => {
-            &["What is the one point you want us to remember?"]
-        }
-        PhaseType::FreeDiscussion => &[
-            "What is the strongest argument that nobody has made yet?",
-            "Who would be affected most, and how?",
-            "What would it take to change your mind?",
-        ],
-        PhaseType::FocusedConflict => &[
-            "Where exactly do you disagree, and why?",
-            "What evidence would settle this disagreement?",
-        ],
-        PhaseType::Convergence => &[
-            "What is one point you could all agree on?",
-            "What compromise could work for everyone?",
-        ],
-    };
-    fill(pick(variants, counter), &[("topic", topic)])
-}
-
-/// For an agent that keeps asking for the floor beyond the consecutive-speech limit.
-pub fn warning(lang: Language, name: &str, counter: u64) -> String {
-    if lang == Language::Zh {
-        let variants = [
-            "{name}，谢谢，您已经发言很多了，我们听听其他人的意见。",
-            "{name}，请稍等一下，给其他人一个机会。",
-        ];
-        return fill(pick(&variants, counter), &[("name", name)]);
-    }
-    let variants = [
-        "{name}, thank you, but you have had the floor a lot. Let's hear from the others.",
-        "{name}, please hold on for a moment and give the others a chance.",
-    ];
-    fill(pick(&variants, counter), &[("name", name)])
-}
-
-/// The last line of the session.
-pub fn closing(lang: Language, names: &[&str]) -> String {
-    if lang == Language::Zh {
-        return fill(
-            "今天的圆桌讨论到此结束。感谢{names}，也感谢各位的收听。",
-            &[("names", &join_names_in(lang, names))],
-        );
-    }
-    fill(
-        "That brings our roundtable to a close. Thank you to {names}, and to all of you for listening.",
-        &[("names", &join_names(names))],
-    )
-}
-
 /// `text` with its first letter in upper case ("the engineer, ..." → "The engineer, ...").
 pub fn capitalize_first(text: &str) -> String {
     let mut chars = text.chars();
@@ -339,59 +421,119 @@ pub fn capitalize_first(text: &str) -> String {
     }
 }
 
-/// The instruction handed to the agent with the floor. `custom` (the phase's
-/// `instruction`) replaces the built-in line; an interruption or a call by name is
-/// prefixed so the agent can say so.
-pub fn instruction(
-    lang: Language,
-    phase: PhaseType,
-    topic: &str,
-    custom: Option<&str>,
-    interrupting: Option<&str>,
-    called: bool,
-) -> String {
-    if lang == Language::Zh {
-        let body = match custom {
-            Some(c) => fill(c, &[("topic", topic)]),
-            None => fill(
-                match phase {
-                    PhaseType::Opening => "请用中文简短陈述你的立场。话题：{topic}",
-                    PhaseType::FreeDiscussion => "请用中文回应讨论，说几句即可。",
-                    PhaseType::FocusedConflict => "请用中文直接回应主要分歧，说几句即可。",
-                    PhaseType::Convergence => "请用中文寻找与他人的共识，说几句即可。",
-                    PhaseType::Closing => "请用中文做一个简短的总结陈述。",
-                },
-                &[("topic", topic)],
-            ),
-        };
-        return match (interrupting, called) {
-            (Some(prev), _) => format!("你正在打断{prev}：请简短直接。{body}"),
-            (None, true) => format!("主持人点名请你发言。{body}"),
-            (None, false) => body,
-        };
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conductor::phrases::PhraseKind;
+
+    #[test]
+    fn builtin_has_every_kind_in_both_languages_and_round_trips() {
+        let (file, warnings) = conductor::phrases::PhraseLibrary::<Phrase>::parse(BUILTIN);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        for lang in Language::ALL {
+            for &kind in Phrase::all() {
+                assert!(file.has(lang, kind), "{lang:?} {kind:?}");
+            }
+        }
+        let lib = RoundtablePhrases::builtin();
+        let (back, warnings) = RoundtablePhrases::parse(&lib.to_markdown());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(&back, lib);
     }
-    let body = match custom {
-        Some(c) => fill(c, &[("topic", topic)]),
-        None => fill(
-            match phase {
-                PhaseType::Opening => {
-                    "Give a brief opening statement of your position. The topic: {topic}"
-                }
-                PhaseType::FreeDiscussion => "Respond to the discussion in a few sentences.",
-                PhaseType::FocusedConflict => {
-                    "Address the main disagreement directly, in a few sentences."
-                }
-                PhaseType::Convergence => {
-                    "Look for common ground with the others, in a few sentences."
-                }
-                PhaseType::Closing => "Give a brief closing statement.",
-            },
-            &[("topic", topic)],
-        ),
-    };
-    match (interrupting, called) {
-        (Some(prev), _) => format!("You are cutting in on {prev}: be brief and direct. {body}"),
-        (None, true) => format!("The moderator has called on you. {body}"),
-        (None, false) => body,
+
+    #[test]
+    fn a_file_replaces_kinds_per_language() {
+        let md = "# Roundtable
+
+## Closing
+- Goodnight, {names}.
+
+# 中文
+
+## warning
+- {name}，请简短。
+## call: discussion
+- {nom}？
+";
+        let (lib, warnings) = RoundtablePhrases::parse(md);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(
+            lib.closing(Language::En, &["Ann", "Bo"]),
+            "Goodnight, Ann and Bo."
+        );
+        // Chinese keeps its own built-in closing; English keeps its built-in warning.
+        assert!(
+            lib.closing(Language::Zh, &["甲"])
+                .starts_with("今天的圆桌讨论到此结束")
+        );
+        assert_eq!(lib.warning(Language::Zh, "甲", 5), "甲，请简短。");
+        assert!(
+            lib.warning(Language::En, "Ann", 0)
+                .starts_with("Ann, thank you")
+        );
+        // The dropped phrase left the built-in calls in place.
+        assert_eq!(
+            lib.call(Language::Zh, PhaseType::FreeDiscussion, "甲", false, 0),
+            "甲，您怎么看？"
+        );
+    }
+
+    #[test]
+    fn openings_end_the_topic_sentence_once() {
+        let lib = RoundtablePhrases::builtin();
+        let names = ["Ann", "Bo"];
+        let q = lib.opening(
+            Language::En,
+            "Should cities ban cars?",
+            "Mo",
+            &names,
+            PhaseType::Opening,
+        );
+        assert_eq!(
+            q,
+            "Welcome to our roundtable. I'm Mo, and with me are Ann and Bo. Our question today: Should cities ban cars? Let's begin with a short opening statement from each of you."
+        );
+        let s = lib.opening(
+            Language::En,
+            "car-free centres",
+            "Mo",
+            &names,
+            PhaseType::FreeDiscussion,
+        );
+        assert!(
+            s.contains("Our topic today: car-free centres. The floor is open."),
+            "{s}"
+        );
+        let zh = lib.opening(
+            Language::Zh,
+            "城市应该禁车吗",
+            "莫",
+            &["甲", "乙"],
+            PhaseType::Closing,
+        );
+        assert_eq!(
+            zh,
+            "欢迎来到我们的圆桌讨论。我是主持人莫，今天的嘉宾是甲和乙。今天的话题：城市应该禁车吗。时间有限，我们直接进入简短的总结陈述。"
+        );
+    }
+
+    #[test]
+    fn instructions_wrap_once() {
+        let lib = RoundtablePhrases::builtin();
+        assert_eq!(
+            lib.instruction(
+                Language::En,
+                PhaseType::Closing,
+                "T",
+                None,
+                Some("{name}"),
+                true
+            ),
+            "You are cutting in on {name}: be brief and direct. Give a brief closing statement."
+        );
+        assert_eq!(
+            lib.instruction(Language::Zh, PhaseType::Opening, "话题", None, None, true),
+            "主持人点名请你发言。请用中文简短陈述你的立场。话题：话题"
+        );
     }
 }

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::controller::{Decision, ModeratorAction, ModeratorController, RecentEvent};
 use crate::intent::{HeuristicContext, Intent, heuristic_intent, is_question, mentions_name};
-use crate::phrases::{self, LineKind};
+use crate::phrases::{self, LineKind, RoundtablePhrases};
 use crate::scenario::{Phase, Scenario};
 use crate::state::ModeratorState;
 use crate::summary::extractive_summary;
@@ -118,10 +118,16 @@ pub struct Roundtable {
     last_line: Option<(Option<String>, String)>,
     lines_said: u64,
     decisions: u64,
+    phrases: RoundtablePhrases,
 }
 
 impl Roundtable {
     pub fn new(scenario: Scenario) -> Self {
+        Self::with_phrases(scenario, RoundtablePhrases::default())
+    }
+
+    /// A session whose moderator says the lines of `phrases`.
+    pub fn with_phrases(scenario: Scenario, phrases: RoundtablePhrases) -> Self {
         let controller = ModeratorController::new(scenario);
         let state = controller.initial_state();
         Self {
@@ -134,6 +140,7 @@ impl Roundtable {
             last_line: None,
             lines_said: 0,
             decisions: 0,
+            phrases,
         }
     }
 
@@ -480,7 +487,9 @@ impl Roundtable {
                 ModeratorAction::WarnAgent => {
                     let target = decision.target.clone().unwrap_or_default();
                     let name = self.controller.scenario().display_name(&target).to_owned();
-                    let text = phrases::warning(self.language(), &name, self.lines_said);
+                    let text = self
+                        .phrases
+                        .warning(self.language(), &name, self.lines_said);
                     self.say(text, LineKind::Warning, out);
                     self.state = self.controller.apply_decision(&self.state, &decision);
                     pending = Some(intents);
@@ -504,10 +513,11 @@ impl Roundtable {
                         let moderator = self.controller.scenario().moderator.name.clone();
                         let names = self.display_names();
                         let text =
-                            phrases::opening(self.language(), &topic, &moderator, &names, kind);
+                            self.phrases
+                                .opening(self.language(), &topic, &moderator, &names, kind);
                         self.say(text, LineKind::Opening, out);
                     } else {
-                        let text = phrases::transition(
+                        let text = self.phrases.transition(
                             self.language(),
                             kind,
                             &topic,
@@ -534,7 +544,7 @@ impl Roundtable {
                         }
                         _ => None,
                     };
-                    let instruction = phrases::instruction(
+                    let instruction = self.phrases.instruction(
                         scenario.language,
                         kind,
                         &scenario.topic,
@@ -545,7 +555,8 @@ impl Roundtable {
                     if called {
                         let first = self.state.phase_round == 0;
                         let text =
-                            phrases::call(self.language(), kind, &name, first, self.lines_said);
+                            self.phrases
+                                .call(self.language(), kind, &name, first, self.lines_said);
                         self.say(text, LineKind::Call, out);
                     }
                     let question_id = self.next_question_id();
@@ -571,7 +582,7 @@ impl Roundtable {
                             .phase(kind)
                             .map(|c| c.questions.clone())
                             .unwrap_or_default();
-                        let text = phrases::question(
+                        let text = self.phrases.question(
                             scenario.language,
                             kind,
                             &scenario.topic,
@@ -601,7 +612,7 @@ impl Roundtable {
     fn end(&mut self, speak: bool, out: &mut Vec<Action>) {
         if speak {
             let names = self.display_names();
-            let text = phrases::closing(self.language(), &names);
+            let text = self.phrases.closing(self.language(), &names);
             self.say(text, LineKind::Closing, out);
         }
         let from = self.state.phase;

@@ -613,7 +613,7 @@ fn templates_fill_in_one_pass() {
     assert_eq!(phrases::join_names(&["a", "b"]), "a and b");
     assert_eq!(phrases::join_names::<&str>(&[]), "");
     assert_eq!(
-        phrases::call(
+        phrases::RoundtablePhrases::builtin().call(
             Language::En,
             PhaseType::FreeDiscussion,
             "the engineer",

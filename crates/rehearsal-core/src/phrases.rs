@@ -1,10 +1,11 @@
-//! The moderator's phrase library and the deterministic choice among phrases.
+//! The rehearsal moderator's phrase library and the deterministic choice among phrases.
 //!
-//! A library file is Markdown: a `## kind` heading per kind of line, `- phrase` bullets
-//! under it (`*` and `+` bullets too; surrounding quotes are dropped). Other lines are
-//! commentary and ignored. Headings are matched loosely ("Micro-phrases",
-//! "Bridge-back phrases", "Hand raise notice" all work). Kinds missing from the file
-//! keep the built-in phrases, so a partial library is fine.
+//! The library is a file in the conductors' one phrase format
+//! ([`conductor::phrases`]): a `## kind` heading per kind of line, `- phrase` bullets
+//! under it. Headings are matched loosely ("Micro-phrases", "Bridge-back phrases",
+//! "Hand raise notice" all work). Kinds missing from the file keep the built-in phrases
+//! (`builtin-phrases.md`), so a partial library is fine. The rehearsal speaks English:
+//! other language sections are reported ([`PhraseLibrary::other_languages`]) and unused.
 //!
 //! Placeholders: `{agent}` (spoken name of the panelist), `{slide}` (slide title),
 //! `{minutes}` (whole minutes remaining), `{moderator}`. A phrase with any other
@@ -12,7 +13,10 @@
 
 use std::collections::BTreeMap;
 
+use conductor::phrases::{self as shared, Language};
 use serde::{Deserialize, Serialize};
+
+pub use conductor::phrases::PhraseWarning;
 
 /// What a moderator line is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -96,126 +100,31 @@ impl PhraseKind {
 /// Placeholders a phrase may use.
 pub const PLACEHOLDERS: [&str; 4] = ["agent", "slide", "minutes", "moderator"];
 
-/// Something in a library file that was skipped.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PhraseWarning {
-    #[error("line {line}: heading `{heading}` names no phrase kind; its bullets are ignored")]
-    UnknownHeading { line: usize, heading: String },
-    #[error("line {line}: bullet before any `## kind` heading; ignored")]
-    OrphanBullet { line: usize },
-    #[error("line {line}: unknown placeholder `{{{name}}}`; phrase dropped")]
-    UnknownPlaceholder { line: usize, name: String },
-    #[error("line {line}: unclosed `{{`; phrase dropped")]
-    UnclosedBrace { line: usize },
+impl shared::PhraseKind for PhraseKind {
+    fn all() -> &'static [Self] {
+        &Self::ALL
+    }
+
+    fn slug(self) -> &'static str {
+        PhraseKind::slug(self)
+    }
+
+    fn placeholders(self) -> &'static [&'static str] {
+        &PLACEHOLDERS
+    }
+
+    fn from_heading(heading: &str) -> Option<Self> {
+        PhraseKind::from_heading(heading)
+    }
 }
+
+/// The built-in library, in the shared format.
+const BUILTIN: &str = include_str!("builtin-phrases.md");
 
 /// Phrases per kind; every kind has at least one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhraseLibrary {
-    phrases: BTreeMap<PhraseKind, Vec<String>>,
-}
-
-const BUILTIN: &[(PhraseKind, &[&str])] = &[
-    (
-        PhraseKind::Transition,
-        &[
-            "Let me pause you there for a moment, because the panel has been listening closely. {agent}, I believe you have a question about {slide}.",
-            "Thank you, that feels like a natural place to stop for a question. {agent}, what's on your mind about {slide}?",
-            "Before we go any further, I'd like to bring in one of our panelists on {slide}. {agent}, over to you.",
-            "That section gave the panel something to chew on, so let's dig in for a moment. {agent}, go ahead.",
-        ],
-    ),
-    (
-        PhraseKind::MicroPhrase,
-        &[
-            "Mm-hmm.",
-            "Interesting.",
-            "I see.",
-            "Okay.",
-            "Right, go on.",
-        ],
-    ),
-    (
-        PhraseKind::BridgeBack,
-        &[
-            "Thank you both. Let's get back to the presentation; please carry on.",
-            "Good exchange. Let's leave it there and pick up where you left off.",
-            "Let's park that for now; it will be in the debrief. Please continue.",
-        ],
-    ),
-    (
-        PhraseKind::HandRaiseNotice,
-        &[
-            "{agent} has a question.",
-            "{agent} has a question, whenever you're ready.",
-        ],
-    ),
-    (
-        PhraseKind::PileOn,
-        &[
-            "{agent}, you wanted to build on that?",
-            "One quick follow-on before we move on. {agent}?",
-        ],
-    ),
-    (
-        PhraseKind::EngagementPrompt,
-        &[
-            "Let me check in with the panel: does anyone have a question so far?",
-            "It's been quiet on the panel for a while. Any reactions to {slide}?",
-        ],
-    ),
-    (
-        PhraseKind::SuggestPause,
-        &[
-            "You've been going for a while; this might be a good moment to pause and take questions.",
-            "Consider pausing here for a moment so the panel can catch up.",
-        ],
-    ),
-    (
-        PhraseKind::EncourageAdvance,
-        &[
-            "The whole panel has weighed in on {slide}; it may be time to move to your next slide.",
-            "I think {slide} has been covered from every angle. Shall we advance?",
-        ],
-    ),
-    (
-        PhraseKind::Closing,
-        &[
-            "That brings us to the end of the session. Thank you for presenting; your debrief is ready.",
-            "Let's close there. Thank you, and thank you to the panel. Your debrief is on its way.",
-        ],
-    ),
-];
-
-/// Checks placeholders; `Err` carries the warning.
-fn check_placeholders(phrase: &str, line: usize) -> Result<(), PhraseWarning> {
-    let mut rest = phrase;
-    while let Some(open) = rest.find('{') {
-        let after = &rest[open + 1..];
-        let Some(close) = after.find('}') else {
-            return Err(PhraseWarning::UnclosedBrace { line });
-        };
-        let name = &after[..close];
-        if !PLACEHOLDERS.contains(&name) {
-            return Err(PhraseWarning::UnknownPlaceholder {
-                line,
-                name: name.to_owned(),
-            });
-        }
-        rest = &after[close + 1..];
-    }
-    Ok(())
-}
-
-fn strip_quotes(s: &str) -> &str {
-    for (open, close) in [('"', '"'), ('“', '”'), ('\'', '\'')] {
-        if let Some(inner) = s.strip_prefix(open).and_then(|r| r.strip_suffix(close))
-            && !inner.is_empty()
-        {
-            return inner.trim();
-        }
-    }
-    s
+    library: shared::PhraseLibrary<PhraseKind>,
 }
 
 impl Default for PhraseLibrary {
@@ -227,87 +136,37 @@ impl Default for PhraseLibrary {
 impl PhraseLibrary {
     /// The built-in phrases.
     pub fn builtin() -> Self {
-        Self {
-            phrases: BUILTIN
-                .iter()
-                .map(|(k, p)| (*k, p.iter().map(|s| (*s).to_owned()).collect()))
-                .collect(),
-        }
+        let (library, warnings) = shared::PhraseLibrary::parse(BUILTIN);
+        debug_assert!(warnings.is_empty(), "{warnings:?}");
+        Self { library }
     }
 
     /// Parses a library file over the built-in phrases. Never fails; skipped content is
     /// reported as warnings.
     pub fn parse(markdown: &str) -> (Self, Vec<PhraseWarning>) {
-        let mut parsed: BTreeMap<PhraseKind, Vec<String>> = BTreeMap::new();
-        let mut warnings = Vec::new();
-        // None: before any heading; Some(None): under an unknown heading.
-        let mut section: Option<Option<PhraseKind>> = None;
-        for (i, raw) in markdown.lines().enumerate() {
-            let line = i + 1;
-            let t = raw.trim();
-            if let Some(h) = t.strip_prefix("##")
-                && !h.starts_with('#')
-            {
-                let heading = h.trim().trim_end_matches('#').trim();
-                let kind = PhraseKind::from_heading(heading);
-                if kind.is_none() {
-                    warnings.push(PhraseWarning::UnknownHeading {
-                        line,
-                        heading: heading.to_owned(),
-                    });
-                }
-                section = Some(kind);
-                continue;
-            }
-            let Some(item) = ["- ", "* ", "+ "]
-                .iter()
-                .find_map(|b| t.strip_prefix(b))
-                .map(str::trim)
-            else {
-                continue;
-            };
-            let phrase = strip_quotes(item);
-            if phrase.is_empty() {
-                continue;
-            }
-            match section {
-                None => warnings.push(PhraseWarning::OrphanBullet { line }),
-                Some(None) => {}
-                Some(Some(kind)) => match check_placeholders(phrase, line) {
-                    Ok(()) => {
-                        let list = parsed.entry(kind).or_default();
-                        if !list.iter().any(|p| p == phrase) {
-                            list.push(phrase.to_owned());
-                        }
-                    }
-                    Err(w) => warnings.push(w),
-                },
-            }
-        }
-        let mut library = Self::builtin();
-        for (kind, list) in parsed {
-            if !list.is_empty() {
-                library.phrases.insert(kind, list);
-            }
-        }
-        (library, warnings)
+        let (file, warnings) = shared::PhraseLibrary::parse(markdown);
+        let library = file.over(&Self::builtin().library);
+        (Self { library }, warnings)
     }
 
     /// The phrases of one kind (never empty).
     pub fn phrases(&self, kind: PhraseKind) -> &[String] {
-        self.phrases.get(&kind).map(Vec::as_slice).unwrap_or(&[])
+        self.library.phrases(Language::En, kind)
+    }
+
+    /// Languages other than English the file has sections in: the rehearsal doesn't
+    /// speak them.
+    pub fn other_languages(&self) -> Vec<Language> {
+        self.library
+            .languages()
+            .into_iter()
+            .filter(|l| *l != Language::En)
+            .collect()
     }
 
     /// The library as a Markdown file that [`PhraseLibrary::parse`] reads back.
     pub fn to_markdown(&self) -> String {
-        let mut out = String::from("# Moderator phrase library\n");
-        for kind in PhraseKind::ALL {
-            out.push_str(&format!("\n## {}\n\n", kind.slug()));
-            for p in self.phrases(kind) {
-                out.push_str(&format!("- {p}\n"));
-            }
-        }
-        out
+        self.library.to_markdown("Moderator phrase library")
     }
 }
 
@@ -364,7 +223,7 @@ mod tests {
         for kind in PhraseKind::ALL {
             assert!(!lib.phrases(kind).is_empty(), "{kind:?}");
             for p in lib.phrases(kind) {
-                check_placeholders(p, 0).unwrap();
+                shared::check_placeholders(p, &PLACEHOLDERS, 0).unwrap();
             }
         }
         let (back, warnings) = PhraseLibrary::parse(&lib.to_markdown());

@@ -16,13 +16,16 @@ use std::time::{Duration, Instant};
 use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
 use eyre::{Context, eyre};
 use moderator_core::Scenario;
+use moderator_core::phrases::{Language, RoundtablePhrases};
 use node_kit::{Next, Params, next_event, session_status, text_of};
 use voice_protocol::{SessionStatus, ids, keys};
 
 use conductor::Call;
+use conductor::phrases::PhraseKind;
 use moderator_core::conductor::{
     Conductor, Config, Input, MODERATOR, Out, ROUNDTABLE_FORMAT, RoundtableSetup,
 };
+use moderator_core::phrases::Phrase;
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 
 fn main() -> eyre::Result<()> {
@@ -60,13 +63,15 @@ fn main() -> eyre::Result<()> {
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    let conductor = Conductor::new(scenario, config);
+    let phrases = load_phrases(scenario.language)?;
+    let conductor = Conductor::with_phrases(scenario, config, RoundtablePhrases::parse(&phrases).0);
     // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
     // and replay").
     let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let setup = RoundtableSetup {
         scenario_yaml,
         config,
+        phrases,
     };
     let log = DecisionWriter::open(&folder, node.id().as_ref(), ROUNDTABLE_FORMAT, &setup);
     let mut conductor = RecordedConductor::new(conductor, (), log);
@@ -153,6 +158,29 @@ fn load_scenario() -> eyre::Result<(Scenario, String)> {
     let scenario =
         Scenario::from_yaml(&text).map_err(|e| eyre!("invalid scenario file {path:?}: {e}"))?;
     Ok((scenario, text))
+}
+
+/// The phrase library named by `PHRASES` (its text; empty: the built-in lines), with
+/// what it skipped reported as warnings.
+fn load_phrases(language: Language) -> eyre::Result<String> {
+    let Some(path) = node_kit::env_opt("PHRASES") else {
+        return Ok(String::new());
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read the phrase library {path:?} (PHRASES)"))?;
+    let (library, warnings) = conductor::phrases::PhraseLibrary::<Phrase>::parse(&text);
+    for w in warnings {
+        tracing::warn!(file = %path, "phrase library: {w}");
+    }
+    let missing: Vec<&str> = <Phrase as PhraseKind>::all()
+        .iter()
+        .filter(|k| !library.has(language, **k))
+        .map(|k| k.slug())
+        .collect();
+    if !missing.is_empty() {
+        tracing::info!(file = %path, ?language, kinds = ?missing, "phrase library leaves kinds out; the built-in lines say them");
+    }
+    Ok(text)
 }
 
 /// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.

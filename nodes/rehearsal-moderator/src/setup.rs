@@ -79,9 +79,13 @@ impl Setup {
             },
         };
         if !library_text.is_empty() {
-            let (_, warnings) = PhraseLibrary::parse(&library_text);
+            let (library, warnings) = PhraseLibrary::parse(&library_text);
             for w in warnings {
                 tracing::warn!(file = %source, "phrase library: {w}");
+            }
+            let unused = library.other_languages();
+            if !unused.is_empty() {
+                tracing::warn!(file = %source, languages = ?unused, "the rehearsal speaks English; these sections of the phrase library are unused");
             }
         }
         let intel = match node_kit::env_opt("INTEL") {

@@ -181,8 +181,14 @@ pub fn deck_markdown(data: &[u8]) {
     let _ = rehearsal_core::Deck::parse(&text(data));
 }
 
+/// The conductors' one phrase format, as the rehearsal and the roundtable read it.
 pub fn phrases_markdown(data: &[u8]) {
-    let _ = rehearsal_core::PhraseLibrary::parse(&text(data));
+    let text = text(data);
+    let _ = rehearsal_core::PhraseLibrary::parse(&text);
+    let (roundtable, _) = moderator_core::phrases::RoundtablePhrases::parse(&text);
+    // Whatever a file holds, every line still fills without a brace left.
+    let line = roundtable.closing(moderator_core::Language::Zh, &["a", "b"]);
+    assert!(!line.contains("{names}"), "{line}");
 }
 
 pub fn human_script(data: &[u8]) {

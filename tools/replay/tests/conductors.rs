@@ -109,6 +109,7 @@ fn roundtable_log() -> String {
             max_unplayed: 1,
             playback_timeout_ms: 30_000,
         },
+        phrases: String::new(),
     };
     let mut c = Logged::new(setup.build().unwrap(), ROUNDTABLE_FORMAT, &setup);
     let mut now = 0;
