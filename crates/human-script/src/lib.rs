@@ -1,10 +1,12 @@
-//! A scripted human, for offline demos and end-to-end tests.
+//! Simulated humans, for offline demos and end-to-end tests: one script format
+//! ([`script`]) played by the scripted human of a conversation ([`HumanScript`]) and by
+//! the presenter of a pitch rehearsal ([`presenter`]).
 //!
-//! A script is a YAML list of lines. Each line starts either during the N-th turn the
-//! controller hands out (`during_turn`, counted from 1), a little after that turn began
-//! (`delay_ms`, so the agent is mid-sentence: a barge-in), or at a fixed time
-//! (`at_secs`). Speaking takes `speak_ms` (default: 300 ms per word); then the final
-//! transcript follows.
+//! The scripted human says each line at a moment: during the N-th turn the controller
+//! hands out (`during_turn`, counted from 1), a little after that turn began
+//! (`delay_ms`, default 1,500, so the agent is mid-sentence: a barge-in), or at a fixed
+//! time (`at_secs`). Speaking takes `speak_ms` (default: `ms_per_word`, 300 ms, per
+//! word); then the final transcript follows.
 //!
 //! ```yaml
 //! - during_turn: 5
@@ -15,34 +17,24 @@
 //! ```
 
 pub mod presenter;
+pub mod script;
 
 use std::time::Duration;
 
-use serde::Deserialize;
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A line of the scripted human, as its player needs it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScriptLine {
-    #[serde(default)]
     pub during_turn: Option<u64>,
-    #[serde(default)]
     pub at_secs: Option<f64>,
-    #[serde(default = "default_delay_ms")]
     pub delay_ms: u64,
-    #[serde(default)]
     pub speak_ms: Option<u64>,
-    #[serde(default = "default_speaker")]
     pub speaker: String,
     pub text: String,
 }
 
-fn default_delay_ms() -> u64 {
-    1500
-}
-
-fn default_speaker() -> String {
-    "human".to_owned()
-}
+const DEFAULT_DELAY_MS: u64 = 1500;
+const DEFAULT_SPEAKER: &str = "human";
+const DEFAULT_MS_PER_WORD: u64 = 300;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
@@ -54,26 +46,66 @@ pub enum ScriptError {
     Time { line: usize },
     #[error("script line {line}: `text` is empty")]
     EmptyText { line: usize },
+    #[error(
+        "script line {line}: the scripted human only says lines at turns or times; {keys:?} are for the presenter"
+    )]
+    NotForHuman {
+        line: usize,
+        keys: Vec<&'static str>,
+    },
+    #[error(
+        "script line {line}: `delay_ms` counts from a turn; with `at_secs` give the time itself"
+    )]
+    DelayWithoutTurn { line: usize },
+    #[error("{keys:?}: presenter settings; the scripted human has none of them")]
+    Settings { keys: Vec<&'static str> },
 }
 
-/// Parses and validates a script.
+/// Parses a script for the scripted human and checks that it can play every step.
 pub fn parse_script(yaml: &str) -> Result<Vec<ScriptLine>, ScriptError> {
-    let lines: Vec<ScriptLine> = if yaml.trim().is_empty() {
-        Vec::new()
-    } else {
-        serde_yaml::from_str(yaml)?
-    };
-    for (i, line) in lines.iter().enumerate() {
-        let n = i + 1;
-        if line.during_turn.is_some() == line.at_secs.is_some() {
-            return Err(ScriptError::Trigger { line: n });
+    let file = script::parse(yaml)?;
+    let settings = file.presenter_settings();
+    if !settings.is_empty() {
+        return Err(ScriptError::Settings { keys: settings });
+    }
+    let speaker = file.speaker.as_deref().unwrap_or(DEFAULT_SPEAKER);
+    let ms_per_word = file.ms_per_word.unwrap_or(DEFAULT_MS_PER_WORD);
+    let mut lines = Vec::with_capacity(file.steps.len());
+    for (i, step) in file.steps.into_iter().enumerate() {
+        let line = i + 1;
+        let foreign: Vec<&'static str> = step
+            .keys()
+            .into_iter()
+            .filter(|k| ["slide", "control", "answers", "pause_ms"].contains(k))
+            .collect();
+        if !foreign.is_empty() {
+            return Err(ScriptError::NotForHuman {
+                line,
+                keys: foreign,
+            });
         }
-        if line.at_secs.is_some_and(|s| !s.is_finite() || s < 0.0) {
-            return Err(ScriptError::Time { line: n });
+        if step.during_turn.is_some() == step.at_secs.is_some() {
+            return Err(ScriptError::Trigger { line });
         }
-        if line.text.trim().is_empty() {
-            return Err(ScriptError::EmptyText { line: n });
+        if step.at_secs.is_some_and(|s| !s.is_finite() || s < 0.0) {
+            return Err(ScriptError::Time { line });
         }
+        if step.at_secs.is_some() && step.delay_ms.is_some() {
+            return Err(ScriptError::DelayWithoutTurn { line });
+        }
+        let text = step.say.unwrap_or_default();
+        if text.trim().is_empty() {
+            return Err(ScriptError::EmptyText { line });
+        }
+        let words = text.split_whitespace().count() as u64;
+        lines.push(ScriptLine {
+            during_turn: step.during_turn,
+            at_secs: step.at_secs,
+            delay_ms: step.delay_ms.unwrap_or(DEFAULT_DELAY_MS),
+            speak_ms: Some(step.speak_ms.unwrap_or(ms_per_word * words.max(1))),
+            speaker: step.speaker.unwrap_or_else(|| speaker.to_owned()),
+            text,
+        });
     }
     Ok(lines)
 }
@@ -190,7 +222,7 @@ impl HumanScript {
     fn speak_time(&self, i: usize) -> Duration {
         let line = &self.lines[i];
         let words = line.text.split_whitespace().count() as u64;
-        Duration::from_millis(line.speak_ms.unwrap_or(300 * words.max(1)))
+        Duration::from_millis(line.speak_ms.unwrap_or(DEFAULT_MS_PER_WORD * words.max(1)))
     }
 }
 
@@ -268,6 +300,37 @@ mod tests {
             Err(ScriptError::Yaml(_))
         ));
         assert!(parse_script("{{{").is_err());
+    }
+
+    #[test]
+    fn one_format_each_player_refuses_what_it_cannot_play() {
+        // The map form, a file-wide speaker and speaking rate.
+        let lines = parse_script(
+            "speaker: guest\nms_per_word: 100\nsteps:\n  - at_secs: 2\n    say: one two three\n",
+        )
+        .unwrap();
+        assert_eq!(lines[0].speaker, "guest");
+        assert_eq!(lines[0].speak_ms, Some(300));
+        assert!(matches!(
+            parse_script("- at_secs: 1\n  slide: 2\n"),
+            Err(ScriptError::NotForHuman { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse_script("fallback_answer: no\nsteps: []\n"),
+            Err(ScriptError::Settings { .. })
+        ));
+        assert!(matches!(
+            parse_script("- at_secs: 1\n  delay_ms: 5\n  text: hi\n"),
+            Err(ScriptError::DelayWithoutTurn { line: 1 })
+        ));
+        // The presenter reads the same steps, in order, and has no turns.
+        let presenter =
+            presenter::parse_presenter_script("- at_secs: 2\n  text: one two three\n").unwrap();
+        assert_eq!(presenter.steps[0].say.as_deref(), Some("one two three"));
+        assert!(matches!(
+            presenter::parse_presenter_script("- during_turn: 1\n  say: hi\n"),
+            Err(presenter::PresenterScriptError::NotForPresenter { step: 1, .. })
+        ));
     }
 
     proptest::proptest! {

@@ -1,5 +1,6 @@
 //! A scripted presenter for pitch rehearsals: presentation lines, slide changes and
-//! answers to the panel's questions, in script order.
+//! answers to the panel's questions, in script order. The script is the one script
+//! format ([`crate::script`]), in its map form with the presenter's settings:
 //!
 //! ```yaml
 //! speaker: presenter
@@ -11,90 +12,61 @@
 //!     answers:                 # answers to the questions of this break, in order
 //!       - "Picking is 55 percent of labour cost; that is from our pilot sites."
 //!       - "Let's move on, please."
-//!   - control: end             # any control command: `open_qa`, `end`, `hand skeptic`...
+//!   - at_secs: 120             # not before two minutes into the session
+//!     control: end             # any control command: `open_qa`, `end`, `hand skeptic`...
 //! ```
 //!
-//! Steps run one after another. A question heard from a panelist is answered first
-//! (the next answer of the latest step's `answers`, else `fallback_answer`); while the
-//! moderator is not in the `presenting` phase, the presenter waits for questions instead
-//! of going on with the script. Speaking a line takes `ms_per_word` per word (text
-//! sessions), or, in a spoken session, until the player reports the line heard.
-//! Every wait has a limit (`qa_timeout_ms`, `heard_timeout_ms`).
+//! Steps run one after another (a step with `at_secs` also waits for its time). A
+//! question heard from a panelist is answered first (the next answer of the latest
+//! step's `answers`, else `fallback_answer`); while the moderator is not in the
+//! `presenting` phase, the presenter waits for questions instead of going on with the
+//! script. Speaking a line takes its `speak_ms`, else `ms_per_word` per word (text
+//! sessions), or, in a spoken session, until the player reports the line heard. Every
+//! wait has a limit (`qa_timeout_ms`, `heard_timeout_ms`).
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use serde::Deserialize;
+use crate::script::{self, ScriptFile};
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A step as the presenter plays it: exactly one of `say`, `slide` or `control`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct PresenterStep {
-    #[serde(default)]
     pub say: Option<String>,
-    #[serde(default)]
     pub slide: Option<usize>,
-    #[serde(default)]
     pub control: Option<String>,
     /// Answers to the questions that follow this step.
-    #[serde(default)]
     pub answers: Option<Vec<String>>,
     /// Pause before this step.
-    #[serde(default)]
     pub pause_ms: Option<u64>,
+    /// Not before this time from the start.
+    pub at_secs: Option<f64>,
+    /// How long saying the line takes in a text session.
+    pub speak_ms: Option<u64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A presenter script with its settings resolved.
+#[derive(Debug, Clone, PartialEq)]
 pub struct PresenterScriptFile {
-    #[serde(default = "default_speaker")]
     pub speaker: String,
-    #[serde(default = "default_fallback")]
     pub fallback_answer: String,
     /// Pause between steps (default 300 ms).
-    #[serde(default = "default_pause")]
     pub pause_ms: u64,
     /// Pause between hearing a question and answering it (default 600 ms).
-    #[serde(default = "default_answer_delay")]
     pub answer_delay_ms: u64,
     /// Speaking time per word in text sessions (default 250 ms).
-    #[serde(default = "default_ms_per_word")]
     pub ms_per_word: u64,
     /// After a control step, time for the moderator to open Q&A (default 800 ms).
-    #[serde(default = "default_settle")]
     pub settle_ms: u64,
     /// The script goes on after Q&A stayed silent this long (default 60 s).
-    #[serde(default = "default_qa_timeout")]
     pub qa_timeout_ms: u64,
     /// A spoken line counts as heard after this long without a report (default 30 s).
-    #[serde(default = "default_heard_timeout")]
     pub heard_timeout_ms: u64,
     pub steps: Vec<PresenterStep>,
 }
 
-fn default_speaker() -> String {
-    "presenter".to_owned()
-}
-fn default_fallback() -> String {
-    "Good question. Let's move on, and I'll follow up after the session.".to_owned()
-}
-fn default_pause() -> u64 {
-    300
-}
-fn default_answer_delay() -> u64 {
-    600
-}
-fn default_ms_per_word() -> u64 {
-    250
-}
-fn default_settle() -> u64 {
-    800
-}
-fn default_qa_timeout() -> u64 {
-    60_000
-}
-fn default_heard_timeout() -> u64 {
-    30_000
-}
+const DEFAULT_FALLBACK: &str =
+    "Good question. Let's move on, and I'll follow up after the session.";
 
 #[derive(Debug, thiserror::Error)]
 pub enum PresenterScriptError {
@@ -104,13 +76,34 @@ pub enum PresenterScriptError {
     Kind { step: usize },
     #[error("presenter script step {step}: empty text")]
     Empty { step: usize },
+    #[error(
+        "presenter script step {step}: the presenter runs steps in order and has no turns; {keys:?} are for the scripted human"
+    )]
+    NotForPresenter {
+        step: usize,
+        keys: Vec<&'static str>,
+    },
+    #[error("presenter script step {step}: `at_secs` must be a finite number ≥ 0")]
+    Time { step: usize },
 }
 
-/// Parses and validates a presenter script.
+/// Parses a script for the presenter and checks that it can play every step.
 pub fn parse_presenter_script(yaml: &str) -> Result<PresenterScriptFile, PresenterScriptError> {
-    let file: PresenterScriptFile = serde_yaml::from_str(yaml)?;
-    for (i, step) in file.steps.iter().enumerate() {
+    let file: ScriptFile = script::parse(yaml)?;
+    let mut steps = Vec::with_capacity(file.steps.len());
+    for (i, step) in file.steps.into_iter().enumerate() {
         let n = i + 1;
+        let foreign: Vec<&'static str> = step
+            .keys()
+            .into_iter()
+            .filter(|k| ["during_turn", "delay_ms", "speaker"].contains(k))
+            .collect();
+        if !foreign.is_empty() {
+            return Err(PresenterScriptError::NotForPresenter {
+                step: n,
+                keys: foreign,
+            });
+        }
         let kinds = [
             step.say.is_some(),
             step.slide.is_some(),
@@ -129,8 +122,32 @@ pub fn parse_presenter_script(yaml: &str) -> Result<PresenterScriptFile, Present
         {
             return Err(PresenterScriptError::Empty { step: n });
         }
+        if step.at_secs.is_some_and(|s| !s.is_finite() || s < 0.0) {
+            return Err(PresenterScriptError::Time { step: n });
+        }
+        steps.push(PresenterStep {
+            say: step.say,
+            slide: step.slide,
+            control: step.control,
+            answers: step.answers,
+            pause_ms: step.pause_ms,
+            at_secs: step.at_secs,
+            speak_ms: step.speak_ms,
+        });
     }
-    Ok(file)
+    Ok(PresenterScriptFile {
+        speaker: file.speaker.unwrap_or_else(|| "presenter".to_owned()),
+        fallback_answer: file
+            .fallback_answer
+            .unwrap_or_else(|| DEFAULT_FALLBACK.to_owned()),
+        pause_ms: file.pause_ms.unwrap_or(300),
+        answer_delay_ms: file.answer_delay_ms.unwrap_or(600),
+        ms_per_word: file.ms_per_word.unwrap_or(250),
+        settle_ms: file.settle_ms.unwrap_or(800),
+        qa_timeout_ms: file.qa_timeout_ms.unwrap_or(60_000),
+        heard_timeout_ms: file.heard_timeout_ms.unwrap_or(30_000),
+        steps,
+    })
 }
 
 /// What the presenter node must do.
@@ -288,7 +305,7 @@ impl Presenter {
                     .answers
                     .pop_front()
                     .unwrap_or_else(|| self.script.fallback_answer.clone());
-                self.speak(text, true, now, &mut out);
+                self.speak(text, true, None, now, &mut out);
                 continue;
             }
             if self.ended {
@@ -308,12 +325,18 @@ impl Presenter {
                 self.busy = Some(Busy::Pause(now + ms(p)));
                 continue;
             }
+            if let Some(at) = step.at_secs.map(Duration::from_secs_f64)
+                && now < at
+            {
+                self.busy = Some(Busy::Pause(at));
+                continue;
+            }
             self.next_step += 1;
             if let Some(answers) = step.answers {
                 self.answers = answers.into();
             }
             if let Some(text) = step.say {
-                self.speak(text, false, now, &mut out);
+                self.speak(text, false, step.speak_ms, now, &mut out);
             } else {
                 let command = match (step.slide, step.control) {
                     (Some(n), _) => format!("slide {n}"),
@@ -328,13 +351,20 @@ impl Presenter {
         out
     }
 
-    fn speak(&mut self, text: String, answer: bool, now: Duration, out: &mut Vec<PresenterAction>) {
+    fn speak(
+        &mut self,
+        text: String,
+        answer: bool,
+        speak_ms: Option<u64>,
+        now: Duration,
+        out: &mut Vec<PresenterAction>,
+    ) {
         out.push(PresenterAction::SpeechStarted);
         let words = text.split_whitespace().count() as u64;
         let took = if self.spoken {
             Duration::ZERO
         } else {
-            ms(self.script.ms_per_word * words.max(1))
+            ms(speak_ms.unwrap_or(self.script.ms_per_word * words.max(1)))
         };
         self.busy = Some(Busy::Speaking {
             until: now + took,
@@ -473,6 +503,25 @@ steps:
             out.iter()
                 .any(|(_, a)| *a == PresenterAction::Control("slide 1".into()))
         );
+    }
+
+    #[test]
+    fn a_timed_step_waits_for_its_time_and_a_line_for_its_length() {
+        let script =
+            "steps:\n  - say: Hi.\n    speak_ms: 2000\n  - at_secs: 10\n    control: end\n";
+        let mut p = Presenter::new(parse_presenter_script(script).unwrap(), false);
+        let out = run(&mut p, 0, 9_999);
+        let said_at = out
+            .iter()
+            .find(|(_, a)| matches!(a, PresenterAction::Said { .. }))
+            .map(|(at, _)| *at);
+        assert_eq!(said_at, Some(2_000));
+        assert!(
+            out.iter()
+                .all(|(_, a)| !matches!(a, PresenterAction::Control(_)))
+        );
+        let out = run(&mut p, 10_000, 10_000);
+        assert_eq!(out[0], (10_000, PresenterAction::Control("end".into())));
     }
 
     #[test]
