@@ -355,3 +355,45 @@ fn a_missing_or_invalid_scenario_stops_the_node_with_a_clear_error() {
     assert!(!r.success);
     assert!(r.stderr.contains("moderater"), "{}", r.stderr);
 }
+
+#[test]
+fn a_phrase_library_replaces_the_lines_it_names_and_warns_about_the_rest() {
+    let scenario = scenario_file("phrases.yml", SCENARIO);
+    let phrases = scenario_file(
+        "phrases.md",
+        "# Our lines\n\n## call.first\n- {name}, kick us off, please.\n\n## warning\n- {name}, {mood}!\n\n## chit-chat\n- hi\n",
+    );
+    let mut events = said(0.2, "a", 3, "Cars cost the city a fortune.");
+    events.push(stop(1.0));
+    let run = run(&scenario, &[("PHRASES", phrases.to_str().unwrap())], events);
+    assert!(run.success, "{}", run.stderr);
+    let lines = run.texts_of("text");
+    // The opening is the built-in one; the first call is the library's.
+    assert!(
+        lines[0].starts_with("Welcome to our roundtable."),
+        "{lines:?}"
+    );
+    assert_eq!(lines[1], "Ann, kick us off, please.", "{lines:?}");
+    for warned in [
+        "unknown placeholder `{mood}`",
+        "`chit-chat` names no phrase kind",
+    ] {
+        assert!(run.stderr.contains(warned), "{warned}: {}", run.stderr);
+    }
+
+    let r = run_node(
+        Path::new(BIN),
+        &[
+            ("SCENARIO", scenario.to_str().unwrap()),
+            ("PHRASES", "/nonexistent/phrases.md"),
+        ],
+        vec![stop(0.2)],
+        LIMIT,
+    );
+    assert!(!r.success);
+    assert!(
+        r.stderr.contains("cannot read the phrase library") && r.stderr.contains("PHRASES"),
+        "{}",
+        r.stderr
+    );
+}
