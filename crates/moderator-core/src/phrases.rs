@@ -89,75 +89,72 @@ pub enum Phrase {
     InstructionCalled,
 }
 
+/// Every kind and its heading, in the order a library file lists them.
+const KINDS: &[(Phrase, &str)] = &[
+    (Phrase::OpeningQuestion, "opening.question"),
+    (Phrase::OpeningSubject, "opening.subject"),
+    (Phrase::NextStatements, "opening.next.statements"),
+    (Phrase::NextClosing, "opening.next.closing"),
+    (Phrase::NextOpenFloor, "opening.next.open-floor"),
+    (Phrase::TransitionReopen, "transition.reopen"),
+    (Phrase::TransitionOpening, "transition.opening"),
+    (
+        Phrase::TransitionFreeDiscussion,
+        "transition.free-discussion",
+    ),
+    (
+        Phrase::TransitionFocusedConflict,
+        "transition.focused-conflict",
+    ),
+    (Phrase::TransitionConvergence, "transition.convergence"),
+    (Phrase::TransitionClosing, "transition.closing"),
+    (Phrase::CallFirst, "call.first"),
+    (Phrase::CallOpening, "call.opening"),
+    (Phrase::CallDiscussion, "call.discussion"),
+    (Phrase::CallConvergence, "call.convergence"),
+    (Phrase::CallClosing, "call.closing"),
+    (Phrase::QuestionStatements, "question.statements"),
+    (Phrase::QuestionFreeDiscussion, "question.free-discussion"),
+    (Phrase::QuestionFocusedConflict, "question.focused-conflict"),
+    (Phrase::QuestionConvergence, "question.convergence"),
+    (Phrase::Warning, "warning"),
+    (Phrase::Closing, "closing"),
+    (Phrase::InstructionOpening, "instruction.opening"),
+    (
+        Phrase::InstructionFreeDiscussion,
+        "instruction.free-discussion",
+    ),
+    (
+        Phrase::InstructionFocusedConflict,
+        "instruction.focused-conflict",
+    ),
+    (Phrase::InstructionConvergence, "instruction.convergence"),
+    (Phrase::InstructionClosing, "instruction.closing"),
+    (Phrase::InstructionCuttingIn, "instruction.cutting-in"),
+    (Phrase::InstructionCalled, "instruction.called"),
+];
+
+/// The kinds alone, for [`conductor::phrases::PhraseKind::all`].
+const ALL: [Phrase; KINDS.len()] = {
+    let mut all = [Phrase::OpeningQuestion; KINDS.len()];
+    let mut i = 0;
+    while i < KINDS.len() {
+        all[i] = KINDS[i].0;
+        i += 1;
+    }
+    all
+};
+
 impl conductor::phrases::PhraseKind for Phrase {
     fn all() -> &'static [Self] {
-        use Phrase::*;
-        &[
-            OpeningQuestion,
-            OpeningSubject,
-            NextStatements,
-            NextClosing,
-            NextOpenFloor,
-            TransitionReopen,
-            TransitionOpening,
-            TransitionFreeDiscussion,
-            TransitionFocusedConflict,
-            TransitionConvergence,
-            TransitionClosing,
-            CallFirst,
-            CallOpening,
-            CallDiscussion,
-            CallConvergence,
-            CallClosing,
-            QuestionStatements,
-            QuestionFreeDiscussion,
-            QuestionFocusedConflict,
-            QuestionConvergence,
-            Warning,
-            Closing,
-            InstructionOpening,
-            InstructionFreeDiscussion,
-            InstructionFocusedConflict,
-            InstructionConvergence,
-            InstructionClosing,
-            InstructionCuttingIn,
-            InstructionCalled,
-        ]
+        &ALL
     }
 
     fn slug(self) -> &'static str {
-        use Phrase::*;
-        match self {
-            OpeningQuestion => "opening.question",
-            OpeningSubject => "opening.subject",
-            NextStatements => "opening.next.statements",
-            NextClosing => "opening.next.closing",
-            NextOpenFloor => "opening.next.open-floor",
-            TransitionReopen => "transition.reopen",
-            TransitionOpening => "transition.opening",
-            TransitionFreeDiscussion => "transition.free-discussion",
-            TransitionFocusedConflict => "transition.focused-conflict",
-            TransitionConvergence => "transition.convergence",
-            TransitionClosing => "transition.closing",
-            CallFirst => "call.first",
-            CallOpening => "call.opening",
-            CallDiscussion => "call.discussion",
-            CallConvergence => "call.convergence",
-            CallClosing => "call.closing",
-            QuestionStatements => "question.statements",
-            QuestionFreeDiscussion => "question.free-discussion",
-            QuestionFocusedConflict => "question.focused-conflict",
-            QuestionConvergence => "question.convergence",
-            Warning => "warning",
-            Closing => "closing",
-            InstructionOpening => "instruction.opening",
-            InstructionFreeDiscussion => "instruction.free-discussion",
-            InstructionFocusedConflict => "instruction.focused-conflict",
-            InstructionConvergence => "instruction.convergence",
-            InstructionClosing => "instruction.closing",
-            InstructionCuttingIn => "instruction.cutting-in",
-            InstructionCalled => "instruction.called",
-        }
+        KINDS
+            .iter()
+            .find(|(kind, _)| *kind == self)
+            .map_or("", |(_, slug)| slug)
     }
 
     fn placeholders(self) -> &'static [&'static str] {
