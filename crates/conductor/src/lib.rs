@@ -10,9 +10,11 @@
 //! first, then the input), for tests and for re-driving a recorded session.
 
 pub mod phrases;
+pub mod playback;
 pub mod requests;
 
-pub use requests::Requests;
+pub use playback::Unheard;
+pub use requests::{Requests, Round, RoundReply};
 
 /// A conductor: decisions only, no I/O, no clock (time is passed in, in milliseconds of
 /// the run).

@@ -149,3 +149,106 @@ mod tests {
         }
     }
 }
+
+/// One request asked of several at once (the roundtable's intent round): each responder
+/// counts once, replies to another request are stale, and at the deadline the silent
+/// ones are named once so the caller can answer for them.
+#[derive(Debug, Clone)]
+pub struct Round<R> {
+    id: String,
+    /// Everyone asked, in the order asked, and whether they are done.
+    responders: Vec<(R, bool)>,
+    deadline: u64,
+}
+
+/// What a reply to a [`Round`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundReply {
+    /// The responder's first reply to this round: it counts.
+    Counted,
+    /// A reply to another (older) request.
+    Stale,
+    /// Not asked, or already replied (or already answered for at the deadline).
+    NotWaited,
+}
+
+impl<R: PartialEq + Clone> Round<R> {
+    /// A round `id` asked of `responders`, given up at `deadline` (ms).
+    pub fn new(
+        id: impl Into<String>,
+        responders: impl IntoIterator<Item = R>,
+        deadline: u64,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            responders: responders.into_iter().map(|r| (r, false)).collect(),
+            deadline,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn deadline(&self) -> u64 {
+        self.deadline
+    }
+
+    /// A reply from `who` to request `request_id`; counts it if it is the first.
+    pub fn reply(&mut self, request_id: Option<&str>, who: &R) -> RoundReply {
+        if request_id != Some(self.id.as_str()) {
+            return RoundReply::Stale;
+        }
+        match self.responders.iter_mut().find(|(r, _)| r == who) {
+            Some((_, done)) if !*done => {
+                *done = true;
+                RoundReply::Counted
+            }
+            _ => RoundReply::NotWaited,
+        }
+    }
+
+    /// At or after the deadline: the responders still silent, in the order asked, once
+    /// (they count as done afterwards). Before it: nobody.
+    pub fn expired(&mut self, now: u64) -> Vec<R> {
+        if now < self.deadline {
+            return Vec::new();
+        }
+        self.responders
+            .iter_mut()
+            .filter(|(_, done)| !*done)
+            .map(|(r, done)| {
+                *done = true;
+                r.clone()
+            })
+            .collect()
+    }
+
+    /// Everyone asked has replied or was answered for.
+    pub fn is_complete(&self) -> bool {
+        self.responders.iter().all(|(_, done)| *done)
+    }
+}
+
+#[cfg(test)]
+mod round_tests {
+    use super::*;
+
+    #[test]
+    fn each_responder_counts_once_stale_ids_never_and_the_silent_are_named_once() {
+        let mut round = Round::new("intent-7", ["ada", "bo", "cy"], 100);
+        assert_eq!(round.id(), "intent-7");
+        assert_eq!(round.reply(Some("intent-7"), &"bo"), RoundReply::Counted);
+        assert_eq!(round.reply(Some("intent-7"), &"bo"), RoundReply::NotWaited);
+        assert_eq!(round.reply(Some("intent-6"), &"ada"), RoundReply::Stale);
+        assert_eq!(round.reply(None, &"ada"), RoundReply::Stale);
+        assert_eq!(round.reply(Some("intent-7"), &"zed"), RoundReply::NotWaited);
+        assert!(round.expired(99).is_empty(), "not yet");
+        assert!(!round.is_complete());
+        assert_eq!(round.expired(100), ["ada", "cy"]);
+        assert!(round.expired(200).is_empty(), "named once");
+        assert!(round.is_complete());
+        assert_eq!(round.reply(Some("intent-7"), &"ada"), RoundReply::NotWaited);
+        assert_eq!(round.deadline(), 100);
+    }
+}

@@ -5,7 +5,7 @@
 //! waits for the closing line before the node ends. Time is passed in (ms since start).
 
 use crate::phrases::RoundtablePhrases;
-use std::collections::BTreeSet;
+use ::conductor::RoundReply;
 
 use crate::{
     Action, Decision, Event, Intent, LineKind, Phase, Roundtable, Scenario, heuristic_intent,
@@ -79,8 +79,9 @@ struct Held {
 #[derive(Debug, Clone)]
 struct Collecting {
     question_id: u64,
-    reply_deadline_ms: u64,
-    answered: BTreeSet<String>,
+    /// The agents asked for their intent; missing answers fall back to the heuristic at
+    /// its deadline.
+    round: ::conductor::Round<String>,
 }
 
 /// A decoded input, for the common interface ([`::conductor::Conductor::handle`]); each
@@ -120,7 +121,7 @@ pub struct Conductor {
     /// A finished utterance waiting until older lines have been heard.
     held: Option<Held>,
     /// Question ids of spoken lines not yet reported as heard (paced only).
-    unplayed: BTreeSet<u64>,
+    unplayed: ::conductor::Unheard<()>,
     /// The last playback report (or the start of the current wait).
     last_progress_ms: u64,
     collecting: Option<Collecting>,
@@ -149,7 +150,7 @@ impl Conductor {
             config,
             floor: None,
             held: None,
-            unplayed: BTreeSet::new(),
+            unplayed: ::conductor::Unheard::new(),
             last_progress_ms: 0,
             collecting: None,
             pending_prompt: None,
@@ -189,7 +190,7 @@ impl Conductor {
         }
         [
             self.held.as_ref().map(|_| self.hold_deadline()),
-            self.collecting.as_ref().map(|c| c.reply_deadline_ms),
+            self.collecting.as_ref().map(|c| c.round.deadline()),
             self.rt.next_deadline(),
         ]
         .into_iter()
@@ -212,25 +213,16 @@ impl Conductor {
         }
         if self.held.is_some() && now_ms >= self.hold_deadline() {
             tracing::warn!(
-                unheard = ?self.unplayed,
+                unheard = ?self.unplayed.ids().collect::<Vec<_>>(),
                 "no playback report in time; the conversation goes on"
             );
             self.unplayed.clear();
             self.deliver_held(now_ms, &mut out);
         }
-        if let Some(collecting) = &self.collecting
-            && now_ms >= collecting.reply_deadline_ms
-        {
+        if let Some(collecting) = self.collecting.as_mut() {
             let question_id = collecting.question_id;
-            let missing: Vec<String> = self
-                .rt
-                .scenario()
-                .agents
-                .iter()
-                .filter(|a| !collecting.answered.contains(&a.id))
-                .map(|a| a.id.clone())
-                .collect();
-            for agent in missing {
+            let silent = collecting.round.expired(now_ms);
+            for agent in silent {
                 tracing::info!(%agent, question_id, "no intent in time; using the heuristic");
                 self.intent(question_id, &agent, None, now_ms, &mut out);
             }
@@ -318,7 +310,7 @@ impl Conductor {
             });
             self.last_line = Some((floor.agent.clone(), text.clone()));
             if self.config.paced {
-                self.unplayed.insert(question_id);
+                self.unplayed.said(question_id, ());
             }
         }
         self.held = Some(Held {
@@ -328,7 +320,7 @@ impl Conductor {
         });
         if self.too_much_unplayed() {
             self.last_progress_ms = now_ms;
-            tracing::debug!(unheard = ?self.unplayed, "waiting for playback before the next decision");
+            tracing::debug!(unheard = ?self.unplayed.ids().collect::<Vec<_>>(), "waiting for playback before the next decision");
         } else {
             self.deliver_held(now_ms, &mut out);
         }
@@ -357,18 +349,21 @@ impl Conductor {
             tracing::warn!(input, speaker = %agent, "reply from an unknown agent ignored");
             return out;
         }
-        let Some(collecting) = &self.collecting else {
+        let Some(collecting) = self.collecting.as_mut() else {
             tracing::debug!(%agent, "reply outside an intent round ignored");
             return out;
         };
         let question_id = collecting.question_id;
-        if request_id != Some(request_id_for(question_id).as_str()) {
-            tracing::debug!(%agent, request = ?request_id, "reply to an older request ignored");
-            return out;
-        }
-        if collecting.answered.contains(&agent) {
-            tracing::debug!(%agent, "repeated reply ignored");
-            return out;
+        match collecting.round.reply(request_id, &agent) {
+            RoundReply::Counted => {}
+            RoundReply::Stale => {
+                tracing::debug!(%agent, request = ?request_id, "reply to an older request ignored");
+                return out;
+            }
+            RoundReply::NotWaited => {
+                tracing::debug!(%agent, "repeated reply ignored");
+                return out;
+            }
         }
         let answer = match error {
             Some(error) => {
@@ -386,7 +381,7 @@ impl Conductor {
         let mut out = Vec::new();
         self.last_progress_ms = now_ms;
         // The player sounds lines in question-id order: older ones are done too.
-        self.unplayed.retain(|q| *q > question_id);
+        self.unplayed.heard(question_id);
         if let Some(closing) = self.ending {
             if closing.is_none_or(|q| q <= question_id) {
                 tracing::info!("the closing line was heard");
@@ -481,9 +476,6 @@ impl Conductor {
             },
         };
         tracing::debug!(%agent, kind = intent.kind.as_str(), urgency = intent.urgency, "intent");
-        if let Some(c) = self.collecting.as_mut() {
-            c.answered.insert(agent.to_owned());
-        }
         let actions = self.rt.handle(
             Event::IntentReceived {
                 question_id,
@@ -521,7 +513,7 @@ impl Conductor {
                         self.closing_question_id = Some(question_id);
                     }
                     if self.config.paced {
-                        self.unplayed.insert(question_id);
+                        self.unplayed.said(question_id, ());
                     }
                     self.last_line = Some((MODERATOR.to_owned(), text.clone()));
                     out.push(Out::Line {
@@ -545,12 +537,16 @@ impl Conductor {
                 }
                 Action::CollectIntents { question_id, phase } => {
                     let window = self.rt.scenario().moderator.intent_timeout_ms;
+                    let agents = self.rt.scenario().agents.iter().map(|a| a.id.clone());
                     self.collecting = Some(Collecting {
                         question_id,
                         // Missing answers fall back to the heuristic a little before the
                         // driver would count them as `pass`.
-                        reply_deadline_ms: now_ms.saturating_add(window - window / 4),
-                        answered: BTreeSet::new(),
+                        round: ::conductor::Round::new(
+                            request_id_for(question_id),
+                            agents,
+                            now_ms.saturating_add(window - window / 4),
+                        ),
                     });
                     out.push(Out::Request(self.request_json(question_id, phase)));
                 }
@@ -908,7 +904,7 @@ phases:
             assert_eq!(kinds.first(), Some(&LineKind::Opening));
             assert_eq!(kinds.last(), Some(&LineKind::Closing));
             assert!(kinds.contains(&LineKind::Summary), "{kinds:?}");
-            let phases: BTreeSet<String> = all
+            let phases: std::collections::BTreeSet<String> = all
                 .iter()
                 .filter_map(|o| match o {
                     Out::Decision(j) => Some(serde_json::from_str::<serde_json::Value>(j).unwrap()),

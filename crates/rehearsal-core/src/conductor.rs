@@ -262,8 +262,9 @@ pub struct Conductor {
     core: Rehearsal,
     config: Config,
     next_question_id: u64,
-    /// Moderator lines waiting to be heard: wire question id → the core's line id.
-    lines: BTreeMap<u64, u64>,
+    /// Moderator lines waiting to be heard: wire question id → the core's line id. Each
+    /// report finishes exactly its own line (the engine counts every line).
+    lines: ::conductor::Unheard<u64>,
     calls: BTreeMap<u64, Call>,
     requests: ::conductor::Requests<Request>,
     last_answer: Option<String>,
@@ -294,7 +295,7 @@ impl Conductor {
             core: Rehearsal::new(panel, deck, phrases)?,
             config,
             next_question_id: 1,
-            lines: BTreeMap::new(),
+            lines: ::conductor::Unheard::new(),
             calls: BTreeMap::new(),
             requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
             last_answer: None,
@@ -437,10 +438,10 @@ impl Conductor {
             return;
         }
         let closing = *self.closing.get_or_insert(Closing {
-            line: self.lines.keys().next_back().copied(),
+            line: self.lines.newest(),
             since_ms: now_ms,
         });
-        if closing.line.is_none_or(|q| !self.lines.contains_key(&q)) {
+        if closing.line.is_none_or(|q| !self.lines.contains(q)) {
             tracing::info!("the session is over and its closing line was heard");
             self.finished = true;
         } else if now_ms >= closing.since_ms.saturating_add(self.line_timeout_ms()) {
@@ -550,7 +551,7 @@ impl Conductor {
             tracing::warn!("playback_done without question_id ignored");
             return;
         };
-        if let Some(line_id) = self.lines.remove(&q)
+        if let Some(line_id) = self.lines.heard_exactly(q)
             && self.config.paced
         {
             self.feed(Event::ModeratorLineFinished { line_id }, now_ms, out);
@@ -928,7 +929,7 @@ impl Conductor {
             json!({ "kind": kind.slug(), "question_id": q, "line_id": line_id, "text": text }),
         );
         if self.config.paced {
-            self.lines.insert(q, line_id);
+            self.lines.said(q, line_id);
             None
         } else {
             Some(Event::ModeratorLineFinished { line_id })
