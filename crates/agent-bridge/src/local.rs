@@ -392,7 +392,17 @@ impl OutputFilter {
             let sentence_end = clean
                 .trim_end()
                 .ends_with(['.', '!', '?', '。', '！', '？']);
-            let runaway = self.words + self.sentence_words >= self.max_words * 2;
+            let total = self.words + self.sentence_words;
+            if self.words > 0 && total > self.max_words + budget_slack(self.max_words) {
+                // Something is said already and this sentence cannot end near the
+                // budget: drop it and stop generating, rather than run to twice the budget.
+                self.sentence.clear();
+                self.sentence_words = 0;
+                self.done = true;
+                self.pending.clear();
+                return true;
+            }
+            let runaway = total >= self.max_words * 2;
             if (sentence_end && self.flush(out)) || runaway {
                 if runaway {
                     self.flush(out);
@@ -450,6 +460,13 @@ impl OutputFilter {
         self.echo_allowed = allowed.into_iter().map(normalized_words).collect();
         self
     }
+}
+
+/// How far past the budget a sentence after the first may end and still be said: a
+/// quarter of the budget, at least two words. The first sentence may run to twice the
+/// budget, so that a reply is never empty.
+pub fn budget_slack(max_words: usize) -> usize {
+    (max_words / 4).max(2)
 }
 
 /// Lower-case words of letters and digits, one space apart.
@@ -611,6 +628,30 @@ mod tests {
     }
 
     #[test]
+    fn a_later_sentence_that_overruns_the_budget_is_dropped() {
+        let said = |text: &str| {
+            let mut f = OutputFilter::new(names(), 10);
+            let pieces: Vec<String> = text.split_inclusive(' ').map(String::from).collect();
+            let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            run(&mut f, &refs)
+        };
+        // 8 + 8 words: the second sentence would end 6 past the budget of 10.
+        let (text, stop) = said(
+            "One two three four five six seven eight. Nine ten eleven twelve thirteen fourteen fifteen sixteen. More.",
+        );
+        assert_eq!(text.trim(), "One two three four five six seven eight.");
+        assert!(stop);
+        // 8 + 3 words: one past the budget, within the slack.
+        let (text, stop) =
+            said("One two three four five six seven eight. Nine ten eleven. Twelve.");
+        assert_eq!(
+            text.trim(),
+            "One two three four five six seven eight. Nine ten eleven."
+        );
+        assert!(stop);
+    }
+
+    #[test]
     fn a_window_grows_by_appending_and_drops_in_steps() {
         let mut w = PromptWindow::new(6, 3);
         let lines: Vec<String> = (0..20).map(|i| format!("l{i}")).collect();
@@ -714,8 +755,9 @@ mod tests {
         }
 
         /// Whatever the model streams, the filter never emits a template tag, never more
-        /// than twice the budget in words, and the output is the concatenation of what
-        /// it returned.
+        /// than twice the budget in words (a long first sentence), never more than the
+        /// budget and its slack once a second sentence is said, and the output is the
+        /// concatenation of what it returned.
         #[test]
         fn filter_output_is_bounded_and_clean(pieces in prop::collection::vec("[ a-zA-Z.:\\[\\]<|>\n*#]{0,12}", 0..60), budget in 1usize..30) {
             let mut f = OutputFilter::new(names(), budget);
@@ -723,7 +765,13 @@ mod tests {
             let (text, _) = run(&mut f, &refs);
             prop_assert!(!text.contains("<|"));
             prop_assert!(!text.contains('*') && !text.contains('#'));
-            prop_assert!(text.split_whitespace().count() <= budget * 2);
+            let words: Vec<&str> = text.split_whitespace().collect();
+            prop_assert!(words.len() <= budget * 2);
+            // After the first sentence, the reply ends within the budget's slack.
+            let first_end = words.iter().position(|w| w.ends_with('.'));
+            if first_end.is_some_and(|end| end + 1 < words.len()) {
+                prop_assert!(words.len() <= budget + budget_slack(budget), "{text:?}");
+            }
             prop_assert_eq!(text, f.emitted().to_owned());
         }
 
