@@ -1,0 +1,1 @@
+//! Deliberately empty: see this crate's Cargo.toml.
