@@ -81,6 +81,7 @@ struct Turn {
     reused_tokens: usize,
     prompt_ms: f64,
     tokens_per_s: f64,
+    words: usize,
 }
 
 fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
@@ -96,9 +97,9 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
         model.file_name().unwrap_or_default().to_string_lossy()
     );
     println!(
-        "| prefix reuse | prompt tokens p50 | computed p50 | first words p50 / p90 (ms) | first sentence p50 / p90 (ms) | prompt time, all turns (ms) | generation tok/s p50 |"
+        "| prefix reuse | prompt tokens p50 | computed p50 | first words p50 / p90 (ms) | first sentence p50 / p90 (ms) | prompt time, all turns (ms) | generation tok/s p50 | words p50 / p90 / max |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for reuse in [true, false] {
         let config = LocalConfig {
             model_path: model.to_path_buf(),
@@ -159,12 +160,13 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
                 prompt_ms: stats.prompt_ms,
                 tokens_per_s: stats.generated_tokens as f64
                     / (stats.generation_ms / 1000.0).max(1e-6),
+                words: text.split_whitespace().count(),
             });
         }
         let pick =
             |f: &dyn Fn(&Turn) -> f64, q: f64| percentile(results.iter().map(f).collect(), q);
         println!(
-            "| {} | {:.0} | {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} | {:.0} |",
+            "| {} | {:.0} | {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} | {:.0} | {:.0} / {:.0} / {} |",
             if reuse { "on" } else { "off" },
             pick(&|t| t.prompt_tokens as f64, 0.5),
             pick(&|t| (t.prompt_tokens - t.reused_tokens) as f64, 0.5),
@@ -174,6 +176,9 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
             pick(&|t| t.first_sentence_ms, 0.9),
             results.iter().map(|t| t.prompt_ms).sum::<f64>(),
             pick(&|t| t.tokens_per_s, 0.5),
+            pick(&|t| t.words as f64, 0.5),
+            pick(&|t| t.words as f64, 0.9),
+            results.iter().map(|t| t.words).max().unwrap_or(0),
         );
     }
     Ok(())
