@@ -3,8 +3,10 @@
 //! and a reset), at random moments: some a few milliseconds after the last (two in a
 //! row within 50 ms), most while an agent is generating, synthesizing or being heard.
 //!
-//! `barge-storm check SESSION_DIR`: reads the session folder afterwards and prints the
-//! report of [`barge_storm::check`]; exits 1 when it is not clean.
+//! `barge-storm check SESSION_DIR`: reads the session folder afterwards (the timeline,
+//! the player's interrupts, the recorder's events and `conversation.wav`) and prints the
+//! report of [`barge_storm::check`], with the moment each interrupt hit; exits 1 when it
+//! is not clean.
 
 use std::time::{Duration, Instant};
 
@@ -31,25 +33,10 @@ fn main() -> eyre::Result<()> {
             let dir = args
                 .get(1)
                 .ok_or_else(|| eyre!("check needs a session folder"))?;
-            let (played, cuts, recorded, bad) = barge_storm::read_session(dir.as_ref());
-            let report = barge_storm::check(&played, &cuts, &recorded);
-            println!(
-                "{} utterances played, {} interrupts reached the player, {} turns; late voices {}, overlapping voices {}, turns handed out twice {}, went on after the last interrupt: {}, unreadable lines {bad}",
-                report.utterances,
-                report.interrupts,
-                report.turns,
-                report.late_voices.len(),
-                report.overlaps.len(),
-                report.repeated_turns.len(),
-                report.went_on,
-            );
-            for (voice, cut) in report.late_voices.iter().take(5) {
-                println!("  late: {voice:?} after {cut:?}");
-            }
-            for (a, b) in report.overlaps.iter().take(5) {
-                println!("  overlap: {a:?} and {b:?}");
-            }
-            if report.is_clean() && bad == 0 {
+            let session = barge_storm::read_session(dir.as_ref());
+            let report = barge_storm::check(&session);
+            print_report(&session, &report);
+            if report.is_clean() && session.unreadable == 0 {
                 Ok(())
             } else {
                 std::process::exit(1)
@@ -58,6 +45,90 @@ fn main() -> eyre::Result<()> {
         _ => bail!(
             "usage: barge-storm drive ws://HOST:PORT/ws COUNT [SEED] | barge-storm check SESSION_DIR"
         ),
+    }
+}
+
+fn print_report(session: &barge_storm::Session, report: &barge_storm::Report) {
+    use barge_storm::{CLOSE_MS, CUT_TOLERANCE_MS, Moment, SILENCE_LEVEL, STUCK_MS};
+    println!(
+        "{} utterances played, {} interrupts reached the player, {} turns; unreadable lines {}",
+        report.utterances, report.interrupts, report.turns, session.unreadable
+    );
+    println!(
+        "timeline: late voices {}, overlapping voices {}, turns handed out twice {}; unpaired with events.jsonl: utterances {}, interrupts {}",
+        report.late_voices.len(),
+        report.overlaps.len(),
+        report.repeated_turns.len(),
+        report.unpaired_played.len(),
+        report.unpaired_interrupts.len(),
+    );
+    let audio = &report.audio;
+    match &session.audio_error {
+        Some(e) => println!("audio: conversation.wav unreadable: {e}"),
+        None => println!(
+            "audio ({:.1} s of conversation.wav, silence up to {SILENCE_LEVEL}/32767): after {} interrupts (+{CUT_TOLERANCE_MS} ms of fade), sound before the next voice {} (loudest sample there {}); sound outside the timeline's utterances {}; utterances heard in the timeline but silent {}",
+            audio.duration_ms as f64 / 1000.0,
+            audio.cuts_checked,
+            audio.sound_after_cut.len(),
+            audio.loudest_after_cut,
+            audio.sound_outside_spans.len(),
+            audio.silent_heard_spans.len(),
+        ),
+    }
+    let count = |m: &std::collections::BTreeMap<Moment, usize>| {
+        Moment::ALL
+            .iter()
+            .map(|k| format!("{} {}", k.name(), m.get(k).copied().unwrap_or(0)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!("moments: {}", count(&report.moments));
+    println!(
+        "within {CLOSE_MS} ms of the previous: {} ({})",
+        report.close.values().sum::<usize>(),
+        count(&report.close)
+    );
+    println!(
+        "after each interrupt: no turn before the next {}; a new voice before the next interrupt {} (longest wait {} ms), the next interrupt first {} (at most {} ms later), the end first {}, no voice for {} s (stuck) {}; turns never ended {}",
+        report.no_turn_after.len(),
+        report.answered,
+        report.longest_wait_ms,
+        report.pre_empted,
+        report.longest_pre_empted_ms,
+        report.ended_first,
+        STUCK_MS / 1000,
+        report.stuck.len(),
+        report.lost_turns.len(),
+    );
+    for (voice, cut) in report.late_voices.iter().take(5) {
+        println!("  late: {voice:?} after {cut:?}");
+    }
+    for (a, b) in report.overlaps.iter().take(5) {
+        println!("  overlap: {a:?} and {b:?}");
+    }
+    for (cut, at, peak) in audio.sound_after_cut.iter().take(5) {
+        println!("  sound at {at} ms (peak {peak}) after {cut:?}");
+    }
+    for (at, peak) in audio.sound_outside_spans.iter().take(5) {
+        println!("  sound outside the timeline at {at} ms (peak {peak})");
+    }
+    for p in audio.silent_heard_spans.iter().take(5) {
+        println!("  silent but heard: {p:?}");
+    }
+    for p in report.unpaired_played.iter().take(5) {
+        println!("  unpaired utterance: {p:?}");
+    }
+    for q in report.unpaired_interrupts.iter().take(5) {
+        println!("  unpaired interrupt: q{q}");
+    }
+    for q in report.no_turn_after.iter().take(5) {
+        println!("  no turn after interrupt q{q}");
+    }
+    for cut in report.stuck.iter().take(5) {
+        println!("  stuck after {cut:?}");
+    }
+    for q in report.lost_turns.iter().take(5) {
+        println!("  turn q{q} never ended");
     }
 }
 
