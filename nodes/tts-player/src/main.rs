@@ -87,10 +87,13 @@ fn main() -> eyre::Result<()> {
                     if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data, &mut local_ids, rate) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);
-                            // When, in the recording's time, older voices had to stop.
+                            // When, in the recording's time, older voices had to stop,
+                            // and whether the player held anything then (sounding or
+                            // waiting for its voice).
                             let record = serde_json::json!({
                                 "question_id": question_id,
                                 "at_ms": player.now_ms(),
+                                "busy": player.is_busy(),
                             });
                             recording.note("interrupts.jsonl", &record)?;
                         }
