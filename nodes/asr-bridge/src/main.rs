@@ -7,7 +7,7 @@
 //! second microphone of the same human, with a voice detector of its own.
 
 use asr_core::{BackchannelConfig, Heard, Vad, VadConfig, VadEvent, classify};
-use audio_utils::{Pcm, resample_linear};
+use audio_utils::{FiniteGuard, Pcm, resample_linear};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent, arrow_v59::array::AsArray};
 use eyre::{Context, bail};
@@ -20,6 +20,11 @@ use asr_bridge::{
 };
 
 const VAD_RATE: u32 = 16_000;
+
+/// Utterances waiting for the recognizer (each at most the voice detector's `max_ms`,
+/// 30 s): past this the newest is dropped with a warning rather than queued without end
+/// when recognition falls behind the microphone.
+const MAX_PENDING_UTTERANCES: usize = 16;
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -57,7 +62,7 @@ fn main() -> eyre::Result<()> {
 
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let dora_events = node_kit::forward_events(events);
-    let (job_tx, job_rx) = crossbeam_channel::unbounded::<(Pcm, u64)>();
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<(Pcm, u64)>(MAX_PENDING_UTTERANCES);
     let (result_tx, result_rx) = crossbeam_channel::unbounded::<(eyre::Result<String>, u64)>();
     let worker = std::thread::spawn(move || {
         for (audio, duration_ms) in job_rx {
@@ -70,6 +75,10 @@ fn main() -> eyre::Result<()> {
     let drain_timeout = node_kit::env_secs("ASR_DRAIN_TIMEOUT_SECS", 30.0)?;
     // One voice detector per audio input, so two microphones never mix.
     let mut vads: std::collections::BTreeMap<String, Vad> = std::collections::BTreeMap::new();
+    // One guard per audio input: NaN or infinite samples are heard as silence, and each
+    // stream that sends any is named once in the log.
+    let mut guards: std::collections::BTreeMap<String, FiniteGuard> =
+        std::collections::BTreeMap::new();
     let mut out = Outputs {
         node: &mut node,
         speaker,
@@ -93,10 +102,18 @@ fn main() -> eyre::Result<()> {
                         tracing::warn!(data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
                         continue;
                     };
+                    let clean = guards.entry(id.to_string()).or_default().clean(samples.values());
+                    if clean.first_in_stream {
+                        tracing::warn!(
+                            input = %id,
+                            replaced = clean.replaced,
+                            "audio holds non-finite samples (NaN or infinity): heard as silence; reported once per input"
+                        );
+                    }
                     let vad = vads
                         .entry(id.to_string())
                         .or_insert_with(|| Vad::new(vad_config));
-                    for event in vad.push(&resample_linear(samples.values(), rate, VAD_RATE)) {
+                    for event in vad.push(&resample_linear(&clean.samples, rate, VAD_RATE)) {
                         pending += out.on_vad(event, &job_tx)?;
                     }
                 }
@@ -212,7 +229,19 @@ impl Outputs<'_> {
                 audio,
                 start_ms,
                 end_ms,
-            } => Ok(usize::from(jobs.send((audio, end_ms - start_ms)).is_ok())),
+            } => match jobs.try_send((audio, end_ms - start_ms)) {
+                Ok(()) => Ok(1),
+                Err(crossbeam_channel::TrySendError::Full(_)) => {
+                    tracing::warn!(
+                        start_ms,
+                        end_ms,
+                        max_pending = MAX_PENDING_UTTERANCES,
+                        "recognition is behind: utterance dropped"
+                    );
+                    Ok(0)
+                }
+                Err(crossbeam_channel::TrySendError::Disconnected(_)) => Ok(0),
+            },
         }
     }
 

@@ -325,3 +325,90 @@ fn a_second_microphone_input_is_heard_on_its_own() {
         run.stderr
     );
 }
+
+/// A sample as dora's testing mode reads a Float32 column: a number, or `"NaN"`,
+/// `"Infinity"` and `"-Infinity"`, which JSON has no literal for.
+fn sample_json(s: f32) -> serde_json::Value {
+    if s.is_nan() {
+        json!("NaN")
+    } else if s == f32::INFINITY {
+        json!("Infinity")
+    } else if s == f32::NEG_INFINITY {
+        json!("-Infinity")
+    } else {
+        json!(s)
+    }
+}
+
+/// NaN and infinite samples (a broken driver, a bad resampler upstream) are heard as
+/// silence: one warning per input naming the problem, and the speech around them is
+/// still recognised.
+#[test]
+fn nan_and_infinite_samples_are_silence_with_one_warning_per_input() {
+    let mut clip = speech("Can you show me an example with numbers please");
+    for (i, s) in clip.iter_mut().enumerate() {
+        match i % 97 {
+            0 => *s = f32::NAN,
+            1 => *s = f32::INFINITY,
+            2 => *s = f32::NEG_INFINITY,
+            _ => {}
+        }
+    }
+    let mut events: Vec<TestEvent> = microphone(&clip, 3.0)
+        .into_iter()
+        .map(|mut e| {
+            if let Some(block) = e.value.get("data").and_then(|d| d.as_array()).cloned() {
+                let samples: Vec<serde_json::Value> = block
+                    .iter()
+                    .map(|v| sample_json(v.as_f64().map_or(f32::NAN, |f| f as f32)))
+                    .collect();
+                e.value["data"] = json!(samples);
+            }
+            e
+        })
+        .collect();
+    // The speech's own non-finite samples must survive the JSON on the way in.
+    assert!(
+        events
+            .iter()
+            .any(|e| e.value["data"].to_string().contains("\"NaN\""))
+    );
+    // A second microphone that sends nothing but NaN, then silence.
+    for i in 0..20 {
+        let mut e = input(
+            0.013 + i as f64 * 0.02,
+            "audio_console",
+            json!(vec![json!("NaN"); BLOCK]),
+            meta(&[("sample_rate", json!(RATE))]),
+        );
+        e.value["data_type"] = json!("Float32");
+        events.push(e);
+    }
+    events.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
+    let run = run_node(
+        Path::new(BIN),
+        &[("ASR_BACKEND", "pocketsphinx")],
+        events,
+        Duration::from_secs(90),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("non-finite samples"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "one per input:\n{}", run.stderr);
+    assert!(
+        warnings.iter().any(|l| l.contains("input=audio "))
+            && warnings.iter().any(|l| l.contains("input=audio_console")),
+        "{warnings:#?}"
+    );
+    assert_eq!(
+        ids(&run),
+        ["speech_started", "transcript"],
+        "{}",
+        run.stderr
+    );
+    let words = run.texts_of("transcript")[0].split_whitespace().count();
+    assert!(words >= 3, "{:?}", run.texts_of("transcript"));
+}
