@@ -26,6 +26,9 @@ pub mod ids {
     pub const CONTROL: &str = "control";
     /// Controller input: a final human utterance.
     pub const HUMAN: &str = "human";
+    /// Console output, controller input: the human's typed words, taken exactly like
+    /// [`HUMAN`] (a second source of them: a dora input has one source).
+    pub const HUMAN_TEXT: &str = "human_text";
     /// Controller input: the human started speaking (voice activity).
     pub const SPEECH_STARTED: &str = "speech_started";
     /// Bridge input: the player's `playback_done` (what was heard of each utterance).

@@ -15,9 +15,6 @@ use node_kit::{Next, Params, next_event, session_status, text_of};
 use turn_policy::{Policy, Viability};
 use voice_protocol::{ControlCommand, ids, keys, shorten};
 
-/// A second source of the human's final words (a dora input has one source): typed text.
-const HUMAN_TEXT: &str = "human_text";
-
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let pattern = std::env::var("DORA_POLICY_PATTERN").map_err(|_| {
@@ -173,7 +170,7 @@ fn to_core_event(
                 None
             }
         },
-        ids::HUMAN | HUMAN_TEXT => {
+        ids::HUMAN | ids::HUMAN_TEXT => {
             if !voice_protocol::SessionStatus::ends_utterance(status) {
                 tracing::debug!(text = %shorten(&text), "partial human transcript ignored");
                 return None;

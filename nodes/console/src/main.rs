@@ -24,9 +24,6 @@ use eyre::{Context, eyre};
 use node_kit::Params;
 use voice_protocol::{SessionStatus, ids, keys};
 
-/// The output of typed messages (the controller takes it as the human's words).
-const HUMAN_TEXT: &str = "human_text";
-
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let ip: IpAddr = match node_kit::env_opt("CONSOLE_ADDR") {
@@ -175,7 +172,7 @@ fn send(node: &mut DoraNode, out: DoraOut) {
                 .string(keys::SPEAKER, speaker)
                 .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
                 .build();
-            node.send_output(HUMAN_TEXT.into(), params, text)
+            node.send_output(ids::HUMAN_TEXT.into(), params, text)
         }
         DoraOut::Audio {
             sample_rate,
