@@ -2,9 +2,11 @@
 //! into pieces, each small enough for one short, time-limited synthesis call.
 //!
 //! espeak-ng (as the player runs it: no `-m`, text on stdin) reads `[[...]]` as phoneme
-//! input and a `0x01` byte as the start of an embedded command (speed, pitch, volume);
-//! markup such as `<prosody>` and a leading `-` are plain text there. Service voices get
-//! the same treatment: control characters never help speech.
+//! input and a `0x01` byte as the start of an embedded command (speed, pitch, volume); a
+//! leading `-` is plain text there (stdin, never the command line). A service voice may
+//! read SSML (`<speak>`, `<break time="3s"/>`, `<prosody>`, `<phoneme>`, `<audio src>`),
+//! so markup tags are taken out for every voice, while a `<` in prose (`x < y`, `3<4`)
+//! stays readable. Control characters never help speech.
 
 use std::ops::RangeInclusive;
 
@@ -46,10 +48,14 @@ pub fn plan_with(text: &str, max_piece_chars: usize, max_total_chars: usize) -> 
     }
 }
 
-/// Makes text safe to speak: control characters (C0 and C1, except newline and tab)
-/// become spaces, and runs of `[` or `]` shrink to one, so no `[[` phoneme escape (or
-/// `]]`) survives. Letters, digits and ordinary punctuation are untouched.
+/// Makes text safe to speak: markup tags (`<speak>`, `</prosody>`, `<break time="3s"/>`,
+/// `<!-- -->`, `<?xml ?>`) become a space, a `<` that would still open one (`<b` with no
+/// `>` after it) gets a space after it, control characters (C0 and C1, except newline and
+/// tab) become spaces, and runs of `[` or `]` shrink to one, so no `[[` phoneme escape (or
+/// `]]`) survives. Letters, digits, ordinary punctuation and a `<` or `>` in prose
+/// (`x < y`, `3<4`, `a -> b`) are untouched.
 pub fn sanitize(text: &str) -> String {
+    let text = strip_markup(text);
     let mut out = String::with_capacity(text.len());
     let mut previous = None;
     for c in text.chars() {
@@ -65,6 +71,58 @@ pub fn sanitize(text: &str) -> String {
         previous = Some(c);
     }
     out
+}
+
+/// Whether `c` after a `<` would make it the start of a tag (an element, an end tag, a
+/// comment, a declaration or a processing instruction).
+fn opens_tag(c: char) -> bool {
+    c.is_ascii_alphabetic() || matches!(c, '/' | '!' | '?')
+}
+
+/// Tags out (each becomes one space), and a `<` that opens none but looks like it would
+/// separated from what follows. Linear: each scan for a `>` stops at the next `<`.
+fn strip_markup(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('<') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        if !after.chars().next().is_some_and(opens_tag) {
+            out.push('<');
+            rest = after;
+            continue;
+        }
+        match after.find(['<', '>']) {
+            Some(end) if after[end..].starts_with('>') => {
+                out.push(' ');
+                rest = &after[end + 1..];
+            }
+            // No `>` before the next `<` (or the end): not a tag, but it must not become
+            // one with what a voice might add.
+            _ => {
+                out.push_str("< ");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether `text` still holds anything a voice could read as markup or a phoneme escape:
+/// a `<` followed by a tag's first character, `[[`, or a control character other than
+/// newline and tab. Never true of [`sanitize`]'s output.
+pub fn holds_markup(text: &str) -> bool {
+    text.contains("[[")
+        || text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+        || text
+            .match_indices('<')
+            .any(|(i, _)| text[i + 1..].chars().next().is_some_and(opens_tag))
 }
 
 /// The first `max_chars` characters of `text` (cut back to a sentence or word end when
@@ -165,10 +223,56 @@ mod tests {
     }
 
     #[test]
+    fn markup_tags_are_taken_out_and_prose_comparisons_stay() {
+        assert_eq!(
+            sanitize("<speak>Hello<break time=\"3s\"/>world</speak>"),
+            " Hello world "
+        );
+        assert_eq!(
+            sanitize("<prosody rate=\"x-slow\" pitch='+90%'>slow</prosody> done"),
+            " slow  done"
+        );
+        assert_eq!(
+            sanitize("say <phoneme alphabet=\"ipa\" ph=\"pɪˈkɑːn\">pecan</phoneme>"),
+            "say  pecan "
+        );
+        assert_eq!(sanitize("<!-- hidden --><?xml version=\"1.0\"?>x"), "  x");
+        assert_eq!(sanitize("<audio src=\"http://127.0.0.1/x.wav\"/>"), " ");
+        // Tags across lines and inside a bracket run are still tags.
+        assert_eq!(sanitize("<break\ntime=\"9s\"/>a"), " a");
+        assert_eq!(sanitize("[<x>[h@l]<y>]"), "[ [h@l] ]");
+        // A `<` that would open a tag but has no `>`: kept, followed by a space.
+        assert_eq!(sanitize("if a<b then"), "if a< b then");
+        assert_eq!(sanitize("<speak"), "< speak");
+        assert_eq!(sanitize("<<speak>x"), "< x");
+        // Prose comparisons and arrows are untouched.
+        for text in [
+            "x < y and y > z",
+            "3<4",
+            "a <- b -> c",
+            "<3 hearts",
+            "1 <= 2 >= 0",
+        ] {
+            assert_eq!(sanitize(text), text);
+            assert!(!holds_markup(text), "{text}");
+        }
+        for hostile in [
+            "<speak>",
+            "</prosody>",
+            "<break time=\"3s\"/>",
+            "a [[h@l'oU]]",
+            "\u{1}80S",
+            "x\u{1b}[31m",
+        ] {
+            assert!(holds_markup(hostile), "{hostile:?}");
+            assert!(!holds_markup(&sanitize(hostile)), "{hostile:?}");
+        }
+    }
+
+    #[test]
     fn plain_text_passes_unchanged() {
         for text in [
             "Hello there. How are you?",
-            "<prosody rate=\"x-slow\">a tag is read as words</prosody>",
             "-v de --help starts with a dash",
             "a [single] bracket, 3 < 4 & 5 > 2, naïve café 你好。",
         ] {
@@ -245,6 +349,13 @@ mod tests {
                 Just("\t".to_owned()),
                 Just("\r".to_owned()),
                 Just("<break time=\"9s\"/>".to_owned()),
+                Just("<speak>".to_owned()),
+                Just("</prosody>".to_owned()),
+                Just("<phoneme ph=\"x\">".to_owned()),
+                Just("<!--".to_owned()),
+                Just("<".to_owned()),
+                Just(">".to_owned()),
+                Just(" < ".to_owned()),
                 "[ !?]{1,3}",
                 "\\PC{1,4}",
             ],
@@ -263,11 +374,20 @@ mod tests {
                 !clean.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
                 "{clean:?}"
             );
-            // Only brackets and control characters change: every word is kept.
-            let words = |t: &str| -> String {
-                t.chars().filter(|c| !matches!(c, '[' | ']') && !c.is_control()).collect()
-            };
-            prop_assert_eq!(words(&clean).replace(' ', ""), words(&text).replace(' ', ""));
+            prop_assert!(!holds_markup(&clean), "{clean:?}");
+            // Without markup only brackets and control characters change: every word is
+            // kept.
+            if !text.contains('<') {
+                let words = |t: &str| -> String {
+                    t.chars().filter(|c| !matches!(c, '[' | ']') && !c.is_control()).collect()
+                };
+                prop_assert_eq!(words(&clean).replace(' ', ""), words(&text).replace(' ', ""));
+            }
+            // Markup only ever takes characters out (and adds spaces).
+            prop_assert!(
+                no_space(&clean).chars().count() <= no_space(&text).chars().count(),
+                "{clean:?}"
+            );
             prop_assert_eq!(sanitize(&clean), clean.clone());
         }
 

@@ -267,6 +267,10 @@ pub fn voice_text(data: &[u8]) {
         !clean.contains("[["),
         "espeak-ng phoneme escapes must not survive: {clean:?}"
     );
+    assert!(
+        !player_core::voice_text::holds_markup(&clean),
+        "no markup tag or control character may survive: {clean:?}"
+    );
     let _ = player_core::voice_text::plan_with(&text, 64, 4096);
 }
 
