@@ -33,6 +33,15 @@ pub use clips::{ClipAudit, ClipDeck};
 /// A pause that neither a backchannel nor an interrupt resolves ends by itself.
 pub const PAUSE_LIMIT_SECS: u64 = 10;
 
+/// Utterances held at once, the one sounding included. A conversation holds one or two; a
+/// flood of new question ids past this is refused (each refused utterance is reported
+/// done with nothing heard, so whoever waits for it goes on), never queued without end.
+pub const MAX_QUEUED_UTTERANCES: usize = 32;
+
+/// Segments (sentences) one utterance may hold. Past it the utterance ends with the
+/// segments it has and later ones are reported and dropped.
+pub const MAX_SEGMENTS_PER_UTTERANCE: usize = 512;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlayerConfig {
     pub sample_rate: u32,
@@ -246,6 +255,9 @@ pub struct Player {
     /// segments of an utterance then went to the player that died, and it plays from the
     /// first segment it gets instead of waiting for them forever.
     joined_mid_stream: bool,
+    /// Utterances refused because the queue was full (at most [`MAX_QUEUED_UTTERANCES`]
+    /// remembered): their later segments are dropped too, never half-played.
+    refused: std::collections::BTreeSet<u64>,
 }
 
 impl Player {
@@ -261,6 +273,7 @@ impl Player {
             paused_since: None,
             clips: ClipDeck::default(),
             joined_mid_stream: false,
+            refused: std::collections::BTreeSet::new(),
         }
     }
 
@@ -435,7 +448,28 @@ impl Player {
         // back in question-id order.
         let behind = question_id <= self.done_through
             || (question_id < self.started_through && !self.queue.contains_key(&question_id));
-        if self.stale.is_stale(question_id) || behind {
+        if self.stale.is_stale(question_id) || behind || self.refused.contains(&question_id) {
+            return;
+        }
+        if !self.queue.contains_key(&question_id) && self.queue.len() >= MAX_QUEUED_UTTERANCES {
+            self.refuse(speaker, question_id, index, events);
+            return;
+        }
+        if let Some(utterance) = self.queue.get_mut(&question_id)
+            && utterance.segments.len() >= MAX_SEGMENTS_PER_UTTERANCE
+            && !utterance.segments.contains_key(&index)
+        {
+            // Ends with what it holds; the segments past the cap are not voiced.
+            if utterance.last_index.is_none() {
+                utterance.last_index = utterance.segments.keys().next_back().copied();
+            }
+            events.push(PlayerEvent::Skipped {
+                question_id,
+                index,
+                error: format!(
+                    "refused: the utterance already holds {MAX_SEGMENTS_PER_UTTERANCE} segments (MAX_SEGMENTS_PER_UTTERANCE); it ends there"
+                ),
+            });
             return;
         }
         // Segments of an utterance arrive in order, so one first seen past its start lost
@@ -482,6 +516,39 @@ impl Player {
                 text,
             });
         }
+    }
+
+    /// Refuses a new utterance while the queue is full: reported (for the log) and done
+    /// with nothing heard (for whoever waits for its playback), and remembered so that its
+    /// later segments are dropped as well.
+    fn refuse(
+        &mut self,
+        speaker: String,
+        question_id: u64,
+        index: u32,
+        events: &mut Vec<PlayerEvent>,
+    ) {
+        self.refused.insert(question_id);
+        while self.refused.len() > MAX_QUEUED_UTTERANCES {
+            self.refused.pop_first();
+        }
+        events.push(PlayerEvent::Skipped {
+            question_id,
+            index,
+            error: format!(
+                "refused: the player already holds {MAX_QUEUED_UTTERANCES} utterances (MAX_QUEUED_UTTERANCES)"
+            ),
+        });
+        let now = self.now_ms();
+        events.push(PlayerEvent::PlaybackDone(TimelineRecord {
+            speaker,
+            question_id,
+            start_ms: now,
+            end_ms: now,
+            interrupted: false,
+            chars_played: 0,
+            text_played: String::new(),
+        }));
     }
 
     /// Fills `block` with the next samples (speech or silence) and advances the clock.
@@ -626,3 +693,5 @@ fn samples_to_ms(samples: u64, rate: u32) -> u64 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_limits;
