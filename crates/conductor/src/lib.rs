@@ -7,7 +7,8 @@
 //! for the roundtable and the auction, the briefing texts for the rehearsal).
 //!
 //! [`drive`] runs any of them over timed inputs the way its node does (due wake-ups
-//! first, then the input), for tests and for re-driving a recorded session.
+//! first, then the input: [`tick_due`], the rule both follow), for tests and for
+//! re-driving a recorded session.
 
 pub mod phrases;
 pub mod playback;
@@ -95,31 +96,44 @@ pub fn call<C: Conductor>(
     }
 }
 
+/// Ticks every wake-up of `conductor` that is due by `now_ms`, each at the time
+/// `tick_at(wake)` gives, until none is due or the conductor has finished: the one rule
+/// of time for [`drive`] and for the nodes' loop (which ticks at the time it is, before
+/// each input and whenever its wait runs out). A conductor that keeps asking for the same
+/// instant is ticked once for it. Returns what the ticks decided, with their times.
+pub fn tick_due<C: Conductor>(
+    conductor: &mut C,
+    now_ms: u64,
+    mut tick_at: impl FnMut(u64) -> u64,
+) -> Vec<(u64, C::Output)> {
+    let mut out = Vec::new();
+    let mut last = None;
+    while let Some(wake) = conductor.next_wake() {
+        if wake > now_ms || last == Some(wake) || conductor.finished() {
+            break;
+        }
+        last = Some(wake);
+        let at = tick_at(wake);
+        out.extend(conductor.tick(at).into_iter().map(|o| (at, o)));
+    }
+    out
+}
+
 /// Feeds `inputs` (with their times, in order) to `conductor` as its node would: before
 /// each input, and after the last until `until_ms`, every wake-up that falls due is
-/// ticked. Returns every output with the time it was decided at.
+/// ticked ([`tick_due`], at the wake-up's own time: the clock of a run without waits
+/// jumps to it). Returns every output with the time it was decided at.
 pub fn drive<C: Conductor>(
     conductor: &mut C,
     inputs: impl IntoIterator<Item = (u64, C::Input)>,
     until_ms: u64,
 ) -> Vec<(u64, C::Output)> {
     let mut out = Vec::new();
-    let wake_until = |conductor: &mut C, limit: u64, out: &mut Vec<(u64, C::Output)>| {
-        // A conductor that keeps asking for the same instant is ticked once for it.
-        let mut last = None;
-        while let Some(at) = conductor.next_wake() {
-            if at > limit || last == Some(at) || conductor.finished() {
-                break;
-            }
-            last = Some(at);
-            out.extend(conductor.tick(at).into_iter().map(|o| (at, o)));
-        }
-    };
     for (at, input) in inputs {
-        wake_until(conductor, at, &mut out);
+        out.extend(tick_due(conductor, at, |wake| wake));
         out.extend(conductor.handle(input, at).into_iter().map(|o| (at, o)));
     }
-    wake_until(conductor, until_ms, &mut out);
+    out.extend(tick_due(conductor, until_ms, |wake| wake));
     out
 }
 
@@ -211,6 +225,47 @@ mod tests {
         assert!(u.is_truncated());
         assert_eq!(u.as_str().chars().count(), MAX_UTTERANCE_CHARS);
         assert!(u.as_str().starts_with("Héllo, world.é"));
+    }
+
+    #[test]
+    fn due_wake_ups_are_ticked_at_the_time_given_and_once_per_instant() {
+        let mut asker = Asker::default();
+        asker.handle("ask", 0);
+        assert!(tick_due(&mut asker, 99, |_| 99).is_empty(), "not due yet");
+        // A live node ticks at the time it is, after the wake-up.
+        assert_eq!(
+            tick_due(&mut asker, 130, |_| 130),
+            [(130, "late at 130".to_owned())]
+        );
+        assert!(
+            tick_due(&mut asker, 1_000, |_| 1_000).is_empty(),
+            "nothing waits"
+        );
+
+        /// Asks for instant 5 whatever happens.
+        struct Stuck(u32);
+        impl Conductor for Stuck {
+            type Input = ();
+            type Output = u32;
+            type Opening = ();
+            fn start(&mut self, _: &(), _: u64) -> Vec<u32> {
+                Vec::new()
+            }
+            fn handle(&mut self, _: (), _: u64) -> Vec<u32> {
+                Vec::new()
+            }
+            fn tick(&mut self, _: u64) -> Vec<u32> {
+                self.0 += 1;
+                vec![self.0]
+            }
+            fn next_wake(&self) -> Option<u64> {
+                Some(5)
+            }
+            fn finished(&self) -> bool {
+                false
+            }
+        }
+        assert_eq!(tick_due(&mut Stuck(0), 10, |_| 10), [(10, 1)]);
     }
 
     #[test]

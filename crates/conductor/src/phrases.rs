@@ -282,6 +282,15 @@ impl<K: PhraseKind> PhraseLibrary<K> {
         &list[(counter % list.len() as u64) as usize]
     }
 
+    /// The kinds `language` has no phrase of its own for (no English fallback).
+    pub fn left_out(&self, language: Language) -> Vec<K> {
+        K::all()
+            .iter()
+            .copied()
+            .filter(|kind| !self.has(language, *kind))
+            .collect()
+    }
+
     /// The languages the library has any phrase in.
     pub fn languages(&self) -> Vec<Language> {
         let mut out: Vec<Language> = self.phrases.keys().map(|(l, _)| *l).collect();
@@ -306,6 +315,47 @@ impl<K: PhraseKind> PhraseLibrary<K> {
         }
         out
     }
+}
+
+/// What a library file did not give a conductor: the content it skipped, and the kinds
+/// it has no line of in the language spoken (the built-in lines say those).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadReport {
+    /// The language spoken.
+    pub language: Language,
+    /// What was skipped in the file.
+    pub warnings: Vec<PhraseWarning>,
+    /// The headings of the kinds the file leaves out in `language`; empty without a file.
+    pub left_out: Vec<&'static str>,
+}
+
+/// The one loader of every conductor's phrase library: a file's text (empty: no file)
+/// laid over the format's built-in library, and what the file skipped or left out for
+/// `language`. Pure: the node reads the file, the conductor speaks from the library.
+pub fn load<K: PhraseKind>(
+    text: &str,
+    builtin: &PhraseLibrary<K>,
+    language: Language,
+) -> (PhraseLibrary<K>, LoadReport) {
+    if text.trim().is_empty() {
+        let report = LoadReport {
+            language,
+            ..LoadReport::default()
+        };
+        return (builtin.clone(), report);
+    }
+    let (file, warnings) = PhraseLibrary::parse(text);
+    let left_out = file
+        .left_out(language)
+        .into_iter()
+        .map(PhraseKind::slug)
+        .collect();
+    let report = LoadReport {
+        language,
+        warnings,
+        left_out,
+    };
+    (file.over(builtin), report)
 }
 
 #[cfg(test)]
@@ -367,6 +417,20 @@ mod tests {
         assert_eq!(lib.pick(Language::Zh, Kind::Farewell, 0), "Goodbye.");
         assert!(!lib.has(Language::Zh, Kind::Farewell));
         assert!(lib.has(Language::Zh, Kind::Greeting));
+    }
+
+    #[test]
+    fn one_loader_lays_a_file_over_the_builtin_and_reports_what_it_did_not_give() {
+        let builtin = PhraseLibrary::<Kind>::parse("## greeting\n- Hi.\n## farewell\n- Bye.\n").0;
+        let (lib, report) = load(FILE, &builtin, Language::Zh);
+        assert_eq!(lib.pick(Language::Zh, Kind::Greeting, 0), "你好，{name}。");
+        assert_eq!(lib.pick(Language::Zh, Kind::Farewell, 0), "Bye.");
+        assert_eq!(report.language, Language::Zh);
+        assert_eq!(report.left_out, ["farewell"]);
+        assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        let (lib, report) = load(" \n", &builtin, Language::En);
+        assert_eq!(lib, builtin);
+        assert!(report.warnings.is_empty() && report.left_out.is_empty());
     }
 
     #[test]

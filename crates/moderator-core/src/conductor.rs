@@ -1142,9 +1142,56 @@ pub struct RoundtableSetup {
 
 impl RoundtableSetup {
     pub fn build(&self) -> Result<Conductor, String> {
+        self.build_reporting().map(|(conductor, _)| conductor)
+    }
+
+    /// [`RoundtableSetup::build`], with what the phrase library skipped or leaves out in
+    /// the scenario's language, for the node to report.
+    pub fn build_reporting(&self) -> Result<(Conductor, crate::phrases::LoadReport), String> {
         let scenario =
             crate::Scenario::from_yaml(&self.scenario_yaml).map_err(|e| e.to_string())?;
-        let (phrases, _) = RoundtablePhrases::parse(&self.phrases);
-        Ok(Conductor::with_phrases(scenario, self.config, phrases))
+        let (phrases, report) = RoundtablePhrases::load(&self.phrases, scenario.language);
+        Ok((
+            Conductor::with_phrases(scenario, self.config, phrases),
+            report,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod setup_tests {
+    use super::*;
+
+    #[test]
+    fn the_setup_loads_its_phrase_file_once_in_the_scenarios_language_and_reports_it() {
+        let setup = RoundtableSetup {
+            scenario_yaml: "topic: 城市应该禁车吗\nlanguage: zh\nagents:\n  - id: a\n  - id: b\n"
+                .into(),
+            config: Config {
+                paced: false,
+                max_unplayed: 1,
+                playback_timeout_ms: 5_000,
+            },
+            phrases: "# 中文\n\n## closing\n- 谢谢{names}，再见。\n## warning\n- {nom}？\n".into(),
+        };
+        let (mut conductor, report) = setup.build_reporting().unwrap();
+        assert_eq!(report.language, crate::phrases::Language::Zh);
+        assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        assert!(
+            report.left_out.contains(&"warning"),
+            "{:?}",
+            report.left_out
+        );
+        assert!(!report.left_out.contains(&"closing"));
+        // The conductor speaks the file's line, in the scenario's language.
+        conductor.start(0);
+        let out = conductor.on_control("stop", 1);
+        let wake = conductor.next_wake().unwrap_or(1);
+        let out: Vec<Out> = out.into_iter().chain(conductor.tick(wake)).collect();
+        assert!(
+            out.iter()
+                .any(|o| matches!(o, Out::Line { text, .. } if text == "谢谢a和b，再见。")),
+            "{out:?}"
+        );
     }
 }

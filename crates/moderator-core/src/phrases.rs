@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-pub use conductor::phrases::{Language, PhraseWarning, fill};
+pub use conductor::phrases::{Language, LoadReport, PhraseWarning, fill};
 
 use crate::scenario::PhaseType;
 
@@ -202,9 +202,16 @@ impl RoundtablePhrases {
     /// A library file over the built-in lines. Never fails; skipped content is reported
     /// as warnings.
     pub fn parse(markdown: &str) -> (Self, Vec<PhraseWarning>) {
-        let (file, warnings) = conductor::phrases::PhraseLibrary::parse(markdown);
-        let library = file.over(&Self::builtin().library);
-        (Self { library }, warnings)
+        let (phrases, report) = Self::load(markdown, Language::En);
+        (phrases, report.warnings)
+    }
+
+    /// A library file's text (empty: none) over the built-in lines, with what it skipped
+    /// and the kinds it leaves out in `language` ([`conductor::phrases::load`]).
+    pub fn load(markdown: &str, language: Language) -> (Self, LoadReport) {
+        let (library, report) =
+            conductor::phrases::load(markdown, &Self::builtin().library, language);
+        (Self { library }, report)
     }
 
     /// The library as a file [`RoundtablePhrases::parse`] reads back.

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use voice_protocol::{InterruptKind, SessionStatus, ids, shorten};
 
 use crate::messages::{self, Control, parse_control};
+use crate::phrases::LoadReport;
 use crate::{
     Action, CandidatePurpose, ConfigError, Deck, Event, ExchangeRecord, Instruction, PanelConfig,
     Phase, PhraseKind, PhraseLibrary, Rehearsal, briefing,
@@ -1049,13 +1050,16 @@ pub struct RehearsalSetup {
 
 impl RehearsalSetup {
     pub fn build(&self) -> Result<Conductor, ConfigError> {
+        self.build_reporting().map(|(conductor, _)| conductor)
+    }
+
+    /// [`RehearsalSetup::build`], with what the phrase library skipped or leaves out in
+    /// the panel's language, for the node to report.
+    pub fn build_reporting(&self) -> Result<(Conductor, LoadReport), ConfigError> {
         let panel = PanelConfig::from_yaml(&self.panel_yaml)?;
-        let phrases = if self.phrases.is_empty() {
-            PhraseLibrary::builtin()
-        } else {
-            PhraseLibrary::parse(&self.phrases).0
-        };
-        Conductor::new(panel, Deck::parse(&self.deck_text), phrases, self.config)
+        let (phrases, report) = PhraseLibrary::load(&self.phrases, panel.language);
+        let conductor = Conductor::new(panel, Deck::parse(&self.deck_text), phrases, self.config)?;
+        Ok((conductor, report))
     }
 
     /// What [`Conductor::start`] is given.

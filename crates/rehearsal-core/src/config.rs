@@ -7,6 +7,7 @@
 //! do not silently fall back to defaults.
 //!
 //! ```yaml
+//! language: zh                  # en | zh: the moderator's lines
 //! intensity: adversarial        # friendly | moderate | adversarial
 //! mode: free_flow               # section_breaks | hand_raise | free_flow
 //! session_duration_s: 900
@@ -187,6 +188,9 @@ impl Default for Thresholds {
 pub struct PanelConfig {
     /// The moderator's spoken name (`{moderator}` in phrases).
     pub moderator: String,
+    /// The language of the moderator's lines: `en` (the default) or `zh`, the section
+    /// of the phrase library spoken.
+    pub language: conductor::phrases::Language,
     pub agents: Vec<AgentConfig>,
     pub intensity: Intensity,
     pub mode: InteractionMode,
@@ -199,6 +203,7 @@ impl Default for PanelConfig {
     fn default() -> Self {
         Self {
             moderator: "Diana Chen".to_owned(),
+            language: Default::default(),
             agents: vec![
                 AgentConfig::new(
                     "skeptic",

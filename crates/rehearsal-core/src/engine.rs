@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{ConfigError, Intensity, InteractionMode, PanelConfig, Role};
 use crate::deck::Deck;
-use crate::phrases::{PhraseContext, PhraseKind, PhraseLibrary, PhrasePicker, render};
+use crate::phrases::{PhraseContext, PhraseKind, PhraseLibrary, PhrasePicker, render_in};
 use crate::record::{
     ExchangeRecord, Outcome, PileOnRecord, PileOnStatus, Speaker, Trigger, TurnRecord,
     render_debrief,
@@ -328,11 +328,12 @@ impl Rehearsal {
     ) -> Result<Self, ConfigError> {
         config.validate()?;
         let agents = vec![AgentState::default(); config.agents.len()];
+        let picker = PhrasePicker::new(config.language);
         Ok(Self {
             config,
             deck,
             phrases,
-            picker: PhrasePicker::default(),
+            picker,
             phase: Phase::Presenting,
             phase_since: 0,
             now: 0,
@@ -536,7 +537,7 @@ impl Rehearsal {
             minutes: Some(self.remaining_ms(self.now) / 60_000),
             moderator: Some(&self.config.moderator),
         };
-        let text = render(template, &ctx);
+        let text = render_in(self.config.language, template, &ctx);
         let line_id = self.next_line;
         self.next_line += 1;
         out.push(Action::Say {

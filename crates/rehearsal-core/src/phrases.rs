@@ -1,11 +1,12 @@
 //! The rehearsal moderator's phrase library and the deterministic choice among phrases.
 //!
 //! The library is a file in the conductors' one phrase format
-//! ([`conductor::phrases`]): a `## kind` heading per kind of line, `- phrase` bullets
-//! under it. Headings are matched loosely ("Micro-phrases", "Bridge-back phrases",
-//! "Hand raise notice" all work). Kinds missing from the file keep the built-in phrases
-//! (`builtin-phrases.md`), so a partial library is fine. The rehearsal speaks English:
-//! other language sections are reported ([`PhraseLibrary::other_languages`]) and unused.
+//! ([`conductor::phrases`]), English and Chinese: a `# English` / `# 中文` section per
+//! language, a `## kind` heading per kind of line, `- phrase` bullets under it. Headings
+//! are matched loosely ("Micro-phrases", "Bridge-back phrases", "Hand raise notice" all
+//! work). Kinds missing from the file keep the built-in phrases (`builtin-phrases.md`),
+//! so a partial library is fine; the panel's `language` chooses the section spoken, and
+//! a language without a kind falls back to English.
 //!
 //! Placeholders: `{agent}` (spoken name of the panelist), `{slide}` (slide title),
 //! `{minutes}` (whole minutes remaining), `{moderator}`. A phrase with any other
@@ -13,10 +14,10 @@
 
 use std::collections::BTreeMap;
 
-use conductor::phrases::{self as shared, Language};
+use conductor::phrases as shared;
 use serde::{Deserialize, Serialize};
 
-pub use conductor::phrases::PhraseWarning;
+pub use conductor::phrases::{Language, LoadReport, PhraseWarning};
 
 /// What a moderator line is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -70,13 +71,9 @@ impl PhraseKind {
         }
     }
 
-    /// Loose heading match: letters and digits only, lowercase, by prefix.
+    /// Loose heading match ([`shared::normalize`]), by prefix.
     pub fn from_heading(heading: &str) -> Option<Self> {
-        let key: String = heading
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
+        let key = shared::normalize(heading);
         const PREFIXES: &[(&str, PhraseKind)] = &[
             ("transition", PhraseKind::Transition),
             ("micro", PhraseKind::MicroPhrase),
@@ -121,7 +118,7 @@ impl shared::PhraseKind for PhraseKind {
 /// The built-in library, in the shared format.
 const BUILTIN: &str = include_str!("builtin-phrases.md");
 
-/// Phrases per kind; every kind has at least one.
+/// Phrases per language and kind; every kind has at least one in every language.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhraseLibrary {
     library: shared::PhraseLibrary<PhraseKind>,
@@ -144,24 +141,25 @@ impl PhraseLibrary {
     /// Parses a library file over the built-in phrases. Never fails; skipped content is
     /// reported as warnings.
     pub fn parse(markdown: &str) -> (Self, Vec<PhraseWarning>) {
-        let (file, warnings) = shared::PhraseLibrary::parse(markdown);
-        let library = file.over(&Self::builtin().library);
-        (Self { library }, warnings)
+        let (library, report) = Self::load(markdown, Language::En);
+        (library, report.warnings)
     }
 
-    /// The phrases of one kind (never empty).
+    /// A library file's text (empty: none) over the built-in phrases, with what it
+    /// skipped and the kinds it leaves out in `language` ([`shared::load`]).
+    pub fn load(markdown: &str, language: Language) -> (Self, LoadReport) {
+        let (library, report) = shared::load(markdown, &Self::builtin().library, language);
+        (Self { library }, report)
+    }
+
+    /// The English phrases of one kind (never empty).
     pub fn phrases(&self, kind: PhraseKind) -> &[String] {
         self.library.phrases(Language::En, kind)
     }
 
-    /// Languages other than English the file has sections in: the rehearsal doesn't
-    /// speak them.
-    pub fn other_languages(&self) -> Vec<Language> {
-        self.library
-            .languages()
-            .into_iter()
-            .filter(|l| *l != Language::En)
-            .collect()
+    /// The phrases of one kind in `language`, else in English (never empty).
+    pub fn phrases_in(&self, language: Language, kind: PhraseKind) -> &[String] {
+        self.library.phrases(language, kind)
     }
 
     /// The library as a Markdown file that [`PhraseLibrary::parse`] reads back.
@@ -179,36 +177,54 @@ pub struct PhraseContext<'a> {
     pub moderator: Option<&'a str>,
 }
 
-/// Fills the placeholders of `template`.
+/// Fills the placeholders of an English `template` ([`shared::fill`]).
 pub fn render(template: &str, ctx: &PhraseContext<'_>) -> String {
-    template
-        .replace("{agent}", ctx.agent.unwrap_or("our panelist"))
-        .replace("{slide}", ctx.slide.unwrap_or("this slide"))
-        .replace(
-            "{minutes}",
-            &ctx.minutes
-                .map(|m| m.to_string())
-                .unwrap_or_else(|| "a few".into()),
-        )
-        .replace("{moderator}", ctx.moderator.unwrap_or("the moderator"))
+    render_in(Language::En, template, ctx)
 }
 
-/// Rotates through each kind's phrases: deterministic, and never the same phrase twice
-/// in a row when a kind has two or more (the library removes duplicates).
+/// Fills the placeholders of `template`, a line in `language` (the neutral wordings
+/// are in that language).
+pub fn render_in(language: Language, template: &str, ctx: &PhraseContext<'_>) -> String {
+    let (agent, slide, minutes, moderator) = match language {
+        Language::En => ("our panelist", "this slide", "a few", "the moderator"),
+        Language::Zh => ("我们的评委", "这一页", "几", "主持人"),
+    };
+    let minutes = ctx
+        .minutes
+        .map_or_else(|| minutes.to_owned(), |m| m.to_string());
+    shared::fill(
+        template,
+        &[
+            ("agent", ctx.agent.unwrap_or(agent)),
+            ("slide", ctx.slide.unwrap_or(slide)),
+            ("minutes", &minutes),
+            ("moderator", ctx.moderator.unwrap_or(moderator)),
+        ],
+    )
+}
+
+/// Counts the lines said of each kind, and picks the next variant with the shared
+/// [`shared::PhraseLibrary::pick`]: deterministic, a rotation that never says the same
+/// phrase twice in a row when a kind has two or more (the library removes duplicates).
 #[derive(Debug, Clone, Default)]
 pub struct PhrasePicker {
-    next: BTreeMap<PhraseKind, usize>,
+    language: Language,
+    said: BTreeMap<PhraseKind, u64>,
 }
 
 impl PhrasePicker {
-    pub fn pick<'l>(&mut self, library: &'l PhraseLibrary, kind: PhraseKind) -> &'l str {
-        let list = library.phrases(kind);
-        if list.is_empty() {
-            return "";
+    /// A picker of the lines in `language`.
+    pub fn new(language: Language) -> Self {
+        Self {
+            language,
+            said: BTreeMap::new(),
         }
-        let slot = self.next.entry(kind).or_insert(0);
-        let phrase = &list[*slot % list.len()];
-        *slot = (*slot + 1) % list.len();
+    }
+
+    pub fn pick<'l>(&mut self, library: &'l PhraseLibrary, kind: PhraseKind) -> &'l str {
+        let counter = self.said.entry(kind).or_insert(0);
+        let phrase = library.library.pick(self.language, kind, *counter);
+        *counter += 1;
         phrase
     }
 }

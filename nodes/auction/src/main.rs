@@ -11,16 +11,16 @@
 
 mod setup;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use auction_core::conductor::{AUCTION_FORMAT, AuctionSetup, Incoming, Outgoing, Timeouts};
 use auction_core::{RecordKind, render_auction_table};
-use conductor::Call;
-use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
+use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
+use node_kit::Params;
+use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
-use node_kit::{Next, Params, next_event, session_status, text_of};
-use voice_protocol::{SessionStatus, ids, keys, shorten};
+use voice_protocol::{ids, keys, shorten};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -60,62 +60,19 @@ fn main() -> eyre::Result<()> {
     let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&folder, node.id().as_ref(), AUCTION_FORMAT, &recipe);
     let mut conductor = RecordedConductor::new(conductor, (), log);
-    let out = conductor.call(Call::Start, now());
-    let mut ended = send(&mut node, out)?;
     // The session ends by itself after `max_segments` (the last clip heard); the node then
     // exits, which closes every other node's inputs and ends the dataflow.
-    while !ended {
-        let wait = conductor
-            .conductor
-            .next_deadline()
-            .map(|d| Duration::from_millis(d.saturating_sub(now())));
-        let incoming = match next_event(&mut events, wait) {
-            Next::Closed => break,
-            Next::Timeout => {
-                let out = conductor.call(Call::Tick, now());
-                ended = send(&mut node, out)?;
-                continue;
-            }
-            Next::Event(event) => match *event {
-                DoraEvent::NodeRestarted { id } => {
-                    tracing::warn!(node = %id, "an upstream node restarted");
-                    let restarted = sources
-                        .fed_by(id.as_ref())
-                        .map(|input| Incoming::Restarted {
-                            input: input.to_owned(),
-                        });
-                    let out = conductor.call_each(restarted, now());
-                    ended = send(&mut node, out)?;
-                    continue;
-                }
-                DoraEvent::Input { id, metadata, data } => {
-                    let text = match text_of(&data) {
-                        Ok(text) => text,
-                        Err(e) => {
-                            tracing::warn!(input = %id, error = %e, "unreadable input ignored");
-                            continue;
-                        }
-                    };
-                    match decode(id.as_str(), &metadata.parameters, text, &setup.participants) {
-                        Some(incoming) => incoming,
-                        None => continue,
-                    }
-                }
-                DoraEvent::Stop(_) => break,
-                DoraEvent::Error(e) => {
-                    tracing::warn!(error = %e, "dora reported an error");
-                    continue;
-                }
-                _ => continue,
-            },
-        };
-        let t = now();
-        let mut out = conductor.call(Call::Input(incoming), t);
-        if conductor.conductor.next_deadline().is_some_and(|d| d <= t) {
-            out.extend(conductor.call(Call::Tick, t));
-        }
-        ended = send(&mut node, out)?;
-    }
+    let participants = &setup.participants;
+    let mut conversions = Conversions {
+        decode: |input: Received<'_>| decode(input, participants),
+        restarted: |input: &str| Incoming::Restarted {
+            input: input.to_owned(),
+        },
+        emit: |out| send(&mut node, out),
+    };
+    let ending =
+        node_kit::conduct::run(&mut conductor, &mut events, &sources, now, &mut conversions)?;
+    tracing::debug!(?ending, "auction loop over");
     for agent in conductor.conductor.core().snapshot() {
         tracing::info!(agent = %agent.name, tokens = agent.tokens, talk_ms = agent.talk_ms, interrupts = agent.interrupts, interjections = agent.interjections, "final standing");
     }
@@ -130,12 +87,7 @@ fn secs_to_ms(secs: f64, name: &str) -> eyre::Result<u64> {
 }
 
 /// Decodes one input; `None` (with a warning) when it cannot be used.
-fn decode(
-    id: &str,
-    params: &MetadataParameters,
-    text: String,
-    participants: &[String],
-) -> Option<Incoming> {
+fn decode(input: Received<'_>, participants: &[String]) -> Option<Incoming> {
     fn json<T: serde::de::DeserializeOwned>(id: &str, text: &str) -> Option<T> {
         match serde_json::from_str(text) {
             Ok(v) => Some(v),
@@ -145,6 +97,8 @@ fn decode(
             }
         }
     }
+    let id = input.id;
+    let text = input.readable_text()?;
     match id {
         ids::CLIP_READY => return json(id, &text).map(Incoming::ClipReady),
         ids::CLIP_STARTED => return json(id, &text).map(Incoming::ClipStarted),
@@ -152,31 +106,26 @@ fn decode(
         ids::CLIP_FINISHED => return json(id, &text).map(Incoming::ClipFinished),
         _ => {}
     }
-    if let Some(request_id) = node_kit::string_param(params, keys::REQUEST_ID) {
+    let reply = input.reply();
+    if let Some(request_id) = reply.request_id {
         return Some(Incoming::Reply {
-            request_id: request_id.to_owned(),
+            request_id,
             text,
-            error: node_kit::string_param(params, keys::ERROR).map(str::to_owned),
+            error: reply.error,
         });
     }
     if let Some(agent) = participants.iter().find(|p| p.as_str() == id) {
-        let Some(question_id) = node_kit::question_id(params) else {
+        let chunk = input.chunk();
+        let Some(question_id) = chunk.question_id else {
             tracing::warn!(input = id, "text without question_id ignored");
             return None;
-        };
-        let status = match session_status(params) {
-            Ok(status) => status,
-            Err(raw) => {
-                tracing::warn!(input = id, status = %raw, "unknown session_status; treated as a complete message");
-                None
-            }
         };
         return Some(Incoming::Text {
             agent: agent.clone(),
             question_id,
             text,
-            ended: SessionStatus::ends_utterance(status),
-            error: node_kit::string_param(params, keys::ERROR).map(str::to_owned),
+            ended: chunk.ends,
+            error: chunk.error,
         });
     }
     tracing::warn!(
@@ -186,9 +135,8 @@ fn decode(
     None
 }
 
-/// Sends the conductor's messages; `true` once the session has ended.
-fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<bool> {
-    let mut ended = false;
+/// Sends the conductor's messages.
+fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
     for o in out {
         match o {
             Outgoing::Turn {
@@ -271,9 +219,8 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<bool> {
                 // The end is on record for the session log too.
                 let record = serde_json::json!({ "event": "session_end", "reason": reason });
                 node.send_output(ids::AUCTION.into(), Default::default(), record.to_string())?;
-                ended = true;
             }
         }
     }
-    Ok(ended)
+    Ok(())
 }

@@ -11,21 +11,18 @@
 
 mod bench;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
+use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use moderator_core::Scenario;
-use moderator_core::phrases::{Language, RoundtablePhrases};
-use node_kit::{Next, Params, next_event, session_status, text_of};
+use node_kit::Params;
+use node_kit::conduct::{Conversions, Ending, Received};
 use voice_protocol::{SessionStatus, ids, keys};
 
-use conductor::Call;
-use conductor::phrases::PhraseKind;
 use moderator_core::conductor::{
-    Conductor, Config, Input, MODERATOR, Out, ROUNDTABLE_FORMAT, RoundtableSetup,
+    Config, Input, MODERATOR, Out, ROUNDTABLE_FORMAT, RoundtableSetup,
 };
-use moderator_core::phrases::Phrase;
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 
 fn main() -> eyre::Result<()> {
@@ -63,79 +60,39 @@ fn main() -> eyre::Result<()> {
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    let phrases = load_phrases(scenario.language)?;
-    let conductor = Conductor::with_phrases(scenario, config, RoundtablePhrases::parse(&phrases).0);
-    // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
-    // and replay").
-    let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
+    // The phrase library `PHRASES` names (none: the built-in lines), read here and
+    // loaded once, by the setup the replay builds from too.
+    let phrases = node_kit::conduct::read_phrases("PHRASES")?;
     let setup = RoundtableSetup {
         scenario_yaml,
         config,
-        phrases,
+        phrases: phrases
+            .as_ref()
+            .map(|(_, text)| text.clone())
+            .unwrap_or_default(),
     };
+    let (conductor, report) = setup
+        .build_reporting()
+        .map_err(|e| eyre!("invalid scenario: {e}"))?;
+    if let Some((path, _)) = &phrases {
+        node_kit::conduct::report_phrases(path, &report);
+    }
+    // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
+    // and replay").
+    let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&folder, node.id().as_ref(), ROUNDTABLE_FORMAT, &setup);
     let mut conductor = RecordedConductor::new(conductor, (), log);
-    let out = conductor.call(Call::Start, now());
-    emit(&mut node, out)?;
-    while !conductor.conductor.finished() {
-        let wait = conductor
-            .conductor
-            .next_wake()
-            .map(|t| Duration::from_millis(t.saturating_sub(now())));
-        let out = match next_event(&mut events, wait) {
-            Next::Closed => break,
-            Next::Timeout => conductor.call(Call::Tick, now()),
-            Next::Event(event) => match *event {
-                DoraEvent::NodeRestarted { id } => {
-                    tracing::warn!(node = %id, "an upstream node restarted");
-                    let restarted = sources.fed_by(id.as_ref()).map(|input| Input::Restarted {
-                        input: input.to_owned(),
-                    });
-                    conductor.call_each(restarted, now())
-                }
-                DoraEvent::Input { id, metadata, data } => {
-                    let params = &metadata.parameters;
-                    let text = match text_of(&data) {
-                        Ok(text) => text,
-                        Err(e) if id.as_str() == ids::PLAYBACK_DONE => {
-                            tracing::debug!(error = %e, "playback_done payload ignored");
-                            String::new()
-                        }
-                        Err(e) => {
-                            tracing::warn!(input = %id, error = %e, "unreadable input ignored");
-                            // An `ended` chunk still ends the utterance.
-                            if !matches!(session_status(params), Ok(Some(SessionStatus::Ended))) {
-                                continue;
-                            }
-                            String::new()
-                        }
-                    };
-                    match route(id.as_str(), params, text) {
-                        Some(input) => conductor.call(Call::Input(input), now()),
-                        None => continue,
-                    }
-                }
-                DoraEvent::InputClosed { id } => {
-                    tracing::debug!(input = %id, "input closed");
-                    continue;
-                }
-                DoraEvent::Stop(_) => {
-                    tracing::info!("stopped by dora before the roundtable ended");
-                    break;
-                }
-                DoraEvent::Error(e) => {
-                    tracing::warn!(error = %e, "dora reported an error");
-                    continue;
-                }
-                _ => continue,
-            },
-        };
-        emit(&mut node, out)?;
-        // A busy input stream must not starve the deadlines.
-        if conductor.conductor.next_wake().is_some_and(|t| t <= now()) {
-            let out = conductor.call(Call::Tick, now());
-            emit(&mut node, out)?;
-        }
+    let mut conversions = Conversions {
+        decode,
+        restarted: |input: &str| Input::Restarted {
+            input: input.to_owned(),
+        },
+        emit: |out| emit(&mut node, out),
+    };
+    let ending =
+        node_kit::conduct::run(&mut conductor, &mut events, &sources, now, &mut conversions)?;
+    if ending == Ending::Stopped {
+        tracing::info!("stopped by dora before the roundtable ended");
     }
     tracing::info!(
         decisions = conductor.conductor.roundtable().decisions(),
@@ -160,58 +117,48 @@ fn load_scenario() -> eyre::Result<(Scenario, String)> {
     Ok((scenario, text))
 }
 
-/// The phrase library named by `PHRASES` (its text; empty: the built-in lines), with
-/// what it skipped reported as warnings.
-fn load_phrases(language: Language) -> eyre::Result<String> {
-    let Some(path) = node_kit::env_opt("PHRASES") else {
-        return Ok(String::new());
-    };
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read the phrase library {path:?} (PHRASES)"))?;
-    let (library, warnings) = conductor::phrases::PhraseLibrary::<Phrase>::parse(&text);
-    for w in warnings {
-        tracing::warn!(file = %path, "phrase library: {w}");
-    }
-    let missing: Vec<&str> = <Phrase as PhraseKind>::all()
-        .iter()
-        .filter(|k| !library.has(language, **k))
-        .map(|k| k.slug())
-        .collect();
-    if !missing.is_empty() {
-        tracing::info!(file = %path, ?language, kinds = ?missing, "phrase library leaves kinds out; the built-in lines say them");
-    }
-    Ok(text)
-}
-
 /// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.
-fn route(id: &str, params: &MetadataParameters, text: String) -> Option<Input> {
-    match id {
-        ids::PLAYBACK_DONE => match node_kit::question_id(params) {
+fn decode(input: Received<'_>) -> Option<Input> {
+    match input.id {
+        // Its payload is not read.
+        ids::PLAYBACK_DONE => match input.played() {
             Some(question_id) => Some(Input::Played { question_id }),
             None => {
                 tracing::warn!("playback_done without question_id ignored");
                 None
             }
         },
-        ids::CONTROL => Some(Input::Control(text)),
-        reply if reply.starts_with(ids::REPLY) => Some(Input::Reply {
-            input: reply.to_owned(),
-            speaker: node_kit::string_param(params, keys::SPEAKER).map(str::to_owned),
-            request_id: node_kit::string_param(params, keys::REQUEST_ID).map(str::to_owned),
-            answer: text,
-            error: node_kit::string_param(params, keys::ERROR).map(str::to_owned),
-        }),
+        ids::CONTROL => input.readable_text().map(Input::Control),
+        reply if reply.starts_with(ids::REPLY) => {
+            let answer = input.readable_text()?;
+            let meta = input.reply();
+            Some(Input::Reply {
+                input: reply.to_owned(),
+                speaker: meta.speaker,
+                request_id: meta.request_id,
+                answer,
+                error: meta.error,
+            })
+        }
         agent => {
-            let status = session_status(params).unwrap_or_else(|raw| {
-                tracing::warn!(input = agent, value = %raw, "unknown session_status; treating the message as complete");
-                None
-            });
+            let chunk = input.chunk();
+            let text = match input.text() {
+                Ok(text) => text,
+                Err(e) => {
+                    tracing::warn!(input = agent, error = %e, "unreadable input ignored");
+                    // An `ended` chunk still ends the utterance.
+                    if chunk.status != Some(SessionStatus::Ended) {
+                        return None;
+                    }
+                    String::new()
+                }
+            };
             Some(Input::Text {
                 input: agent.to_owned(),
-                question_id: node_kit::question_id(params),
-                ends: SessionStatus::ends_utterance(status),
+                question_id: chunk.question_id,
+                ends: chunk.ends,
                 text,
-                error: node_kit::string_param(params, keys::ERROR).map(str::to_owned),
+                error: chunk.error,
             })
         }
     }

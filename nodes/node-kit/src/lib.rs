@@ -1,6 +1,7 @@
 //! Dora glue shared by the node binaries. No decisions live here: only conversions
 //! between Arrow/metadata and the core crates' plain types.
 
+pub mod conduct;
 pub mod decisions;
 pub mod session;
 pub mod testing;

@@ -12,13 +12,13 @@
 mod files;
 mod setup;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use conductor::Call;
-use dora_node_api::{DoraArray, DoraNode, Event as DoraEvent, MetadataParameters};
+use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
+use node_kit::Params;
+use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
-use node_kit::{Next, Params, next_event, session_status, text_of};
 use rehearsal_core::conductor::{Config, Input, MODERATOR, Out, REHEARSAL_FORMAT, RehearsalSetup};
 use voice_protocol::{SessionStatus, ids, keys};
 
@@ -42,7 +42,7 @@ fn main() -> eyre::Result<()> {
         panel_yaml,
         deck_path,
         deck_text,
-        phrases_text,
+        phrases,
         store_root,
         intel,
     } = setup;
@@ -54,18 +54,27 @@ fn main() -> eyre::Result<()> {
         panel_yaml,
         deck_path,
         deck_text,
-        phrases: phrases_text,
+        phrases: phrases
+            .as_ref()
+            .map(|(_, text)| text.clone())
+            .unwrap_or_default(),
         intel,
         styles: files.styles(&agents),
         config: Config { paced },
     };
     let agents: Vec<String> = agents.into_iter().map(str::to_owned).collect();
-    let conductor = recorded.build().map_err(|e| eyre!("PANEL: {e}"))?;
+    let (conductor, report) = recorded
+        .build_reporting()
+        .map_err(|e| eyre!("PANEL: {e}"))?;
+    if let Some((source, _)) = &phrases {
+        node_kit::conduct::report_phrases(source, &report);
+    }
     tracing::info!(
         folder = %folder.display(),
         context = %files.context_dir.display(),
         ?agents,
         slides = conductor.rehearsal().deck().len(),
+        language = ?config.language,
         wait_for_playback = paced,
         "rehearsal moderator ready"
     );
@@ -74,103 +83,71 @@ fn main() -> eyre::Result<()> {
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
     let mut conductor = RecordedConductor::new(conductor, recorded, log);
-    let out = conductor.call(Call::Start, 0);
-    emit(&mut node, &mut files, out)?;
-    while !conductor.conductor.finished() {
-        let wait = conductor
-            .conductor
-            .next_wake()
-            .map(|t| Duration::from_millis(t.saturating_sub(now())).max(Duration::from_millis(2)));
-        let input = match next_event(&mut events, wait) {
-            Next::Closed => break,
-            Next::Timeout => Call::Tick,
-            Next::Event(event) => match *event {
-                DoraEvent::NodeRestarted { id } => {
-                    tracing::warn!(node = %id, "an upstream node restarted");
-                    let restarted = sources.fed_by(id.as_ref()).map(|input| Input::Restarted {
-                        input: input.to_owned(),
-                    });
-                    let out = conductor.call_each(restarted, now());
-                    emit(&mut node, &mut files, out)?;
-                    continue;
-                }
-                DoraEvent::Input { id, metadata, data } => {
-                    match route(id.as_str(), &metadata.parameters, &data) {
-                        Some(input) => Call::Input(input),
-                        None => continue,
-                    }
-                }
-                DoraEvent::InputClosed { id } => {
-                    tracing::debug!(input = %id, "input closed");
-                    continue;
-                }
-                DoraEvent::Stop(_) => break,
-                DoraEvent::Error(e) => {
-                    tracing::warn!(error = %e, "dora reported an error");
-                    continue;
-                }
-                _ => continue,
-            },
-        };
-        let out = conductor.call(input, now());
-        emit(&mut node, &mut files, out)?;
-    }
-    let out = conductor.call(Call::Input(Input::Stop), now());
+    let mut conversions = Conversions {
+        decode,
+        restarted: |input: &str| Input::Restarted {
+            input: input.to_owned(),
+        },
+        emit: |out| emit(&mut node, &mut files, out),
+    };
+    let ending =
+        node_kit::conduct::run(&mut conductor, &mut events, &sources, now, &mut conversions)?;
+    tracing::debug!(?ending, "rehearsal loop over");
+    let out = conductor.call(conductor::Call::Input(Input::Stop), now());
     // The outputs may no longer be delivered; the files are what matters now.
-    if let Err(e) = emit(&mut node, &mut files, out) {
+    if let Err(e) = (conversions.emit)(out) {
         tracing::debug!(error = %e, "outputs after stop not sent");
     }
     Ok(())
 }
 
 /// An input as the conductor's [`Input`]; `None` if it cannot be read.
-fn route(id: &str, params: &MetadataParameters, data: &DoraArray) -> Option<Input> {
-    let status = session_status(params).unwrap_or_else(|raw| {
-        tracing::warn!(input = id, value = %raw, "unknown session_status; treating the message as complete");
-        None
-    });
-    let question_id = node_kit::question_id(params);
-    let string = |key| node_kit::string_param(params, key).map(str::to_owned);
+fn decode(input: Received<'_>) -> Option<Input> {
+    let id = input.id;
     // Their payloads are not used.
     match id {
         ids::SPEECH_STARTED => return Some(Input::SpeechStarted),
-        ids::PLAYBACK_STARTED => return Some(Input::PlaybackStarted { question_id }),
+        ids::PLAYBACK_STARTED => {
+            return Some(Input::PlaybackStarted {
+                question_id: input.played(),
+            });
+        }
+        ids::PLAYBACK_DONE => {
+            return Some(Input::Played {
+                question_id: input.played(),
+            });
+        }
         _ => {}
     }
-    let text = text_of(data).map_err(|e| e.to_string());
-    let known = [ids::PRESENTER, ids::CONTROL, ids::PLAYBACK_DONE].contains(&id);
-    if !known && !id.starts_with(ids::REPLY) {
+    if ![ids::PRESENTER, ids::CONTROL].contains(&id) && !id.starts_with(ids::REPLY) {
         // A panelist's stream, or an unknown input: the conductor tells them apart.
+        let chunk = input.chunk();
         return Some(Input::Text {
             agent: id.to_owned(),
-            question_id,
-            text,
-            status,
-            error: string(keys::ERROR),
+            question_id: chunk.question_id,
+            text: input.text().map_err(|e| e.to_string()),
+            status: chunk.status,
+            error: chunk.error,
         });
     }
-    let text = match text {
-        Ok(text) => text,
-        Err(e) => {
-            tracing::warn!(input = id, error = %e, "unreadable input ignored");
-            return None;
-        }
-    };
+    let text = input.readable_text()?;
     Some(match id {
         ids::PRESENTER => Input::Presenter {
-            speaker: string(keys::SPEAKER),
+            speaker: input.string(keys::SPEAKER),
             text,
-            ended: SessionStatus::ends_utterance(status),
+            ended: input.chunk().ends,
         },
         ids::CONTROL => Input::Control(text),
-        ids::PLAYBACK_DONE => Input::Played { question_id },
-        reply => Input::Reply {
-            input: reply.to_owned(),
-            speaker: string(keys::SPEAKER),
-            request_id: string(keys::REQUEST_ID),
-            text,
-            error: string(keys::ERROR),
-        },
+        reply => {
+            let meta = input.reply();
+            Input::Reply {
+                input: reply.to_owned(),
+                speaker: meta.speaker,
+                request_id: meta.request_id,
+                text,
+                error: meta.error,
+            }
+        }
     })
 }
 

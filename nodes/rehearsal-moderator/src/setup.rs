@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use agent_context::{AgentName, ContextStore};
 use eyre::{Context, bail, eyre};
 use rehearsal_core::conductor::MODERATOR;
-use rehearsal_core::{Deck, PanelConfig, PhraseLibrary};
+use rehearsal_core::{Deck, PanelConfig};
 
 pub struct Setup {
     pub config: PanelConfig,
@@ -14,8 +14,9 @@ pub struct Setup {
     pub deck_path: String,
     /// The `DECK` file's text (checked: it holds slides).
     pub deck_text: String,
-    /// The phrase library's text (checked, its warnings logged); empty: the built-in one.
-    pub phrases_text: String,
+    /// The phrase library file: where it comes from and its text; `None`: the built-in
+    /// one. Loaded once, by the conductor's setup.
+    pub phrases: Option<(String, String)>,
     pub store_root: PathBuf,
     /// Research notes for `external-intel.md` (`INTEL`, a Markdown file), if any.
     pub intel: Option<String>,
@@ -59,35 +60,21 @@ impl Setup {
         let Some(template) = store.template(&moderator) else {
             bail!("no moderator template: expected {root}/templates/{MODERATOR}/persona.md");
         };
-        let (library_text, source) = match node_kit::env_opt("PHRASES") {
-            Some(path) => (
-                std::fs::read_to_string(&path)
-                    .with_context(|| format!("cannot read PHRASES file {path:?}"))?,
-                path,
-            ),
+        let phrases = match node_kit::conduct::read_phrases("PHRASES")? {
+            Some(file) => Some(file),
             None => match template.documents.get("phrase-library.md") {
-                Some(text) => (
-                    text.clone(),
+                Some(text) => Some((
                     format!("{root}/templates/{MODERATOR}/phrase-library.md"),
-                ),
+                    text.clone(),
+                )),
                 None => {
                     tracing::warn!(
                         "no phrase library (PHRASES or the moderator template's phrase-library.md); using the built-in phrases"
                     );
-                    (String::new(), "built-in".to_owned())
+                    None
                 }
             },
         };
-        if !library_text.is_empty() {
-            let (library, warnings) = PhraseLibrary::parse(&library_text);
-            for w in warnings {
-                tracing::warn!(file = %source, "phrase library: {w}");
-            }
-            let unused = library.other_languages();
-            if !unused.is_empty() {
-                tracing::warn!(file = %source, languages = ?unused, "the rehearsal speaks English; these sections of the phrase library are unused");
-            }
-        }
         let intel = match node_kit::env_opt("INTEL") {
             Some(path) => Some(
                 std::fs::read_to_string(&path)
@@ -100,7 +87,7 @@ impl Setup {
             panel_yaml: panel,
             deck_path,
             deck_text,
-            phrases_text: library_text,
+            phrases,
             store_root,
             intel,
         })

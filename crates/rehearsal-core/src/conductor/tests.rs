@@ -1,4 +1,5 @@
 use super::*;
+use crate::phrases::Language;
 use crate::{Deck, PanelConfig, PhraseLibrary};
 use proptest::prelude::*;
 
@@ -785,4 +786,87 @@ fn a_runaway_panelist_stream_is_kept_to_the_utterance_limit() {
         said.len()
     );
     assert!(said.starts_with("blah blah"));
+}
+
+/// The moderator's template library, both languages.
+const TEMPLATE_PHRASES: &str = include_str!("../../../../templates/moderator/phrase-library.md");
+
+fn spoken(out: &[Out]) -> Vec<String> {
+    out.iter()
+        .filter_map(|o| match o {
+            Out::Line { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn setup(language: &str, phrases: &str) -> RehearsalSetup {
+    RehearsalSetup {
+        panel_yaml: format!("language: {language}\n{PANEL}"),
+        deck_path: "deck.md".into(),
+        deck_text: DECK.into(),
+        phrases: phrases.into(),
+        intel: None,
+        styles: Default::default(),
+        config: Config { paced: false },
+    }
+}
+
+#[test]
+fn a_zh_rehearsal_speaks_the_chinese_lines_of_its_library() {
+    for phrases in [TEMPLATE_PHRASES, ""] {
+        let setup = setup("zh", phrases);
+        let (mut c, report) = setup.build_reporting().unwrap();
+        assert_eq!(report.language, Language::Zh);
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert!(report.left_out.is_empty(), "{:?}", report.left_out);
+        Conductor::start(&mut c, &setup.briefing(), 0);
+        let (out, _) = section_break(&mut c, false);
+        let said = spoken(&out);
+        let transition = said.first().expect("a transition line");
+        assert!(
+            transition.contains("Marcus Webb") && transition.contains("The Problem"),
+            "{transition}"
+        );
+        assert!(
+            transition
+                .chars()
+                .any(|ch| ('\u{4e00}'..='\u{9fff}').contains(&ch)),
+            "a Chinese line: {transition}"
+        );
+        let out = control(&mut c, "end", 2_000);
+        let closing = spoken(&out);
+        assert!(
+            closing
+                .iter()
+                .any(|l| l.starts_with("今天的排练到此结束") || l.starts_with("我们就到这里")),
+            "{closing:?}"
+        );
+    }
+}
+
+#[test]
+fn an_english_rehearsal_loads_a_file_once_and_reports_what_it_leaves_out() {
+    let setup = setup("en", "## Closing\n- Goodbye, {name}.\n- Goodbye.\n");
+    let (mut c, report) = setup.build_reporting().unwrap();
+    assert_eq!(report.language, Language::En);
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(
+        report.left_out.contains(&"transition"),
+        "{:?}",
+        report.left_out
+    );
+    assert!(!report.left_out.contains(&"closing"));
+    Conductor::start(&mut c, &setup.briefing(), 0);
+    let (out, _) = section_break(&mut c, false);
+    assert!(
+        spoken(&out)[0].contains("Marcus Webb"),
+        "built-in English transition"
+    );
+    let out = control(&mut c, "end", 2_000);
+    assert!(
+        spoken(&out).iter().any(|l| l == "Goodbye."),
+        "{:?}",
+        spoken(&out)
+    );
 }

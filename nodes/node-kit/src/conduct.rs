@@ -1,0 +1,343 @@
+//! The one event loop of the conductor nodes (roundtable moderator, rehearsal moderator,
+//! auction), and the decoding their inputs share. A node supplies only its conversions:
+//! Arrow to its conductor's input ([`Received`] → `Input`) and its outputs back to Arrow;
+//! every decision, and every rule of time, is the conductor's and
+//! [`conductor::tick_due`]'s, as in [`conductor::drive`].
+
+use std::time::Duration;
+
+use conductor::phrases::LoadReport;
+use conductor::{Call, Conductor};
+use dora_node_api::{DoraArray, Event, EventStream, MetadataParameters};
+use serde::Serialize;
+use voice_protocol::{SessionStatus, keys};
+
+use crate::decisions::RecordedConductor;
+use crate::{InputSources, Next, TextError, next_event};
+
+/// The shortest wait for input between two ticks: a conductor that still asks for a
+/// time already past after its tick is ticked again this often, not in a busy loop.
+pub const MIN_WAIT: Duration = Duration::from_millis(2);
+
+/// How a conductor node's loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The conductor finished the conversation.
+    Finished,
+    /// Every input closed.
+    Closed,
+    /// dora stopped the node.
+    Stopped,
+}
+
+/// A recorded conductor is a conductor: every call it passes on is written to the
+/// decision log, so the loop below records what it does.
+impl<C> Conductor for RecordedConductor<C>
+where
+    C: Conductor,
+    C::Input: Serialize + Clone,
+    C::Output: std::fmt::Debug,
+{
+    type Input = C::Input;
+    type Output = C::Output;
+    /// The opening the conductor was recorded with.
+    type Opening = ();
+
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<C::Output> {
+        self.call(Call::Start, now_ms)
+    }
+
+    fn handle(&mut self, input: C::Input, now_ms: u64) -> Vec<C::Output> {
+        self.call(Call::Input(input), now_ms)
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<C::Output> {
+        self.call(Call::Tick, now_ms)
+    }
+
+    fn next_wake(&self) -> Option<u64> {
+        self.conductor.next_wake()
+    }
+
+    fn finished(&self) -> bool {
+        self.conductor.finished()
+    }
+}
+
+/// What a conductor node is made of besides its conductor: its conversions.
+pub struct Conversions<D, R, E> {
+    /// An input as the conductor's; `None` when it cannot be used (the function warns).
+    pub decode: D,
+    /// The input the conductor gets for each input an upstream node's restart broke off.
+    pub restarted: R,
+    /// Sends and writes what the conductor decided, in order.
+    pub emit: E,
+}
+
+/// Runs a conductor node: starts the conductor, then, until it has finished, waits for
+/// the next event at most until the conductor's next wake-up, ticks every wake-up due
+/// before each input ([`conductor::tick_due`], at the time it is), and hands it the
+/// decoded input. `now` is the node's clock in milliseconds of the run. Returns how the
+/// loop ended; a failed emit ends it with that error.
+pub fn run<C, D, R, E>(
+    conductor: &mut C,
+    events: &mut EventStream,
+    sources: &InputSources,
+    now: impl Fn() -> u64,
+    conversions: &mut Conversions<D, R, E>,
+) -> eyre::Result<Ending>
+where
+    C: Conductor<Opening = ()>,
+    D: FnMut(Received<'_>) -> Option<C::Input>,
+    R: FnMut(&str) -> C::Input,
+    E: FnMut(Vec<C::Output>) -> eyre::Result<()>,
+{
+    let emit = &mut conversions.emit;
+    emit(conductor.start(&(), now()))?;
+    loop {
+        let t = now();
+        let due = conductor::tick_due(conductor, t, |_| t);
+        if !due.is_empty() {
+            emit(due.into_iter().map(|(_, o)| o).collect())?;
+        }
+        if conductor.finished() {
+            return Ok(Ending::Finished);
+        }
+        let wait = conductor
+            .next_wake()
+            .map(|wake| Duration::from_millis(wake.saturating_sub(now())).max(MIN_WAIT));
+        let inputs: Vec<C::Input> = match next_event(events, wait) {
+            Next::Closed => return Ok(Ending::Closed),
+            Next::Timeout => continue,
+            Next::Event(event) => match *event {
+                Event::Input { id, metadata, data } => {
+                    let received = Received {
+                        id: id.as_str(),
+                        params: &metadata.parameters,
+                        data: &data,
+                    };
+                    match (conversions.decode)(received) {
+                        Some(input) => vec![input],
+                        None => continue,
+                    }
+                }
+                Event::NodeRestarted { id } => {
+                    tracing::warn!(node = %id, "an upstream node restarted");
+                    sources
+                        .fed_by(id.as_ref())
+                        .map(&mut conversions.restarted)
+                        .collect()
+                }
+                Event::InputClosed { id } => {
+                    tracing::debug!(input = %id, "input closed");
+                    continue;
+                }
+                Event::Stop(_) => return Ok(Ending::Stopped),
+                Event::Error(e) => {
+                    tracing::warn!(error = %e, "dora reported an error");
+                    continue;
+                }
+                _ => continue,
+            },
+        };
+        let t = now();
+        let mut out: Vec<C::Output> = conductor::tick_due(conductor, t, |_| t)
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect();
+        for input in inputs {
+            out.extend(conductor.handle(input, t));
+        }
+        emit(out)?;
+    }
+}
+
+/// One dora input, as a conductor node decodes it.
+#[derive(Clone, Copy)]
+pub struct Received<'a> {
+    pub id: &'a str,
+    pub params: &'a MetadataParameters,
+    pub data: &'a DoraArray,
+}
+
+/// The metadata of a streamed chunk of a speaker's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub question_id: Option<u64>,
+    /// `None`: a complete message (an unknown status is taken as one, with a warning).
+    pub status: Option<SessionStatus>,
+    /// The chunk ends the utterance (`ended`, or a complete message).
+    pub ends: bool,
+    /// The bridge's `error`, on a chunk that ends a failed turn.
+    pub error: Option<String>,
+}
+
+/// The metadata of a reply to a side request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub speaker: Option<String>,
+    pub request_id: Option<String>,
+    pub error: Option<String>,
+}
+
+impl Received<'_> {
+    /// The payload as text.
+    pub fn text(&self) -> Result<String, TextError> {
+        crate::text_of(self.data)
+    }
+
+    /// The payload as text; `None`, with a warning naming the input, when it is not.
+    pub fn readable_text(&self) -> Option<String> {
+        match self.text() {
+            Ok(text) => Some(text),
+            Err(e) => {
+                tracing::warn!(input = self.id, error = %e, "unreadable input ignored");
+                None
+            }
+        }
+    }
+
+    pub fn question_id(&self) -> Option<u64> {
+        crate::question_id(self.params)
+    }
+
+    pub fn string(&self, key: &str) -> Option<String> {
+        crate::string_param(self.params, key).map(str::to_owned)
+    }
+
+    /// `session_status`; an unknown value is warned about and taken as a complete message.
+    pub fn status(&self) -> Option<SessionStatus> {
+        crate::session_status(self.params).unwrap_or_else(|raw| {
+            tracing::warn!(input = self.id, value = %raw, "unknown session_status; treating the message as complete");
+            None
+        })
+    }
+
+    /// The input as a chunk of a speaker's streamed text.
+    pub fn chunk(&self) -> Chunk {
+        let status = self.status();
+        Chunk {
+            question_id: self.question_id(),
+            status,
+            ends: SessionStatus::ends_utterance(status),
+            error: self.string(keys::ERROR),
+        }
+    }
+
+    /// The input as a reply to a side request.
+    pub fn reply(&self) -> Reply {
+        Reply {
+            speaker: self.string(keys::SPEAKER),
+            request_id: self.string(keys::REQUEST_ID),
+            error: self.string(keys::ERROR),
+        }
+    }
+
+    /// The input as a player's report on an utterance (`playback_started`,
+    /// `playback_done`): the question id it names. Its payload is not read.
+    pub fn played(&self) -> Option<u64> {
+        self.question_id()
+    }
+}
+
+/// The phrase library file named by `variable`, if set: its path and text.
+pub fn read_phrases(variable: &str) -> eyre::Result<Option<(String, String)>> {
+    let Some(path) = crate::env_opt(variable) else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| eyre::eyre!("cannot read the phrase library {path:?} ({variable}): {e}"))?;
+    Ok(Some((path, text)))
+}
+
+/// Logs what a phrase library file (`source`) skipped, and the kinds it leaves to the
+/// built-in lines in the language spoken.
+pub fn report_phrases(source: &str, report: &LoadReport) {
+    for w in &report.warnings {
+        tracing::warn!(file = %source, "phrase library: {w}");
+    }
+    if !report.left_out.is_empty() {
+        tracing::info!(file = %source, language = ?report.language, kinds = ?report.left_out, "phrase library leaves kinds out; the built-in lines say them");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dora_node_api::Parameter;
+    use dora_node_api::arrow_v59::array::{Int32Array, StringArray};
+
+    use super::*;
+
+    fn params(entries: &[(&str, Parameter)]) -> MetadataParameters {
+        entries
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect()
+    }
+
+    fn text(s: &str) -> DoraArray {
+        DoraArray::from_array(StringArray::from(vec![s]))
+    }
+
+    #[test]
+    fn a_chunk_reads_its_status_id_and_error_and_an_unknown_status_completes_it() {
+        let data = text("Hello.");
+        let p = params(&[
+            (keys::QUESTION_ID, Parameter::String(" 7 ".into())),
+            (keys::SESSION_STATUS, Parameter::String("ongoing".into())),
+        ]);
+        let r = Received {
+            id: "ann",
+            params: &p,
+            data: &data,
+        };
+        assert_eq!(r.readable_text().as_deref(), Some("Hello."));
+        assert_eq!(
+            r.chunk(),
+            Chunk {
+                question_id: Some(7),
+                status: Some(SessionStatus::Ongoing),
+                ends: false,
+                error: None,
+            }
+        );
+        let p = params(&[
+            (keys::SESSION_STATUS, Parameter::String("finished?".into())),
+            (keys::ERROR, Parameter::String("timeout".into())),
+        ]);
+        let r = Received {
+            id: "ann",
+            params: &p,
+            data: &data,
+        };
+        let chunk = r.chunk();
+        assert_eq!((chunk.status, chunk.ends), (None, true));
+        assert_eq!(chunk.error.as_deref(), Some("timeout"));
+    }
+
+    #[test]
+    fn replies_and_reports_read_their_metadata_and_unreadable_data_is_none() {
+        let data = DoraArray::from_array(Int32Array::from(vec![1]));
+        let p = params(&[
+            (keys::SPEAKER, Parameter::String("bo".into())),
+            (keys::REQUEST_ID, Parameter::String("intent-3".into())),
+            (keys::QUESTION_ID, Parameter::Integer(4)),
+        ]);
+        let r = Received {
+            id: "reply_bo",
+            params: &p,
+            data: &data,
+        };
+        assert_eq!(
+            r.reply(),
+            Reply {
+                speaker: Some("bo".into()),
+                request_id: Some("intent-3".into()),
+                error: None,
+            }
+        );
+        assert_eq!(r.played(), Some(4));
+        assert!(r.text().is_err());
+        assert_eq!(r.readable_text(), None);
+    }
+}
