@@ -150,6 +150,18 @@ pub fn parse_presenter_script(yaml: &str) -> Result<PresenterScriptFile, Present
     })
 }
 
+/// The moderator's speaker name when the session names none other.
+pub const MODERATOR: &str = "moderator";
+
+/// Which report of a line reached the presenter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineReport {
+    /// The line is finished (the moderator's `utterance`).
+    Finished,
+    /// The line was heard (the player's `played`).
+    Heard,
+}
+
 /// What the presenter node must do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PresenterAction {
@@ -183,6 +195,7 @@ enum Busy {
 pub struct Presenter {
     script: PresenterScriptFile,
     spoken: bool,
+    moderator: String,
     next_step: usize,
     busy: Option<Busy>,
     answers: VecDeque<String>,
@@ -200,6 +213,7 @@ impl Presenter {
         Self {
             script,
             spoken,
+            moderator: MODERATOR.to_owned(),
             next_step: 0,
             busy: None,
             answers: VecDeque::new(),
@@ -211,8 +225,40 @@ impl Presenter {
         }
     }
 
+    /// The moderator's speaker name is `name` (default [`MODERATOR`]): its lines are no
+    /// questions.
+    pub fn with_moderator(mut self, name: &str) -> Self {
+        self.moderator = name.to_owned();
+        self
+    }
+
     pub fn speaker(&self) -> &str {
         &self.script.speaker
+    }
+
+    /// Whether `speaker` sits on the panel: anyone named but the presenter and the
+    /// moderator.
+    pub fn is_panelist(&self, speaker: &str) -> bool {
+        !speaker.is_empty() && speaker != self.script.speaker && speaker != self.moderator
+    }
+
+    /// A line of `speaker` was reported finished or heard. A panelist's line with words
+    /// is a question, counted on the report the session goes by: once heard in a
+    /// spoken session, once finished otherwise (each line is reported both ways). The
+    /// presenter's own line heard lets it go on.
+    pub fn on_line(&mut self, report: LineReport, speaker: &str, text: &str, now: Duration) {
+        if report == LineReport::Heard && speaker == self.script.speaker {
+            self.on_own_line_heard(now);
+            return;
+        }
+        let counted_on = if self.spoken {
+            LineReport::Heard
+        } else {
+            LineReport::Finished
+        };
+        if report == counted_on && self.is_panelist(speaker) && !text.trim().is_empty() {
+            self.on_question(now);
+        }
     }
 
     /// The moderator entered `phase`.
@@ -388,6 +434,51 @@ fn ms(n: u64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_counts_once_on_the_report_the_session_goes_by() {
+        for spoken in [false, true] {
+            let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), spoken)
+                .with_moderator("Diana");
+            assert!(p.is_panelist("skeptic"));
+            assert!(
+                !p.is_panelist("Diana")
+                    && !p.is_panelist("")
+                    && !p.is_panelist(p.speaker().to_owned().as_str())
+            );
+            // The moderator's lines, blank lines and nameless ones are no questions.
+            for report in [LineReport::Finished, LineReport::Heard] {
+                p.on_line(report, "Diana", "Marcus, over to you.", t(1));
+                p.on_line(report, "skeptic", "  ", t(1));
+                p.on_line(report, "", "Who said this?", t(1));
+            }
+            assert!(p.questions.is_empty());
+            // A panelist's line is reported finished, then heard: one question.
+            p.on_line(LineReport::Finished, "skeptic", "What margin?", t(2));
+            p.on_line(LineReport::Heard, "skeptic", "What margin?", t(3));
+            let expected = if spoken { t(3) } else { t(2) };
+            assert_eq!(p.questions, [expected], "spoken: {spoken}");
+        }
+    }
+
+    #[test]
+    fn the_presenters_own_line_heard_lets_it_go_on() {
+        let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), true);
+        let said = p.poll(t(0));
+        assert!(
+            matches!(said.last(), Some(PresenterAction::Said { .. })),
+            "{said:?}"
+        );
+        let me = p.speaker().to_owned();
+        p.on_line(LineReport::Finished, &me, "Hello panel.", t(10));
+        assert!(
+            matches!(p.busy, Some(Busy::AwaitHeard(_))),
+            "a finished line is not heard"
+        );
+        p.on_line(LineReport::Heard, &me, "Hello panel.", t(20));
+        assert!(matches!(p.busy, Some(Busy::Pause(_))));
+        assert!(p.questions.is_empty(), "its own line is no question");
+    }
 
     const SCRIPT: &str = r#"
 steps:

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, eyre};
-use human_script::presenter::{Presenter, PresenterAction, parse_presenter_script};
+use human_script::presenter::{LineReport, Presenter, PresenterAction, parse_presenter_script};
 use node_kit::{Next, Params, next_event, text_of};
 use voice_protocol::{SessionStatus, ids, keys};
 
@@ -22,7 +22,8 @@ fn main() -> eyre::Result<()> {
     let yaml = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read PRESENTER_SCRIPT file {path:?}"))?;
     let script = parse_presenter_script(&yaml).map_err(|e| eyre!("{path}: {e}"))?;
-    let moderator = node_kit::env_opt("MODERATOR_NAME").unwrap_or_else(|| "moderator".to_owned());
+    let moderator = node_kit::env_opt("MODERATOR_NAME")
+        .unwrap_or_else(|| human_script::presenter::MODERATOR.to_owned());
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
     let wired = node
@@ -36,7 +37,7 @@ fn main() -> eyre::Result<()> {
         spoken,
         "scripted presenter ready"
     );
-    let mut presenter = Presenter::new(script, spoken);
+    let mut presenter = Presenter::new(script, spoken).with_moderator(&moderator);
     let me = presenter.speaker().to_owned();
     let start = Instant::now();
     loop {
@@ -57,22 +58,13 @@ fn main() -> eyre::Result<()> {
                         }
                     };
                     let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("");
-                    let panelist = !speaker.is_empty() && speaker != me && speaker != moderator;
                     let now = start.elapsed();
                     match id.as_str() {
                         ids::PHASE => presenter.on_phase(&text, now),
-                        ids::UTTERANCE if !spoken && panelist => {
-                            if !text.trim().is_empty() {
-                                presenter.on_question(now)
-                            }
+                        ids::UTTERANCE => {
+                            presenter.on_line(LineReport::Finished, speaker, &text, now)
                         }
-                        ids::PLAYED if speaker == me => presenter.on_own_line_heard(now),
-                        ids::PLAYED if spoken && panelist => {
-                            if !text.trim().is_empty() {
-                                presenter.on_question(now)
-                            }
-                        }
-                        ids::UTTERANCE | ids::PLAYED => {}
+                        ids::PLAYED => presenter.on_line(LineReport::Heard, speaker, &text, now),
                         other => tracing::warn!(input = other, "unknown input ignored"),
                     }
                 }
