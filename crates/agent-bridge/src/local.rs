@@ -20,6 +20,12 @@ pub struct PromptWindow {
 }
 
 impl PromptWindow {
+    /// The window of a bridge that shows at most `max_lines` lines: it drops a third of
+    /// them at a time (at least one).
+    pub fn of_lines(max_lines: usize) -> Self {
+        Self::new(max_lines, (max_lines / 3).max(1))
+    }
+
     pub fn new(max_lines: usize, hop: usize) -> Self {
         let max_lines = max_lines.max(1);
         Self {
@@ -67,6 +73,37 @@ pub fn reusable_prefix(cached: &[i32], prompt: &[i32]) -> usize {
     common.min(prompt.len().saturating_sub(1))
 }
 
+/// Speakers of any conversation whose name tags a small model may write out: its own
+/// output is cut at them like at the other participants' names.
+pub const COMMON_SPEAKERS: [&str; 6] = [
+    "human",
+    "tutor",
+    "student",
+    "moderator",
+    "user",
+    "assistant",
+];
+
+/// Every name a speaker tag in `persona`'s output may use: its own (as written and as
+/// spoken) and the [`COMMON_SPEAKERS`]. A prompt adds the speakers of its lines
+/// ([`LocalPrompt::speakers`]).
+pub fn speaker_names(persona: &crate::Persona) -> Vec<String> {
+    let mut names = vec![persona.name.clone(), persona.spoken_name().to_owned()];
+    names.extend(COMMON_SPEAKERS.iter().map(|s| s.to_string()));
+    names
+}
+
+/// Why a prompt cannot be given to the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FitError<E> {
+    /// Measuring the prompt failed.
+    #[error("{0}")]
+    Measure(E),
+    /// Even without any conversation line the prompt leaves no room to answer.
+    #[error("the prompt needs {tokens} tokens; the context holds {room}")]
+    TooLong { tokens: usize, room: usize },
+}
+
 /// A turn as a local model gets it: the persona as the system message, then one user
 /// message with the recent conversation and what to do now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +141,42 @@ impl LocalPrompt {
             system,
             lines,
             requests,
+        }
+    }
+
+    /// The speakers of its lines (the names before `:`), oldest first.
+    pub fn speakers(&self) -> impl Iterator<Item = String> + '_ {
+        self.lines
+            .iter()
+            .filter_map(|l| l.split_once(':').map(|(n, _)| n.trim().to_owned()))
+    }
+
+    /// The chat for a context of `room` tokens that must leave `answer` tokens to the
+    /// answer: the oldest lines are dropped until the chat (as `tokenize` counts it)
+    /// fits. Without any line left, a chat within 8 tokens of `room` is refused; a
+    /// shorter one is given, the answer being cut by the context. Returns the tokens and
+    /// the chat.
+    pub fn fit<T, E>(
+        &mut self,
+        json: bool,
+        room: usize,
+        answer: usize,
+        mut tokenize: impl FnMut(&[ChatMessage]) -> Result<Vec<T>, E>,
+    ) -> Result<(Vec<T>, Vec<ChatMessage>), FitError<E>> {
+        loop {
+            let chat = self.to_messages(json);
+            let tokens = tokenize(&chat).map_err(FitError::Measure)?;
+            if tokens.len() + answer < room || self.lines.is_empty() {
+                if tokens.len() + 8 >= room {
+                    return Err(FitError::TooLong {
+                        tokens: tokens.len(),
+                        room,
+                    });
+                }
+                return Ok((tokens, chat));
+            }
+            // Too long for the context: show fewer lines.
+            self.lines.remove(0);
         }
     }
 
@@ -535,6 +608,89 @@ fn clean_markup(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bridges_window_drops_a_third_of_its_lines_at_a_time() {
+        let lines: Vec<String> = (0..13).map(|i| format!("a: {i}")).collect();
+        let mut w = PromptWindow::of_lines(12);
+        assert_eq!(
+            w.select(&lines[..12]).len(),
+            8,
+            "starts from the newest 12 - 4"
+        );
+        let mut w = PromptWindow::of_lines(12);
+        w.select(&lines[..8]);
+        assert_eq!(w.select(&lines[..12]).len(), 12);
+        assert_eq!(w.select(&lines).len(), 8, "the oldest third went");
+        let mut w = PromptWindow::of_lines(2);
+        w.select(&lines[..2]);
+        assert_eq!(w.select(&lines[..3]).len(), 2);
+        assert_eq!(
+            w.select(&lines[..4]).len(),
+            1,
+            "one line at a time, at least"
+        );
+    }
+
+    #[test]
+    fn speaker_names_are_the_personas_and_the_common_ones_and_the_prompts() {
+        let persona = crate::Persona::fallback("tutor");
+        let names = speaker_names(&persona);
+        assert_eq!(names[0], "tutor");
+        for common in COMMON_SPEAKERS {
+            assert!(names.iter().any(|n| n == common), "{common}");
+        }
+        let prompt = LocalPrompt {
+            system: String::new(),
+            lines: vec!["Ann: hi".into(), "no tag".into(), " Bo : yes".into()],
+            requests: Vec::new(),
+        };
+        assert_eq!(prompt.speakers().collect::<Vec<_>>(), ["Ann", "Bo"]);
+    }
+
+    #[test]
+    fn a_prompt_drops_its_oldest_lines_until_it_fits() {
+        let mut prompt = LocalPrompt {
+            system: "You are Ann.".into(),
+            lines: (0..10)
+                .map(|i| format!("Bo: line {i} of the talk"))
+                .collect(),
+            requests: Vec::new(),
+        };
+        // One token per word of the whole chat.
+        let words = |chat: &[ChatMessage]| -> Result<Vec<()>, ()> {
+            Ok(chat
+                .iter()
+                .flat_map(|m| m.content.split_whitespace())
+                .map(|_| ())
+                .collect())
+        };
+        let full = words(&prompt.to_messages(false)).unwrap().len();
+        let (tokens, chat) = prompt.fit(false, full + 10, 20, words).unwrap();
+        assert!(tokens.len() + 20 < full + 10, "{}", tokens.len());
+        assert_eq!(chat, prompt.to_messages(false));
+        assert_eq!(
+            prompt.lines.last().unwrap(),
+            "Bo: line 9 of the talk",
+            "the newest stay"
+        );
+        assert!(prompt.lines.len() < 10 && !prompt.lines.is_empty());
+        // Nothing left to drop and no room: refused.
+        let mut bare = LocalPrompt {
+            system: "You are Ann, and this persona is far too long.".into(),
+            lines: vec!["Bo: hello".into()],
+            requests: Vec::new(),
+        };
+        assert!(matches!(
+            bare.fit(false, 8, 20, words),
+            Err(FitError::TooLong { room: 8, .. })
+        ));
+        assert!(bare.lines.is_empty());
+        assert_eq!(
+            bare.fit(false, 1_000, 20, |_| Err::<Vec<()>, _>("no template")),
+            Err(FitError::Measure("no template"))
+        );
+    }
     use proptest::prelude::*;
 
     fn names() -> Vec<String> {

@@ -18,7 +18,7 @@ use std::{
 
 use agent_bridge::{
     GenerationRequest, History, Persona,
-    local::{LocalPrompt, OutputFilter, PromptWindow, reusable_prefix},
+    local::{FitError, LocalPrompt, OutputFilter, PromptWindow, reusable_prefix},
 };
 use crossbeam_channel::{Receiver, Sender};
 use eyre::{Context, bail, eyre};
@@ -284,8 +284,8 @@ fn worker(
         context,
         template,
         cached: Vec::new(),
-        window: PromptWindow::new(config.window_lines, (config.window_lines / 3).max(1)),
-        names: speaker_names(&persona),
+        window: PromptWindow::of_lines(config.window_lines),
+        names: agent_bridge::local::speaker_names(&persona),
         persona,
         config,
         turns: 0,
@@ -332,24 +332,6 @@ fn worker(
     drop(finished);
 }
 
-/// Every name a speaker tag in the model's output may use.
-fn speaker_names(persona: &Persona) -> Vec<String> {
-    let mut names = vec![persona.name.clone(), persona.spoken_name().to_owned()];
-    names.extend(
-        [
-            "human",
-            "tutor",
-            "student",
-            "moderator",
-            "user",
-            "assistant",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    names
-}
-
 enum Outcome {
     Finished,
     Cancelled,
@@ -387,29 +369,17 @@ impl Engine<'_> {
         let max_words = request.max_words.unwrap_or(self.config.max_words);
         let mut names = self.names.clone();
         let mut prompt = LocalPrompt::from_messages(&request.messages, &self.persona.name);
-        names.extend(
-            prompt
-                .lines
-                .iter()
-                .filter_map(|l| l.split_once(':').map(|(n, _)| n.trim().to_owned())),
-        );
+        names.extend(prompt.speakers());
         prompt.lines = self.window.select(&prompt.lines);
-        let (tokens, chat) = loop {
-            let chat = prompt.to_messages(request.json);
-            let tokens = self.tokenize_chat(&chat)?;
-            let room = self.config.context_tokens as usize;
-            if tokens.len() + self.config.max_tokens < room || prompt.lines.is_empty() {
-                if tokens.len() + 8 >= room {
-                    return Err(format!(
-                        "the prompt needs {} tokens; the context holds {room} (LLM_CONTEXT_TOKENS)",
-                        tokens.len()
-                    ));
-                }
-                break (tokens, chat);
-            }
-            // Too long for the context: show fewer lines.
-            prompt.lines.remove(0);
-        };
+        let room = self.config.context_tokens as usize;
+        let (tokens, chat) = prompt
+            .fit(request.json, room, self.config.max_tokens, |chat| {
+                self.tokenize_chat(chat)
+            })
+            .map_err(|e| match e {
+                FitError::Measure(e) => e,
+                too_long => format!("{too_long} (LLM_CONTEXT_TOKENS)"),
+            })?;
 
         let filter = OutputFilter::new(names, max_words)
             // The user message may quote what the speaker is asked to say (a prepared
