@@ -19,6 +19,7 @@
 
 pub mod clips;
 pub mod voice_text;
+pub mod voices;
 
 use std::collections::BTreeMap;
 

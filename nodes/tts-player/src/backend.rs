@@ -1,7 +1,6 @@
 //! Speech synthesis backends behind one trait.
 
 use std::{
-    collections::HashMap,
     io::{Read, Write},
     process::{Child, Command, ExitStatus, Stdio},
     time::{Duration, Instant},
@@ -9,14 +8,7 @@ use std::{
 
 use audio_utils::{Pcm, decode_wav};
 use eyre::{Context, bail};
-
-/// Voices handed out in turn to speakers without a `VOICE_MAP` entry.
-const VOICE_ROTATION: &[&str] = &[
-    "en-us+f3", "en-us+m3", "en-us+f4", "en-us+m1", "en-us+f2", "en-us+m4",
-];
-
-/// OpenAI's voices, handed out in turn when `VOICE_MAP` names none.
-const OPENAI_VOICES: &[&str] = &["alloy", "echo", "fable", "onyx", "nova", "shimmer"];
+use player_core::voices::{ESPEAK_VOICES, OPENAI_VOICES, VoiceMap};
 
 /// The voice `TTS_BACKEND` names (`espeak`, the default; `openai`; `silent`), set up from
 /// its environment.
@@ -30,7 +22,7 @@ pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend
             Box::new(Espeak {
                 voices: VoiceMap::parse(
                     &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-                    VOICE_ROTATION,
+                    ESPEAK_VOICES,
                 )?,
                 speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
                 timeout,
@@ -69,44 +61,6 @@ pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend
 pub trait TtsBackend: Send {
     fn name(&self) -> &'static str;
     fn synthesize(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm>;
-}
-
-/// Distinct voices per participant: `VOICE_MAP` entries first, then a rotation.
-#[derive(Debug, Clone)]
-pub struct VoiceMap {
-    fixed: HashMap<String, String>,
-    rotation: Vec<String>,
-    assigned: HashMap<String, String>,
-}
-
-impl VoiceMap {
-    /// Parses `tutor=en-us+f3, student1=en-us+m3`.
-    pub fn parse(spec: &str, rotation: &[&str]) -> eyre::Result<Self> {
-        let mut fixed = HashMap::new();
-        for entry in spec.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-            let Some((who, voice)) = entry.split_once('=') else {
-                bail!("VOICE_MAP entry {entry:?} is not `speaker=voice`");
-            };
-            fixed.insert(who.trim().to_owned(), voice.trim().to_owned());
-        }
-        Ok(Self {
-            fixed,
-            rotation: rotation.iter().map(|v| v.to_string()).collect(),
-            assigned: HashMap::new(),
-        })
-    }
-
-    pub fn voice_for(&mut self, speaker: &str) -> String {
-        if let Some(voice) = self.fixed.get(speaker) {
-            return voice.clone();
-        }
-        let next = self.assigned.len() % self.rotation.len().max(1);
-        let voice = self.rotation.get(next).cloned().unwrap_or_default();
-        self.assigned
-            .entry(speaker.to_owned())
-            .or_insert(voice)
-            .clone()
-    }
 }
 
 /// espeak-ng from the system: `espeak-ng -v VOICE -s SPEED --stdout`, text on stdin.
@@ -330,16 +284,6 @@ impl TtsBackend for Silent {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn voice_map_is_fixed_then_rotating() {
-        let mut map = VoiceMap::parse("tutor=en-us+f3", &["a", "b"]).unwrap();
-        assert_eq!(map.voice_for("tutor"), "en-us+f3");
-        assert_eq!(map.voice_for("ben"), "a");
-        assert_eq!(map.voice_for("mia"), "b");
-        assert_eq!(map.voice_for("ben"), "a");
-        assert!(VoiceMap::parse("oops", &["a"]).is_err());
-    }
 
     fn espeak(timeout: Duration) -> Espeak {
         Espeak {
