@@ -9,7 +9,14 @@ use std::process::Command;
 fn feature_sets(edges: &str) -> BTreeMap<String, BTreeSet<String>> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
-        .args(["tree", "--workspace", "--locked", "--offline", "--prefix", "none"])
+        .args([
+            "tree",
+            "--workspace",
+            "--locked",
+            "--offline",
+            "--prefix",
+            "none",
+        ])
         .args(["-e", edges, "-f", "{p}|{f}"])
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .output()
