@@ -44,7 +44,8 @@ pub struct Played {
     pub start_ms: u64,
     pub end_ms: u64,
     pub interrupted: bool,
-    /// Some of its text was heard (`text_played` is not empty).
+    /// Some of its words were heard (`text_played` holds a letter or digit: a voice
+    /// speaks nothing for punctuation alone).
     pub heard: bool,
 }
 
@@ -74,6 +75,10 @@ pub struct Session {
     pub cuts: Vec<Cut>,
     /// In the recorder's order.
     pub recorded: Vec<Recorded>,
+    /// The controller's own account (`decisions/conference-controller.jsonl`), in its
+    /// order: the turns and interrupts it decided and the `played` reports it got; empty
+    /// when the file is absent.
+    pub decided: Vec<Recorded>,
     /// `conversation.wav`, or why it could not be read.
     pub audio: Option<Audio>,
     pub audio_error: Option<String>,
@@ -148,6 +153,8 @@ pub struct AudioReport {
     pub sound_outside_spans: Vec<(u64, u16)>,
     /// Utterances the timeline says were heard (`text_played`) but nothing sounds in.
     pub silent_heard_spans: Vec<Played>,
+    /// Where the utterance the stop cut began ([`sounding_at_end`]), if one did.
+    pub sounding_at_end: Option<u64>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -171,8 +178,11 @@ pub struct Report {
     pub moments: BTreeMap<Moment, usize>,
     /// Interrupts within [`CLOSE_MS`] of the previous one (at the player), and when.
     pub close: BTreeMap<Moment, usize>,
-    /// Interrupts (the recorder's) after which no turn was handed out before the next.
+    /// Interrupts after which no turn was handed out before the next.
     pub no_turn_after: Vec<u64>,
+    /// Turns in the controller's account that `events.jsonl` lacks (not counted against
+    /// the storm: the recorder's record is incomplete).
+    pub turns_missing_from_events: Vec<u64>,
     /// What followed each interrupt at the player.
     pub answered: usize,
     pub pre_empted: usize,
@@ -219,12 +229,34 @@ pub fn check(session: &Session) -> Report {
         ..Report::default()
     };
     timeline_checks(played, &cuts, &mut report);
-    turn_checks(&session.recorded, &mut report);
-    pairing_checks(session, &mut report);
-    if let Some(audio) = &session.audio {
-        report.audio = audio_checks(audio, played, &cuts);
+    // Who was handed which turn and when each ended: the controller's account when
+    // there is one (the recorder's may miss a message), else the recorder's.
+    let controller = if session.decided.is_empty() {
+        &session.recorded
+    } else {
+        &session.decided
+    };
+    turn_checks(controller, &mut report);
+    let in_events = turn_counts(&session.recorded);
+    for (q, n) in &in_events {
+        if *n > 1 && !report.repeated_turns.contains(q) {
+            report.repeated_turns.push(*q);
+        }
     }
-    let outstanding = outstanding_turns(&session.recorded);
+    report.turns_missing_from_events = turn_counts(&session.decided)
+        .into_keys()
+        .filter(|q| !in_events.contains_key(q))
+        .collect();
+    pairing_checks(session, &mut report);
+    // What was heard: the timeline, and the utterance the stop cut, if any.
+    let mut heard = played.clone();
+    if let Some(audio) = &session.audio {
+        let tail = sounding_at_end(audio, played, &cuts, &session.recorded);
+        heard.extend(tail.clone());
+        report.audio = audio_checks(audio, &heard, &cuts);
+        report.audio.sounding_at_end = tail.map(|p| p.start_ms);
+    }
+    let outstanding = outstanding_turns(controller);
     let mut previous: Option<u64> = None;
     for cut in &cuts {
         let moment = moment_of(
@@ -246,7 +278,7 @@ pub fn check(session: &Session) -> Report {
         .unwrap_or_else(|| played.iter().map(|p| p.end_ms).max().unwrap_or(0));
     for (i, cut) in cuts.iter().enumerate() {
         let next = cuts.get(i + 1).map(|c| c.at_ms);
-        match aftermath(cut, next, end_ms, played, session.audio.as_ref()) {
+        match aftermath(cut, next, end_ms, &heard, session.audio.as_ref()) {
             Aftermath::Answered { wait_ms } => {
                 report.answered += 1;
                 report.longest_wait_ms = report.longest_wait_ms.max(wait_ms);
@@ -260,6 +292,41 @@ pub fn check(session: &Session) -> Report {
         }
     }
     report
+}
+
+/// The utterance still sounding when the recording stopped, which has no timeline line
+/// (the player writes one when an utterance ends or is cut, and the stop does neither):
+/// the first sound after the last utterance of the timeline and after the last interrupt
+/// (plus fade), provided a turn handed out after that interrupt was never played. It is
+/// newer than every interrupt and runs to the end.
+pub fn sounding_at_end(
+    audio: &Audio,
+    played: &[Played],
+    cuts: &[Cut],
+    recorded: &[Recorded],
+) -> Option<Played> {
+    let after_timeline = played.iter().map(|p| p.end_ms + CUT_TOLERANCE_MS).max();
+    let after_cut = cuts.iter().map(|c| c.at_ms + CUT_TOLERANCE_MS).max();
+    let from = after_timeline.max(after_cut).unwrap_or(0);
+    let end = audio.duration_ms();
+    let (start_ms, _) = audio.first_sound(from, end)?;
+    let since = recorded
+        .iter()
+        .rposition(|r| r.event == "interrupt")
+        .map_or(0, |i| i + 1);
+    let open_turn = recorded[since..].iter().enumerate().any(|(i, r)| {
+        r.event == "turn"
+            && !recorded[since + i + 1..]
+                .iter()
+                .any(|later| later.event == "played" && later.question_id == r.question_id)
+    });
+    open_turn.then_some(Played {
+        question_id: u64::MAX,
+        start_ms,
+        end_ms: end,
+        interrupted: false,
+        heard: true,
+    })
 }
 
 /// Late voices and overlaps, from the timeline alone.
@@ -281,13 +348,18 @@ fn timeline_checks(played: &[Played], cuts: &[Cut], report: &mut Report) {
 }
 
 /// Turns handed out twice, interrupts not followed by a turn, turns lost.
-fn turn_checks(recorded: &[Recorded], report: &mut Report) {
+fn turn_counts(recorded: &[Recorded]) -> BTreeMap<u64, usize> {
     let mut turns: BTreeMap<u64, usize> = BTreeMap::new();
     for r in recorded.iter().filter(|r| r.event == "turn") {
         if let Some(q) = r.question_id {
             *turns.entry(q).or_default() += 1;
         }
     }
+    turns
+}
+
+fn turn_checks(recorded: &[Recorded], report: &mut Report) {
+    let turns = turn_counts(recorded);
     report.turns = turns.values().sum();
     report.repeated_turns = turns
         .into_iter()
@@ -508,6 +580,42 @@ pub fn aftermath(
     }
 }
 
+/// One step of the controller's decision log: the `played` report it got, if that was
+/// the input, then the interrupts and turns it decided, in order (the decisions are
+/// written as `Turn { speaker: "tutor", question_id: 7 }`, `Interrupt { kind: Reset,
+/// question_id: 6 }`, ...).
+pub fn controller_steps(step: &Value, out: &mut Vec<Recorded>) {
+    let t_ms = u64_of(step, "at_ns").unwrap_or(0) / 1_000_000;
+    let entry = |event: &str, question_id| Recorded {
+        t_ms,
+        event: event.to_owned(),
+        question_id,
+        detail: None,
+    };
+    if let Some(q) = step
+        .pointer("/input/playback_done/question_id")
+        .and_then(Value::as_u64)
+    {
+        out.push(entry("played", Some(q)));
+    }
+    let decisions = step.get("decisions").and_then(Value::as_array);
+    for decision in decisions.into_iter().flatten().filter_map(Value::as_str) {
+        let event = if decision.starts_with("Turn {") {
+            "turn"
+        } else if decision.starts_with("Interrupt {") {
+            "interrupt"
+        } else {
+            continue;
+        };
+        let question_id = decision
+            .split("question_id: ")
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok());
+        out.push(entry(event, question_id));
+    }
+}
+
 fn u64_of(v: &Value, key: &str) -> Option<u64> {
     v.get(key).and_then(Value::as_u64)
 }
@@ -543,7 +651,7 @@ pub fn read_session(dir: &std::path::Path) -> Session {
                 heard: v
                     .get("text_played")
                     .and_then(Value::as_str)
-                    .is_some_and(|t| !t.trim().is_empty()),
+                    .is_some_and(|t| t.chars().any(char::is_alphanumeric)),
             })
         })
         .collect();
@@ -568,6 +676,10 @@ pub fn read_session(dir: &std::path::Path) -> Session {
             })
         })
         .collect();
+    let mut decided = Vec::new();
+    for v in lines("decisions/conference-controller.jsonl") {
+        controller_steps(&v, &mut decided);
+    }
     let (audio, audio_error) = match Audio::read(&dir.join("conversation.wav")) {
         Ok(audio) => (Some(audio), None),
         Err(e) => (None, Some(format!("{e:#}"))),
@@ -576,6 +688,7 @@ pub fn read_session(dir: &std::path::Path) -> Session {
         played,
         cuts,
         recorded,
+        decided,
         audio,
         audio_error,
         unreadable: bad,

@@ -75,6 +75,12 @@ fn print_report(session: &barge_storm::Session, report: &barge_storm::Report) {
             audio.silent_heard_spans.len(),
         ),
     }
+    if let Some(at) = audio.sounding_at_end {
+        println!(
+            "audio: a newer voice sounds from {:.1} s to the end (the stop cut it; no timeline line)",
+            at as f64 / 1000.0
+        );
+    }
     let count = |m: &std::collections::BTreeMap<Moment, usize>| {
         Moment::ALL
             .iter()
@@ -100,6 +106,13 @@ fn print_report(session: &barge_storm::Session, report: &barge_storm::Report) {
         report.stuck.len(),
         report.lost_turns.len(),
     );
+    if !report.turns_missing_from_events.is_empty() {
+        println!(
+            "events.jsonl lacks {} turns of the controller's decision log (the recorder's record is incomplete): {:?}",
+            report.turns_missing_from_events.len(),
+            report.turns_missing_from_events
+        );
+    }
     for (voice, cut) in report.late_voices.iter().take(5) {
         println!("  late: {voice:?} after {cut:?}");
     }

@@ -210,6 +210,36 @@ fn the_timeline_and_the_recording_must_agree() {
 }
 
 #[test]
+fn the_voice_the_stop_cut_needs_an_open_turn_and_must_follow_the_last_interrupt() {
+    // Turn 5, handed out after the last interrupt, sounds from 2,500 ms when the
+    // recording stops: no timeline line, and none is needed.
+    let mut session = clean();
+    session.recorded.push(r(2100, "turn", 5));
+    session.audio = Wav(session.audio.unwrap().samples_for_tests())
+        .voice(2500, 3000)
+        .audio();
+    let report = check(&session);
+    assert!(report.is_clean(), "{report:?}");
+    assert_eq!(report.audio.sounding_at_end, Some(2500));
+    // With every turn played, that sound is nobody's.
+    let mut nobodys = session.clone();
+    nobodys.recorded.push(played_event(2200, 5, false));
+    let report = check(&nobodys);
+    assert_eq!(report.audio.sounding_at_end, None);
+    assert_eq!(report.audio.sound_outside_spans, [(2500, LOUD as u16)]);
+    // A sound starting before the last interrupt is not excused either: it belongs to an
+    // utterance the interrupt should have cut.
+    let mut before_cut = session;
+    before_cut.cuts.push(cut(7, 2600));
+    before_cut.recorded.push(r(2600, "interrupt", 7));
+    before_cut.recorded.push(r(2601, "turn", 8));
+    let report = check(&before_cut);
+    assert_eq!(report.audio.sounding_at_end, Some(2604));
+    assert_eq!(report.audio.sound_outside_spans, [(2500, LOUD as u16)]);
+    assert!(!report.is_clean());
+}
+
+#[test]
 fn a_missing_recording_is_not_clean() {
     let mut session = clean();
     session.audio = None;
@@ -357,6 +387,36 @@ fn an_interrupt_without_a_next_turn_and_a_lost_turn_are_caught() {
 }
 
 #[test]
+fn the_controllers_account_decides_the_turns_and_the_recorders_gaps_are_counted() {
+    // The recorder missed turn 4; the controller's decision log has it.
+    let mut session = clean();
+    session.recorded.remove(4);
+    let steps = [
+        r#"{"line":"step","at_ns":0,"input":"start","decisions":["Turn { speaker: \"student1\", question_id: 1 }","Status(PolicyStats { question_id: 1 })"]}"#,
+        r#"{"line":"step","at_ns":50000000,"input":{"text":{"from":"student1","question_id":1}},"decisions":["Utterance(Utterance { speaker: \"student1\", question_id: 1 })","Turn { speaker: \"tutor\", question_id: 2 }"]}"#,
+        r#"{"line":"step","at_ns":600000000,"input":{"playback_done":{"question_id":1}},"decisions":[]}"#,
+        r#"{"line":"step","at_ns":905000000,"input":{"human":{"speaker":"human"}},"decisions":["Interrupt { kind: Reset, question_id: 3 }","Utterance(Utterance { speaker: \"human\", question_id: 3 })","Turn { speaker: \"tutor\", question_id: 4 }"]}"#,
+        r#"{"line":"step","at_ns":907000000,"input":{"playback_done":{"question_id":2}},"decisions":[]}"#,
+        r#"{"line":"step","at_ns":2000000000,"input":{"playback_done":{"question_id":4}},"decisions":[]}"#,
+    ];
+    for step in steps {
+        controller_steps(&serde_json::from_str(step).unwrap(), &mut session.decided);
+    }
+    assert_eq!(session.decided.len(), 7);
+    assert_eq!(session.decided[0], r(0, "turn", 1));
+    assert_eq!(session.decided[2], r(600, "played", 1));
+    assert_eq!(session.decided[3], r(905, "interrupt", 3));
+    assert_eq!(session.decided[4], r(905, "turn", 4));
+    let report = check(&session);
+    assert!(report.no_turn_after.is_empty());
+    assert_eq!(report.turns_missing_from_events, [4]);
+    assert!(report.is_clean(), "{report:?}");
+    // Without the controller's account, the recorder's gap looks like a missing turn.
+    session.decided.clear();
+    assert_eq!(check(&session).no_turn_after, [3]);
+}
+
+#[test]
 fn overlaps_and_repeated_turns_are_caught() {
     let session = Session {
         played: vec![p(1, 0, 600), p(2, 500, 900)],
@@ -395,6 +455,10 @@ fn a_session_folder_is_read() {
         dir.join("timeline.jsonl"),
         concat!(
             r#"{"speaker":"tutor","question_id":1,"start_ms":0,"end_ms":20,"interrupted":true,"chars_played":0,"text_played":""}"#,
+            "\n",
+            r#"{"speaker":"tutor","question_id":4,"start_ms":20,"end_ms":30,"interrupted":false,"chars_played":1,"text_played":"—"}"#,
+            "\n",
+            r#"{"speaker":"tutor","question_id":5,"start_ms":30,"end_ms":40,"interrupted":false,"chars_played":2,"text_played":"So"}"#,
             "\n"
         ),
     )
@@ -424,7 +488,17 @@ fn a_session_folder_is_read() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         session.played,
-        [cut_p(1, 0, 20)].map(|p| Played { heard: false, ..p })
+        [
+            Played {
+                heard: false,
+                ..cut_p(1, 0, 20)
+            },
+            Played {
+                heard: false,
+                ..p(4, 20, 30)
+            },
+            p(5, 30, 40)
+        ]
     );
     assert_eq!(
         session.cuts,
