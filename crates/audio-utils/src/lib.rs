@@ -3,6 +3,9 @@
 
 use std::io::Cursor;
 
+mod stream;
+pub use stream::StreamResampler;
+
 /// Mono samples at a sample rate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pcm {
