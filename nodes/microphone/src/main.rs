@@ -10,7 +10,7 @@ use std::{
     time::Duration,
 };
 
-use audio_utils::resample_linear;
+use audio_utils::StreamResampler;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
 use node_kit::Params;
@@ -106,13 +106,17 @@ fn main() -> eyre::Result<()> {
                 rate,
                 "listening to the capture device"
             );
+            // One resampler for the whole stream: band-limited, and its state carried
+            // from one captured chunk to the next, so chunk edges leave no seam and no
+            // sample is lost to rounding a chunk's length.
+            let mut resampler = StreamResampler::new(device.rate, rate);
             let mut pending: Vec<f32> = Vec::new();
             loop {
                 if let Ok(DoraEvent::Stop(_)) = dora_events.try_recv() {
                     break;
                 }
                 match device.samples.recv_timeout(Duration::from_millis(200)) {
-                    Ok(captured) => pending.extend(resample_linear(&captured, device.rate, rate)),
+                    Ok(captured) => pending.extend(resampler.process(&captured)),
                     Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
                     Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
                         bail!("the capture device stopped")
