@@ -11,6 +11,7 @@ use std::{
     time::Duration,
 };
 
+use audio_utils::StreamResampler;
 use cpal::{
     FromSample, SampleFormat, SizedSample,
     traits::{DeviceTrait, HostTrait, StreamTrait},
@@ -42,8 +43,9 @@ struct Queue {
 /// (cpal streams may not move between threads).
 pub struct Output {
     queue: Arc<Queue>,
-    /// Device samples per player sample, and channels per frame.
-    ratio: f64,
+    /// The player's rate to the device's (a pass-through when the device took the
+    /// player's), carried across blocks; and channels per frame.
+    resampler: StreamResampler,
     channels: usize,
     /// The most the queue may hold: what the player counts as its device buffer. More
     /// (a stalled device) is dropped from the front so a barge-in is still heard at once.
@@ -63,10 +65,16 @@ impl Output {
         let (stream, (rate, channels)) = StreamThread::start("sound-output", move || {
             start_output(sample_rate, thread_queue)
         })?;
-        let ratio = f64::from(rate) / f64::from(sample_rate);
+        if rate != sample_rate {
+            tracing::info!(
+                sample_rate,
+                device_rate = rate,
+                "the output device runs at its own rate; resampling"
+            );
+        }
         Ok(Self {
             queue,
-            ratio,
+            resampler: StreamResampler::new(sample_rate, rate),
             channels,
             max_queued: ((buffer.as_secs_f64() * f64::from(rate)) as usize).max(256) * channels,
             _stream: stream,
@@ -78,25 +86,25 @@ impl Output {
         if self.queue.failed.load(Ordering::Relaxed) {
             return false;
         }
+        let frames = device_samples(&mut self.resampler, block, self.channels);
         let mut samples = self.queue.samples.lock().expect("queue lock");
-        samples.extend(device_samples(block, self.ratio, self.channels));
+        samples.extend(frames);
         let excess = samples.len().saturating_sub(self.max_queued);
         samples.drain(..excess);
         true
     }
 }
 
-/// A mono block at the player's rate as the device's interleaved samples: `ratio` device
-/// frames per player sample (nearest sample: the device usually runs at the player's
-/// rate, ALSA's `plug` converting; otherwise a plain rate change of a voice already
-/// band-limited by its synthesizer), each frame on every channel, clamped to full scale.
-fn device_samples(block: &[f32], ratio: f64, channels: usize) -> Vec<f32> {
-    let frames = (block.len() as f64 * ratio).round() as usize;
-    let mut out = Vec::with_capacity(frames * channels);
-    for i in 0..frames {
-        let source = ((i as f64 / ratio) as usize).min(block.len().saturating_sub(1));
-        let value = block.get(source).copied().unwrap_or(0.0).clamp(-1.0, 1.0);
-        out.extend(std::iter::repeat_n(value, channels));
+/// A mono block at the player's rate as the device's interleaved samples: at the device's
+/// rate (the device usually runs at the player's, ALSA's `plug` converting; otherwise the
+/// stream resampler, band-limited, its state carried from block to block so no block edge
+/// clicks and the device gets exactly its rate's share of samples, at the cost of up to
+/// 20 ms held back), each frame on every channel, clamped to full scale.
+fn device_samples(resampler: &mut StreamResampler, block: &[f32], channels: usize) -> Vec<f32> {
+    let frames = resampler.process(block);
+    let mut out = Vec::with_capacity(frames.len() * channels);
+    for value in frames {
+        out.extend(std::iter::repeat_n(value.clamp(-1.0, 1.0), channels));
     }
     out
 }
@@ -295,10 +303,38 @@ mod tests {
 
     #[test]
     fn blocks_become_device_frames() {
-        assert_eq!(device_samples(&[0.1, 0.2], 1.0, 1), [0.1, 0.2]);
-        assert_eq!(device_samples(&[0.1, 2.0], 1.0, 2), [0.1, 0.1, 1.0, 1.0]);
-        let up = device_samples(&[0.1; 441], 48_000.0 / 22_050.0, 2);
-        assert_eq!(up.len(), 960 * 2);
-        assert!(device_samples(&[], 2.0, 2).is_empty());
+        let mut same = StreamResampler::new(22_050, 22_050);
+        assert_eq!(device_samples(&mut same, &[0.1, 0.2], 1), [0.1, 0.2]);
+        assert_eq!(
+            device_samples(&mut same, &[0.1, 2.0], 2),
+            [0.1, 0.1, 1.0, 1.0]
+        );
+        assert!(device_samples(&mut same, &[], 2).is_empty());
+    }
+
+    #[test]
+    fn a_device_at_another_rate_gets_its_rate_block_after_block() {
+        // The player's 20 ms blocks at 22.05 kHz (441 samples) to a 48 kHz stereo device:
+        // 960 frames each once the resampler is running, none lost to rounding, the
+        // same value on both channels, and a steady level stays steady across block
+        // edges (no seam).
+        let mut resampler = StreamResampler::new(22_050, 48_000);
+        let mut frames = Vec::new();
+        for _ in 0..100 {
+            let out = device_samples(&mut resampler, &[0.5; 441], 2);
+            assert_eq!(out.len() % 2, 0);
+            assert!(out.chunks(2).all(|f| f[0] == f[1]));
+            frames.extend(out.chunks(2).map(|f| f[0]));
+        }
+        let due = 100 * 960;
+        assert!(frames.len() <= due && due - frames.len() <= resampler.latency());
+        let steady = &frames[2_000..];
+        assert!(
+            steady.iter().all(|v| (v - 0.5).abs() < 0.01),
+            "{:?}",
+            steady
+                .iter()
+                .fold((1.0f32, 0.0f32), |(lo, hi), v| (lo.min(*v), hi.max(*v)))
+        );
     }
 }
