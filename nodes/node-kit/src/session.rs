@@ -13,10 +13,55 @@ use std::path::{Path, PathBuf};
 use eyre::{Context, bail};
 use session_log::{is_valid_session_id, session_id_for_dataflow};
 
+/// Longest `SESSION_DIR` accepted, in bytes (a path longer than the system's `PATH_MAX`
+/// could not be opened anyway).
+pub const MAX_SESSION_DIR_BYTES: usize = 4096;
+
+/// `SESSION_DIR` as a path, or why it is refused: a `..` component (the folder could be
+/// anywhere relative to where each node runs, and `a/../../b` climbs out of what it
+/// names), a NUL byte, or more than [`MAX_SESSION_DIR_BYTES`].
+pub fn session_dir_path(value: &str) -> eyre::Result<PathBuf> {
+    let shown = voice_protocol::shorten(value);
+    if value.len() > MAX_SESSION_DIR_BYTES {
+        bail!(
+            "SESSION_DIR is {} bytes long; at most {MAX_SESSION_DIR_BYTES} are accepted ({shown:?})",
+            value.len()
+        );
+    }
+    if value.contains('\0') {
+        bail!("SESSION_DIR {shown:?} contains a NUL byte");
+    }
+    let path = PathBuf::from(value);
+    if path
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        bail!(
+            "SESSION_DIR {shown:?} contains a `..` component; give the folder without `..` (an absolute path, or one below the working folder)"
+        );
+    }
+    Ok(path)
+}
+
+/// `SESSION_ID` checked to be one folder name, or a clear error naming the variable.
+fn checked_session_id(id: &str) -> eyre::Result<()> {
+    if !is_valid_session_id(id) {
+        bail!(
+            "SESSION_ID {:?} ({} bytes) is not a valid folder name (1 to 128 of letters, digits, `-`, `_`, `.`, not starting with `.`)",
+            voice_protocol::shorten(id),
+            id.len()
+        );
+    }
+    if id == LATEST {
+        bail!("SESSION_ID `{LATEST}` is reserved for the link to the newest session");
+    }
+    Ok(())
+}
+
 /// Creates (if needed) and returns the session folder for the dataflow `dataflow_id`.
 pub fn session_folder(dataflow_id: &str) -> eyre::Result<PathBuf> {
     if let Some(dir) = crate::env_opt("SESSION_DIR") {
-        let dir = PathBuf::from(dir);
+        let dir = session_dir_path(&dir)?;
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create session folder {}", dir.display()))?;
         claim(&dir, dataflow_id, "SESSION_DIR")?;
@@ -25,12 +70,7 @@ pub fn session_folder(dataflow_id: &str) -> eyre::Result<PathBuf> {
     let root =
         PathBuf::from(crate::env_opt("SESSIONS_ROOT").unwrap_or_else(|| "sessions".to_owned()));
     let id = crate::env_opt("SESSION_ID").unwrap_or_else(|| session_id_for_dataflow(dataflow_id));
-    if !is_valid_session_id(&id) {
-        bail!("SESSION_ID {id:?} is not a valid folder name (letters, digits, `-`, `_`, `.`)");
-    }
-    if id == LATEST {
-        bail!("SESSION_ID `{LATEST}` is reserved for the link to the newest session");
-    }
+    checked_session_id(&id)?;
     let dir = root.join(&id);
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create session folder {}", dir.display()))?;
@@ -149,6 +189,35 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn session_dirs_that_climb_out_or_are_absurd_are_refused_naming_the_variable() {
+        for bad in ["../x", "sessions/../../etc", "/tmp/a/../b", "a/..", "x\0y"] {
+            let e = session_dir_path(bad).unwrap_err().to_string();
+            assert!(e.contains("SESSION_DIR"), "{e}");
+        }
+        let long = "a/".repeat(MAX_SESSION_DIR_BYTES);
+        let e = session_dir_path(&long).unwrap_err().to_string();
+        assert!(e.contains("SESSION_DIR") && e.contains("bytes"), "{e}");
+        assert!(e.len() < 400, "the error does not repeat 4 KB: {e}");
+        for good in ["/tmp/sessions/run-1", "sessions/x", "./s", "a..b/c", "/"] {
+            assert_eq!(session_dir_path(good).unwrap(), PathBuf::from(good));
+        }
+    }
+
+    #[test]
+    fn session_ids_stay_one_short_folder_name() {
+        for bad in [
+            "../x", "a/b", "..", ".", ".hidden", "x\0y", "latest", "", "a\\b",
+        ] {
+            let e = checked_session_id(bad).unwrap_err().to_string();
+            assert!(e.contains("SESSION_ID"), "{e}");
+        }
+        let long = "a".repeat(4096);
+        let e = checked_session_id(&long).unwrap_err().to_string();
+        assert!(e.contains("4096 bytes") && e.len() < 400, "{e}");
+        checked_session_id("20261125-074100-abc123").unwrap();
     }
 
     #[test]
