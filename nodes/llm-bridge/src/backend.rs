@@ -59,9 +59,17 @@ impl Drop for ShutdownOnDrop {
     }
 }
 
+/// Chunks of a side request's answer in flight between the model and the collector; the
+/// collector drains them at once, so a full channel only makes the model wait briefly.
+pub const MAX_SIDE_CHUNKS_IN_FLIGHT: usize = 256;
+
+/// Longest side-request answer collected, in bytes (an intent, a bid or a question is a
+/// few hundred): past it the generation is cancelled and the request fails.
+pub const MAX_SIDE_ANSWER_BYTES: usize = 64 * 1024;
+
 /// Answers a side request with a model: the same streaming call as a turn, collected
 /// into one text, on its own thread; the answer (or the error) goes to `replies`.
-/// Bounded by `timeout` whatever the service does.
+/// Bounded by `timeout` and [`MAX_SIDE_ANSWER_BYTES`] whatever the service does.
 pub fn ask(
     backend: &Arc<dyn Backend>,
     request: SideRequest,
@@ -70,7 +78,7 @@ pub fn ask(
     timeout: Duration,
     replies: Sender<(SideRequest, Result<String, String>)>,
 ) {
-    let (tx, rx) = crossbeam_channel::unbounded();
+    let (tx, rx) = crossbeam_channel::bounded(MAX_SIDE_CHUNKS_IN_FLIGHT);
     let cancel = backend.start(
         GenerationRequest {
             question_id: 0,
@@ -87,6 +95,14 @@ pub fn ask(
         let mut text = String::new();
         let result = loop {
             match rx.recv_deadline(deadline) {
+                Ok(BackendEvent::Chunk { text: chunk, .. })
+                    if text.len() + chunk.len() > MAX_SIDE_ANSWER_BYTES =>
+                {
+                    cancel();
+                    break Err(format!(
+                        "the answer ran past {MAX_SIDE_ANSWER_BYTES} bytes (MAX_SIDE_ANSWER_BYTES)"
+                    ));
+                }
                 Ok(BackendEvent::Chunk { text: chunk, .. }) => text.push_str(&chunk),
                 Ok(BackendEvent::Finished { error: Some(e), .. }) => break Err(e),
                 Ok(BackendEvent::Finished { error: None, .. }) if text.trim().is_empty() => {
@@ -426,4 +442,86 @@ fn without_url(e: &reqwest::Error) -> String {
         e.truncate(i);
     }
     e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model that streams `chunks` chunks of `size` bytes, as fast as it can.
+    struct Flood {
+        chunks: usize,
+        size: usize,
+    }
+
+    impl Backend for Flood {
+        fn start(
+            &self,
+            request: GenerationRequest,
+            _: History,
+            events: Sender<BackendEvent>,
+        ) -> Cancel {
+            let (chunks, size) = (self.chunks, self.size);
+            let stop = Arc::new(AtomicBool::new(false));
+            let stopped = stop.clone();
+            std::thread::spawn(move || {
+                for _ in 0..chunks {
+                    if stopped.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    let chunk = BackendEvent::Chunk {
+                        question_id: request.question_id,
+                        text: "x".repeat(size),
+                    };
+                    if events.send(chunk).is_err() {
+                        return;
+                    }
+                }
+                let _ = events.send(BackendEvent::Finished {
+                    question_id: request.question_id,
+                    error: None,
+                });
+            });
+            Box::new(move || stop.store(true, Ordering::SeqCst))
+        }
+    }
+
+    fn side_answer(backend: Flood) -> Result<String, String> {
+        let backend: Arc<dyn Backend> = Arc::new(backend);
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let request = SideRequest {
+            id: "r1".into(),
+            kind: "intent".into(),
+            prompt: "Do you want to speak?".into(),
+            json: false,
+            max_words: None,
+        };
+        ask(
+            &backend,
+            request,
+            Vec::new(),
+            History::new(4),
+            Duration::from_secs(30),
+            tx,
+        );
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("an answer")
+            .1
+    }
+
+    #[test]
+    fn a_side_answer_past_its_cap_is_cancelled_not_collected() {
+        let refused = side_answer(Flood {
+            chunks: 100_000,
+            size: 1024,
+        })
+        .unwrap_err();
+        assert!(refused.contains("MAX_SIDE_ANSWER_BYTES"), "{refused}");
+        let kept = side_answer(Flood {
+            chunks: 1_000,
+            size: 8,
+        })
+        .unwrap();
+        assert_eq!(kept.len(), 8_000);
+    }
 }
