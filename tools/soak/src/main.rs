@@ -1,14 +1,13 @@
 //! `soak script MINUTES EVERY_SECS SEED`: the soak's human script (YAML, to stdout).
 //! `soak sample OUT.jsonl REPO MINUTES`: every minute, the resident memory, threads and
 //! open files of every process started from REPO's `target/release/` (by dataflow node id)
-//! and of the dora CLI running the dataflow.
+//! and of the dora CLI running the dataflow (Linux: it reads `/proc`).
 //! `soak check SESSION SAMPLES.jsonl WARMUP_MINUTES`: the report; exit 1 when a node
 //! grew, a stall happened or a session file is incomplete.
 //!
 //! Run by `scripts/soak.sh`; a bench, not a test.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use eyre::{Context, bail};
 use soak::{MAX_STALL_MS, Sample, human_script, nodes, stalls};
@@ -38,100 +37,120 @@ fn main() -> eyre::Result<()> {
     Ok(())
 }
 
-fn sample(out: &Path, repo: &Path, minutes: u64) -> eyre::Result<()> {
-    use std::io::Write;
-    let release = repo.canonicalize()?.join("target/release");
-    let mut file =
-        std::fs::File::create(out).wrap_err_with(|| format!("creating {}", out.display()))?;
-    let begin = Instant::now();
-    for minute in 0..=minutes {
-        let wake = begin + Duration::from_secs(minute * 60);
-        std::thread::sleep(wake.saturating_duration_since(Instant::now()));
-        for sample in processes(&release, minute) {
-            writeln!(file, "{}", serde_json::to_string(&sample)?)?;
+/// `soak sample`: what it samples (resident memory, threads, file handles, each
+/// process's executable, command line and environment) is read from `/proc`, so it runs
+/// on Linux only; `script` and `check` run anywhere.
+#[cfg(target_os = "linux")]
+mod procfs {
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    use eyre::Context;
+    use soak::Sample;
+
+    pub fn sample(out: &Path, repo: &Path, minutes: u64) -> eyre::Result<()> {
+        use std::io::Write;
+        let release = repo.canonicalize()?.join("target/release");
+        let mut file =
+            std::fs::File::create(out).wrap_err_with(|| format!("creating {}", out.display()))?;
+        let begin = Instant::now();
+        for minute in 0..=minutes {
+            let wake = begin + Duration::from_secs(minute * 60);
+            std::thread::sleep(wake.saturating_duration_since(Instant::now()));
+            for sample in processes(&release, minute) {
+                writeln!(file, "{}", serde_json::to_string(&sample)?)?;
+            }
+            file.flush()?;
         }
-        file.flush()?;
+        Ok(())
     }
-    Ok(())
-}
 
-/// Every process of the conversation: node binaries by their dataflow node id, the
-/// dora CLI (daemon and coordinator of `dora run`) as `dora`.
-fn processes(release: &Path, minute: u64) -> Vec<Sample> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
+    /// Every process of the conversation: node binaries by their dataflow node id, the
+    /// dora CLI (daemon and coordinator of `dora run`) as `dora`.
+    fn processes(release: &Path, minute: u64) -> Vec<Sample> {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
         };
-        let dir = entry.path();
-        let Ok(exe) = std::fs::read_link(dir.join("exe")) else {
-            continue;
-        };
-        let node = if pid == std::process::id() {
-            continue;
-        } else if exe.starts_with(release) {
-            node_id(&dir).unwrap_or_else(|| file_name(&exe))
-        } else if let Some(command) = dora_command(&dir) {
-            format!("dora {command}")
-        } else {
-            continue;
-        };
-        let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
-        let field = |name: &str| -> u64 {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.split_whitespace().next())
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0)
-        };
-        let fds = std::fs::read_dir(dir.join("fd"))
-            .map(|d| d.count() as u64)
-            .unwrap_or(0);
-        found.push(Sample {
-            minute,
-            node,
-            pid,
-            rss_kib: field("VmRSS:"),
-            threads: field("Threads:"),
-            fds,
-        });
+        let mut found = Vec::new();
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let dir = entry.path();
+            let Ok(exe) = std::fs::read_link(dir.join("exe")) else {
+                continue;
+            };
+            let node = if pid == std::process::id() {
+                continue;
+            } else if exe.starts_with(release) {
+                node_id(&dir).unwrap_or_else(|| file_name(&exe))
+            } else if let Some(command) = dora_command(&dir) {
+                format!("dora {command}")
+            } else {
+                continue;
+            };
+            let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+            let field = |name: &str| -> u64 {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .and_then(|v| v.split_whitespace().next())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0)
+            };
+            let fds = std::fs::read_dir(dir.join("fd"))
+                .map(|d| d.count() as u64)
+                .unwrap_or(0);
+            found.push(Sample {
+                minute,
+                node,
+                pid,
+                rss_kib: field("VmRSS:"),
+                threads: field("Threads:"),
+                fds,
+            });
+        }
+        found
     }
-    found
+
+    fn file_name(path: &Path) -> String {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// `run`, `daemon` or `coordinator` for a dora CLI process (a Python entry point).
+    fn dora_command(proc_dir: &Path) -> Option<String> {
+        let cmdline = std::fs::read(proc_dir.join("cmdline")).ok()?;
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let position = args
+            .iter()
+            .position(|a| a.ends_with(b"/dora") || *a == b"dora")?;
+        let command = args.get(position + 1)?;
+        Some(String::from_utf8_lossy(command).into_owned())
+    }
+
+    /// The node id dora gave the process (its `DORA_NODE_CONFIG`).
+    fn node_id(proc_dir: &Path) -> Option<String> {
+        let environ = std::fs::read(proc_dir.join("environ")).ok()?;
+        let config = environ
+            .split(|b| *b == 0)
+            .find_map(|kv| kv.strip_prefix(b"DORA_NODE_CONFIG="))?;
+        let value: serde_yaml::Value = serde_yaml::from_slice(config).ok()?;
+        value.get("node_id")?.as_str().map(str::to_owned)
+    }
 }
 
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
+#[cfg(target_os = "linux")]
+use procfs::sample;
 
-/// `run`, `daemon` or `coordinator` for a dora CLI process (a Python entry point).
-fn dora_command(proc_dir: &Path) -> Option<String> {
-    let cmdline = std::fs::read(proc_dir.join("cmdline")).ok()?;
-    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-    let position = args
-        .iter()
-        .position(|a| a.ends_with(b"/dora") || *a == b"dora")?;
-    let command = args.get(position + 1)?;
-    Some(String::from_utf8_lossy(command).into_owned())
-}
-
-/// The node id dora gave the process (its `DORA_NODE_CONFIG`).
-fn node_id(proc_dir: &Path) -> Option<String> {
-    let environ = std::fs::read(proc_dir.join("environ")).ok()?;
-    let config = environ
-        .split(|b| *b == 0)
-        .find_map(|kv| kv.strip_prefix(b"DORA_NODE_CONFIG="))?;
-    let value: serde_yaml::Value = serde_yaml::from_slice(config).ok()?;
-    value.get("node_id")?.as_str().map(str::to_owned)
+#[cfg(not(target_os = "linux"))]
+fn sample(_out: &Path, _repo: &Path, _minutes: u64) -> eyre::Result<()> {
+    bail!("`soak sample` reads /proc: Linux only")
 }
 
 fn jsonl(path: &Path) -> (Vec<serde_json::Value>, usize) {
@@ -145,16 +164,12 @@ fn jsonl(path: &Path) -> (Vec<serde_json::Value>, usize) {
     (lines, bad)
 }
 
-/// Milliseconds of audio in a 16-bit PCM WAV the player wrote (44-byte header).
+/// Milliseconds of audio in the WAV the player wrote (the samples its header counts).
 fn wav_ms(path: &Path) -> eyre::Result<u64> {
-    let bytes = std::fs::read(path).wrap_err_with(|| format!("reading {}", path.display()))?;
-    if bytes.len() < 44 || &bytes[..4] != b"RIFF" {
-        bail!("{} is not a WAV file", path.display());
-    }
-    let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]) as u64;
-    let rate = u32::from_le_bytes([bytes[24], bytes[25], bytes[26], bytes[27]]) as u64;
-    let frame = u16_at(22) * u16_at(34) / 8;
-    Ok(((bytes.len() as u64 - 44) / frame.max(1)) * 1000 / rate.max(1))
+    let wav = hound::WavReader::open(path)
+        .wrap_err_with(|| format!("{} is not a readable WAV file", path.display()))?;
+    let rate = u64::from(wav.spec().sample_rate.max(1));
+    Ok(u64::from(wav.duration()) * 1000 / rate)
 }
 
 fn check(session: &Path, samples_path: &Path, warmup: u64) -> eyre::Result<bool> {
@@ -258,4 +273,29 @@ fn check(session: &Path, samples_path: &Path, warmup: u64) -> eyre::Result<bool>
     ok &= bad == 0 && manifest.exists();
     println!("{}", if ok { "soak: PASS" } else { "soak: FAIL" });
     Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recording_lasts_what_its_header_counts() {
+        let path = std::env::temp_dir().join(format!("soak-wav-{}.wav", std::process::id()));
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: 22_050,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut wav = hound::WavWriter::create(&path, spec).unwrap();
+        for _ in 0..22_050 * 3 / 2 {
+            wav.write_sample(0i16).unwrap();
+        }
+        wav.finalize().unwrap();
+        assert_eq!(wav_ms(&path).unwrap(), 1_500);
+        std::fs::write(&path, b"RIFF, but not a WAV").unwrap();
+        assert!(wav_ms(&path).is_err());
+        let _ = std::fs::remove_file(&path);
+    }
 }
