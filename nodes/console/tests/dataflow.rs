@@ -46,8 +46,8 @@ fn healthy(port: u16) -> bool {
     r.starts_with("HTTP/1.1 200")
 }
 
-/// espeak-ng's WAV of `text` followed by `pad_secs` of silence (16-bit mono PCM), so the
-/// looped fake microphone pauses between two sayings.
+/// espeak-ng's WAV of `text` followed by `pad_secs` of silence, so the looped fake
+/// microphone pauses between two sayings.
 fn spoken_wav(text: &str, pad_secs: f64, path: &Path) -> bool {
     let Ok(out) = Command::new("espeak-ng")
         .args(["-v", "en-us", "--stdout", text])
@@ -55,34 +55,24 @@ fn spoken_wav(text: &str, pad_secs: f64, path: &Path) -> bool {
     else {
         return false;
     };
-    let wav = out.stdout;
-    if !out.status.success() || wav.len() < 44 || &wav[..4] != b"RIFF" {
+    if !out.status.success() {
         return false;
     }
-    let rate = u32::from_le_bytes([wav[24], wav[25], wav[26], wav[27]]);
-    // Find the data chunk.
-    let mut i = 12;
-    while i + 8 <= wav.len() {
-        let size = u32::from_le_bytes([wav[i + 4], wav[i + 5], wav[i + 6], wav[i + 7]]) as usize;
-        if &wav[i..i + 4] == b"data" {
-            let start = i + 8;
-            let end = (start + size).min(wav.len());
-            let mut data = wav[start..end].to_vec();
-            data.extend(std::iter::repeat_n(
-                0u8,
-                (f64::from(rate) * pad_secs) as usize * 2,
-            ));
-            let mut file = wav[..i].to_vec();
-            file.extend_from_slice(b"data");
-            file.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            file.extend_from_slice(&data);
-            let riff = (file.len() - 8) as u32;
-            file[4..8].copy_from_slice(&riff.to_le_bytes());
-            return std::fs::write(path, file).is_ok();
-        }
-        i += 8 + size + (size & 1);
+    let Ok(mut reader) = hound::WavReader::new(std::io::Cursor::new(out.stdout)) else {
+        return false;
+    };
+    let spec = reader.spec();
+    // Written to a pipe, the header's length is a placeholder: read to the end.
+    let mut samples: Vec<i32> = reader.samples::<i32>().map_while(Result::ok).collect();
+    if samples.is_empty() {
+        return false;
     }
-    false
+    let silence = (f64::from(spec.sample_rate) * pad_secs) as usize * usize::from(spec.channels);
+    samples.extend(std::iter::repeat_n(0, silence));
+    let Ok(mut writer) = hound::WavWriter::create(path, spec) else {
+        return false;
+    };
+    samples.into_iter().all(|s| writer.write_sample(s).is_ok()) && writer.finalize().is_ok()
 }
 
 /// Removes the temporary dataflow file at the end.
