@@ -148,11 +148,16 @@ fn hub_input(
         tracing::warn!(input = id, data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
         return None;
     };
-    let clean: Vec<f32> = samples
-        .values()
-        .iter()
-        .map(|s| if s.is_finite() { *s } else { 0.0 })
-        .collect();
+    // NaN and infinities would poison the fades, the levels and the recording: silence.
+    let mut clean = samples.values().to_vec();
+    let replaced = audio_utils::silence_non_finite(&mut clean);
+    if replaced > 0 {
+        tracing::warn!(
+            input = id,
+            replaced,
+            "audio holds non-finite samples (NaN or infinity): played as silence"
+        );
+    }
     Some(PlayerInput::Spoken {
         speaker,
         question_id,

@@ -21,6 +21,14 @@ pub struct Job {
     pub clip_id: Option<String>,
 }
 
+/// Jobs waiting for the synthesis worker. The player's queue caps how many it asks for
+/// ([`player_core::MAX_QUEUED_UTTERANCES`] utterances of at most
+/// [`player_core::MAX_SEGMENTS_PER_UTTERANCE`] segments, and
+/// [`player_core::clips::MAX_HELD_CLIPS`] clips); jobs gone stale are skipped without
+/// synthesizing, so past this bound (an interrupt storm while one long call runs) the
+/// sender waits for the worker instead of the queue growing.
+pub const MAX_PENDING_JOBS: usize = 4_096;
+
 /// One synthesis worker, in arrival order; jobs older than the newest interrupt are
 /// skipped without synthesizing, and abandoned between pieces of a long one.
 pub fn spawn_synthesizer(
@@ -28,7 +36,9 @@ pub fn spawn_synthesizer(
     rate: u32,
     floor: Arc<AtomicU64>,
 ) -> (Sender<Job>, Receiver<PlayerInput>) {
-    let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(MAX_PENDING_JOBS);
+    // One result per job at most, drained by the event loop at every turn; bounding it
+    // too could leave both sides waiting on each other.
     let (result_tx, result_rx) = crossbeam_channel::unbounded();
     std::thread::spawn(move || {
         for job in job_rx {
@@ -112,4 +122,132 @@ fn voice(
         samples.extend(resample(&pcm.samples, pcm.sample_rate, rate));
     }
     Some(Ok(samples))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use audio_utils::Pcm;
+    use player_core::voice_text::holds_markup;
+
+    use super::*;
+
+    /// A voice that keeps every text it is handed: what espeak-ng would read on stdin
+    /// (it writes the text it gets there byte for byte) and what a service gets as
+    /// `input`.
+    #[derive(Default)]
+    struct Capture(Vec<String>);
+
+    impl TtsBackend for Capture {
+        fn name(&self) -> &'static str {
+            "capture"
+        }
+
+        fn synthesize(&mut self, _speaker: &str, text: &str) -> eyre::Result<Pcm> {
+            self.0.push(text.to_owned());
+            Ok(Pcm {
+                sample_rate: 16_000,
+                samples: vec![0.1; 160],
+            })
+        }
+    }
+
+    fn job(text: &str) -> Job {
+        Job {
+            speaker: "tutor".into(),
+            question_id: 1,
+            index: 0,
+            text: text.into(),
+            clip_id: None,
+        }
+    }
+
+    const HOSTILE: &[&str] = &[
+        "<speak><prosody rate=\"x-slow\">slow</prosody><break time=\"30s\"/>done</speak>",
+        "say [[h@l'oU]] then [[[ w'3:ld ]]] now",
+        "\u{1}80S loud \u{1b}[31m red \u{85} next\u{7}",
+        "<phoneme alphabet=\"ipa\" ph=\"x\">word</phoneme> <audio src=\"http://127.0.0.1/\"/>",
+        "<!-- note --> <?xml version=\"1.0\"?> <speak",
+    ];
+
+    #[test]
+    fn the_text_a_voice_gets_is_neutralised() {
+        let mut voice_backend = Capture::default();
+        for text in HOSTILE {
+            let audio = voice(&mut voice_backend, &job(text), 16_000, || false);
+            assert!(matches!(audio, Some(Ok(_))));
+        }
+        assert_eq!(voice_backend.0.len(), HOSTILE.len());
+        for text in &voice_backend.0 {
+            assert!(!holds_markup(text), "{text:?}");
+            assert!(!text.contains("[[") && !text.contains("]]"), "{text:?}");
+            assert!(
+                !text.contains("<speak") && !text.contains("<break"),
+                "{text:?}"
+            );
+        }
+        assert_eq!(voice_backend.0[0], "slow  done");
+        // Prose keeps its comparisons, and a leading dash is just text.
+        let mut voice_backend = Capture::default();
+        voice(
+            &mut voice_backend,
+            &job("-v de --help: x < y"),
+            16_000,
+            || false,
+        );
+        assert_eq!(voice_backend.0, ["-v de --help: x < y"]);
+    }
+
+    /// espeak-ng as the player runs it by default (`TTS_BACKEND` unset: espeak).
+    fn espeak() -> Box<dyn TtsBackend> {
+        assert!(std::env::var_os("TTS_BACKEND").is_none());
+        let backend = crate::backend::from_env(16_000, Duration::from_secs(20)).unwrap();
+        assert_eq!(backend.name(), "espeak");
+        backend
+    }
+
+    /// espeak-ng reads text on stdin, never as arguments: a text that begins with `-`
+    /// (`-v de`, `--help`, `-w /tmp/x.wav`) is spoken like any other.
+    #[test]
+    fn espeak_speaks_a_leading_dash_instead_of_reading_an_option() {
+        let mut backend = espeak();
+        let target = std::env::temp_dir().join(format!("espeak-dash-{}.wav", std::process::id()));
+        let text = format!("-w {} --help -v de", target.display());
+        let audio = voice(backend.as_mut(), &job(&text), 16_000, || false)
+            .expect("not stale")
+            .expect("espeak-ng voices it");
+        // About two seconds of speech, not silence and not a usage text.
+        assert!(audio.len() > 16_000, "{} samples", audio.len());
+        assert!(audio_utils::rms(&audio) > 0.01);
+        assert!(!target.exists(), "an option was read from the text");
+        // The same words without the dash take about as long: they were voiced.
+        let plain = voice(backend.as_mut(), &job(&text[1..]), 16_000, || false)
+            .unwrap()
+            .unwrap();
+        assert!(
+            audio.len() * 10 > plain.len() * 8,
+            "{} vs {}",
+            audio.len(),
+            plain.len()
+        );
+    }
+
+    /// Phoneme escapes reach espeak-ng as ordinary brackets: the words are read as words.
+    #[test]
+    fn espeak_reads_neutralised_phoneme_escapes_and_markup_as_text() {
+        let mut backend = espeak();
+        for text in HOSTILE {
+            let audio = voice(backend.as_mut(), &job(text), 16_000, || false)
+                .unwrap()
+                .unwrap_or_else(|e| panic!("{text:?}: {e:#}"));
+            assert!(!audio.is_empty(), "{text:?}");
+            assert!(audio.iter().all(|s| s.is_finite()));
+        }
+        // A 30 s break would have been 480,000 samples at 16 kHz: it was not obeyed.
+        let audio = voice(backend.as_mut(), &job(HOSTILE[0]), 16_000, || false)
+            .unwrap()
+            .unwrap();
+        assert!(audio.len() < 16_000 * 5, "{} samples", audio.len());
+    }
 }

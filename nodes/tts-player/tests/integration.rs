@@ -460,3 +460,136 @@ fn node_hub_text_and_audio_are_voiced_and_played() {
     assert!(timeline[1]["start_ms"].as_u64() >= timeline[0]["end_ms"].as_u64());
     assert_eq!(run.texts_of("playback_done").len(), 2);
 }
+
+/// A node-hub voice that sends NaN and infinite samples (JSON has no literal for them;
+/// dora's testing mode reads `"NaN"`, `"Infinity"`, `"-Infinity"` in a Float32 column):
+/// they are played as silence with a warning naming the input, nothing non-finite reaches
+/// the `audio` output or the recording, and the next utterance plays.
+#[test]
+fn nan_and_infinite_samples_are_played_as_silence() {
+    let dir = std::env::temp_dir().join(format!("player-nan-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let samples: Vec<Value> = (0..8_000)
+        .map(|i| match i % 50 {
+            0 => json!("NaN"),
+            1 => json!("Infinity"),
+            2 => json!("-Infinity"),
+            _ => json!((i as f32 * 0.05).sin() * 0.2),
+        })
+        .collect();
+    let mut spoken = input(
+        0.01,
+        "audio_hub",
+        json!(samples),
+        meta(&[("sample_rate", json!(16_000))]),
+    );
+    spoken.value["data_type"] = json!("Float32");
+    let mut all_nan = input(
+        0.02,
+        "audio_hub",
+        json!(vec![json!("NaN"); 1_600]),
+        meta(&[("sample_rate", json!(16_000))]),
+    );
+    all_nan.value["data_type"] = json!("Float32");
+    let mut events = vec![
+        spoken,
+        all_nan,
+        input(0.03, "text_guide", json!(["Still here."]), json!(null)),
+    ];
+    events.extend(keepalive(0.05, 2.5));
+    events.push(stop(2.6));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "silent"),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("non-finite samples"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{}", run.stderr);
+    assert!(
+        warnings[0].contains("audio_hub") && warnings[0].contains("replaced=480"),
+        "{warnings:#?}"
+    );
+    assert!(warnings[1].contains("replaced=1600"), "{warnings:#?}");
+    let outputs = serde_json::to_string(&run.outputs).unwrap();
+    assert!(
+        !outputs.contains("NaN") && !outputs.contains("Infinity"),
+        "a non-finite sample reached the audio output"
+    );
+    let wav =
+        audio_utils::decode_wav(&std::fs::read(dir.join("conversation.wav")).unwrap()).unwrap();
+    assert!(wav.samples.iter().all(|s| s.is_finite()));
+    let timeline = lines(&dir.join("timeline.jsonl"));
+    assert_eq!(timeline.len(), 3, "{timeline:#?}\n{}", run.stderr);
+    assert_eq!(timeline[2]["text_played"], "Still here.");
+}
+
+/// What an OpenAI-compatible speech service receives as `input` can only be read: no
+/// markup tag (an SSML service would obey `<break>` or `<audio>`), no `[[` phoneme escape,
+/// no control character; prose keeps its `<`.
+#[test]
+fn a_speech_service_gets_neutralised_text() {
+    let server = mock_model_server::MockServer::start(0).unwrap();
+    let dir = std::env::temp_dir().join(format!("player-ssml-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let hostile = [
+        "<speak>Hello <break time=\"30s\"/> there.</speak>",
+        "<prosody rate=\"x-slow\">Slow</prosody> and [[h@l'oU]] sounds.",
+        "Bell\u{7} escape\u{1b}[31m and \u{1}80S embedded.",
+        "<audio src=\"http://127.0.0.1:9/x.wav\"/>Then x < y holds.",
+    ];
+    let mut events: Vec<TestEvent> = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, text)| segment(0.01, 2, i as u32, i + 1 == hostile.len(), text))
+        .collect();
+    events.extend(keepalive(0.02, 4.0));
+    events.push(stop(4.1));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "openai"),
+            ("TTS_BASE_URL", &server.base_url()),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let inputs: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.json()["input"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(inputs.len(), hostile.len(), "{}", run.stderr);
+    for input in &inputs {
+        assert!(!player_core::voice_text::holds_markup(input), "{input:?}");
+        assert!(!input.contains("[[") && !input.contains("]]"), "{input:?}");
+        assert!(
+            !input.contains("<speak") && !input.contains("<break"),
+            "{input:?}"
+        );
+        assert!(
+            !input.contains("<audio") && !input.contains("<prosody"),
+            "{input:?}"
+        );
+        assert!(
+            !input
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{input:?}"
+        );
+    }
+    assert_eq!(inputs[0], "Hello   there.");
+    assert!(inputs[3].ends_with("Then x < y holds."), "{:?}", inputs[3]);
+}
