@@ -50,6 +50,7 @@ fn main() -> eyre::Result<()> {
         SessionLog::new()
     };
     let mut stdout = std::io::stdout();
+    let mut other_inputs = std::collections::BTreeSet::new();
     loop {
         let observed = match next_event(&mut events, None) {
             Next::Closed | Next::Timeout => break,
@@ -118,13 +119,22 @@ fn main() -> eyre::Result<()> {
                         ids::PLAYBACK_STARTED => Observed::PlaybackStarted { question_id },
                         ids::DECISION => Observed::Decision { detail: text },
                         other => {
-                            // Any other input: surface reported errors, ignore the rest.
+                            // Any other input: surface reported errors, ignore the rest
+                            // (named once per input, so a wired report stream is no noise).
                             match node_kit::string_param(params, keys::ERROR) {
                                 Some(message) => Observed::Error {
                                     source: other.to_owned(),
                                     message: message.to_owned(),
                                 },
-                                None => continue,
+                                None => {
+                                    if other_inputs.insert(other.to_owned()) {
+                                        tracing::warn!(
+                                            input = other,
+                                            "unknown input: only its `error` reports are recorded; the rest is ignored"
+                                        );
+                                    }
+                                    continue;
+                                }
                             }
                         }
                     }
