@@ -8,8 +8,8 @@ use eyre::{Context, bail};
 /// The loudest sample (16-bit amplitude, 0.8 % of full scale, -42 dBFS) that still counts
 /// as silence. The player's own gaps are digital zeros, and espeak-ng's pauses between
 /// words and sentences are not: the female voices (`+f3`, `+f4`) leave a residue of up
-/// to about 150 there (up to about 340 in the first 10 ms after a word, its decay), the
-/// male ones zeros; the voices' speech peaks in the thousands (18,000 to 27,000 for a
+/// to about 200 there (the male ones zeros), up to about 370 in the first 10 ms as a
+/// word decays; the voices' speech peaks in the thousands (18,000 to 27,000 for a
 /// sentence). A voice that sounds where it must not is far above this level, and the
 /// quiet inside an utterance is below it.
 pub const SILENCE_LEVEL: u16 = 256;
