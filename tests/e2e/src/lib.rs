@@ -260,6 +260,121 @@ pub fn assert_human_heard_and_tutor_answered(transcript: &[Value]) -> usize {
     human
 }
 
+/// Consecutive lines never come from one speaker, except after an interrupted line (an
+/// interrupted speaker may be handed the turn again after the human spoke).
+pub fn assert_no_back_to_back(transcript: &[Value]) {
+    for pair in transcript.windows(2) {
+        if pair[0]["interrupted"] != true {
+            assert_ne!(
+                speaker(&pair[0]),
+                speaker(&pair[1]),
+                "back to back: {pair:?}"
+            );
+        }
+    }
+}
+
+/// What the samples of a WAV file (its header's count) last.
+pub fn wav_duration(path: &Path) -> Duration {
+    let wav = hound::WavReader::open(path)
+        .unwrap_or_else(|e| panic!("{} is not a readable WAV: {e}", path.display()));
+    let rate = u64::from(wav.spec().sample_rate.max(1));
+    Duration::from_micros(u64::from(wav.duration()) * 1_000_000 / rate)
+}
+
+/// The participants' lines a voice-chat session must hold at least.
+pub const VOICE_CHAT_AGENT_LINES: usize = 6;
+
+/// The session folder of a spoken voice-chat run (dataflows/voice-chat.yml), however it
+/// ran (one daemon or two): a student opened, the scripted human barged in, was heard and
+/// answered by the tutor, the barge-in reset every older question (nothing older said or
+/// sounding after it), every turn went to a participant, lines are complete, ordered and
+/// never back to back, what was heard is recorded, one voice at a time, at least 10 s of
+/// `conversation.wav`, the context frozen and verifying, and the controller's decisions
+/// replaying identically (and differently under another pattern).
+pub fn assert_voice_chat_session(dir: &Path) {
+    let transcript = jsonl(dir, "transcript.jsonl");
+    let events = jsonl(dir, "events.jsonl");
+    let agents = agent_lines(&transcript);
+    assert!(
+        agents.len() >= VOICE_CHAT_AGENT_LINES,
+        "only {} agent utterances: {transcript:#?}",
+        agents.len()
+    );
+    // Cold start: a student opens, never the tutor.
+    assert!(speaker(agents[0]).starts_with("student"), "{transcript:#?}");
+    // The scripted human cut in by voice and was transcribed; the tutor answered first.
+    let human = assert_human_heard_and_tutor_answered(&transcript);
+    // The barge-in reset everything older; nothing older was said after it.
+    let reset = events
+        .iter()
+        .find(|e| e["event"] == "interrupt" && e["detail"] == "reset")
+        .unwrap_or_else(|| panic!("no reset: {events:#?}"));
+    let reset_id = reset["question_id"].as_u64().unwrap();
+    assert_eq!(transcript[human]["question_id"].as_u64().unwrap(), reset_id);
+    for line in &transcript[human + 1..] {
+        assert!(
+            line["question_id"].as_u64().unwrap() > reset_id,
+            "stale line after the reset: {line}"
+        );
+    }
+    // Every turn handed out went to a non-human, and utterances are complete and ordered.
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "turn")
+            .all(|e| e["speaker"] != "human"),
+        "{events:#?}"
+    );
+    assert_question_ids_increase(&transcript);
+    assert_no_back_to_back(&transcript);
+    assert!(
+        transcript
+            .iter()
+            .all(|l| !l["text"].as_str().unwrap().trim().is_empty()),
+        "{transcript:#?}"
+    );
+
+    // Spoken: what was heard is recorded; an interrupted line was heard only in part.
+    for line in &agents {
+        let heard = line["text_played"]
+            .as_str()
+            .unwrap_or_else(|| panic!("agents' lines say what was heard: {line}"));
+        assert!(
+            line["text"].as_str().unwrap().len() >= heard.len(),
+            "{line}"
+        );
+    }
+    let timeline = jsonl(dir, "timeline.jsonl");
+    assert!(timeline.len() >= 4, "{timeline:#?}");
+    // Never two voices at once, and in question-id order.
+    assert_one_voice_in_order(&timeline);
+    // After the barge-in, nothing of an older question sounded again.
+    if let Some(cut) = timeline.iter().position(|r| r["interrupted"] == true) {
+        for record in &timeline[cut + 1..] {
+            assert!(
+                record["question_id"].as_u64().unwrap() > reset_id,
+                "stale audio after the interrupt: {record}"
+            );
+        }
+    }
+    let heard = wav_duration(&dir.join("conversation.wav"));
+    assert!(
+        heard >= Duration::from_secs(10),
+        "conversation.wav holds {heard:?}, not at least 10 s"
+    );
+    assert_frozen_context(dir, &transcript);
+    assert_replays_identically(dir);
+    // Another pattern would have decided otherwise: replay shows where.
+    let other = [(
+        "DORA_POLICY_PATTERN".to_owned(),
+        "[(human, 0.001), (tutor, *), (student2, 2), (student1, 1)]".to_owned(),
+    )];
+    let replays = replay::replay_session(dir, Some("conference-controller"), &other).unwrap();
+    let difference = replays[0].segments[0].first_difference.as_ref();
+    assert!(difference.is_some(), "{replays:#?}");
+}
+
 /// A loopback TCP port free at the time of asking.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -3,24 +3,10 @@
 use std::{process::Command, time::Duration};
 
 use e2e_tests::{
-    agent_lines, assert_frozen_context, assert_human_heard_and_tutor_answered,
-    assert_one_voice_in_order, assert_question_ids_increase, assert_replays_identically, dora,
-    dora_run, jsonl, repo_root, run_with_limit, serial, session_dir, speaker,
+    agent_lines, assert_frozen_context, assert_no_back_to_back, assert_question_ids_increase,
+    assert_replays_identically, assert_voice_chat_session, dora, dora_run, jsonl, repo_root,
+    run_with_limit, serial, session_dir, speaker,
 };
-use serde_json::Value;
-
-fn assert_no_back_to_back(transcript: &[Value]) {
-    for pair in transcript.windows(2) {
-        // An interrupted speaker may be handed the turn again after the human spoke.
-        if pair[0]["interrupted"] != true {
-            assert_ne!(
-                speaker(&pair[0]),
-                speaker(&pair[1]),
-                "back to back: {pair:?}"
-            );
-        }
-    }
-}
 
 #[test]
 fn voice_chat_study_session_with_a_human_barge_in() {
@@ -35,91 +21,8 @@ fn voice_chat_study_session_with_a_human_barge_in() {
             ("ESPEAK_SPEED", "320"),
         ],
     );
-    let transcript = jsonl(&dir, "transcript.jsonl");
-    let events = jsonl(&dir, "events.jsonl");
-    let agents = agent_lines(&transcript);
-    assert!(
-        agents.len() >= 6,
-        "only {} agent utterances: {transcript:#?}",
-        agents.len()
-    );
-    // Cold start: a student opens, never the tutor.
-    assert!(speaker(agents[0]).starts_with("student"), "{transcript:#?}");
-    // The scripted human cut in by voice and was transcribed; the tutor answered first.
-    let human = assert_human_heard_and_tutor_answered(&transcript);
-    // The barge-in reset everything older; nothing older was said after it.
-    let interrupts: Vec<&Value> = events
-        .iter()
-        .filter(|e| e["event"] == "interrupt")
-        .collect();
-    let reset = interrupts
-        .iter()
-        .find(|e| e["detail"] == "reset")
-        .unwrap_or_else(|| panic!("no reset: {events:#?}"));
-    let reset_id = reset["question_id"].as_u64().unwrap();
-    assert_eq!(transcript[human]["question_id"].as_u64().unwrap(), reset_id);
-    for line in &transcript[human + 1..] {
-        assert!(
-            line["question_id"].as_u64().unwrap() > reset_id,
-            "stale line after the reset: {line}"
-        );
-    }
-    // Every turn handed out went to a non-human, and utterances are complete and ordered.
-    assert!(
-        events
-            .iter()
-            .filter(|e| e["event"] == "turn")
-            .all(|e| e["speaker"] != "human")
-    );
-    assert_question_ids_increase(&transcript);
-    assert_no_back_to_back(&transcript);
-    assert!(
-        transcript
-            .iter()
-            .all(|l| !l["text"].as_str().unwrap().trim().is_empty())
-    );
-
-    // Spoken: what was heard is recorded; an interrupted line was heard only in part.
-    for line in &agents {
-        let heard = line["text_played"]
-            .as_str()
-            .expect("agents' lines say what was heard");
-        assert!(
-            line["text"].as_str().unwrap().len() >= heard.len(),
-            "{line}"
-        );
-    }
-    let timeline = jsonl(&dir, "timeline.jsonl");
-    assert!(timeline.len() >= 4, "{timeline:#?}");
-    // Never two voices at once, and in question-id order.
-    assert_one_voice_in_order(&timeline);
-    // After the barge-in, nothing of an older question sounded again.
-    let cancel_id = reset_id;
-    if let Some(cut) = timeline.iter().position(|r| r["interrupted"] == true) {
-        for record in &timeline[cut + 1..] {
-            assert!(
-                record["question_id"].as_u64().unwrap() > cancel_id,
-                "stale audio after the interrupt: {record}"
-            );
-        }
-    }
-    let wav = std::fs::metadata(dir.join("conversation.wav"))
-        .expect("conversation.wav")
-        .len();
-    assert!(
-        wav > 22_050 * 2 * 10,
-        "conversation.wav holds at least 10 s of audio ({wav} bytes)"
-    );
-    assert_frozen_context(&dir, &transcript);
-    assert_replays_identically(&dir);
-    // Another pattern would have decided otherwise: replay shows where.
-    let other = [(
-        "DORA_POLICY_PATTERN".to_owned(),
-        "[(human, 0.001), (tutor, *), (student2, 2), (student1, 1)]".to_owned(),
-    )];
-    let replays = replay::replay_session(&dir, Some("conference-controller"), &other).unwrap();
-    let difference = replays[0].segments[0].first_difference.as_ref();
-    assert!(difference.is_some(), "{replays:#?}");
+    // The checks the two-daemon run (two_machines.rs) shares.
+    assert_voice_chat_session(&dir);
 }
 
 #[test]
