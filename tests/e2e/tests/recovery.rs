@@ -3,16 +3,20 @@
 //! runs. dora's restart policy brings each back; the conversation goes on, the session
 //! files stay valid and complete, and the session still freezes with a manifest that
 //! verifies.
+//!
+//! Linux only: the node processes are found by their `/proc/<pid>/exe` and `environ`, and
+//! killed with `kill -9`.
+#![cfg(target_os = "linux")]
 
 use std::{
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
 };
 
 use e2e_tests::{
     assert_frozen_context, assert_question_ids_increase, build_workspace, dora, jsonl_so_far,
-    repo_root, serial, session_dir, speaker,
+    repo_root, serial, session_dir, speaker, wav_duration,
 };
 use serde_json::Value;
 
@@ -96,6 +100,9 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
         // A turn lost with its bridge is given up within this.
         .env("TURN_TIMEOUT_SECS", "20")
         .env("CONSOLE_PORT", "0")
+        // The segmenter logs each sentence it hands the player: the sign that a turn is
+        // being streamed.
+        .env("RUST_LOG", "info,zenoh=error,text_segmenter=debug")
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&log).expect("log file"))
         .stderr(Stdio::null())
@@ -108,15 +115,32 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
         move || agent_count(&jsonl_so_far(&path)) >= n
     };
 
-    // 1. A student's bridge, while its turn is being generated or heard.
+    // 1. A student's bridge, mid-sentence: its turn's first sentence went to the player
+    // and more is coming (a one-sentence reply is let go, and the next turn of student1
+    // waited for).
     wait_until("two agent lines", minute * 2, heard_since(2));
     let events = dir.join("events.jsonl");
-    wait_until("a turn of student1", minute, || {
-        jsonl_so_far(&events)
-            .last()
-            .is_some_and(|e| e["event"] == "turn" && e["speaker"] == "student1")
-    });
-    std::thread::sleep(Duration::from_millis(400));
+    wait_until(
+        "student1 streaming a sentence after its first",
+        minute * 3,
+        || {
+            let Some(turn) = jsonl_so_far(&events)
+                .iter()
+                .rev()
+                .find(|e| e["event"] == "turn" && e["speaker"] == "student1")
+                .and_then(|e| e["question_id"].as_u64())
+            else {
+                return false;
+            };
+            let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+            log_text.lines().any(|line| {
+                line.contains("segment")
+                    && line.contains("speaker=student1")
+                    && line.contains(&format!("question_id={turn} "))
+                    && line.contains("last=false")
+            })
+        },
+    );
     kill9(
         "student1's bridge",
         "llm-bridge",
@@ -190,15 +214,15 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
             .any(|r| r["question_id"].as_u64() > Some(last_before)),
         "nothing played after the player's restart"
     );
-    let wav = hound_duration(&dir.join("conversation.wav"));
+    let wav = wav_duration(&dir.join("conversation.wav"));
     let end_ms = timeline
         .iter()
         .filter_map(|r| r["end_ms"].as_u64())
         .max()
         .unwrap_or(0);
     assert!(
-        wav * 1000 >= end_ms.saturating_sub(1000),
-        "conversation.wav ({wav} s) ends before the timeline ({end_ms} ms)"
+        wav + Duration::from_secs(1) >= Duration::from_millis(end_ms),
+        "conversation.wav ({wav:?}) ends before the timeline ({end_ms} ms)"
     );
     // One context session, frozen, its manifest verifying, its history the transcript.
     assert!(
@@ -206,14 +230,4 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
         "the restarted recorder split the context session"
     );
     assert_frozen_context(&dir, &transcript);
-}
-
-/// Whole seconds of a 16-bit mono WAV, from its header.
-fn hound_duration(path: &Path) -> u64 {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert!(bytes.len() >= 44 && &bytes[..4] == b"RIFF", "not a WAV");
-    assert_eq!(&bytes[36..40], b"data", "not the player's 44-byte header");
-    let rate = u32::from_le_bytes(bytes[24..28].try_into().unwrap());
-    let data = u32::from_le_bytes(bytes[40..44].try_into().unwrap());
-    u64::from(data) / 2 / u64::from(rate.max(1))
 }
