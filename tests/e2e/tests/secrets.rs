@@ -214,7 +214,7 @@ fn a_sentinel_key_appears_in_no_output_of_a_whole_run() {
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
     let started = SystemTime::now();
-    let stop_after = 30;
+    let stop_after = 40;
     let log = work.join("dora-run.log");
     let child = Command::new(dora())
         .current_dir(&work)
@@ -291,14 +291,19 @@ fn a_sentinel_key_appears_in_no_output_of_a_whole_run() {
         "decisions/ and context/ are part of the search"
     );
     // dora's own log folders, wherever this version writes them (1.1: `out/<dataflow
-    // id>/log_<node>.jsonl` beside the dataflow).
+    // id>/log_<node>.jsonl` beside the dataflow); other runs' folders are left out.
+    let dataflow_id = std::fs::read_to_string(session.join(".dataflow")).unwrap_or_default();
+    let dataflow_id = dataflow_id.trim().to_owned();
     let mut logs = Vec::new();
     files(&work, &mut logs);
     for dir in [repo_root().join("out"), repo_root().join("dataflows/out")] {
-        logs.extend(files_since(&dir, started));
+        let own = dir.join(&dataflow_id);
+        if !dataflow_id.is_empty() && own.is_dir() {
+            files(&own, &mut logs);
+        } else {
+            logs.extend(files_since(&dir, started));
+        }
     }
-    let dataflow_id = std::fs::read_to_string(session.join(".dataflow")).unwrap_or_default();
-    let dataflow_id = dataflow_id.trim().to_owned();
     // Every service was reached: the key went out, came back quoted, and was masked in
     // what each node logged.
     let node_logs = !dataflow_id.is_empty()
