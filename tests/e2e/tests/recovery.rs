@@ -36,9 +36,10 @@ fn agent_count(lines: &[Value]) -> usize {
     lines.iter().filter(|l| l["human"] != true).count()
 }
 
-/// The processes running `binary` (and, with `marker`, having exactly that environment
-/// variable, e.g. `PERSONA=../templates/student1/persona.md`).
-fn node_pids(binary: &str, marker: Option<&str>) -> Vec<u32> {
+/// The processes running `binary` with every one of `markers` exactly as a variable of
+/// their environment (e.g. `PERSONA=../templates/student1/persona.md`, and this run's
+/// `SESSION_DIR`, which keeps any other run on the machine out).
+fn node_pids(binary: &str, markers: &[&str]) -> Vec<u32> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -48,23 +49,23 @@ fn node_pids(binary: &str, marker: Option<&str>) -> Vec<u32> {
         if exe.file_name().and_then(|n| n.to_str()) != Some(binary) {
             continue;
         }
-        if let Some(marker) = marker {
-            // One variable exactly (dora also hands every node the whole dataflow).
-            let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
-            if !environ
+        // Variables exactly (dora also hands every node the whole dataflow).
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        let has = |marker: &&str| {
+            environ
                 .split(|b| *b == 0)
-                .any(|var| String::from_utf8_lossy(var) == marker)
-            {
-                continue;
-            }
+                .any(|var| String::from_utf8_lossy(var) == *marker)
+        };
+        if !markers.iter().all(has) {
+            continue;
         }
         pids.push(pid);
     }
     pids
 }
 
-fn kill9(what: &str, binary: &str, marker: Option<&str>) {
-    let pids = node_pids(binary, marker);
+fn kill9(what: &str, binary: &str, markers: &[&str]) {
+    let pids = node_pids(binary, markers);
     assert_eq!(pids.len(), 1, "one {what} process, found {pids:?}");
     let status = Command::new("kill")
         .args(["-9", &pids[0].to_string()])
@@ -100,8 +101,8 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
         // A turn lost with its bridge is given up within this.
         .env("TURN_TIMEOUT_SECS", "20")
         .env("CONSOLE_PORT", "0")
-        // The segmenter logs each sentence it hands the player: the sign that a turn is
-        // being streamed.
+        // The segmenter logs each sentence it hands the player (`last=true`: the turn's
+        // end); the bridges log each turn they start generating.
         .env("RUST_LOG", "info,zenoh=error,text_segmenter=debug")
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&log).expect("log file"))
@@ -109,42 +110,44 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
         .spawn()
         .expect("dora run starts");
     let mut run = Running(child);
+    // Every node of this run has it in its environment.
+    let this_run = format!("SESSION_DIR={}", dir.display());
     let minute = Duration::from_secs(60);
     let heard_since = |n: usize| {
         let path = transcript_path.clone();
         move || agent_count(&jsonl_so_far(&path)) >= n
     };
 
-    // 1. A student's bridge, mid-sentence: its turn's first sentence went to the player
-    // and more is coming (a one-sentence reply is let go, and the next turn of student1
-    // waited for).
+    // 1. A student's bridge, mid-sentence: it is generating its turn (its log says so)
+    // and the turn's last sentence has not reached the segmenter, so the player; a turn
+    // already complete when looked at is let go and the next one of student1 waited for.
     wait_until("two agent lines", minute * 2, heard_since(2));
     let events = dir.join("events.jsonl");
-    wait_until(
-        "student1 streaming a sentence after its first",
-        minute * 3,
-        || {
-            let Some(turn) = jsonl_so_far(&events)
-                .iter()
-                .rev()
-                .find(|e| e["event"] == "turn" && e["speaker"] == "student1")
-                .and_then(|e| e["question_id"].as_u64())
-            else {
-                return false;
-            };
-            let log_text = std::fs::read_to_string(&log).unwrap_or_default();
-            log_text.lines().any(|line| {
-                line.contains("segment")
-                    && line.contains("speaker=student1")
-                    && line.contains(&format!("question_id={turn} "))
-                    && line.contains("last=false")
-            })
-        },
-    );
+    wait_until("student1 streaming its turn", minute * 2, || {
+        let Some(turn) = jsonl_so_far(&events)
+            .iter()
+            .rev()
+            .find(|e| e["event"] == "turn" && e["speaker"] == "student1")
+            .and_then(|e| e["question_id"].as_u64())
+        else {
+            return false;
+        };
+        let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+        let generating = format!("generating question_id={turn}");
+        let started = log_text
+            .lines()
+            .any(|line| line.contains("student1:") && line.trim_end().ends_with(&generating));
+        let finished = log_text.lines().any(|line| {
+            line.contains("speaker=student1")
+                && line.contains(&format!("question_id={turn} "))
+                && line.contains("last=true")
+        });
+        started && !finished
+    });
     kill9(
         "student1's bridge",
         "llm-bridge",
-        Some("PERSONA=../templates/student1/persona.md"),
+        &["PERSONA=../templates/student1/persona.md", &this_run],
     );
     let before_bridge = jsonl_so_far(&transcript_path);
     let n = agent_count(&before_bridge);
@@ -157,7 +160,7 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
 
     // 2. The player, mid-conversation.
     let before_player = jsonl_so_far(&transcript_path);
-    kill9("the player", "tts-player", None);
+    kill9("the player", "tts-player", &[&this_run]);
     let n = agent_count(&before_player);
     wait_until(
         "two agent lines after the player's restart",
@@ -167,7 +170,7 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
 
     // 3. The recorder.
     let before_recorder = jsonl_so_far(&transcript_path);
-    kill9("the recorder", "session-recorder", None);
+    kill9("the recorder", "session-recorder", &[&this_run]);
     let n = agent_count(&before_recorder);
     wait_until(
         "two agent lines after the recorder's restart",
