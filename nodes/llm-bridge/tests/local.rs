@@ -70,11 +70,13 @@ fn answers_the_human_with_a_streamed_budgeted_reply_without_tags() {
     );
     assert!(run.success, "{}", run.stderr);
     // The testing mode records data, not metadata: a stream is non-empty chunks, then the
-    // empty `ended` chunk.
+    // empty `ended` chunk. The bridge streams whole sentences as they end (the word budget
+    // decides at each sentence end whether the next one is said), so a one-sentence reply
+    // is one chunk.
     let chunks = run.texts_of("text");
     assert!(
-        chunks.len() >= 3,
-        "streamed in pieces: {chunks:?}\n{}",
+        chunks.len() >= 2,
+        "streamed before the end: {chunks:?}\n{}",
         run.stderr
     );
     let (last, words_chunks) = chunks.split_last().unwrap();
