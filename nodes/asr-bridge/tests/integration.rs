@@ -4,7 +4,7 @@ use std::{path::Path, process::Command, time::Duration};
 
 use audio_utils::{decode_wav, resample};
 use mock_model_server::MockServer;
-use node_kit::testing::{NodeRun, TestEvent, input, meta, run_node, stop};
+use node_kit::testing::{NodeRun, TestEvent, float32_input, input, meta, run_node, stop};
 use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_asr-bridge");
@@ -33,14 +33,12 @@ fn microphone(clip: &[f32], tail_secs: f64) -> Vec<TestEvent> {
         .iter()
         .enumerate()
         .map(|(i, block)| {
-            let mut e = input(
+            float32_input(
                 0.01 + i as f64 * 0.02,
                 "audio",
                 json!(block),
                 meta(&[("sample_rate", json!(RATE))]),
-            );
-            e.value["data_type"] = json!("Float32");
-            e
+            )
         })
         .collect();
     events.push(stop(0.05 + blocks.len() as f64 * 0.02));
@@ -301,13 +299,12 @@ fn a_second_microphone_input_is_heard_on_its_own() {
         .collect();
     let end = events.last().map_or(0.0, |e| e.at_secs);
     for i in 0..((end / 0.02) as usize) {
-        let mut e = input(
+        let e = float32_input(
             0.015 + i as f64 * 0.02,
             "audio",
             json!(vec![0.0f32; BLOCK]),
             meta(&[("sample_rate", json!(RATE))]),
         );
-        e.value["data_type"] = json!("Float32");
         events.push(e);
     }
     events.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
@@ -375,13 +372,12 @@ fn nan_and_infinite_samples_are_silence_with_one_warning_per_input() {
     );
     // A second microphone that sends nothing but NaN, then silence.
     for i in 0..20 {
-        let mut e = input(
+        let e = float32_input(
             0.013 + i as f64 * 0.02,
             "audio_console",
             json!(vec![json!("NaN"); BLOCK]),
             meta(&[("sample_rate", json!(RATE))]),
         );
-        e.value["data_type"] = json!("Float32");
         events.push(e);
     }
     events.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));

@@ -13,7 +13,7 @@ use std::{
 
 use common::{Running, find_program, free_port};
 use fantoccini::{Client, ClientBuilder, Locator};
-use node_kit::testing::{TestEvent, input, keepalive, meta, stop};
+use node_kit::testing::{TestEvent, float32_input, input, keepalive, meta, stop};
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(90);
@@ -43,7 +43,7 @@ fn voice(at: f64, q: u64, speaker: &str) -> Vec<TestEvent> {
     (0..8)
         .map(|i| {
             let samples: Vec<f32> = (0..320).map(|n| 0.3 * ((n as f32) * 0.2).sin()).collect();
-            let mut e = input(
+            float32_input(
                 at + i as f64 * 0.02,
                 "audio",
                 json!(samples),
@@ -52,9 +52,7 @@ fn voice(at: f64, q: u64, speaker: &str) -> Vec<TestEvent> {
                     ("question_id", json!(q)),
                     ("speaker", json!(speaker)),
                 ]),
-            );
-            e.value["data_type"] = json!("Float32");
-            e
+            )
         })
         .collect()
 }

@@ -30,6 +30,14 @@ pub fn input(at_secs: f64, id: &str, data: Value, metadata: Value) -> TestEvent 
     }
 }
 
+/// An input whose data is a Float32 array (audio samples; `"NaN"`, `"Infinity"` and
+/// `"-Infinity"` strings stand for the non-finite values JSON cannot write).
+pub fn float32_input(at_secs: f64, id: &str, samples: Value, metadata: Value) -> TestEvent {
+    let mut event = input(at_secs, id, samples, metadata);
+    event.value["data_type"] = json!("Float32");
+    event
+}
+
 /// An input with an explicit Arrow data type, e.g. `"UInt8"`.
 pub fn typed_input(at_secs: f64, id: &str, data: Value, data_type: &str) -> TestEvent {
     let value = json!({

@@ -2,7 +2,7 @@
 
 use std::{path::Path, time::Duration};
 
-use node_kit::testing::{TestEvent, input, keepalive, meta, run_node, stop};
+use node_kit::testing::{TestEvent, float32_input, input, keepalive, meta, run_node, stop};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tts-player");
@@ -406,20 +406,18 @@ fn node_hub_text_and_audio_are_voiced_and_played() {
     let tone: Vec<f32> = (0..12_000)
         .map(|i| (i as f32 * 440.0 * std::f32::consts::TAU / 24_000.0).sin() * 0.3)
         .collect();
-    let mut spoken = input(
+    let spoken = float32_input(
         0.02,
         "audio_hub",
         json!(tone),
         meta(&[("sample_rate", json!(24_000))]),
     );
-    spoken.value["data_type"] = json!("Float32");
-    let mut absurd = input(
+    let absurd = float32_input(
         0.03,
         "audio",
         json!([0.1, 0.2]),
         meta(&[("sample_rate", json!(1))]),
     );
-    absurd.value["data_type"] = json!("Float32");
     let mut events = vec![
         input(
             0.01,
@@ -477,20 +475,18 @@ fn nan_and_infinite_samples_are_played_as_silence() {
             _ => json!((i as f32 * 0.05).sin() * 0.2),
         })
         .collect();
-    let mut spoken = input(
+    let spoken = float32_input(
         0.01,
         "audio_hub",
         json!(samples),
         meta(&[("sample_rate", json!(16_000))]),
     );
-    spoken.value["data_type"] = json!("Float32");
-    let mut all_nan = input(
+    let all_nan = float32_input(
         0.02,
         "audio_hub",
         json!(vec![json!("NaN"); 1_600]),
         meta(&[("sample_rate", json!(16_000))]),
     );
-    all_nan.value["data_type"] = json!("Float32");
     let mut events = vec![
         spoken,
         all_nan,
