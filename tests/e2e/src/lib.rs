@@ -2,7 +2,7 @@
 
 use std::{
     path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
+    process::{Child, Command, ExitStatus, Output, Stdio},
     sync::{Mutex, MutexGuard},
     time::{Duration, Instant},
 };
@@ -65,6 +65,21 @@ pub fn make_writable(dir: &Path) {
                 writable(&path);
             }
         }
+    }
+}
+
+/// Waits for a started `dora run` (or any child) to end by itself, at most `limit`.
+pub fn wait_for_exit(child: &mut Child, limit: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        assert!(
+            start.elapsed() < limit,
+            "the run did not end within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 

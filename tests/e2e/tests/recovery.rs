@@ -178,19 +178,7 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
         heard_since(n + 2),
     );
 
-    let status = {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = run.0.try_wait().expect("wait") {
-                break status;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(400),
-                "dora run did not end"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    };
+    let status = e2e_tests::wait_for_exit(&mut run.0, Duration::from_secs(400));
     let log_text = std::fs::read_to_string(&log).unwrap_or_default();
     // The killed nodes fail once each (that is the point); the run itself must end.
     eprintln!("dora run ended: {status}");

@@ -240,19 +240,7 @@ fn a_sentinel_key_appears_in_no_output_of_a_whole_run() {
         }
         std::thread::sleep(Duration::from_millis(200));
     };
-    let status = {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = run.0.try_wait().expect("wait") {
-                break status;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(240),
-                "dora run did not end"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    };
+    let status = e2e_tests::wait_for_exit(&mut run.0, Duration::from_secs(240));
     let _ = std::fs::remove_file(&flow);
     let page = watcher.join().expect("the page watcher");
     let output = std::fs::read_to_string(&log).unwrap_or_default()
