@@ -1,0 +1,175 @@
+//! What a participant contributes next, decided without a model and without a clock.
+//!
+//! A small language model handed a transcript and "reply" repeats, thanks or revises the
+//! last line. Given a *move* instead ("ask one new question about the power rule", "rebut
+//! the prosecution's last argument"), it contributes something new. [`plan`] picks the
+//! move from the participant's role, the last lines and the [`Agenda`]; [`direction`]
+//! words it as a director's instruction in the second person. The words spoken are always
+//! the model's: a move is never a template line.
+//!
+//! The agenda advances with the turn's question id, which every participant of a session
+//! shares, so all bridges agree on the current point without talking to each other.
+
+mod agenda;
+mod moves;
+
+pub use agenda::{Agenda, AgendaError};
+pub use moves::{Move, RoleKind};
+
+/// A participant as the others know it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Participant {
+    /// The policy name (`tutor`, `student1`).
+    pub id: String,
+    /// How the others address it (`Ms. Rivera`).
+    pub name: String,
+    /// Its role (`tutor`, `student`, `judge`, ...).
+    pub role: String,
+}
+
+impl Participant {
+    pub fn new(id: &str, name: &str, role: &str) -> Self {
+        Self {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            role: role.to_owned(),
+        }
+    }
+}
+
+/// One line of the conversation so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    pub speaker: String,
+    pub text: String,
+    pub human: bool,
+}
+
+impl Said {
+    pub fn new(speaker: &str, text: &str, human: bool) -> Self {
+        Self {
+            speaker: speaker.to_owned(),
+            text: text.to_owned(),
+            human,
+        }
+    }
+}
+
+/// Everything a plan depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanInput<'a> {
+    pub me: &'a Participant,
+    /// The other participants known by name (may be empty: ids are used then).
+    pub roster: &'a [Participant],
+    /// The conversation so far, oldest first.
+    pub lines: &'a [Said],
+    pub agenda: &'a Agenda,
+    /// The turn's question id (ids grow through a session).
+    pub question_id: u64,
+    /// What a conductor (moderator, auction, rehearsal) asked of this turn.
+    pub instruction: Option<&'a str>,
+}
+
+/// The move of one turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnPlan {
+    pub action: Move,
+    /// The agenda point the move is about.
+    pub point: String,
+    /// Whom the move answers or addresses, as the others call them.
+    pub addressee: Option<String>,
+}
+
+/// How many turns an agenda point lasts before the next one.
+pub const TURNS_PER_POINT: u64 = 8;
+
+/// The move for this turn. Rules, in order: a conductor's instruction is followed; a human
+/// who spoke last is answered; otherwise the role decides from the last line.
+pub fn plan(input: &PlanInput<'_>) -> TurnPlan {
+    let point = input.agenda.point(input.question_id).to_owned();
+    let last = input.lines.last();
+    let addressee = last
+        .filter(|l| l.speaker != input.me.id)
+        .map(|l| display_name(input, &l.speaker));
+    if input.instruction.is_some_and(|i| !i.trim().is_empty()) {
+        return TurnPlan {
+            action: Move::FollowInstruction,
+            point,
+            addressee,
+        };
+    }
+    if let Some(human) = last.filter(|l| l.human) {
+        return TurnPlan {
+            action: Move::AnswerHuman,
+            point,
+            addressee: Some(human_name(input, &human.speaker)),
+        };
+    }
+    let role = RoleKind::of(&input.me.role);
+    let mine = input
+        .lines
+        .iter()
+        .filter(|l| l.speaker == input.me.id)
+        .count() as u64;
+    let (action, addressee) = moves::choose(role, input, last, mine, addressee);
+    TurnPlan {
+        action,
+        point,
+        addressee,
+    }
+}
+
+/// How the others call `id`: its roster name, else the id itself.
+fn display_name(input: &PlanInput<'_>, id: &str) -> String {
+    if id == input.me.id {
+        return input.me.name.clone();
+    }
+    input
+        .roster
+        .iter()
+        .find(|p| p.id == id)
+        .map_or_else(|| id.to_owned(), |p| p.name.clone())
+}
+
+/// How the prompt calls a human: its roster name, else "the human".
+fn human_name(input: &PlanInput<'_>, id: &str) -> String {
+    input
+        .roster
+        .iter()
+        .find(|p| p.id == id)
+        .map_or_else(|| "the human".to_owned(), |p| p.name.clone())
+}
+
+/// The director's instruction for `plan`: who the speaker is, whom it answers, what its
+/// move is, and the rules every line keeps (own words, one new point, no repetition).
+pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
+    let me = input.me;
+    let mut out = format!("You are {}, the {}.", me.name, me.role);
+    let others: Vec<String> = input
+        .roster
+        .iter()
+        .filter(|p| p.id != me.id)
+        .map(|p| format!("{} ({})", p.name, p.role))
+        .collect();
+    if !others.is_empty() {
+        out.push_str(&format!(" With you: {}.", join_names(&others)));
+    }
+    out.push(' ');
+    out.push_str(&moves::wording(plan, input.instruction));
+    out.push_str(&format!(
+        " Speak as {}, in your own words: one or two short spoken sentences with one new point. Do not greet, do not thank, do not repeat what was already said.",
+        me.name
+    ));
+    out
+}
+
+fn join_names(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests;
