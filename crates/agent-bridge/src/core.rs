@@ -6,6 +6,7 @@
 //! anything ends with exactly one `ended` chunk (carrying an error when the backend
 //! failed or said nothing).
 
+use dialogue_planner::{Agenda, Participant, PlanInput, Said, TurnPlan};
 use voice_protocol::{SessionStatus, StaleFilter};
 
 use crate::{
@@ -25,6 +26,8 @@ pub struct GenerationRequest {
     /// The spoken length asked for (a side request's `max_words`); `None`: the backend's
     /// own turn budget.
     pub max_words: Option<usize>,
+    /// The turn's move, when the bridge planned one (turns do, side requests don't).
+    pub plan: Option<TurnPlan>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +86,9 @@ struct Active {
 pub struct BridgeCore {
     persona: Persona,
     topic: Option<String>,
+    /// The other participants by name and role, for the turn's move and the transcript.
+    roster: Vec<Participant>,
+    agenda: Agenda,
     history: History,
     stale: StaleFilter,
     active: Option<Active>,
@@ -92,14 +98,66 @@ pub struct BridgeCore {
 
 impl BridgeCore {
     pub fn new(persona: Persona, topic: Option<String>, history_capacity: usize) -> Self {
+        let agenda = Agenda::from_topic(topic.as_deref().unwrap_or("the topic"));
         Self {
             persona,
             topic,
+            roster: Vec::new(),
+            agenda,
             history: History::new(history_capacity),
             stale: StaleFilter::new(),
             active: None,
             answered: 0,
         }
+    }
+
+    /// Who else takes part (by name and role), and the agenda the turns move through.
+    pub fn with_plan(mut self, roster: Vec<Participant>, agenda: Option<Agenda>) -> Self {
+        self.roster = roster;
+        if let Some(agenda) = agenda {
+            self.agenda = agenda;
+        }
+        self
+    }
+
+    pub fn agenda(&self) -> &Agenda {
+        &self.agenda
+    }
+
+    /// This turn's move and the director's words for it.
+    fn plan_turn(&self, question_id: u64, instruction: Option<&str>) -> (TurnPlan, String) {
+        let me = Participant::new(
+            &self.persona.name,
+            self.persona.spoken_name(),
+            &self.persona.role,
+        );
+        let lines: Vec<Said> = self
+            .history
+            .entries()
+            .map(|e| Said::new(&e.speaker, &e.text, e.human))
+            .collect();
+        let input = PlanInput {
+            me: &me,
+            roster: &self.roster,
+            lines: &lines,
+            agenda: &self.agenda,
+            question_id,
+            instruction,
+        };
+        let plan = dialogue_planner::plan(&input);
+        let direction = dialogue_planner::direction(&input, &plan);
+        (plan, direction)
+    }
+
+    /// How the participant `id` is called in a transcript.
+    fn name_of(&self, id: &str) -> String {
+        if id == self.persona.name {
+            return self.persona.spoken_name().to_owned();
+        }
+        self.roster
+            .iter()
+            .find(|p| p.id == id)
+            .map_or_else(|| id.to_owned(), |p| p.name.clone())
     }
 
     pub fn persona(&self) -> &Persona {
@@ -144,28 +202,29 @@ impl BridgeCore {
                     question_id,
                     sent_any: false,
                 });
-                let mut messages = match &context {
-                    Some(context) => {
-                        let mut persona = self.persona.clone();
-                        persona.system_prompt = context.clone();
-                        self.history.chat_messages(&persona, self.topic.as_deref())
-                    }
-                    None => self
-                        .history
-                        .chat_messages(&self.persona, self.topic.as_deref()),
-                };
-                if let Some(instruction) = &instruction {
-                    messages.push(ChatMessage {
-                        role: ChatRole::System,
-                        content: format!("For this turn: {}", instruction.trim()),
-                    });
+                let mut persona = self.persona.clone();
+                if let Some(context) = &context {
+                    persona.system_prompt = context.clone();
                 }
+                let name_of = |id: &str| self.name_of(id);
+                let mut messages =
+                    self.history
+                        .chat_messages_named(&persona, self.topic.as_deref(), name_of);
+                // What this participant contributes now: the conductor's request, or the
+                // move the planner chose, put as a director's instruction.
+                let (plan, direction) = self.plan_turn(question_id, instruction.as_deref());
+                messages.push(ChatMessage {
+                    role: ChatRole::System,
+                    content: format!("For this turn: {direction}"),
+                });
+
                 out.push(BridgeOutput::Generate(GenerationRequest {
                     question_id,
                     messages,
                     instruction,
                     json: false,
                     max_words: None,
+                    plan: Some(plan),
                 }));
             }
             BridgeInput::Interrupt { question_id } => {
@@ -266,9 +325,15 @@ mod tests {
         );
         let last = request.messages.last().unwrap();
         assert_eq!(last.role, ChatRole::System);
-        assert_eq!(
-            last.content,
-            "For this turn: Ask the presenter about churn."
+        // The conductor's request, put as the director's instruction for this turn.
+        assert!(
+            last.content
+                .starts_with("For this turn: You are tutor, the tutor.")
+                && last
+                    .content
+                    .contains("(do not read it out): Ask the presenter about churn."),
+            "{}",
+            last.content
         );
         assert_eq!(
             request.instruction.as_deref(),

@@ -121,6 +121,17 @@ impl History {
     /// utterance with speaker attribution. Its own lines are `assistant` messages, all
     /// others (humans included) `user` messages prefixed with `[speaker]:`.
     pub fn chat_messages(&self, persona: &Persona, topic: Option<&str>) -> Vec<ChatMessage> {
+        self.chat_messages_named(persona, topic, str::to_owned)
+    }
+
+    /// [`Self::chat_messages`] with the other speakers called by `name_of(id)` (how the
+    /// participants address each other) rather than by their ids.
+    pub fn chat_messages_named(
+        &self,
+        persona: &Persona,
+        topic: Option<&str>,
+        name_of: impl Fn(&str) -> String,
+    ) -> Vec<ChatMessage> {
         let mut system = persona.system_prompt.trim().to_owned();
         if let Some(topic) = topic {
             system.push_str(&format!("\nThe topic of this conversation: {topic}."));
@@ -143,7 +154,7 @@ impl History {
             } else {
                 messages.push(ChatMessage {
                     role: ChatRole::User,
-                    content: format!("[{}]: {}{suffix}", e.speaker, e.text.trim()),
+                    content: format!("[{}]: {}{suffix}", name_of(&e.speaker), e.text.trim()),
                 });
             }
         }

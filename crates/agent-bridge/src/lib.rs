@@ -7,9 +7,11 @@
 //!   backend's chunks become the `text` stream (`started` / `ongoing` / `ended`).
 //! - [`offline`]: the deterministic offline model used when no service is configured.
 //! - [`local`]: prompts and output filtering for a small embedded model.
+//! - [`guard`]: sentences a participant must not say (echoes, filler, another's name).
 //! - [`request`]: side requests (intents, bids, short lines) answered on `reply`.
 
 pub mod core;
+pub mod guard;
 pub mod history;
 pub mod local;
 pub mod offline;

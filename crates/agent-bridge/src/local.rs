@@ -7,7 +7,10 @@
 //! other speakers, to put a name tag first and to decorate with markdown. The filter
 //! removes all of that before any text leaves the bridge.
 
-use crate::history::{ChatMessage, ChatRole};
+use crate::{
+    guard::{Refusal, SentenceGuard},
+    history::{ChatMessage, ChatRole},
+};
 
 /// How many conversation lines a local prompt shows at most, and how many are dropped at
 /// once when that is exceeded. Dropping in steps keeps the prompt's beginning identical
@@ -180,31 +183,31 @@ impl LocalPrompt {
         }
     }
 
-    /// The chat for the model: the persona with the earlier lines as its system message,
-    /// then the last line's words as the user's message (a small model answers a direct
-    /// question far better than it continues a transcript), followed by what this call
-    /// asks. `json` asks for one JSON object instead of speech. The spoken length is the
-    /// [`OutputFilter`]'s to enforce: asked for in words, such a model echoes the request.
+    /// The chat for the model: the persona and the whole conversation so far (a
+    /// transcript with names) as its system message, then a director's instruction as the
+    /// user's message: what this participant does now (the turn's move, a conductor's
+    /// request). The last line is context like the others, never a request made to this
+    /// speaker: handed over as the user's words, a small model answers, revises or
+    /// repeats it. `json` asks for one JSON object instead of speech. The spoken length is
+    /// the [`OutputFilter`]'s to enforce.
     pub fn to_messages(&self, json: bool) -> Vec<ChatMessage> {
         let mut system = cap_chars(&self.system, MAX_SYSTEM_CHARS);
-        let (earlier, last) = match self.lines.split_last() {
-            Some((last, earlier)) => (earlier, Some(last)),
-            None => (&self.lines[..], None),
-        };
-        if !earlier.is_empty() {
+        if !self.lines.is_empty() {
             system.push_str("\n\nThe conversation so far:\n");
-            for line in earlier {
+            for line in &self.lines {
                 system.push_str(line);
                 system.push('\n');
             }
         }
-        let mut user = match (last, topic_of(&self.system)) {
-            (Some(line), _) => line
-                .split_once(": ")
-                .map_or(line.as_str(), |(_, said)| said)
-                .to_owned(),
-            // A conductor's instruction opens the conversation by itself.
-            (None, _) if !self.requests.is_empty() => String::new(),
+        let mut user = match (self.lines.last(), topic_of(&self.system)) {
+            // A conductor's instruction or the turn's move says what to do.
+            _ if !self.requests.is_empty() => String::new(),
+            (Some(line), _) => match line.split_once(": ") {
+                Some((speaker, _)) => {
+                    format!("Reply to {speaker}'s last line with one new point, in your own words.")
+                }
+                None => "Reply to the last line with one new point, in your own words.".to_owned(),
+            },
             (None, Some(topic)) => {
                 format!("Open our conversation about {topic} with one short question.")
             }
@@ -232,6 +235,24 @@ impl LocalPrompt {
             },
         ]
     }
+}
+
+/// The spans of `text` in quotes (“…”, "…"): words a speaker may be asked to say as they
+/// are (a prepared question), unlike the rest of an instruction.
+pub fn quoted_spans(text: &str) -> Vec<&str> {
+    let mut spans = Vec::new();
+    for (open, close) in [('“', '”'), ('"', '"'), ('「', '」')] {
+        let mut rest = text;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + open.len_utf8()..];
+            let Some(end) = after.find(close) else { break };
+            if !after[..end].trim().is_empty() {
+                spans.push(&after[..end]);
+            }
+            rest = &after[end + close.len_utf8()..];
+        }
+    }
+    spans
 }
 
 /// Longest persona or conductor context a local prompt keeps (about 400 tokens): a model of
@@ -324,6 +345,10 @@ pub struct OutputFilter {
     echo_sources: Vec<String>,
     /// Texts the reply may repeat (what it was asked to say).
     echo_allowed: Vec<String>,
+    /// Refuses echoes of the conversation, filler and identity slips.
+    guard: SentenceGuard,
+    /// Sentences not said, and why.
+    refused: Vec<(Refusal, String)>,
 }
 
 /// How much of the reply's start is held back to recognise a name tag.
@@ -348,7 +373,20 @@ impl OutputFilter {
             sentence_words: 0,
             echo_sources: Vec::new(),
             echo_allowed: Vec::new(),
+            guard: SentenceGuard::default(),
+            refused: Vec::new(),
         }
+    }
+
+    /// Sentences are also checked by `guard` (the recent conversation, the names).
+    pub fn with_guard(mut self, guard: SentenceGuard) -> Self {
+        self.guard = guard;
+        self
+    }
+
+    /// The sentences the model wrote that were not said, and why.
+    pub fn refused(&self) -> &[(Refusal, String)] {
+        &self.refused
     }
 
     pub fn is_done(&self) -> bool {
@@ -496,9 +534,19 @@ impl OutputFilter {
     fn flush(&mut self, out: &mut String) -> bool {
         let sentence = std::mem::take(&mut self.sentence);
         let words = std::mem::take(&mut self.sentence_words);
-        if sentence.trim().is_empty() || self.is_echo(&sentence) {
+        if sentence.trim().is_empty() {
             return false;
         }
+        if self.is_echo(&sentence) {
+            self.refused
+                .push((Refusal::Echo, sentence.trim().to_owned()));
+            return false;
+        }
+        if let Some(refusal) = self.guard.check(&sentence) {
+            self.refused.push((refusal, sentence.trim().to_owned()));
+            return false;
+        }
+        self.guard.remember(&sentence);
         let mut text = if self.emitted.is_empty() {
             sentence.trim_start()
         } else {
@@ -876,7 +924,9 @@ mod tests {
         assert_eq!(chat.len(), 2);
         assert!(chat[0].content.starts_with("You are the tutor."));
         assert!(chat[0].content.contains("human: What is a derivative?"));
-        assert!(chat[1].content.starts_with("A rate of change."));
+        // The last line is context too; the user's message is only what to do.
+        assert!(chat[0].content.contains("tutor: A rate of change."));
+        assert!(chat[1].content.starts_with("请用一句话回答。"));
         assert!(chat[1].content.contains("请用一句话回答。"));
         assert!(chat[1].content.ends_with("请用中文回答。"));
     }
@@ -929,6 +979,34 @@ mod tests {
                 prop_assert!(words.len() <= budget + budget_slack(budget), "{text:?}");
             }
             prop_assert_eq!(text, f.emitted().to_owned());
+        }
+
+        /// With a guard, no sentence of the recent lines leaves the filter, however the
+        /// model's stream is cut into pieces.
+        #[test]
+        fn a_recent_sentence_never_leaves_the_filter(
+            recent in prop::collection::vec("[a-z]{2,6}( [a-z]{2,6}){3,8}\\.", 1..8),
+            fresh in "[q-z]{2,6}( [q-z]{2,6}){3,6}\\.",
+            order in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+            cut in 1usize..9,
+        ) {
+            let guard = SentenceGuard::new(recent.iter().map(String::as_str), &[], &[]);
+            let mut f = OutputFilter::new(names(), 200).with_guard(guard);
+            let mut reply = String::new();
+            for pick in &order {
+                let line: &String = pick.get(&recent);
+                reply.push_str(line);
+                reply.push(' ');
+            }
+            reply.push_str(&fresh);
+            let chars: Vec<char> = reply.chars().collect();
+            let pieces: Vec<String> = chars.chunks(cut).map(|c| c.iter().collect()).collect();
+            let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            let (text, _) = run(&mut f, &refs);
+            for line in &recent {
+                prop_assert!(!text.contains(line.as_str()), "{line:?} in {text:?}");
+            }
+            prop_assert_eq!(f.refused().len(), order.len());
         }
 
         /// The window always ends with the newest line and never exceeds its size.

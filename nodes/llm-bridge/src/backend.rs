@@ -86,6 +86,7 @@ pub fn ask(
             instruction: None,
             json: request.json,
             max_words: Some(request.max_words()),
+            plan: None,
         },
         history,
         tx,

@@ -18,7 +18,8 @@ use std::{
 
 use agent_bridge::{
     GenerationRequest, History, Persona,
-    local::{FitError, LocalPrompt, OutputFilter, PromptWindow, reusable_prefix},
+    guard::SentenceGuard,
+    local::{FitError, LocalPrompt, OutputFilter, PromptWindow, quoted_spans, reusable_prefix},
 };
 use crossbeam_channel::{Receiver, Sender};
 use eyre::{Context, bail, eyre};
@@ -368,7 +369,7 @@ impl Engine<'_> {
         let started = Instant::now();
         let max_words = request.max_words.unwrap_or(self.config.max_words);
         let mut names = self.names.clone();
-        let mut prompt = LocalPrompt::from_messages(&request.messages, &self.persona.name);
+        let mut prompt = LocalPrompt::from_messages(&request.messages, self.persona.spoken_name());
         names.extend(prompt.speakers());
         prompt.lines = self.window.select(&prompt.lines);
         let room = self.config.context_tokens as usize;
@@ -380,31 +381,76 @@ impl Engine<'_> {
                 FitError::Measure(e) => e,
                 too_long => format!("{too_long} (LLM_CONTEXT_TOKENS)"),
             })?;
-
-        let filter = OutputFilter::new(names, max_words)
-            // The user message may quote what the speaker is asked to say (a prepared
-            // question): saying that is no echo.
-            .with_echo_sources(
-                chat.first().map(|m| m.content.as_str()),
-                chat.get(1).map(|m| m.content.as_str()),
-            );
+        let own_names = vec![
+            self.persona.name.clone(),
+            self.persona.spoken_name().to_owned(),
+        ];
+        let others: Vec<String> = prompt
+            .speakers()
+            .filter(|n| !own_names.contains(n))
+            .collect();
+        let said: Vec<&str> = prompt
+            .lines
+            .iter()
+            .map(|l| l.split_once(": ").map_or(l.as_str(), |(_, text)| text))
+            .collect();
+        let direction = chat.get(1).map_or("", |m| m.content.as_str());
+        let new_filter = || {
+            OutputFilter::new(names.clone(), max_words)
+                // Reciting the persona or the direction is no answer; the direction may
+                // quote what to say (a prepared question): that may be said.
+                .with_echo_sources(
+                    chat.iter().map(|m| m.content.as_str()),
+                    quoted_spans(direction),
+                )
+                .with_guard(SentenceGuard::new(
+                    said.iter().copied(),
+                    &own_names,
+                    &others,
+                ))
+        };
         if !self.config.prefix_reuse {
             self.reset();
         }
-        let reused = reusable_prefix(
-            &self.cached.iter().map(|t| t.0).collect::<Vec<_>>(),
-            &tokens.iter().map(|t| t.0).collect::<Vec<_>>(),
-        );
-        if !self
-            .context
-            .clear_kv_cache_seq(Some(0), Some(reused as u32), None)
-            .unwrap_or(false)
-        {
-            self.reset();
-            return self.generate_from(job, &tokens, 0, started, filter);
+        // A reply whose every sentence was refused (an echo, filler, another's name) is
+        // sampled again, a little warmer, a bounded number of times.
+        for attempt in 0..=RESAMPLES {
+            let reused = reusable_prefix(
+                &self.cached.iter().map(|t| t.0).collect::<Vec<_>>(),
+                &tokens.iter().map(|t| t.0).collect::<Vec<_>>(),
+            );
+            let reused = if self
+                .context
+                .clear_kv_cache_seq(Some(0), Some(reused as u32), None)
+                .unwrap_or(false)
+            {
+                self.cached.truncate(reused);
+                reused
+            } else {
+                self.reset();
+                0
+            };
+            let (outcome, filter) =
+                self.generate_from(job, &tokens, reused, started, new_filter(), attempt)?;
+            let said_nothing = filter.emitted().trim().is_empty() && !request.json;
+            if !matches!(outcome, Outcome::Finished) || !said_nothing || attempt == RESAMPLES {
+                if said_nothing && !filter.refused().is_empty() {
+                    tracing::info!(
+                        question_id = request.question_id,
+                        refused = ?filter.refused(),
+                        "every sentence refused; the turn ends without words"
+                    );
+                }
+                return Ok(outcome);
+            }
+            tracing::debug!(
+                question_id = request.question_id,
+                attempt,
+                refused = ?filter.refused(),
+                "every sentence refused; sampling again"
+            );
         }
-        self.cached.truncate(reused);
-        self.generate_from(job, &tokens, reused, started, filter)
+        unreachable!("the last attempt returns")
     }
 
     fn generate_from(
@@ -414,14 +460,15 @@ impl Engine<'_> {
         reused: usize,
         started: Instant,
         mut filter: OutputFilter,
-    ) -> Result<Outcome, String> {
+        attempt: u32,
+    ) -> Result<(Outcome, OutputFilter), String> {
         let question_id = job.request.question_id;
         // The prompt, in slices, so that a cancel is seen between them.
         let mut batch = LlamaBatch::new(512, 1);
         let mut position = reused;
         while position < tokens.len() {
             if self.stopped(job) {
-                return Ok(Outcome::Cancelled);
+                return Ok((Outcome::Cancelled, filter));
             }
             let end = (position + 64).min(tokens.len());
             batch.clear();
@@ -439,7 +486,14 @@ impl Engine<'_> {
         }
         let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
 
-        let mut sampler = self.sampler(job.request.json)?;
+        let mut sampler = self.sampler(job.request.json, attempt)?;
+        if !job.request.json {
+            // Repetition is judged against the conversation and the direction, not only
+            // against the reply's own tokens: the prompt's last tokens go through the
+            // samplers' history first.
+            let from = tokens.len().saturating_sub(REPETITION_WINDOW_TOKENS);
+            sampler.accept_many(&tokens[from..]);
+        }
         let mut utf8 = Utf8Stream::default();
         let mut first_text_ms = None;
         let mut generated = 0usize;
@@ -450,7 +504,7 @@ impl Engine<'_> {
         let mut raw = String::new();
         for _ in 0..self.config.max_tokens {
             if self.stopped(job) {
-                return Ok(Outcome::Cancelled);
+                return Ok((Outcome::Cancelled, filter));
             }
             let token = sampler.sample(&self.context, logits_at);
             if self.model.vocab().is_eog(token) {
@@ -497,7 +551,7 @@ impl Engine<'_> {
             generated_tokens: generated,
             generation_ms: seconds * 1000.0,
         });
-        tracing::debug!(question_id, raw = %raw, spoken = %filter.emitted(), "model output");
+        tracing::debug!(question_id, raw = %raw, spoken = %filter.emitted(), refused = ?filter.refused(), "model output");
         tracing::info!(
             question_id,
             prompt_tokens = tokens.len(),
@@ -508,7 +562,7 @@ impl Engine<'_> {
             tokens_per_s = format!("{:.0}", generated as f64 / seconds),
             "generated"
         );
-        Ok(Outcome::Finished)
+        Ok((Outcome::Finished, filter))
     }
 
     fn send(&self, job: &Job, text: String, first: &mut Option<u64>, started: Instant) {
@@ -522,9 +576,14 @@ impl Engine<'_> {
         });
     }
 
-    fn sampler(&self, json: bool) -> Result<LlamaSampler, String> {
-        // Seeded: the same conversation gives the same words; each turn its own stream.
-        let seed = self.config.seed.wrapping_add(self.turns.wrapping_mul(7919));
+    fn sampler(&self, json: bool, attempt: u32) -> Result<LlamaSampler, String> {
+        // Seeded: the same conversation gives the same words; each turn (and each new
+        // attempt at it) its own stream.
+        let seed = self
+            .config
+            .seed
+            .wrapping_add(self.turns.wrapping_mul(7919))
+            .wrapping_add(attempt.wrapping_mul(104_729));
         let mut chain = Vec::new();
         if json {
             chain.push(
@@ -533,6 +592,16 @@ impl Engine<'_> {
             );
             chain.push(LlamaSampler::greedy());
         } else {
+            // DRY: continuing a sequence that stands in the recent conversation costs
+            // more the longer the copy gets; single words (the topic's) stay free.
+            chain.push(LlamaSampler::dry(
+                self.model,
+                DRY_MULTIPLIER,
+                DRY_BASE,
+                DRY_ALLOWED_LENGTH,
+                REPETITION_WINDOW_TOKENS as i32,
+                ["\n", ":", "\"", "*"],
+            ));
             chain.push(LlamaSampler::penalties(
                 self.model.n_vocab(),
                 64,
@@ -542,7 +611,9 @@ impl Engine<'_> {
             ));
             chain.push(LlamaSampler::top_k(40));
             chain.push(LlamaSampler::top_p(0.9, 1));
-            chain.push(LlamaSampler::temp(self.config.temperature));
+            chain.push(LlamaSampler::temp(
+                self.config.temperature + RESAMPLE_WARMING * attempt as f32,
+            ));
             chain.push(LlamaSampler::dist(seed));
         }
         Ok(LlamaSampler::chain_simple(chain))
@@ -562,6 +633,19 @@ impl Engine<'_> {
         Ok(self.model.vocab().tokenize(text.as_bytes(), true, true))
     }
 }
+
+/// How many more times a turn whose every sentence was refused is sampled.
+const RESAMPLES: u32 = 2;
+/// How much warmer each new attempt samples.
+const RESAMPLE_WARMING: f32 = 0.15;
+/// How many of the prompt's last tokens (the recent conversation and the direction) the
+/// repetition samplers know before the reply starts.
+const REPETITION_WINDOW_TOKENS: usize = 384;
+/// DRY settings (llama.cpp's recommended multiplier and base); sequences of up to three
+/// tokens repeat freely, so that multi-token words of the topic are not penalised.
+const DRY_MULTIPLIER: f32 = 0.8;
+const DRY_BASE: f32 = 1.75;
+const DRY_ALLOWED_LENGTH: i32 = 3;
 
 /// A flat JSON object of strings, numbers and booleans: what intents, bids and moods are.
 const JSON_OBJECT_GRAMMAR: &str = r#"
@@ -643,6 +727,7 @@ mod tests {
             instruction: None,
             json: false,
             max_words: None,
+            plan: None,
         }
     }
 

@@ -120,3 +120,55 @@ fn persona_from_template(path: &str, text: &str) -> eyre::Result<Persona> {
         agent_context::PersonaTemplate::parse(text, &agent).map_err(|e| eyre!("{path}: {e}"))?;
     Persona::from_toml(&template.to_persona_toml()).map_err(|e| eyre!("{path}: {e}"))
 }
+
+/// The other participants, by name and role: the persona templates beside this one's
+/// (`templates/<agent>/persona.md`). Without `PERSONA` (or unreadable neighbours), none:
+/// the others are then called by their ids.
+pub fn load_roster(me: &Persona) -> Vec<dialogue_planner::Participant> {
+    let Some(path) = node_kit::env_opt("PERSONA") else {
+        return Vec::new();
+    };
+    let Some(templates) = std::path::Path::new(&path)
+        .parent()
+        .and_then(|agent| agent.parent())
+    else {
+        return Vec::new();
+    };
+    let Ok(folders) = std::fs::read_dir(templates) else {
+        return Vec::new();
+    };
+    let mut roster = Vec::new();
+    for folder in folders.flatten() {
+        let file = folder.path().join("persona.md");
+        let Some(file) = file.to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        match persona_from_template(&file, &text) {
+            Ok(persona) if persona.name != me.name => {
+                roster.push(dialogue_planner::Participant::new(
+                    &persona.name,
+                    persona.spoken_name(),
+                    &persona.role,
+                ))
+            }
+            Ok(_) => {}
+            Err(error) => tracing::debug!(file, %error, "not a persona template; skipped"),
+        }
+    }
+    roster.sort_by(|a, b| a.id.cmp(&b.id));
+    roster
+}
+
+/// The agenda from the file `AGENDA` names (topic, points); none without it.
+pub fn load_agenda() -> eyre::Result<Option<dialogue_planner::Agenda>> {
+    let Some(path) = node_kit::env_opt("AGENDA") else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read the agenda file {path:?} (AGENDA)"))?;
+    let agenda = dialogue_planner::Agenda::parse(&text).map_err(|e| eyre!("{path}: {e}"))?;
+    Ok(Some(agenda))
+}

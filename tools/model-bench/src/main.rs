@@ -126,6 +126,7 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
                 instruction: None,
                 json: false,
                 max_words: None,
+                plan: None,
             };
             let (tx, rx) = crossbeam_channel::unbounded();
             let started = Instant::now();

@@ -1,0 +1,359 @@
+//! What a participant must not say, sentence by sentence, before words leave a bridge.
+//!
+//! Group chats of language models drift into loops: a sentence said a moment ago is said
+//! again, everyone thanks everyone, one speaker introduces itself with another's name. A
+//! [`SentenceGuard`] holds the recent lines of the conversation and refuses such sentences;
+//! the bridge then samples again or ends the turn short.
+
+use std::collections::HashSet;
+
+/// How many recent lines (by anyone) a sentence is compared with.
+pub const RECENT_LINES: usize = 8;
+
+/// The share of a sentence's word 3-grams already said in the recent lines from which it
+/// counts as an echo.
+pub const ECHO_SHARE: f64 = 0.5;
+
+/// Why a sentence is not spoken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Mostly said in the recent lines.
+    Echo,
+    /// Nothing but a stock pleasantry, after the opening exchange.
+    Pleasantry,
+    /// The speaker presents itself as someone else.
+    Identity,
+}
+
+impl Refusal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::Echo => "echo",
+            Refusal::Pleasantry => "pleasantry",
+            Refusal::Identity => "identity",
+        }
+    }
+}
+
+/// Sentences that thank, agree or encourage and say nothing else: fine as an opening,
+/// filler once the conversation runs.
+pub const PLEASANTRIES: &[&str] = &[
+    "thank you",
+    "thanks",
+    "you're welcome",
+    "you are welcome",
+    "great question",
+    "good question",
+    "great point",
+    "good point",
+    "i'm glad",
+    "i am glad",
+    "i'm so glad",
+    "glad to help",
+    "happy to help",
+    "feel free to ask",
+    "if you have any other questions",
+    "if you have any more questions",
+    "let me know if",
+    "i hope this helps",
+    "i agree",
+    "absolutely",
+    "exactly",
+    "well said",
+    "that's a great",
+    "that is a great",
+    "that's right",
+    "sounds good",
+    "nice to meet you",
+    "keep up the good work",
+    "you're doing great",
+    "i appreciate",
+];
+
+/// Titles that make the next words a name.
+const TITLES: &[&str] = &[
+    "dr",
+    "dr.",
+    "doctor",
+    "prof",
+    "prof.",
+    "professor",
+    "ms",
+    "ms.",
+    "mr",
+    "mr.",
+    "mrs",
+    "mrs.",
+    "judge",
+    "counsel",
+];
+
+/// A sentence guard for one participant's turn.
+#[derive(Debug, Clone, Default)]
+pub struct SentenceGuard {
+    /// Word 3-grams of the recent lines.
+    recent: HashSet<[String; 3]>,
+    /// Whole recent lines and sentences, normalized, for short sentences.
+    recent_sentences: HashSet<String>,
+    /// The conversation is past its opening exchange.
+    running: bool,
+    /// Names this participant answers to (lower case words).
+    own_names: Vec<String>,
+    /// Names of the others (lower case words).
+    other_names: Vec<String>,
+}
+
+impl SentenceGuard {
+    /// `recent`: the conversation's last lines, oldest first (only the last
+    /// [`RECENT_LINES`] count); `own_names`: the names of the speaker; `other_names`: the
+    /// names of the other participants.
+    pub fn new<'a>(
+        recent: impl IntoIterator<Item = &'a str>,
+        own_names: &[String],
+        other_names: &[String],
+    ) -> Self {
+        let lines: Vec<&str> = recent.into_iter().collect();
+        let running = lines.len() >= 2;
+        let lines = &lines[lines.len().saturating_sub(RECENT_LINES)..];
+        let mut guard = Self {
+            running,
+            own_names: name_words(own_names),
+            other_names: name_words(other_names)
+                .into_iter()
+                .filter(|n| !name_words(own_names).contains(n))
+                .collect(),
+            ..Self::default()
+        };
+        for line in lines {
+            guard.remember(line);
+        }
+        guard
+    }
+
+    /// A sentence now said counts as recent for the rest of the turn.
+    pub fn remember(&mut self, text: &str) {
+        let said = words(text);
+        for gram in said.windows(3) {
+            self.recent
+                .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
+        }
+        for sentence in sentences(text) {
+            let normalized = words(sentence).join(" ");
+            if !normalized.is_empty() {
+                self.recent_sentences.insert(normalized);
+            }
+        }
+    }
+
+    /// Why `sentence` must not be said, if it must not.
+    pub fn check(&self, sentence: &str) -> Option<Refusal> {
+        let words = words(sentence);
+        if words.is_empty() {
+            return None;
+        }
+        if self.is_echo(&words) {
+            return Some(Refusal::Echo);
+        }
+        if self.presents_as_another(sentence) {
+            return Some(Refusal::Identity);
+        }
+        if self.running && is_pleasantry(&words) {
+            return Some(Refusal::Pleasantry);
+        }
+        None
+    }
+
+    fn is_echo(&self, words: &[String]) -> bool {
+        if words.len() < 3 {
+            // Too short for 3-grams: only a whole repeated sentence of two words counts.
+            return words.len() == 2 && self.recent_sentences.contains(&words.join(" "));
+        }
+        let grams: Vec<[String; 3]> = words
+            .windows(3)
+            .map(|g| [g[0].clone(), g[1].clone(), g[2].clone()])
+            .collect();
+        let said = grams.iter().filter(|g| self.recent.contains(*g)).count();
+        said as f64 >= ECHO_SHARE * grams.len() as f64
+    }
+
+    /// "I'm Dr. Okafor", "my name is Ben", "this is Mia here" with another's name.
+    fn presents_as_another(&self, sentence: &str) -> bool {
+        let lower = sentence.to_lowercase();
+        let raw: Vec<&str> = lower.split_whitespace().collect();
+        for (i, pair) in raw.windows(2).enumerate() {
+            let intro = match pair {
+                ["i'm" | "i’m" | "im", _] => Some(i + 1),
+                ["i", "am"] => Some(i + 2),
+                ["name", "is"] if i > 0 && raw[i - 1] == "my" => Some(i + 2),
+                ["this", "is"] if i == 0 => Some(i + 2),
+                _ => None,
+            };
+            let Some(at) = intro else { continue };
+            let mut next = raw.get(at..).unwrap_or_default().iter().map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.')
+                    .to_owned()
+            });
+            let Some(mut first) = next.next() else {
+                continue;
+            };
+            if TITLES.contains(&first.as_str()) {
+                first = next.next().unwrap_or_default();
+            }
+            let first = first.trim_end_matches('.').to_owned();
+            if self.other_names.contains(&first) && !self.own_names.contains(&first) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// A stock pleasantry with at most a few words besides ("Thank you so much, Ben!").
+fn is_pleasantry(words: &[String]) -> bool {
+    let text = words.join(" ");
+    PLEASANTRIES.iter().any(|p| {
+        text.strip_prefix(p).is_some_and(|rest| {
+            rest.is_empty()
+                || rest.starts_with(' ') && rest.split(' ').filter(|w| !w.is_empty()).count() <= 4
+        })
+    })
+}
+
+/// Lower-case words of letters, digits and apostrophes.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| w.trim_matches(['\'', '’']).to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive(['.', '!', '?', '。', '！', '？'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// The words of names, lower case, without titles or short particles: "Dr. Nadia Okafor"
+/// gives "nadia" and "okafor".
+fn name_words(names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = names
+        .iter()
+        .flat_map(|n| words(n))
+        .filter(|w| w.chars().count() >= 3 && !TITLES.contains(&w.as_str()))
+        .filter(|w| {
+            !["the", "for", "and", "counsel", "defense", "prosecution"].contains(&w.as_str())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn guard(recent: &[&str]) -> SentenceGuard {
+        SentenceGuard::new(
+            recent.iter().copied(),
+            &names(&["student1", "Ben"]),
+            &names(&["tutor", "Ms. Rivera", "student2", "Mia", "Dr. Nadia Okafor"]),
+        )
+    }
+
+    #[test]
+    fn a_sentence_said_in_the_recent_lines_is_an_echo() {
+        let g = guard(&[
+            "I'm so glad you're sharing your dedication to making a difference.",
+            "The derivative of x squared is two x.",
+        ]);
+        assert_eq!(
+            g.check("The derivative of x squared is two x!"),
+            Some(Refusal::Echo)
+        );
+        assert_eq!(
+            g.check("So the derivative of x squared is two x, right?"),
+            Some(Refusal::Echo)
+        );
+        assert_eq!(g.check("What about x cubed then?"), None);
+        let g = guard(&["Two x.", "Right."]);
+        assert_eq!(g.check("Two x!"), Some(Refusal::Echo), "a short repeat");
+        assert_eq!(g.check("Yes."), None);
+    }
+
+    #[test]
+    fn only_the_last_eight_lines_count() {
+        let mut lines = vec!["The slope of the tangent line is the derivative."];
+        lines.extend(["Another line here."; RECENT_LINES]);
+        let g = guard(&lines);
+        assert_eq!(
+            g.check("The slope of the tangent line is the derivative."),
+            None
+        );
+    }
+
+    #[test]
+    fn pleasantries_are_refused_once_the_conversation_runs() {
+        let opening = guard(&[]);
+        assert_eq!(opening.check("Thank you!"), None);
+        let g = guard(&["Let us start with limits.", "What is a limit?"]);
+        for filler in [
+            "Thank you so much!",
+            "Great question, Ben.",
+            "You're welcome!",
+            "If you have any other questions, feel free to ask.",
+            "I agree.",
+        ] {
+            assert_eq!(g.check(filler), Some(Refusal::Pleasantry), "{filler}");
+        }
+        assert_eq!(
+            g.check("I agree that the slope is 6 at x equals 3."),
+            None,
+            "a pleasantry with content stays"
+        );
+    }
+
+    #[test]
+    fn presenting_oneself_as_another_is_refused() {
+        let g = guard(&[]);
+        for slip in [
+            "I'm Dr. Nadia Okafor, and I study cities.",
+            "Hello, I am Mia.",
+            "My name is Rivera.",
+            "This is Okafor speaking.",
+        ] {
+            assert_eq!(g.check(slip), Some(Refusal::Identity), "{slip}");
+        }
+        assert_eq!(g.check("I'm Ben, and I'm confused."), None);
+        assert_eq!(g.check("I am not sure, Mia."), None);
+        assert_eq!(g.check("I'm glad Mia asked."), None);
+    }
+
+    proptest! {
+        /// A sentence that stands in the recent lines is never let through, whatever
+        /// else was said.
+        #[test]
+        fn a_recent_sentence_is_never_said_again(
+            lines in prop::collection::vec("[a-z]{1,6}( [a-z]{1,6}){2,10}\\.", 1..RECENT_LINES),
+            pick in any::<prop::sample::Index>(),
+        ) {
+            let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let g = guard(&refs);
+            let said = pick.get(&lines);
+            prop_assert!(g.check(said).is_some(), "{said:?} passed");
+        }
+
+        /// Nothing of the recent lines, no refusal for echo.
+        #[test]
+        fn new_words_are_no_echo(sentence in "[q-z]{3,8}( [q-z]{3,8}){3,8}\\.") {
+            let g = guard(&["the cat sat on the mat.", "a b c d e f."]);
+            prop_assert_ne!(g.check(&sentence), Some(Refusal::Echo));
+        }
+    }
+}
