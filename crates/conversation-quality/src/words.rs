@@ -1,0 +1,146 @@
+//! Words, stems, stopwords and sentences: the common ground of every metric, so that two
+//! metrics never disagree about what a word is.
+
+/// Words that carry no subject of their own: they neither put a line on topic nor show
+/// that an answer took up the human's question.
+#[rustfmt::skip]
+pub const STOPWORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and",
+    "any", "are", "aren't", "around", "as", "at", "be", "because", "been", "before",
+    "being", "below", "between", "both", "but", "by", "can", "can't", "cannot", "could",
+    "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down",
+    "during", "each", "even", "ever", "every", "few", "for", "from", "further", "get",
+    "gets", "got", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he",
+    "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how",
+    "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it",
+    "it's", "its", "itself", "just", "let", "let's", "like", "may", "me", "might", "more",
+    "most", "much", "must", "my", "myself", "no", "nor", "not", "now", "of", "off", "oh",
+    "ok", "okay", "on", "once", "one", "only", "or", "other", "others", "our", "ours",
+    "ourselves", "out", "over", "own", "really", "same", "say", "says", "said", "see",
+    "shall", "she", "she's", "should", "shouldn't", "so", "some", "such", "sure", "tell",
+    "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then",
+    "there", "there's", "these", "they", "they'd", "they'll", "they're", "they've", "thing",
+    "things", "think", "this", "those", "through", "to", "too", "under", "until", "up",
+    "us", "very", "want", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "well",
+    "were", "weren't", "what", "what's", "when", "when's", "where", "where's", "whether",
+    "which", "while", "who", "who's", "whom", "why", "why's", "will", "with", "won't",
+    "would", "wouldn't", "yes", "yeah", "yet", "you", "you'd", "you'll", "you're", "you've",
+    "your", "yours", "yourself", "yourselves",
+];
+
+/// Lower-case words of letters and digits. An apostrophe inside a word stays part of it
+/// ("I'm", "don't"), so that contractions read as one word as they are spoken.
+pub fn words(text: &str) -> Vec<String> {
+    text.replace('’', "'")
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\'').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether `word` (lower case) is a stopword.
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
+/// A word that can carry a subject: not a stopword and at least 3 characters long.
+pub fn is_content_word(word: &str) -> bool {
+    word.chars().count() >= 3 && !is_stopword(word)
+}
+
+/// A crude suffix-stripping stem, enough for "derivatives" to meet "derivative" and
+/// "changing" to meet "change" when deciding whether an answer took up a question.
+pub fn stem(word: &str) -> String {
+    let w = word.to_lowercase();
+    let len = w.chars().count();
+    let stripped = if len > 4 && w.ends_with("ies") {
+        format!("{}y", &w[..w.len() - 3])
+    } else if len > 5 && w.ends_with("ing") {
+        w[..w.len() - 3].to_owned()
+    } else if len > 4 && (w.ends_with("ed") || ends_with_sibilant_es(&w)) {
+        w[..w.len() - 2].to_owned()
+    } else if len > 3 && w.ends_with('s') && !w.ends_with("ss") {
+        w[..w.len() - 1].to_owned()
+    } else {
+        w
+    };
+    match stripped.strip_suffix('e') {
+        Some(rest) if rest.chars().count() >= 3 => rest.to_owned(),
+        _ => stripped,
+    }
+}
+
+/// "buses", "matches": a plural whose "es" goes with the "s".
+fn ends_with_sibilant_es(word: &str) -> bool {
+    ["ses", "xes", "ches", "shes", "zes"]
+        .iter()
+        .any(|s| word.ends_with(s))
+}
+
+/// The sentences of `text`, cut after `.`, `!` or `?` (and their full-width forms).
+pub fn sentences(text: &str) -> Vec<&str> {
+    text.split_inclusive(['.', '!', '?', '。', '！', '？'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Whether `phrase` occurs in `words` as consecutive whole words.
+pub fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
+    !phrase.is_empty() && words.windows(phrase.len()).any(|w| w == phrase)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_lower_case_letters_and_digits_with_inner_apostrophes() {
+        assert_eq!(
+            words("I’m Ms. Rivera: x^2 is 'two x', isn't it?"),
+            [
+                "i'm", "ms", "rivera", "x", "2", "is", "two", "x", "isn't", "it"
+            ]
+        );
+        assert!(words(" ... !? ").is_empty());
+    }
+
+    #[test]
+    fn stems_meet_across_plurals_and_suffixes() {
+        for (a, b) in [
+            ("derivatives", "derivative"),
+            ("changing", "change"),
+            ("changed", "changes"),
+            ("cities", "city"),
+            ("buses", "bus"),
+            ("slopes", "slope"),
+        ] {
+            assert_eq!(stem(a), stem(b), "{a} / {b}");
+        }
+        assert_ne!(stem("business"), stem("bus"));
+    }
+
+    #[test]
+    fn content_words_skip_stopwords_and_short_words() {
+        assert!(is_content_word("slope"));
+        assert!(!is_content_word("the"));
+        assert!(!is_content_word("ox"));
+        assert!(!is_content_word("would"));
+    }
+
+    #[test]
+    fn sentences_split_after_end_marks() {
+        assert_eq!(
+            sentences("Hi. Why? Sure!  ok"),
+            ["Hi.", "Why?", "Sure!", "ok"]
+        );
+    }
+
+    #[test]
+    fn phrases_match_whole_words_only() {
+        let line = words("you are a patient tutor");
+        assert!(contains_phrase(&line, &words("are a patient")));
+        assert!(!contains_phrase(&line, &words("are a pat")));
+        assert!(!contains_phrase(&line, &[]));
+    }
+}
