@@ -136,7 +136,7 @@ impl Scorer {
             .map(|(i, reasons)| Finding::of_line(&lines[i], reasons))
             .collect();
         if let Some(events) = &session.events {
-            let silent = silent_turns(lines, events, &self.personas, options);
+            let silent = silent_turns(lines, events, options);
             report.silent_turns = Some(silent.len());
             findings.extend(silent);
         }
@@ -233,29 +233,17 @@ fn answers_to_the_human(lines: &[Utterance], facts: &[LineFacts]) -> Vec<(usize,
         .collect()
 }
 
-/// Agent turns handed out (`turn` events) that produced no line at all: no line carries
-/// the turn's question id, the floor moved on to a later turn with no interrupt in
-/// between, and a later line was written. A turn still running when the session ended
-/// or cut by an interrupt is not counted.
-fn silent_turns(
-    lines: &[Utterance],
-    events: &[SessionEvent],
-    personas: &[Persona],
-    options: Options,
-) -> Vec<Finding> {
+/// Agent turns handed out (`turn` events; a human is never handed one) that produced no
+/// line at all: no line carries the turn's question id, the floor moved on to a later
+/// turn with no interrupt in between, and a later line was written. A turn still running
+/// when the session ended, or cut by an interrupt, is not counted.
+fn silent_turns(lines: &[Utterance], events: &[SessionEvent], options: Options) -> Vec<Finding> {
     let answered: HashSet<u64> = lines.iter().map(|l| l.question_id).collect();
     let last_line = lines.iter().map(|l| l.question_id).max().unwrap_or(0);
     let humans: HashSet<&str> = lines
         .iter()
         .filter(|l| l.human)
         .map(|l| l.speaker.as_str())
-        .collect();
-    let agents: HashSet<&str> = lines
-        .iter()
-        .filter(|l| !l.human)
-        .map(|l| l.speaker.as_str())
-        .chain(personas.iter().map(|p| p.name.as_str()))
-        .filter(|s| !humans.contains(s))
         .collect();
     let mut silent = Vec::new();
     for (k, event) in events.iter().enumerate() {
@@ -268,7 +256,7 @@ fn silent_turns(
             continue;
         };
         if *t_ms < options.skip_before_ms
-            || !agents.contains(speaker.as_str())
+            || humans.contains(speaker.as_str())
             || answered.contains(question_id)
             || *question_id >= last_line
         {
