@@ -94,3 +94,8 @@ done
 for name in "${!node_peak[@]}"; do printf '  %-22s peak %6d KiB\n' "$name" "${node_peak[$name]}"; done | sort
 echo "whole dataflow: peak ${peak} KiB (sum of the nodes' PSS at one moment)"
 chmod -R u+w "$session" && rm -rf "$session"
+
+echo "== conversation quality: every dataflow for QUALITY_MINUTES (default 10) with each model of QUALITY_MODELS"
+# scripts/quality-bench.sh reads QUALITY_MINUTES, QUALITY_MODELS, QUALITY_FLOWS, QUALITY_OUT,
+# QUALITY_SKIP_SECS and QUALITY_EXPLAIN from the environment.
+scripts/quality-bench.sh || echo "conversation quality: no session scored"
