@@ -26,9 +26,17 @@ fn strip_speaker_tags(text: &str) -> String {
     while let Some(open) = rest.find('[') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let tag_end = after
-            .find(']')
-            .filter(|&close| close <= 40 && !after[..close].contains(['[', '\n']));
+        // The next bracket closes the tag, or a `[` comes first and there is none (so each
+        // search stops there: linear however many brackets). White space does not count
+        // towards the length: collapsed, the tag is the same.
+        let tag_end = after.find(['[', ']']).filter(|&close| {
+            after[close..].starts_with(']')
+                && after[..close]
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .count()
+                    <= 40
+        });
         match tag_end {
             Some(close)
                 if after[close + 1..].starts_with(':') || after[close + 1..].starts_with('：') =>
@@ -60,13 +68,20 @@ fn strip_links(text: &str) -> String {
     let mut rest = text;
     while let Some(open) = rest.find('[') {
         let (before, after) = rest.split_at(open);
-        out.push_str(before.strip_suffix('!').unwrap_or(before));
+        out.push_str(before);
         let after = &after[1..];
-        match after.find("](") {
-            Some(mid) if !after[..mid].contains('[') => {
+        match link_text_end(after) {
+            Some(mid) => {
                 let url_part = &after[mid + 2..];
-                match url_part.find(')') {
-                    Some(close) if !url_part[..close].contains(char::is_whitespace) => {
+                // A URL holds no white space (nor, here, a `[`: each search stops at the
+                // next bracket, so the whole is linear).
+                let url_end = url_part.find(|c: char| c == ')' || c == '[' || c.is_whitespace());
+                match url_end {
+                    Some(close) if url_part[close..].starts_with(')') => {
+                        // The `!` of an image goes with its link, any other stays.
+                        if out.ends_with('!') {
+                            out.pop();
+                        }
                         out.push_str(&after[..mid]);
                         rest = &url_part[close + 1..];
                     }
@@ -84,6 +99,22 @@ fn strip_links(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Where the text of a link opened just before `after` ends (its `](`), if it does
+/// before another `[`.
+fn link_text_end(after: &str) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let k = from + after[from..].find(['[', ']'])?;
+        if after[k..].starts_with('[') {
+            return None;
+        }
+        if after[k + 1..].starts_with('(') {
+            return Some(k);
+        }
+        from = k + 1;
+    }
 }
 
 /// Headings, quotes and list bullets at the start of a line.
@@ -152,5 +183,16 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(sanitize(input), expected, "{input:?}");
         }
+    }
+
+    #[test]
+    fn brackets_that_are_neither_tags_nor_links_stay() {
+        assert_eq!(sanitize("Wow![1] and [a](b c)"), "Wow![1] and [a](b c)");
+        assert_eq!(sanitize("![chart](c.png) [T]: ok"), "chart ok");
+        // The search for a closing bracket stops at the next opening one.
+        let many = "[".repeat(100_000);
+        assert_eq!(sanitize(&many), many);
+        let links = "[a](".repeat(30_000);
+        assert_eq!(sanitize(&links), links);
     }
 }
