@@ -1,13 +1,16 @@
 //! Text → speakable segments.
 //!
 //! - [`split`]: the streaming sentence splitter of one utterance ([`TurnSegmenter`]).
-//! - [`sanitize`]: what never reaches a voice (Markdown, emoji, speaker tags).
+//! - [`sanitize`]: what never reaches a voice (Markdown, emoji, speaker tags and labels,
+//!   stage directions) and math markup spoken as words.
 //! - [`core`]: the segmenter node's state machine: turns in question-id order, stale turns
 //!   dropped, segment metadata.
 
 pub mod core;
+mod math;
 pub mod sanitize;
 pub mod split;
+mod stage;
 
 pub use crate::core::{Segment, SegmenterCore, SegmenterInput, SegmenterNotice};
 pub use sanitize::sanitize;
