@@ -358,6 +358,23 @@ mod tests {
     }
 
     #[test]
+    fn math_and_stage_directions_are_spoken_per_segment() {
+        assert_eq!(
+            all("Judge: (clears throat) We get \\(x = 2\\). Then $y^2 = 9$, so y = 3."),
+            [
+                "We get x equals 2.",
+                "Then y squared equals 9, so y equals 3."
+            ]
+        );
+        // A sentence end inside the math cuts it; each half is still read as math.
+        assert_eq!(all("$$x = 2. Y = 3$$"), ["x equals 2.", "Y equals 3"]);
+        assert_eq!(
+            all("\\[\n\\frac{1}{2}\n\\]\n*smiles* Easy."),
+            ["1 over 2", "Easy."]
+        );
+    }
+
+    #[test]
     fn segments_leave_as_soon_as_their_end_is_certain() {
         let mut s = TurnSegmenter::new(SegmenterConfig {
             min_chars: 1,
