@@ -86,8 +86,9 @@ struct Active {
 pub struct BridgeCore {
     persona: Persona,
     topic: Option<String>,
-    /// The other participants by name and role, for the turn's move and the transcript.
-    roster: Vec<Participant>,
+    /// Participants known by name and role (the persona templates): how the others are
+    /// called and what they do. Only those of this conversation are named in a prompt.
+    directory: Vec<Participant>,
     agenda: Agenda,
     history: History,
     stale: StaleFilter,
@@ -102,7 +103,7 @@ impl BridgeCore {
         Self {
             persona,
             topic,
-            roster: Vec::new(),
+            directory: Vec::new(),
             agenda,
             history: History::new(history_capacity),
             stale: StaleFilter::new(),
@@ -111,9 +112,10 @@ impl BridgeCore {
         }
     }
 
-    /// Who else takes part (by name and role), and the agenda the turns move through.
-    pub fn with_plan(mut self, roster: Vec<Participant>, agenda: Option<Agenda>) -> Self {
-        self.roster = roster;
+    /// Participants known by name and role (`directory`), and the agenda the turns move
+    /// through (which may list this conversation's participants).
+    pub fn with_plan(mut self, directory: Vec<Participant>, agenda: Option<Agenda>) -> Self {
+        self.directory = directory;
         if let Some(agenda) = agenda {
             self.agenda = agenda;
         }
@@ -136,9 +138,10 @@ impl BridgeCore {
             .entries()
             .map(|e| Said::new(&e.speaker, &e.text, e.human))
             .collect();
+        let roster = self.roster();
         let input = PlanInput {
             me: &me,
-            roster: &self.roster,
+            roster: &roster,
             lines: &lines,
             agenda: &self.agenda,
             question_id,
@@ -149,12 +152,29 @@ impl BridgeCore {
         (plan, direction)
     }
 
+    /// The others of this conversation: the agenda's participants, else those heard so far.
+    fn roster(&self) -> Vec<Participant> {
+        let listed = self.agenda.participants();
+        self.directory
+            .iter()
+            .filter(|p| p.id != self.persona.name)
+            .filter(|p| {
+                if listed.is_empty() {
+                    self.history.entries().any(|e| e.speaker == p.id)
+                } else {
+                    listed.contains(&p.id)
+                }
+            })
+            .cloned()
+            .collect()
+    }
+
     /// How the participant `id` is called in a transcript.
     fn name_of(&self, id: &str) -> String {
         if id == self.persona.name {
             return self.persona.spoken_name().to_owned();
         }
-        self.roster
+        self.directory
             .iter()
             .find(|p| p.id == id)
             .map_or_else(|| id.to_owned(), |p| p.name.clone())
@@ -328,7 +348,7 @@ mod tests {
         // The conductor's request, put as the director's instruction for this turn.
         assert!(
             last.content
-                .starts_with("For this turn: You are tutor, the tutor.")
+                .starts_with("For this turn: Your turn, tutor (tutor).")
                 && last
                     .content
                     .contains("(do not read it out): Ask the presenter about churn."),

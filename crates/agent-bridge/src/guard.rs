@@ -11,8 +11,9 @@ use std::collections::HashSet;
 pub const RECENT_LINES: usize = 8;
 
 /// The share of a sentence's word 3-grams already said in the recent lines from which it
-/// counts as an echo.
-pub const ECHO_SHARE: f64 = 0.5;
+/// counts as an echo: stricter than the benchmark's half, since a model rewording the
+/// last line changes a few words of it and keeps the rest.
+pub const ECHO_SHARE: f64 = 0.35;
 
 /// Why a sentence is not spoken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +69,41 @@ pub const PLEASANTRIES: &[&str] = &[
     "keep up the good work",
     "you're doing great",
     "i appreciate",
+    "sure",
+    "of course",
+    "certainly",
+    "okay",
+    "ok",
+    "alright",
+    "all right",
+    "no problem",
+    "great",
+    "yes",
+    "hi",
+    "hello",
+    "hey",
+    "welcome",
+    "let's discuss",
+    "let's continue",
+    "let's start",
+    "let's begin",
+    "let's dive in",
+    "how can i help",
+];
+
+/// What an assistant says, never a participant of a conversation: refused like filler.
+pub const ASSISTANT_LINES: &[&str] = &[
+    "i'm sorry but i can't",
+    "i am sorry but i can't",
+    "i'm sorry but i cannot",
+    "sorry but i can't",
+    "i can't assist",
+    "i cannot assist",
+    "as an ai",
+    "as a language model",
+    "how can i help",
+    "how can i assist",
+    "is there anything else",
 ];
 
 /// Titles that make the next words a name.
@@ -93,6 +129,8 @@ const TITLES: &[&str] = &[
 pub struct SentenceGuard {
     /// Word 3-grams of the recent lines.
     recent: HashSet<[String; 3]>,
+    /// Word 3-grams of the speaker's instructions.
+    instructions: HashSet<[String; 3]>,
     /// Whole recent lines and sentences, normalized, for short sentences.
     recent_sentences: HashSet<String>,
     /// The conversation is past its opening exchange.
@@ -130,6 +168,20 @@ impl SentenceGuard {
         guard
     }
 
+    /// Instructions the speaker was given (its persona, the turn's direction): a sentence
+    /// mostly made of their 3-grams recites them, and is refused like an echo. Quoted
+    /// spans in them (words to say) should be left out by the caller.
+    pub fn with_instructions<'a>(mut self, texts: impl IntoIterator<Item = &'a str>) -> Self {
+        for text in texts {
+            let said = words(text);
+            for gram in said.windows(3) {
+                self.instructions
+                    .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
+            }
+        }
+        self
+    }
+
     /// A sentence now said counts as recent for the rest of the turn.
     pub fn remember(&mut self, text: &str) {
         let said = words(text);
@@ -157,6 +209,10 @@ impl SentenceGuard {
         if self.presents_as_another(sentence) {
             return Some(Refusal::Identity);
         }
+        let text = words.join(" ");
+        if ASSISTANT_LINES.iter().any(|l| text.contains(l)) {
+            return Some(Refusal::Pleasantry);
+        }
         if self.running && is_pleasantry(&words) {
             return Some(Refusal::Pleasantry);
         }
@@ -172,8 +228,10 @@ impl SentenceGuard {
             .windows(3)
             .map(|g| [g[0].clone(), g[1].clone(), g[2].clone()])
             .collect();
-        let said = grams.iter().filter(|g| self.recent.contains(*g)).count();
-        said as f64 >= ECHO_SHARE * grams.len() as f64
+        let share = |known: &HashSet<[String; 3]>| {
+            grams.iter().filter(|g| known.contains(*g)).count() as f64 / grams.len() as f64
+        };
+        share(&self.recent) >= ECHO_SHARE || share(&self.instructions) >= ECHO_SHARE
     }
 
     /// "I'm Dr. Okafor", "my name is Ben", "this is Mia here" with another's name.
@@ -208,16 +266,33 @@ impl SentenceGuard {
     }
 }
 
-/// A stock pleasantry with at most a few words besides ("Thank you so much, Ben!").
+/// A stock pleasantry with nothing besides but filler words and perhaps a name ("Thank
+/// you so much, Ben!"); "Yes, the slope is 6." says something.
 fn is_pleasantry(words: &[String]) -> bool {
     let text = words.join(" ");
     PLEASANTRIES.iter().any(|p| {
         text.strip_prefix(p).is_some_and(|rest| {
-            rest.is_empty()
-                || rest.starts_with(' ') && rest.split(' ').filter(|w| !w.is_empty()).count() <= 4
+            if !(rest.is_empty() || rest.starts_with(' ')) {
+                return false;
+            }
+            let rest: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
+            let said = rest
+                .iter()
+                .filter(|w| !PLEASANTRY_FILLER.contains(w))
+                .count();
+            rest.len() <= 6 && said <= 1
         })
     })
 }
+
+/// Words a pleasantry may carry without saying anything.
+const PLEASANTRY_FILLER: &[&str] = &[
+    "so", "much", "very", "for", "that", "this", "again", "today", "everyone", "all", "asking",
+    "sharing", "the", "question", "point", "a", "your", "you", "too", "feel", "free", "to", "ask",
+    "me", "know", "it", "is", "and", "indeed", "really", "of", "course", "great", "good", "nice",
+    "here", "there", "now", "guys", "class", "let's", "discuss", "continue", "with", "on", "i",
+    "we", "can", "do",
+];
 
 /// Lower-case words of letters, digits and apostrophes.
 fn words(text: &str) -> Vec<String> {
@@ -284,7 +359,20 @@ mod tests {
         assert_eq!(g.check("What about x cubed then?"), None);
         let g = guard(&["Two x.", "Right."]);
         assert_eq!(g.check("Two x!"), Some(Refusal::Echo), "a short repeat");
-        assert_eq!(g.check("Yes."), None);
+        assert_ne!(g.check("Yes."), Some(Refusal::Echo));
+    }
+
+    #[test]
+    fn reciting_the_instructions_is_an_echo() {
+        let g = guard(&[]).with_instructions([
+            "You are Ben, the student. Probe the answer you just heard: ask about churn. Do not greet, do not thank.",
+        ]);
+        assert_eq!(
+            g.check("Mm-hmm, probe the answer you just heard about churn."),
+            Some(Refusal::Echo)
+        );
+        assert_eq!(g.check("You are Ben, the student."), Some(Refusal::Echo));
+        assert_eq!(g.check("What is your churn rate each month?"), None);
     }
 
     #[test]
@@ -316,6 +404,17 @@ mod tests {
             g.check("I agree that the slope is 6 at x equals 3."),
             None,
             "a pleasantry with content stays"
+        );
+        assert_eq!(g.check("Yes, the slope is six."), None);
+        assert_eq!(
+            g.check("Sure! Let's discuss derivatives again."),
+            Some(Refusal::Pleasantry)
+        );
+        assert_eq!(g.check("Sure!"), Some(Refusal::Pleasantry));
+        assert_eq!(
+            opening.check("I'm sorry, but I can't assist with that request."),
+            Some(Refusal::Pleasantry),
+            "an assistant's line, even at the opening"
         );
     }
 

@@ -104,12 +104,28 @@ fn front_matter_value(line: &str, key: &str) -> Option<String> {
     Some(unquoted.replace("\\\"", "\""))
 }
 
+/// A transcript line as written: spoken sessions add what was heard.
+#[derive(Deserialize)]
+struct RawUtterance {
+    #[serde(flatten)]
+    said: Utterance,
+    #[serde(default)]
+    text_played: Option<String>,
+}
+
 /// Parses `transcript.jsonl`; blank lines are skipped, a bad line is an error with its
-/// number (1-based).
+/// number (1-based). In a spoken session a line's text is what was heard (`text_played`,
+/// after the voice's cleaning), since that is what a listener judges.
 pub fn parse_transcript(text: &str) -> Result<Vec<Utterance>, QualityError> {
     json_lines(text)
         .map(|(number, line)| {
-            serde_json::from_str(line).map_err(|source| QualityError::Line { number, source })
+            let raw: RawUtterance = serde_json::from_str(line)
+                .map_err(|source| QualityError::Line { number, source })?;
+            let mut said = raw.said;
+            if let Some(heard) = raw.text_played {
+                said.text = heard;
+            }
+            Ok(said)
         })
         .collect()
 }

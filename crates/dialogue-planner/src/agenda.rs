@@ -8,6 +8,8 @@ use serde::Deserialize;
 pub struct Agenda {
     topic: String,
     points: Vec<String>,
+    /// The participants' ids, when the file names them.
+    participants: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -25,12 +27,15 @@ struct AgendaFile {
     #[serde(default)]
     agenda: Vec<String>,
     #[serde(default)]
+    participants: Vec<String>,
+    #[serde(default)]
     #[allow(dead_code)]
     lexicon: Vec<String>,
 }
 
 impl Agenda {
-    /// Reads an agenda file: `topic`, `agenda` (points in order), `lexicon` (ignored here).
+    /// Reads an agenda file: `topic`, `agenda` (points in order), `participants` (ids),
+    /// `lexicon` (the benchmark's, ignored here).
     /// Without points, the default points of the topic.
     pub fn parse(yaml: &str) -> Result<Self, AgendaError> {
         let file: AgendaFile = serde_yaml::from_str(yaml)?;
@@ -43,13 +48,17 @@ impl Agenda {
             .map(|p| p.trim().to_owned())
             .filter(|p| !p.is_empty())
             .collect();
-        if points.is_empty() {
-            return Ok(Self::from_topic(&file.topic));
-        }
-        Ok(Self {
-            topic: file.topic.trim().to_owned(),
-            points,
-        })
+        let mut agenda = if points.is_empty() {
+            Self::from_topic(&file.topic)
+        } else {
+            Self {
+                topic: file.topic.trim().to_owned(),
+                points,
+                participants: Vec::new(),
+            }
+        };
+        agenda.participants = file.participants;
+        Ok(agenda)
     }
 
     /// Points derived from a topic alone: what it means, an example, a common mistake, why
@@ -69,11 +78,20 @@ impl Agenda {
             format!("a harder case of {topic}"),
         ]
         .to_vec();
-        Self { topic, points }
+        Self {
+            topic,
+            points,
+            participants: Vec::new(),
+        }
     }
 
     pub fn topic(&self) -> &str {
         &self.topic
+    }
+
+    /// The ids of the participants, when the agenda names them (else empty).
+    pub fn participants(&self) -> &[String] {
+        &self.participants
     }
 
     pub fn points(&self) -> &[String] {

@@ -140,27 +140,54 @@ fn human_name(input: &PlanInput<'_>, id: &str) -> String {
         .map_or_else(|| "the human".to_owned(), |p| p.name.clone())
 }
 
-/// The director's instruction for `plan`: who the speaker is, whom it answers, what its
-/// move is, and the rules every line keeps (own words, one new point, no repetition).
+/// The director's instruction for `plan`: the line it reacts to, who the speaker is and
+/// who else is there, its move, and the rules every line keeps (own words, something new,
+/// no greeting, no repetition). A small model follows what stands right before its answer
+/// far better than what stands in a long transcript, so the last line is quoted here
+/// (shortened); the guard keeps the answer from repeating it.
 pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
     let me = input.me;
-    let mut out = format!("You are {}, the {}.", me.name, me.role);
+    let mut out = String::new();
+    if let Some(last) = input.lines.last().filter(|l| l.speaker != me.id) {
+        let who = if last.human {
+            human_name(input, &last.speaker)
+        } else {
+            display_name(input, &last.speaker)
+        };
+        out.push_str(&format!(
+            "{who} just said: “{}”\n",
+            shorten(&last.text, QUOTED_WORDS)
+        ));
+    }
+    out.push_str(&format!("Your turn, {} ({}", me.name, me.role));
     let others: Vec<String> = input
         .roster
         .iter()
         .filter(|p| p.id != me.id)
-        .map(|p| format!("{} ({})", p.name, p.role))
+        .map(|p| format!("{} the {}", p.name, p.role))
         .collect();
     if !others.is_empty() {
-        out.push_str(&format!(" With you: {}.", join_names(&others)));
+        out.push_str(&format!("; with you: {}", join_names(&others)));
     }
-    out.push(' ');
+    out.push_str("). ");
     out.push_str(&moves::wording(plan, input.instruction));
     out.push_str(&format!(
-        " Speak as {}, in your own words: one or two short spoken sentences with one new point. Do not greet, do not thank, do not repeat what was already said.",
+        " Speak as {} in one or two short spoken sentences, in your own words, with something new. No greeting, no thanks, do not repeat what was already said.",
         me.name
     ));
     out
+}
+
+/// How many words of the last line a direction quotes.
+const QUOTED_WORDS: usize = 30;
+
+/// The first `max` words of `text`, with "…" when cut.
+fn shorten(text: &str, max: usize) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() <= max {
+        return words.join(" ");
+    }
+    format!("{} …", words[..max].join(" "))
 }
 
 fn join_names(names: &[String]) -> String {

@@ -237,7 +237,7 @@ pub(crate) fn wording(plan: &TurnPlan, instruction: Option<&str>) -> String {
             format!("Answer {who}'s question directly, with one concrete example about {point}.")
         }
         Move::ReactToAttempt => format!(
-            "Say whether {who} is right in one sentence, then give the next small step about {point}."
+            "Tell {who} (speak to them as \"you\") whether they are right, then give the next small step about {point}."
         ),
         Move::CheckUnderstanding => {
             format!("Ask one short question that checks whether the students understand {point}.")

@@ -53,9 +53,8 @@ fn the_tutor_answers_a_students_question_with_an_example() {
     let (p, d) = plan_for(&study(), "tutor", &lines, 2, None);
     assert_eq!(p.action, Move::AnswerQuestion);
     assert_eq!(p.addressee.as_deref(), Some("Ben"));
-    assert!(d.starts_with("You are Ms. Rivera, the tutor."), "{d}");
     assert!(
-        d.contains("Ben (student)") && d.contains("Mia (student)"),
+        d.starts_with("Ben just said: “Why is the slope a limit?”\nYour turn, Ms. Rivera (tutor; with you: Ben the student and Mia the student)."),
         "{d}"
     );
     assert!(d.contains("Answer Ben's question"), "{d}");
@@ -234,10 +233,13 @@ proptest! {
         } else if lines.last().is_some_and(|l| l.human) {
             prop_assert_eq!(p.action, Move::AnswerHuman);
         }
-        let expected_start = format!("You are Me Myself, the {my_role}.");
-        prop_assert!(d.starts_with(&expected_start), "{}", d);
+        let expected = format!("Your turn, Me Myself ({my_role}");
+        prop_assert!(d.contains(&expected), "{}", d);
         prop_assert!(d.contains("do not repeat"));
-        prop_assert!(!d.contains("Here is a point."), "a direction never quotes a line: {}", d);
+        // Only the last line is quoted, and only when someone else said it.
+        let quoted = d.matches("just said:").count();
+        let someone_else_spoke = lines.last().is_some_and(|l| l.speaker != "me");
+        prop_assert_eq!(quoted, usize::from(someone_else_spoke), "{}", d);
     }
 
     /// Every turn's point is on the agenda, and consecutive blocks of turns move on.

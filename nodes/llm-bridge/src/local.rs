@@ -395,6 +395,13 @@ impl Engine<'_> {
             .map(|l| l.split_once(": ").map_or(l.as_str(), |(_, text)| text))
             .collect();
         let direction = chat.get(1).map_or("", |m| m.content.as_str());
+        // The persona and the direction, without the words the direction quotes to say.
+        let mut instructions = vec![prompt.system.clone()];
+        let mut unquoted = direction.to_owned();
+        for quote in quoted_spans(direction) {
+            unquoted = unquoted.replace(quote, " ");
+        }
+        instructions.push(unquoted);
         let new_filter = || {
             OutputFilter::new(names.clone(), max_words)
                 // Reciting the persona or the direction is no answer; the direction may
@@ -403,11 +410,10 @@ impl Engine<'_> {
                     chat.iter().map(|m| m.content.as_str()),
                     quoted_spans(direction),
                 )
-                .with_guard(SentenceGuard::new(
-                    said.iter().copied(),
-                    &own_names,
-                    &others,
-                ))
+                .with_guard(
+                    SentenceGuard::new(said.iter().copied(), &own_names, &others)
+                        .with_instructions(instructions.iter().map(String::as_str)),
+                )
         };
         if !self.config.prefix_reuse {
             self.reset();

@@ -17,7 +17,7 @@ use llm_bridge::{
     local::LocalBackend,
 };
 
-use crate::settings::{load_agenda, load_persona, load_roster, local_config, openai_config};
+use crate::settings::{load_agenda, load_directory, load_persona, local_config, openai_config};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -50,9 +50,9 @@ fn main() -> eyre::Result<()> {
     // Declared after the backend, so dropped first: on every way out of this function.
     let _shutdown = llm_bridge::backend::ShutdownOnDrop(backend.clone());
     let history = node_kit::env_parse("HISTORY_LIMIT", 60usize)?;
-    let roster = load_roster(&persona);
+    let directory = load_directory(&persona);
     let agenda = load_agenda()?;
-    let mut core = BridgeCore::new(persona, topic, history).with_plan(roster, agenda);
+    let mut core = BridgeCore::new(persona, topic, history).with_plan(directory, agenda);
 
     let dora_events = node_kit::forward_events(events);
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();

@@ -121,10 +121,10 @@ fn persona_from_template(path: &str, text: &str) -> eyre::Result<Persona> {
     Persona::from_toml(&template.to_persona_toml()).map_err(|e| eyre!("{path}: {e}"))
 }
 
-/// The other participants, by name and role: the persona templates beside this one's
+/// Participants known by name and role: the persona templates beside this one
 /// (`templates/<agent>/persona.md`). Without `PERSONA` (or unreadable neighbours), none:
 /// the others are then called by their ids.
-pub fn load_roster(me: &Persona) -> Vec<dialogue_planner::Participant> {
+pub fn load_directory(me: &Persona) -> Vec<dialogue_planner::Participant> {
     let Some(path) = node_kit::env_opt("PERSONA") else {
         return Vec::new();
     };

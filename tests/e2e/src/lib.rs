@@ -409,3 +409,69 @@ pub fn assert_replays_identically(dir: &Path) {
         assert!(decisions > 10, "{node:#?}");
     }
 }
+
+/// What a listener of a study session with the embedded model must not hear: no agent
+/// line repeats a sentence of the eight lines before it, none recites its instructions,
+/// nobody presents itself as someone else, and the answer to the human shares the human's
+/// content words (scored by the `conversation-quality` crate).
+pub fn assert_conversation_quality(dir: &Path, agenda: &str) {
+    let root = repo_root();
+    let transcript_text = std::fs::read_to_string(dir.join("transcript.jsonl")).unwrap();
+    let lines = conversation_quality::inputs::parse_transcript(&transcript_text).unwrap();
+    let agenda_text = std::fs::read_to_string(root.join(agenda)).unwrap();
+    let agenda = conversation_quality::inputs::Agenda::from_yaml(&agenda_text).unwrap();
+    let mut personas = Vec::new();
+    for entry in std::fs::read_dir(root.join("templates")).unwrap().flatten() {
+        if let Ok(text) = std::fs::read_to_string(entry.path().join("persona.md")) {
+            personas.push(conversation_quality::inputs::Persona::parse(&text).unwrap());
+        }
+    }
+    // Repeated sentences, compared as lower-case words.
+    let normalized = |text: &str| -> Vec<String> {
+        text.split_inclusive(['.', '!', '?'])
+            .map(|s| {
+                s.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_lowercase)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .filter(|s| s.split(' ').count() >= 3)
+            .collect()
+    };
+    for (i, line) in lines.iter().enumerate().filter(|(_, l)| !l.human) {
+        let before: Vec<String> = lines[i.saturating_sub(8)..i]
+            .iter()
+            .flat_map(|l| normalized(&l.text))
+            .collect();
+        for sentence in normalized(&line.text) {
+            assert!(
+                !before.contains(&sentence),
+                "{} repeats {sentence:?} from the eight lines before: {lines:#?}",
+                line.speaker
+            );
+        }
+    }
+    let session = conversation_quality::Session {
+        lines,
+        events: None,
+    };
+    let report = conversation_quality::Scorer::new(&agenda, &personas)
+        .assess(&session, conversation_quality::Options::default());
+    assert_eq!(
+        report.recited, 0,
+        "recited instructions: {:#?}",
+        report.findings
+    );
+    assert_eq!(
+        report.identity_slips, 0,
+        "identity slips: {:#?}",
+        report.findings
+    );
+    let answers = report.human_answers_addressed;
+    assert_eq!(
+        answers.count, answers.total,
+        "an answer to the human shares none of the human's words: {:#?}",
+        report.findings
+    );
+}

@@ -3,9 +3,9 @@
 use std::{process::Command, time::Duration};
 
 use e2e_tests::{
-    agent_lines, assert_frozen_context, assert_no_back_to_back, assert_question_ids_increase,
-    assert_replays_identically, assert_voice_chat_session, dora, dora_run, jsonl, repo_root,
-    run_with_limit, serial, session_dir, speaker,
+    agent_lines, assert_conversation_quality, assert_frozen_context, assert_no_back_to_back,
+    assert_question_ids_increase, assert_replays_identically, assert_voice_chat_session, dora,
+    dora_run, jsonl, repo_root, run_with_limit, serial, session_dir, speaker,
 };
 
 #[test]
@@ -23,6 +23,8 @@ fn voice_chat_study_session_with_a_human_barge_in() {
     );
     // The checks the two-daemon run (two_machines.rs) shares.
     assert_voice_chat_session(&dir);
+    // What was said, as a listener follows it (the embedded model, seeded).
+    assert_conversation_quality(&dir, "dataflows/agendas/voice-chat.yml");
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! - `model-bench llm [TURNS [GGUF]]`: one participant (the tutor) through a conversation
 //!   of TURNS turns, with and without reuse of the prompt cache: prompt tokens, time to
 //!   the first words and the first sentence, generation speed (the default model, or GGUF).
+//! - `model-bench converse FORMAT TURNS [GGUF [OUT_DIR]]`: the model talking with itself
+//!   in a dataflow's shape (`study`, `debate`, `panel`), text only (see [`converse`]).
 //! - `model-bench asr WAV_LIST`: each recognizer on the clips listed in WAV_LIST (lines of
 //!   `path<TAB>reference text`): word error rate and time per clip.
 
@@ -22,6 +24,8 @@ use llm_bridge::{
     local::{LocalBackend, LocalConfig},
 };
 
+mod converse;
+
 fn main() -> eyre::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = repo_root()?;
@@ -34,13 +38,24 @@ fn main() -> eyre::Result<()> {
             );
             llm(&root, turns, &model)
         }
+        Some("converse") => {
+            let format = args.get(1).map_or("study", String::as_str);
+            let turns = args.get(2).map_or(Ok(30), |t| t.parse()).context("TURNS")?;
+            let model = args.get(3).map_or_else(
+                || root.join(llm_bridge::local::DEFAULT_MODEL),
+                PathBuf::from,
+            );
+            converse::converse(&root, format, turns, &model, args.get(4).map(PathBuf::from))
+        }
         Some("asr") => {
             let list = args
                 .get(1)
                 .ok_or_else(|| eyre!("usage: model-bench asr WAV_LIST"))?;
             asr(&root, Path::new(list))
         }
-        _ => bail!("usage: model-bench llm [TURNS [GGUF]] | model-bench asr WAV_LIST"),
+        _ => bail!(
+            "usage: model-bench llm [TURNS [GGUF]] | model-bench converse FORMAT [TURNS [GGUF [OUT_DIR]]] | model-bench asr WAV_LIST"
+        ),
     }
 }
 
