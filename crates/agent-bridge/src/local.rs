@@ -502,7 +502,8 @@ impl OutputFilter {
             self.sentence_words += 1;
             let sentence_end = clean
                 .trim_end()
-                .ends_with(['.', '!', '?', '。', '！', '？']);
+                .ends_with(['.', '!', '?', '。', '！', '？'])
+                && !is_abbreviation(clean.trim());
             let total = self.words + self.sentence_words;
             if self.words > 0 && total > self.max_words + budget_slack(self.max_words) {
                 // Something is said already and this sentence cannot end near the
@@ -583,11 +584,22 @@ impl OutputFilter {
     }
 }
 
-/// How far past the budget a sentence after the first may end and still be said: a
-/// quarter of the budget, at least two words. The first sentence may run to twice the
-/// budget, so that a reply is never empty.
+/// How far past the budget a sentence after the first may end and still be said: half
+/// the budget, at least two words (a short first sentence, "Yes, exactly.", must leave
+/// room for the point that follows it). The first sentence may run to twice the budget,
+/// so that a reply is never empty.
 pub fn budget_slack(max_words: usize) -> usize {
-    (max_words / 4).max(2)
+    (max_words / 2).max(2)
+}
+
+/// A title or abbreviation whose full stop ends no sentence ("Ms. Rivera", "e.g.").
+fn is_abbreviation(word: &str) -> bool {
+    const ABBREVIATIONS: [&str; 12] = [
+        "mr.", "ms.", "mrs.", "dr.", "prof.", "st.", "e.g.", "i.e.", "vs.", "etc.", "no.",
+        "approx.",
+    ];
+    let word = word.trim_start_matches(|c: char| !c.is_alphanumeric());
+    ABBREVIATIONS.contains(&word.to_lowercase().as_str())
 }
 
 /// Lower-case words of letters and digits, one space apart.
@@ -816,6 +828,19 @@ mod tests {
             ],
         );
         assert_eq!(text, "Why is the slope a limit? Sure, let's start.");
+    }
+
+    #[test]
+    fn a_title_ends_no_sentence() {
+        let mut f = OutputFilter::new(names(), 6);
+        let (text, _) = run(
+            &mut f,
+            &[
+                "Ms. Rivera says the slope is two. ",
+                "Then more words follow here.",
+            ],
+        );
+        assert_eq!(text.trim(), "Ms. Rivera says the slope is two.");
     }
 
     #[test]

@@ -5,16 +5,17 @@ use std::{process::Command, time::Duration};
 use e2e_tests::{
     agent_lines, assert_conversation_quality, assert_frozen_context, assert_no_back_to_back,
     assert_question_ids_increase, assert_replays_identically, assert_voice_chat_session, dora,
-    dora_run, jsonl, repo_root, run_with_limit, serial, session_dir, speaker,
+    dora_run, jsonl, repo_root, run_with_limit, serial, session_dir, small_model, speaker,
 };
 
 #[test]
 fn voice_chat_study_session_with_a_human_barge_in() {
     let _serial = serial();
     let dir = session_dir("voice-chat");
+    // The default model: a slower one than the plumbing tests' (below), so a longer run.
     dora_run(
         "dataflows/voice-chat.yml",
-        45,
+        80,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "30"),
@@ -38,6 +39,7 @@ fn debate_judge_answers_every_argument() {
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "20"),
             ("ESPEAK_SPEED", "400"),
+            ("LLM_MODEL_PATH", &small_model()),
         ],
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
@@ -80,6 +82,7 @@ fn panel_everyone_speaks_in_ratio_order() {
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "20"),
+            ("LLM_MODEL_PATH", &small_model()),
         ],
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
@@ -121,6 +124,7 @@ fn voice_chat_through_a_running_coordinator() {
             String::from_utf8_lossy(&build.stderr)
         );
         let session = format!("SESSION_DIR={}", dir.display());
+        let model = format!("LLM_MODEL_PATH={}", small_model());
         let start = run(
             &[
                 "start",
@@ -130,6 +134,8 @@ fn voice_chat_through_a_running_coordinator() {
                 "--detach",
                 "--env",
                 &session,
+                "--env",
+                &model,
             ],
             120,
         );

@@ -154,10 +154,11 @@ fn voice_chat_across_two_daemons() {
         String::from_utf8_lossy(&build.stderr)
     );
     let session = format!("SESSION_DIR={}", dir.display());
+    let model = format!("LLM_MODEL_PATH={}", e2e_tests::small_model());
     let name = format!("two-machines-{}", std::process::id());
     let start = cli(
         &[
-            "start", SPLIT, "--name", &name, "--detach", "--env", &session,
+            "start", SPLIT, "--name", &name, "--detach", "--env", &session, "--env", &model,
         ],
         120,
     );
