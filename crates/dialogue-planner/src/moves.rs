@@ -152,7 +152,7 @@ pub(crate) fn choose(
     let turn = input.question_id / 2 + input.me.id.bytes().map(u64::from).sum::<u64>();
     let action = match role {
         RoleKind::Teacher if asked => Move::AnswerQuestion,
-        RoleKind::Teacher if from_other_side && mine % 2 == 0 => Move::ReactToAttempt,
+        RoleKind::Teacher if from_other_side && mine.is_multiple_of(2) => Move::ReactToAttempt,
         RoleKind::Teacher => Move::CheckUnderstanding,
         RoleKind::Learner if asked => Move::AnswerQuestion,
         RoleKind::Learner => {
@@ -168,7 +168,7 @@ pub(crate) fn choose(
         RoleKind::Expert if asked => Move::AnswerQuestion,
         RoleKind::Expert => Move::AddPoint,
         RoleKind::Guest if asked => Move::AnswerQuestion,
-        RoleKind::Guest if turn % 2 == 0 => Move::ShareExperience,
+        RoleKind::Guest if turn.is_multiple_of(2) => Move::ShareExperience,
         RoleKind::Guest => Move::AskQuestion,
     };
     let addressee = match action {

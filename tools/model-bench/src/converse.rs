@@ -15,7 +15,7 @@ use dialogue_planner::{Agenda, Participant};
 use eyre::{Context, bail, eyre};
 use llm_bridge::{
     backend::{Backend, BackendEvent},
-    local::{LocalBackend, LocalConfig},
+    local::LocalBackend,
 };
 
 /// A shipped dataflow's participants, topic and turn order (a simple stand-in for its
@@ -96,17 +96,7 @@ pub fn converse(
         .collect();
     let mut seats = Vec::new();
     for p in &personas {
-        let config = LocalConfig {
-            model_path: model.to_path_buf(),
-            threads: 1,
-            context_tokens: 2048,
-            max_tokens: 160,
-            max_words: 30,
-            temperature: 0.7,
-            seed: 42,
-            window_lines: 12,
-            prefix_reuse: true,
-        };
+        let config = crate::bench_config(model, true);
         let backend = LocalBackend::load(config, p.clone())?;
         let others = roster.iter().filter(|r| r.id != p.name).cloned().collect();
         let core = BridgeCore::new(p.clone(), Some(agenda.topic().to_owned()), 60)
@@ -185,11 +175,10 @@ pub fn converse(
         let (tx, rx) = crossbeam_channel::unbounded();
         let _cancel = seat.2.start(request, seat.1.history().clone(), tx);
         let mut text = String::new();
-        loop {
-            match rx.recv_timeout(Duration::from_secs(120))? {
-                BackendEvent::Chunk { text: chunk, .. } => text.push_str(&chunk),
-                BackendEvent::Finished { .. } => break,
-            }
+        while let BackendEvent::Chunk { text: chunk, .. } =
+            rx.recv_timeout(Duration::from_secs(120))?
+        {
+            text.push_str(&chunk);
         }
         eprintln!("  ({action})");
         say(&mut seats, speaker, text.trim(), question_id, false)?;

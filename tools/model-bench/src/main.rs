@@ -116,17 +116,7 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for reuse in [true, false] {
-        let config = LocalConfig {
-            model_path: model.to_path_buf(),
-            threads: 1,
-            context_tokens: 2048,
-            max_tokens: 160,
-            max_words: 30,
-            temperature: 0.7,
-            seed: 42,
-            window_lines: 12,
-            prefix_reuse: reuse,
-        };
+        let config = bench_config(model, reuse);
         let backend = LocalBackend::load(config, persona.clone())?;
         let mut history = History::new(60);
         let mut results = Vec::new();
@@ -198,6 +188,22 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The embedded backend as the dataflows run it (one thread, the default budget and
+/// sampling), on `model`, with or without prompt-cache reuse.
+fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
+    LocalConfig {
+        model_path: model.to_path_buf(),
+        threads: 1,
+        context_tokens: 2048,
+        max_tokens: 160,
+        max_words: 30,
+        temperature: 0.7,
+        seed: 42,
+        window_lines: 12,
+        prefix_reuse: reuse,
+    }
 }
 
 fn percentile(mut values: Vec<f64>, q: f64) -> f64 {
