@@ -1010,7 +1010,8 @@ mod tests {
         /// model's stream is cut into pieces.
         #[test]
         fn a_recent_sentence_never_leaves_the_filter(
-            recent in prop::collection::vec("[a-z]{2,6}( [a-z]{2,6}){3,8}\\.", 1..8),
+            // The last word ends in z: never a title such as "vs." that ends no sentence.
+            recent in prop::collection::vec("[a-z]{2,6}( [a-z]{2,6}){3,8}z\\.", 1..8),
             fresh in "[q-z]{2,6}( [q-z]{2,6}){3,6}\\.",
             order in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
             cut in 1usize..9,
