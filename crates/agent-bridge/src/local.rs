@@ -535,7 +535,8 @@ impl OutputFilter {
     fn flush(&mut self, out: &mut String) -> bool {
         let sentence = std::mem::take(&mut self.sentence);
         let words = std::mem::take(&mut self.sentence_words);
-        if sentence.trim().is_empty() {
+        // Nothing a voice could say (a closing `\]` left over from the last turn).
+        if !sentence.chars().any(char::is_alphanumeric) {
             return false;
         }
         if self.is_echo(&sentence) {
@@ -828,6 +829,14 @@ mod tests {
             ],
         );
         assert_eq!(text, "Why is the slope a limit? Sure, let's start.");
+    }
+
+    #[test]
+    fn a_sentence_without_a_word_is_not_said() {
+        let mut f = OutputFilter::new(names(), 20);
+        let (text, _) = run(&mut f, &["\\]"]);
+        assert_eq!(text, "");
+        assert!(f.refused().is_empty());
     }
 
     #[test]
