@@ -513,6 +513,8 @@ impl Engine<'_> {
         let mut json = String::new();
         // What the model said before filtering, for the debug log.
         let mut raw = String::new();
+        // Given up for a new attempt: what the filter still holds is not said.
+        let mut abandoned = false;
         for _ in 0..self.config.max_tokens {
             if self.stopped(job) {
                 return Ok((Outcome::Cancelled, filter));
@@ -534,6 +536,15 @@ impl Engine<'_> {
                     self.send(job, filtered.text, &mut first_text_ms, started);
                     break;
                 }
+                // Two sentences refused and nothing said: this sample is going nowhere;
+                // a new attempt costs less than the rest of this one.
+                if attempt < RESAMPLES
+                    && filter.emitted().is_empty()
+                    && filter.refused().len() >= REFUSALS_BEFORE_RESAMPLE
+                {
+                    abandoned = true;
+                    break;
+                }
                 filtered.text
             };
             self.send(job, text, &mut first_text_ms, started);
@@ -549,7 +560,7 @@ impl Engine<'_> {
         }
         if job.request.json {
             self.send(job, json, &mut first_text_ms, started);
-        } else {
+        } else if !abandoned {
             let rest = filter.finish();
             self.send(job, rest.text, &mut first_text_ms, started);
         }
@@ -647,6 +658,8 @@ impl Engine<'_> {
 
 /// How many more times a turn whose every sentence was refused is sampled.
 const RESAMPLES: u32 = 2;
+/// How many refused sentences, with nothing said yet, end an attempt early.
+const REFUSALS_BEFORE_RESAMPLE: usize = 2;
 /// How much warmer each new attempt samples.
 const RESAMPLE_WARMING: f32 = 0.15;
 /// How many of the prompt's last tokens (the recent conversation and the direction) the
