@@ -270,22 +270,27 @@ impl SentenceGuard {
 }
 
 /// A stock pleasantry with nothing besides but filler words and perhaps a name ("Thank
-/// you so much, Ben!"); "Yes, the slope is 6." says something.
+/// you so much, Ben!", "Sure, I'd be happy to help!"); "Yes, the slope is 6." says
+/// something. The sentence must open with a pleasantry; every pleasantry in it is taken
+/// out before what remains is weighed.
 fn is_pleasantry(words: &[String]) -> bool {
-    let text = words.join(" ");
-    PLEASANTRIES.iter().any(|p| {
-        text.strip_prefix(p).is_some_and(|rest| {
-            if !(rest.is_empty() || rest.starts_with(' ')) {
-                return false;
-            }
-            let rest: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
-            let said = rest
-                .iter()
-                .filter(|w| !PLEASANTRY_FILLER.contains(w))
-                .count();
-            rest.len() <= 6 && said <= 1
-        })
-    })
+    let text = format!(" {} ", words.join(" "));
+    let opens = PLEASANTRIES
+        .iter()
+        .any(|p| text.starts_with(&format!(" {p} ")));
+    if !opens {
+        return false;
+    }
+    let mut rest = text;
+    for phrase in PLEASANTRIES {
+        rest = rest.replace(&format!(" {phrase} "), " ");
+    }
+    let rest: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
+    let said = rest
+        .iter()
+        .filter(|w| !PLEASANTRY_FILLER.contains(w))
+        .count();
+    rest.len() <= 6 && said <= 1
 }
 
 /// Words a pleasantry may carry without saying anything.
@@ -348,6 +353,10 @@ const PLEASANTRY_FILLER: &[&str] = &[
     "he",
     "she",
     "they",
+    "i'd",
+    "be",
+    "would",
+    "love",
 ];
 
 /// Lower-case words of letters, digits and apostrophes.
@@ -469,6 +478,11 @@ mod tests {
             Some(Refusal::Pleasantry)
         );
         assert_eq!(g.check("Sure!"), Some(Refusal::Pleasantry));
+        assert_eq!(
+            g.check("Sure, I'd be happy to help!"),
+            Some(Refusal::Pleasantry)
+        );
+        assert_eq!(g.check("Sure, the derivative of x squared is 2 x."), None);
         assert_eq!(
             opening.check("I'm sorry, but I can't assist with that request."),
             Some(Refusal::Pleasantry),

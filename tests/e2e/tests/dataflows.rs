@@ -34,7 +34,7 @@ fn debate_judge_answers_every_argument() {
     let dir = session_dir("debate");
     dora_run(
         "dataflows/debate.yml",
-        30,
+        60,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "20"),
@@ -78,7 +78,7 @@ fn panel_everyone_speaks_in_ratio_order() {
     let dir = session_dir("panel");
     dora_run(
         "dataflows/panel.yml",
-        30,
+        50,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "20"),
