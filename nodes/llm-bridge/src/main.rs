@@ -129,12 +129,10 @@ fn main() -> eyre::Result<()> {
         for output in core.handle(input) {
             match output {
                 BridgeOutput::Generate(request) => {
-                    match &request.plan {
-                        Some(plan) => {
-                            tracing::info!(question_id = request.question_id, action = plan.action.as_str(), point = %plan.point, "generating")
-                        }
-                        None => tracing::info!(question_id = request.question_id, "generating"),
+                    if let Some(plan) = &request.plan {
+                        tracing::info!(question_id = request.question_id, action = plan.action.as_str(), point = %plan.point, "planned");
                     }
+                    tracing::info!(question_id = request.question_id, "generating");
                     let question_id = request.question_id;
                     let cancel = backend.start(request, core.history().clone(), backend_tx.clone());
                     running = Some((question_id, cancel));
