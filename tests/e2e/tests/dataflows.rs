@@ -15,7 +15,7 @@ fn voice_chat_study_session_with_a_human_barge_in() {
     // The default model: a slower one than the plumbing tests' (below), so a longer run.
     dora_run(
         "dataflows/voice-chat.yml",
-        80,
+        100,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "30"),
