@@ -82,7 +82,7 @@ fn streams_a_reply_with_attribution_and_the_key() {
     let chunks = run.texts_of("text");
     assert_eq!(
         chunks.concat(),
-        "You said: [student1]: What is a limit?. That is worth discussing. "
+        "You said: [Ben]: What is a limit?. That is worth discussing. "
     );
     assert_eq!(chunks.last().unwrap(), "");
     let request = &server.requests()[0];
@@ -91,9 +91,18 @@ fn streams_a_reply_with_attribution_and_the_key() {
     assert_eq!(body["stream"], true);
     assert_eq!(body["model"], "echo");
     assert_eq!(body["messages"][0]["role"], "system");
-    assert_eq!(
-        body["messages"][1]["content"],
-        "[student1]: What is a limit?"
+    // The student is named as the persona templates call him; the turn closes with the
+    // director's instruction.
+    assert_eq!(body["messages"][1]["content"], "[Ben]: What is a limit?");
+    let messages = body["messages"].as_array().unwrap();
+    let direction = messages.last().unwrap();
+    assert_eq!(direction["role"], "system");
+    assert!(
+        direction["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("For this turn: Ben just said: “What is a limit?”"),
+        "{direction}"
     );
     assert!(!run.stderr.contains(SECRET));
 }

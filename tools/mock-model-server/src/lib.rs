@@ -383,9 +383,11 @@ fn chat(
             stream.flush()
         }
         _ => {
+            // The last line somebody said (a user message); the system messages around it
+            // are directions, which an echo would only recite.
             let last = body["messages"]
                 .as_array()
-                .and_then(|m| m.last())
+                .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
                 .and_then(|m| m["content"].as_str())
                 .unwrap_or("nothing");
             let reply = format!(
