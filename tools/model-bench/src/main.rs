@@ -5,8 +5,9 @@
 //!   the first words and the first sentence, generation speed (the default model, or GGUF).
 //! - `model-bench converse FORMAT TURNS [GGUF [OUT_DIR]]`: the model talking with itself
 //!   in a dataflow's shape (`study`, `debate`, `panel`), text only (see [`converse`]).
-//! - `model-bench asr WAV_LIST`: each recognizer on the clips listed in WAV_LIST (lines of
-//!   `path<TAB>reference text`): word error rate and time per clip.
+//! - `model-bench asr WAV_LIST [RECOGNIZER]`: each recognizer (or those whose name holds
+//!   RECOGNIZER) on the clips listed in WAV_LIST (lines of `path<TAB>reference text`):
+//!   word error rate and time per clip.
 
 use std::{
     path::{Path, PathBuf},
@@ -50,8 +51,8 @@ fn main() -> eyre::Result<()> {
         Some("asr") => {
             let list = args
                 .get(1)
-                .ok_or_else(|| eyre!("usage: model-bench asr WAV_LIST"))?;
-            asr(&root, Path::new(list))
+                .ok_or_else(|| eyre!("usage: model-bench asr WAV_LIST [RECOGNIZER]"))?;
+            asr(&root, Path::new(list), args.get(2).map(String::as_str))
         }
         _ => bail!(
             "usage: model-bench llm [TURNS [GGUF]] | model-bench converse FORMAT [TURNS [GGUF [OUT_DIR]]] | model-bench asr WAV_LIST"
@@ -214,7 +215,7 @@ fn percentile(mut values: Vec<f64>, q: f64) -> f64 {
     values[((values.len() - 1) as f64 * q).round() as usize]
 }
 
-fn asr(root: &Path, list: &Path) -> eyre::Result<()> {
+fn asr(root: &Path, list: &Path, only: Option<&str>) -> eyre::Result<()> {
     let text = std::fs::read_to_string(list).with_context(|| format!("{}", list.display()))?;
     let clips: Vec<(audio_utils::Pcm, String)> = text
         .lines()
@@ -223,6 +224,11 @@ fn asr(root: &Path, list: &Path) -> eyre::Result<()> {
             let (path, reference) = l.split_once('\t').ok_or_else(|| eyre!("no tab in {l:?}"))?;
             let pcm =
                 audio_utils::decode_wav(&std::fs::read(path)?).map_err(|e| eyre!("{path}: {e}"))?;
+            // The recognizers take 16 kHz, as the ASR bridge hands them.
+            let pcm = audio_utils::Pcm {
+                samples: audio_utils::resample(&pcm.samples, pcm.sample_rate, 16_000),
+                sample_rate: 16_000,
+            };
             Ok((pcm, reference.to_owned()))
         })
         .collect::<eyre::Result<_>>()?;
@@ -262,6 +268,9 @@ fn asr(root: &Path, list: &Path) -> eyre::Result<()> {
             1,
         ),
     ] {
+        if only.is_some_and(|only| !name.contains(only)) {
+            continue;
+        }
         let model_dir = root.join(dir);
         if !model_dir.join("model.bin").exists() {
             eprintln!("{name}: {} not installed, skipped", model_dir.display());
@@ -277,6 +286,7 @@ fn asr(root: &Path, list: &Path) -> eyre::Result<()> {
         recognizers.push((name.to_owned(), Box::new(Whisper::load(&config)?)));
     }
     match Pocketsphinx::find() {
+        _ if only.is_some_and(|only| !"pocketsphinx".contains(only)) => {}
         Ok(p) => recognizers.push(("pocketsphinx (Debian, en-us)".into(), Box::new(p))),
         Err(e) => eprintln!("pocketsphinx skipped: {e}"),
     }

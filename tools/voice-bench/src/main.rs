@@ -2,10 +2,14 @@
 //! sentence, player cost per block.
 //! `voice-bench session <folder>`: dead air between utterances and barge-in latency from a
 //! recorded session (`timeline.jsonl`, `barge_in.jsonl`).
+//! `voice-bench voices DIR [VOICE...]`: each voice on the recognition corpus (see
+//! [`voices`]).
 
 use std::{hint::black_box, path::Path, process::Command, time::Instant};
 
 use player_core::{Player, PlayerConfig, PlayerInput};
+
+mod voices;
 use text_segmenter::{SegmenterConfig, TurnSegmenter};
 
 const PARAGRAPH: &str = "A derivative measures how fast a function changes at a point. Take f of x equals x squared: at x equals 3 the slope is 6, because the tangent rises six units per unit of run. Dr. Lee's notes, e.g. chapter 2, show the same idea with 3.5 as the input. Why does this matter? Because velocity is the derivative of position, and acceleration is the derivative of velocity! ";
@@ -245,8 +249,16 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("micro") => micro(),
         Some("session") if args.len() == 2 => session(Path::new(&args[1])),
+        Some("voices") if args.len() >= 2 => {
+            if let Err(e) = voices::voices(Path::new(&args[1]), &args[2..]) {
+                eprintln!("voice-bench voices: {e:#}");
+                std::process::exit(1);
+            }
+        }
         _ => {
-            eprintln!("usage: voice-bench micro | voice-bench session <session folder>");
+            eprintln!(
+                "usage: voice-bench micro | voice-bench session <session folder> | voice-bench voices DIR [VOICE...]"
+            );
             std::process::exit(2);
         }
     }

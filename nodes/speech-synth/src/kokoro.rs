@@ -1,0 +1,276 @@
+//! Kokoro-82M (int8 ONNX) in-process: loaded once, one voice per blend, text phonemized
+//! by espeak-ng clause by clause and synthesized at 24 kHz.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
+
+use audio_utils::Pcm;
+use eyre::{Context, bail, eyre};
+use kokoro_input::{SAMPLE_RATE, StyleBank, Vocab, VoiceSpec, clauses, phonemes, voice::style_row};
+use ort::{environment::Environment, session::Session, value::Tensor};
+
+use crate::espeak;
+
+/// Where setup.sh puts the model, its voices and vocabulary (relative to the repository).
+pub const DEFAULT_DIR: &str = "models/kokoro";
+/// Where setup.sh puts ONNX Runtime's library (relative to the repository).
+pub const DEFAULT_RUNTIME: &str = "models/onnxruntime/libonnxruntime.so.1.32.0";
+pub const MODEL_FILE: &str = "kokoro-v1.0.int8.onnx";
+pub const VOICES_FILE: &str = "voices_ja.npz";
+pub const VOCAB_FILE: &str = "vocab.json";
+
+/// The files Kokoro needs.
+#[derive(Debug, Clone)]
+pub struct KokoroFiles {
+    pub model: PathBuf,
+    pub voices: PathBuf,
+    pub vocab: PathBuf,
+    pub runtime: PathBuf,
+}
+
+impl KokoroFiles {
+    /// `KOKORO_DIR` (default `models/kokoro` of the repository) and `ONNXRUNTIME_LIB`
+    /// (default `models/onnxruntime/libonnxruntime.so.1.32.0`).
+    pub fn from_env() -> eyre::Result<Self> {
+        let dir = match env_opt("KOKORO_DIR") {
+            Some(dir) => PathBuf::from(dir),
+            None => repo_file(DEFAULT_DIR)?,
+        };
+        let runtime = match env_opt("ONNXRUNTIME_LIB") {
+            Some(lib) => PathBuf::from(lib),
+            None => repo_file(DEFAULT_RUNTIME)?,
+        };
+        Ok(Self::in_dir(&dir, runtime))
+    }
+
+    pub fn in_dir(dir: &Path, runtime: PathBuf) -> Self {
+        Self {
+            model: dir.join(MODEL_FILE),
+            voices: dir.join(VOICES_FILE),
+            vocab: dir.join(VOCAB_FILE),
+            runtime,
+        }
+    }
+
+    /// The first file that is not there, if any.
+    pub fn missing(&self) -> Option<&Path> {
+        [&self.model, &self.voices, &self.vocab, &self.runtime]
+            .into_iter()
+            .find(|p| !p.is_file())
+            .map(PathBuf::as_path)
+    }
+}
+
+fn env_opt(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// A file of the repository the running binary was built in (`<repo>/target/<profile>/<bin>`).
+fn repo_file(relative: &str) -> eyre::Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot find the binary's own path")?;
+    let root = exe
+        .ancestors()
+        .nth(3)
+        .ok_or_else(|| eyre!("cannot find the repository from {}", exe.display()))?;
+    Ok(root.join(relative))
+}
+
+/// A voice ready to speak: its blended style table and speed.
+#[derive(Debug, Clone)]
+pub struct Voice {
+    pub spec: String,
+    table: Vec<f32>,
+    speed: f32,
+}
+
+/// The loaded model.
+pub struct Kokoro {
+    session: Session,
+    vocab: Vocab,
+    styles: StyleBank,
+    /// espeak-ng's language for phonemes (`en-us`).
+    language: String,
+    /// Bound of one espeak-ng call.
+    timeout: Duration,
+    voices: HashMap<String, Voice>,
+}
+
+impl Kokoro {
+    /// Loads ONNX Runtime, the model, its voices and vocabulary; every failure names the
+    /// file and what installs it.
+    pub fn load(files: &KokoroFiles, threads: usize, language: &str) -> eyre::Result<Self> {
+        if let Some(missing) = files.missing() {
+            bail!(
+                "{} is missing: run scripts/setup.sh to install the Kokoro voice",
+                missing.display()
+            );
+        }
+        let started = Instant::now();
+        let environment = runtime(&files.runtime)?;
+        let corrupt = |what: &Path| {
+            format!(
+                "cannot load {} (corrupt or incomplete? delete it and run scripts/setup.sh)",
+                what.display()
+            )
+        };
+        let session = Session::builder(environment)
+            .map_err(|e| eyre!("{e}"))
+            .and_then(|b| {
+                b.with_intra_threads(threads.max(1))
+                    .map_err(|e| eyre!("{e}"))
+            })
+            .and_then(|b| b.with_inter_threads(1).map_err(|e| eyre!("{e}")))
+            .and_then(|mut b| b.commit_from_file(&files.model).map_err(|e| eyre!("{e}")))
+            .with_context(|| corrupt(&files.model))?;
+        let vocab = std::fs::read_to_string(&files.vocab)
+            .map_err(eyre::Report::from)
+            .and_then(|json| Ok(Vocab::from_json(&json)?))
+            .with_context(|| corrupt(&files.vocab))?;
+        let styles = read_styles(&files.voices).with_context(|| corrupt(&files.voices))?;
+        tracing::info!(
+            voices = styles.names().collect::<Vec<_>>().join(","),
+            threads,
+            ms = started.elapsed().as_millis() as u64,
+            "Kokoro loaded"
+        );
+        Ok(Self {
+            session,
+            vocab,
+            styles,
+            language: language.to_owned(),
+            timeout: Duration::from_secs(10),
+            voices: HashMap::new(),
+        })
+    }
+
+    /// The packaged voices' names.
+    pub fn voice_names(&self) -> Vec<String> {
+        self.styles.names().map(str::to_owned).collect()
+    }
+
+    /// The voice `spec` names (`jf_alpha`, `jf_alpha*0.7+jm_kumo*0.3@1.1`), checked and
+    /// blended once.
+    pub fn voice(&mut self, spec: &str) -> eyre::Result<Voice> {
+        if let Some(voice) = self.voices.get(spec) {
+            return Ok(voice.clone());
+        }
+        let parsed = VoiceSpec::parse(spec)?;
+        let voice = Voice {
+            spec: spec.to_owned(),
+            table: self.styles.blend(&parsed)?,
+            speed: parsed.speed,
+        };
+        self.voices.insert(spec.to_owned(), voice.clone());
+        Ok(voice)
+    }
+
+    /// The model's symbols for `text`: clause by clause through espeak-ng, marks kept.
+    pub fn symbols(&self, text: &str) -> eyre::Result<String> {
+        let cut = clauses(text);
+        let spoken: Vec<_> = cut.iter().filter(|c| !c.words.is_empty()).collect();
+        let lines: Vec<String> = spoken
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}{}",
+                    c.words,
+                    c.mark.map(String::from).unwrap_or_default()
+                )
+            })
+            .collect();
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let mut ipa = espeak::phonemes(&self.language, &refs, self.timeout)?;
+        if ipa.len() != spoken.len() {
+            // espeak-ng cut elsewhere: one call per clause keeps each mark in its place.
+            ipa = refs
+                .iter()
+                .map(|line| {
+                    espeak::phonemes(&self.language, &[line], self.timeout)
+                        .map(|lines| lines.join(" "))
+                })
+                .collect::<eyre::Result<_>>()?;
+        }
+        let symbols = spoken
+            .into_iter()
+            .zip(ipa)
+            .map(|(clause, ipa)| (clause, phonemes::to_symbols(&ipa)));
+        Ok(phonemes::with_marks(symbols))
+    }
+
+    /// `text` spoken by `voice`, at [`SAMPLE_RATE`].
+    pub fn synthesize(&mut self, voice: &Voice, text: &str) -> eyre::Result<Pcm> {
+        let symbols = self.symbols(text)?;
+        let tokens = self.vocab.tokens(&symbols);
+        let mut samples = Vec::new();
+        for batch in self.vocab.batches(&tokens) {
+            samples.extend(self.run(voice, &batch)?);
+        }
+        Ok(Pcm {
+            sample_rate: SAMPLE_RATE,
+            samples,
+        })
+    }
+
+    /// One call of the model: `tokens` (at most 510) padded with 0 at both ends.
+    fn run(&mut self, voice: &Voice, tokens: &[i64]) -> eyre::Result<Vec<f32>> {
+        let mut padded = Vec::with_capacity(tokens.len() + 2);
+        padded.push(0);
+        padded.extend_from_slice(tokens);
+        padded.push(0);
+        let style = style_row(&voice.table, tokens.len()).to_vec();
+        let inputs = ort::inputs![
+            "tokens" => Tensor::from_array(([1usize, padded.len()], padded)).map_err(|e| eyre!("{e}"))?,
+            "style" => Tensor::from_array(([1usize, style.len()], style)).map_err(|e| eyre!("{e}"))?,
+            "speed" => Tensor::from_array(([1usize], vec![voice.speed])).map_err(|e| eyre!("{e}"))?,
+        ];
+        let outputs = self
+            .session
+            .run(inputs)
+            .map_err(|e| eyre!("Kokoro failed: {e}"))?;
+        let (_, audio) = outputs["audio"]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| eyre!("Kokoro's audio: {e}"))?;
+        Ok(audio.to_vec())
+    }
+}
+
+/// ONNX Runtime, loaded once per process from `library` (one environment per process).
+fn runtime(library: &Path) -> eyre::Result<&'static Environment> {
+    static RUNTIME: std::sync::OnceLock<Result<Environment, String>> = std::sync::OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            ort::init_from(library)
+                .map_err(|e| e.to_string())?
+                .with_name("kokoro")
+                .with_telemetry(false)
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| {
+            eyre!(
+                "cannot load ONNX Runtime from {} ({e}): run scripts/setup.sh",
+                library.display()
+            )
+        })
+}
+
+/// Every voice of the npz archive, as rows of 256 style values.
+fn read_styles(path: &Path) -> eyre::Result<StyleBank> {
+    let file = std::fs::File::open(path)?;
+    let mut npz = ndarray_npy::NpzReader::new(file)?;
+    let mut bank = StyleBank::default();
+    for name in npz.names()? {
+        let array: ndarray::Array3<f32> = npz.by_name(&name)?;
+        let voice = name.trim_end_matches(".npy");
+        let values: Vec<f32> = array.iter().copied().collect();
+        bank.insert(voice, values)?;
+    }
+    if bank.names().next().is_none() {
+        bail!("no voices in {}", path.display());
+    }
+    Ok(bank)
+}
