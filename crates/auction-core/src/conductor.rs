@@ -693,6 +693,7 @@ pub fn split_sentences(text: &str) -> Vec<String> {
     let mut s = TurnSegmenter::new(SegmenterConfig {
         min_chars: 12,
         max_chars: 220,
+        first_clause_words: 0,
     });
     let mut out = s.push(text);
     out.extend(s.finish());

@@ -213,6 +213,7 @@ mod tests {
         SegmenterCore::new(SegmenterConfig {
             min_chars: 1,
             max_chars: 220,
+            first_clause_words: 0,
         })
     }
 

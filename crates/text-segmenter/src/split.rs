@@ -12,6 +12,10 @@
 //! `、` `：`) before the limit, else at the last space, else at the limit. Segments shorter
 //! than `min_chars` wait to be merged with the next one (the last one of a turn goes out
 //! as it is).
+//!
+//! A turn's first segment may be shorter: its first clause, cut at a clause mark followed
+//! by a space once `first_clause_words` words came before it, so that the voice can start
+//! on it while the rest of the sentence is still being written.
 
 use crate::sanitize::sanitize;
 
@@ -21,6 +25,8 @@ pub struct SegmenterConfig {
     pub min_chars: usize,
     /// Longer sentences are cut at clause marks.
     pub max_chars: usize,
+    /// A turn's first clause of at least this many words leaves on its own (0: never).
+    pub first_clause_words: usize,
 }
 
 impl Default for SegmenterConfig {
@@ -28,6 +34,7 @@ impl Default for SegmenterConfig {
         Self {
             min_chars: 20,
             max_chars: 220,
+            first_clause_words: 4,
         }
     }
 }
@@ -79,6 +86,8 @@ pub struct TurnSegmenter {
     config: SegmenterConfig,
     buf: String,
     pending: String,
+    /// A segment has left: the first-clause cut is spent.
+    emitted: bool,
 }
 
 impl TurnSegmenter {
@@ -87,6 +96,7 @@ impl TurnSegmenter {
             config,
             buf: String::new(),
             pending: String::new(),
+            emitted: false,
         }
     }
 
@@ -112,6 +122,19 @@ impl TurnSegmenter {
         // The buffer is cut once at the end: cutting it per sentence would copy the rest
         // each time (quadratic in the sentences of one big chunk).
         let mut start = 0;
+        if !self.emitted
+            && self.pending.is_empty()
+            && let Some(end) = first_clause(&self.buf, self.config.first_clause_words)
+            && find_boundary(&self.buf, at_end, self.config.max_chars).is_none_or(|s| end < s)
+        {
+            let clause = self.buf[..end].to_owned();
+            start = end;
+            let clean = sanitize(&clause);
+            if !clean.is_empty() {
+                out.push(clean);
+                self.emitted = true;
+            }
+        }
         while let Some(end) = find_boundary(&self.buf[start..], at_end, self.config.max_chars) {
             let sentence = self.buf[start..start + end].to_owned();
             start += end;
@@ -131,8 +154,41 @@ impl TurnSegmenter {
             self.pending = merged;
         } else {
             out.push(merged);
+            self.emitted = true;
         }
     }
+}
+
+/// Byte length of `buf`'s first clause when it has at least `min_words` words and ends at
+/// a clause mark followed by white space (so the mark is certain: not `3,5`).
+fn first_clause(buf: &str, min_words: usize) -> Option<usize> {
+    if min_words == 0 {
+        return None;
+    }
+    let mut words = 0;
+    let mut in_word = false;
+    let mut chars = buf.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if is_terminal(c) || c == '\n' {
+            // The sentence ends first: it is the first segment.
+            return None;
+        }
+        if c.is_whitespace() {
+            in_word = false;
+            continue;
+        }
+        if !in_word && c.is_alphanumeric() {
+            words += 1;
+            in_word = true;
+        }
+        if is_clause_mark(c) && !is_cjk(c) && words >= min_words {
+            match chars.peek() {
+                Some((_, next)) if next.is_whitespace() => return Some(i + c.len_utf8()),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 fn join(mut left: String, right: &str) -> String {
@@ -286,6 +342,7 @@ mod tests {
         let mut s = TurnSegmenter::new(SegmenterConfig {
             min_chars: 1,
             max_chars: 220,
+            first_clause_words: 0,
         });
         let mut out = s.push(text);
         out.extend(s.finish());
@@ -379,6 +436,7 @@ mod tests {
         let mut s = TurnSegmenter::new(SegmenterConfig {
             min_chars: 1,
             max_chars: 220,
+            first_clause_words: 0,
         });
         assert!(s.push("Hello there").is_empty());
         // "." could be "3.14" or an abbreviation: wait for what follows.
@@ -398,6 +456,7 @@ mod tests {
         let mut s = TurnSegmenter::new(SegmenterConfig {
             min_chars: 1,
             max_chars: 40,
+            first_clause_words: 0,
         });
         let text = "This sentence keeps going, and going with more words, until it is far too long for one breath.";
         let mut out = s.push(text);
@@ -410,6 +469,7 @@ mod tests {
         let mut s = TurnSegmenter::new(SegmenterConfig {
             min_chars: 1,
             max_chars: 10,
+            first_clause_words: 0,
         });
         let mut out = s.push("一二三四五，六七八九十一二三四五六七八九十");
         out.extend(s.finish());
@@ -417,11 +477,46 @@ mod tests {
         assert!(out.iter().all(|seg| seg.chars().count() <= 10), "{out:?}");
     }
 
+    /// A turn's first clause of four words or more leaves at its comma, streamed word by
+    /// word; later clauses stay in their sentences, and short or uncertain marks do not cut.
+    #[test]
+    fn the_first_clause_leaves_early() {
+        let stream = |text: &str| {
+            let mut s = TurnSegmenter::new(SegmenterConfig::default());
+            let mut out = Vec::new();
+            for word in text.split_inclusive(' ') {
+                out.extend(s.push(word));
+            }
+            out.extend(s.finish());
+            out
+        };
+        assert_eq!(
+            stream(
+                "Take f of x equals x squared, then the slope at three is six. Next, we try four."
+            ),
+            [
+                "Take f of x equals x squared,",
+                "then the slope at three is six.",
+                "Next, we try four."
+            ]
+        );
+        // Too few words before the comma, a decimal comma, a sentence that ends first.
+        assert_eq!(
+            stream("Well, the limit is 3,5 here. And then, more words follow."),
+            [
+                "Well, the limit is 3,5 here.",
+                "And then, more words follow."
+            ]
+        );
+        assert_eq!(stream("No comma here at all."), ["No comma here at all."]);
+    }
+
     #[test]
     fn tiny_fragments_merge() {
         let mut s = TurnSegmenter::new(SegmenterConfig {
             min_chars: 20,
             max_chars: 220,
+            first_clause_words: 4,
         });
         let mut out = s.push("Yes. Ok. That is a longer sentence now. Hi.");
         out.extend(s.finish());
@@ -444,6 +539,7 @@ mod tests {
         let mut s = TurnSegmenter::new(SegmenterConfig {
             min_chars: 1,
             max_chars: 50,
+            first_clause_words: 0,
         });
         let mut out = s.push(&format!("First sentence.{}", " ".repeat(10_000)));
         out.extend(s.push("Second one."));

@@ -16,6 +16,10 @@ fn main() -> eyre::Result<()> {
     let config = SegmenterConfig {
         min_chars: node_kit::env_parse("SEGMENT_MIN_CHARS", defaults.min_chars)?,
         max_chars: node_kit::env_parse("SEGMENT_MAX_CHARS", defaults.max_chars)?.max(8),
+        first_clause_words: node_kit::env_parse(
+            "SEGMENT_FIRST_CLAUSE_WORDS",
+            defaults.first_clause_words,
+        )?,
     };
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
