@@ -63,6 +63,34 @@ fn is_language_code(text: &str) -> bool {
     (2..=8).contains(&text.len()) && text.chars().all(|c| c.is_ascii_lowercase() || c == '-')
 }
 
+/// Interjections espeak-ng spells out letter by letter ("Mm-hmm" as "em em hum"), and
+/// how they sound.
+const INTERJECTIONS: &[(&str, &str)] = &[
+    ("mm-hmm", "əmhˈəm"),
+    ("mm-hm", "əmhˈəm"),
+    ("mhm", "əmhˈəm"),
+    ("mmhmm", "əmhˈəm"),
+    ("uh-huh", "ʌhˈʌ"),
+    ("mm", "ˈəm"),
+    ("mmm", "ˈəːm"),
+    ("hmm", "hˈəm"),
+    ("hm", "hˈəm"),
+];
+
+/// The symbols of a clause made only of interjections (`Mm-hmm`, `Hmm, hmm`), which
+/// espeak-ng would spell; `None` when any other word is in it.
+pub fn interjections(words: &str) -> Option<String> {
+    let mut out = Vec::new();
+    for word in words.split_whitespace() {
+        let word = word
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '-')
+            .to_lowercase();
+        let (_, symbols) = INTERJECTIONS.iter().find(|(w, _)| *w == word)?;
+        out.push(*symbols);
+    }
+    (!out.is_empty()).then(|| out.join(" "))
+}
+
 /// A clause's symbols followed by its mark: what the model reads for it.
 pub fn with_marks<'a>(clauses: impl IntoIterator<Item = (&'a Clause<'a>, String)>) -> String {
     let mut out = String::new();
@@ -197,6 +225,14 @@ mod tests {
             vocab().tokens(&format!("{joined}§")),
             [50, 83, 54, 156, 31, 3, 16, 65, 156, 87, 123, 54, 46, 6]
         );
+    }
+
+    #[test]
+    fn interjections_are_sounds_not_letters() {
+        assert_eq!(interjections("Mm-hmm").as_deref(), Some("əmhˈəm"));
+        assert_eq!(interjections("hmm MHM").as_deref(), Some("hˈəm əmhˈəm"));
+        assert_eq!(interjections("Mm-hmm go on"), None);
+        assert_eq!(interjections(""), None);
     }
 
     #[test]

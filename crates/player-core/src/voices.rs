@@ -12,11 +12,11 @@ pub const ESPEAK_VOICES: &[&str] = &[
 /// Kokoro's packaged voices and blends of them (`kokoro_input::VoiceSpec`), handed out in
 /// turn to speakers without a `VOICE_MAP` entry: the clearest first.
 pub const KOKORO_VOICES: &[&str] = &[
-    "jf_alpha",
-    "jm_kumo",
-    "jf_tebukuro",
-    "jf_nezumi",
     "jf_gongitsune",
+    "jm_kumo",
+    "jf_nezumi",
+    "jf_tebukuro",
+    "jf_alpha",
     "jm_kumo*0.6+jf_alpha*0.4@1.05",
 ];
 

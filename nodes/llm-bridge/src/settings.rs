@@ -21,7 +21,7 @@ pub fn local_config() -> eyre::Result<LocalConfig> {
         bail!("LLM_CONTEXT_TOKENS={context_tokens} must be between 256 and 131072");
     }
     let max_tokens: usize = node_kit::env_parse("LLM_MAX_TOKENS", 160)?;
-    let max_words: usize = node_kit::env_parse("LLM_MAX_WORDS", 30)?;
+    let max_words: usize = node_kit::env_parse("LLM_MAX_WORDS", 22)?;
     if max_tokens == 0 || max_words == 0 || max_tokens >= context_tokens as usize / 2 {
         bail!(
             "LLM_MAX_TOKENS ({max_tokens}) and LLM_MAX_WORDS ({max_words}) must be positive, and the tokens under half of LLM_CONTEXT_TOKENS"

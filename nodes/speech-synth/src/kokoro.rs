@@ -170,7 +170,17 @@ impl Kokoro {
     /// The model's symbols for `text`: clause by clause through espeak-ng, marks kept.
     pub fn symbols(&self, text: &str) -> eyre::Result<String> {
         let cut = clauses(text);
-        let spoken: Vec<_> = cut.iter().filter(|c| !c.words.is_empty()).collect();
+        // Clauses of interjections have their own sounds; espeak-ng reads the rest.
+        let fixed: Vec<Option<String>> = cut
+            .iter()
+            .map(|c| phonemes::interjections(c.words))
+            .collect();
+        let spoken: Vec<_> = cut
+            .iter()
+            .zip(&fixed)
+            .filter(|(c, fixed)| !c.words.is_empty() && fixed.is_none())
+            .map(|(c, _)| c)
+            .collect();
         let lines: Vec<String> = spoken
             .iter()
             .map(|c| {
@@ -182,7 +192,11 @@ impl Kokoro {
             })
             .collect();
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-        let mut ipa = espeak::phonemes(&self.language, &refs, self.timeout)?;
+        let mut ipa = if refs.is_empty() {
+            Vec::new()
+        } else {
+            espeak::phonemes(&self.language, &refs, self.timeout)?
+        };
         if ipa.len() != spoken.len() {
             // espeak-ng cut elsewhere: one call per clause keeps each mark in its place.
             ipa = refs
@@ -193,10 +207,15 @@ impl Kokoro {
                 })
                 .collect::<eyre::Result<_>>()?;
         }
-        let symbols = spoken
-            .into_iter()
-            .zip(ipa)
-            .map(|(clause, ipa)| (clause, phonemes::to_symbols(&ipa)));
+        let mut ipa = ipa.into_iter();
+        let symbols = cut.iter().zip(fixed).map(|(clause, fixed)| match fixed {
+            Some(symbols) => (clause, symbols),
+            None if clause.words.is_empty() => (clause, String::new()),
+            None => (
+                clause,
+                phonemes::to_symbols(&ipa.next().unwrap_or_default()),
+            ),
+        });
         Ok(phonemes::with_marks(symbols))
     }
 

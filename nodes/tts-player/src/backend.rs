@@ -23,7 +23,10 @@ pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend
                         missing = %missing.display(),
                         "the Kokoro voice is not installed (run scripts/setup.sh): speaking with espeak-ng instead"
                     );
-                    Box::new(Espeak::from_env(timeout, "")?)
+                    Box::new(Espeak::from_env(
+                        timeout,
+                        &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
+                    )?)
                 }
                 None => Box::new(KokoroVoices::from_env(&files, timeout)?),
             }
@@ -84,10 +87,22 @@ pub struct Espeak {
 impl Espeak {
     /// espeak-ng with the voices of `voice_map` and `ESPEAK_SPEED`; fails at start when
     /// espeak-ng is missing, not at the first sentence.
+    ///
+    /// Entries written for Kokoro (`tutor=jf_alpha`, blends) are left to the rotation, so
+    /// that a dataflow's Kokoro voices still give distinct espeak-ng voices when espeak-ng
+    /// speaks instead (`TTS_BACKEND=espeak`, or the model missing); `espeak:VOICE` entries
+    /// are espeak-ng's `VOICE`.
     pub fn from_env(timeout: Duration, voice_map: &str) -> eyre::Result<Self> {
         espeak::check_installed()?;
+        let (own, kokoro) = espeak_entries(voice_map);
+        if !kokoro.is_empty() {
+            tracing::info!(
+                entries = kokoro.join(", "),
+                "VOICE_MAP names Kokoro voices: espeak-ng gives these speakers voices in turn"
+            );
+        }
         Ok(Self {
-            voices: VoiceMap::parse(voice_map, ESPEAK_VOICES)?,
+            voices: VoiceMap::parse(&own, ESPEAK_VOICES)?,
             speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
             timeout,
         })
@@ -113,6 +128,33 @@ impl TtsBackend for Espeak {
         let voice = self.voices.voice_for(speaker);
         self.speak(&voice, text)
     }
+}
+
+/// `VOICE_MAP` split into espeak-ng's entries (`espeak:` prefix removed) and those that
+/// name Kokoro voices (their names have `_`, blends `*` and speeds `@`; espeak-ng's never).
+fn espeak_entries(voice_map: &str) -> (String, Vec<String>) {
+    let mut own = Vec::new();
+    let mut kokoro = Vec::new();
+    for entry in voice_map
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
+        let Some((who, voice)) = entry.split_once('=') else {
+            // Left for VoiceMap::parse to refuse with its own message.
+            own.push(entry.to_owned());
+            continue;
+        };
+        let voice = voice.trim();
+        match voice.strip_prefix("espeak:") {
+            Some(espeak_voice) => own.push(format!("{}={espeak_voice}", who.trim())),
+            None if voice.contains(['_', '*', '@']) || voice.starts_with("kokoro:") => {
+                kokoro.push(entry.to_owned())
+            }
+            None => own.push(entry.to_owned()),
+        }
+    }
+    (own.join(", "), kokoro)
 }
 
 /// The embedded Kokoro-82M model: a voice (or blend) per participant, `VOICE_MAP` first
@@ -261,6 +303,25 @@ mod tests {
             speed: 175,
             timeout,
         }
+    }
+
+    #[test]
+    fn espeak_keeps_its_own_entries_and_leaves_kokoro_voices_to_the_rotation() {
+        let (own, kokoro) = espeak_entries(
+            "moderator=espeak:cmn, tutor=jf_alpha, ben=en-us+m3, mia=jm_kumo*0.5+jf_alpha*0.5@1.1, bad",
+        );
+        assert_eq!(own, "moderator=cmn, ben=en-us+m3, bad");
+        assert_eq!(
+            kokoro,
+            ["tutor=jf_alpha", "mia=jm_kumo*0.5+jf_alpha*0.5@1.1"]
+        );
+        let mut map = VoiceMap::parse(
+            &espeak_entries("tutor=jf_alpha, ben=en-us+m3").0,
+            ESPEAK_VOICES,
+        )
+        .unwrap();
+        assert_eq!(map.voice_for("ben"), "en-us+m3");
+        assert_eq!(map.voice_for("tutor"), ESPEAK_VOICES[0]);
     }
 
     /// Text larger than a pipe buffer once made espeak-ng and the player wait on each

@@ -130,8 +130,22 @@ pub fn build_workspace() {
     assert!(status.success(), "cargo build --release --workspace failed");
 }
 
-/// `dora run <dataflow> --stop-after <secs>` from the repository root, with extra env.
+/// The voices of the plumbing tests: espeak-ng, instant, for the player and the scripted
+/// human (the dataflows default to the embedded Kokoro model, which the runs with real
+/// models keep: [`dora_run_as_shipped`]).
+pub const PLUMBING_VOICES: &[(&str, &str)] =
+    &[("TTS_BACKEND", "espeak"), ("HUMAN_VOICE", "en-us+m7")];
+
+/// `dora run <dataflow> --stop-after <secs>` from the repository root, with extra env,
+/// spoken by [`PLUMBING_VOICES`].
 pub fn dora_run(dataflow: &str, stop_after_secs: u64, env: &[(&str, &str)]) -> Output {
+    let mut all = PLUMBING_VOICES.to_vec();
+    all.extend_from_slice(env);
+    dora_run_as_shipped(dataflow, stop_after_secs, &all)
+}
+
+/// `dora run <dataflow> --stop-after <secs>` with the dataflow's own voices, plus `env`.
+pub fn dora_run_as_shipped(dataflow: &str, stop_after_secs: u64, env: &[(&str, &str)]) -> Output {
     build_workspace();
     let mut command = Command::new(dora());
     command

@@ -5,22 +5,20 @@ use std::{process::Command, time::Duration};
 use e2e_tests::{
     agent_lines, assert_conversation_quality, assert_frozen_context, assert_no_back_to_back,
     assert_question_ids_increase, assert_replays_identically, assert_voice_chat_session, dora,
-    dora_run, jsonl, repo_root, run_with_limit, serial, session_dir, small_model, speaker,
+    dora_run, dora_run_as_shipped, jsonl, repo_root, run_with_limit, serial, session_dir,
+    small_model, speaker,
 };
 
 #[test]
 fn voice_chat_study_session_with_a_human_barge_in() {
     let _serial = serial();
     let dir = session_dir("voice-chat");
-    // The default model: a slower one than the plumbing tests' (below), so a longer run.
-    dora_run(
+    // The default model and voices (Kokoro, the human's too): slower than the plumbing
+    // tests' (below), so a longer run.
+    dora_run_as_shipped(
         "dataflows/voice-chat.yml",
-        100,
-        &[
-            ("SESSION_DIR", dir.to_str().unwrap()),
-            ("OFFLINE_WORD_DELAY_MS", "30"),
-            ("ESPEAK_SPEED", "320"),
-        ],
+        120,
+        &[("SESSION_DIR", dir.to_str().unwrap())],
     );
     // The checks the two-daemon run (two_machines.rs) shares.
     assert_voice_chat_session(&dir);
@@ -136,6 +134,10 @@ fn voice_chat_through_a_running_coordinator() {
                 &session,
                 "--env",
                 &model,
+                "--env",
+                "TTS_BACKEND=espeak",
+                "--env",
+                "HUMAN_VOICE=en-us+m7",
             ],
             120,
         );

@@ -97,6 +97,7 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
         .env("LLM_BACKEND", "scripted")
         .env("OFFLINE_WORD_DELAY_MS", "90")
         .env("ESPEAK_SPEED", "260")
+        .envs(e2e_tests::PLUMBING_VOICES.iter().copied())
         .env("AUDIO_OUTPUT", "none")
         // A turn lost with its bridge is given up within this.
         .env("TURN_TIMEOUT_SECS", "20")

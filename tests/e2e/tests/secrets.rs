@@ -223,6 +223,7 @@ fn a_sentinel_key_appears_in_no_output_of_a_whole_run() {
         .args(["--stop-after", &format!("{stop_after}s")])
         .env("OPENAI_API_KEY", &key)
         .env("SESSION_DIR", &session)
+        .envs(e2e_tests::PLUMBING_VOICES.iter().copied())
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&log).unwrap())

@@ -68,6 +68,7 @@ fn background(args: &[&str], log: &Path) -> Background {
             // The nodes a daemon spawns inherit these: the single-daemon run's pace.
             .env("OFFLINE_WORD_DELAY_MS", "30")
             .env("ESPEAK_SPEED", "320")
+            .envs(e2e_tests::PLUMBING_VOICES.iter().copied())
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -158,7 +159,19 @@ fn voice_chat_across_two_daemons() {
     let name = format!("two-machines-{}", std::process::id());
     let start = cli(
         &[
-            "start", SPLIT, "--name", &name, "--detach", "--env", &session, "--env", &model,
+            "start",
+            SPLIT,
+            "--name",
+            &name,
+            "--detach",
+            "--env",
+            &session,
+            "--env",
+            &model,
+            "--env",
+            "TTS_BACKEND=espeak",
+            "--env",
+            "HUMAN_VOICE=en-us+m7",
         ],
         120,
     );

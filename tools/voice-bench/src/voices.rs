@@ -3,6 +3,7 @@
 //! with a `DIR/<voice>.tsv` list (`path<TAB>text`) for `model-bench asr`, and each
 //! voice's synthesis time: real-time factor, and time to the audio of a sentence and of
 //! its first clause (what a listener waits for before a turn's first words).
+//! `VOICE_BENCH_SENTENCES="One.|Two."` replaces the corpus.
 
 use std::{
     path::Path,
@@ -66,6 +67,14 @@ pub fn voices(dir: &Path, wanted: &[String]) -> eyre::Result<()> {
     } else {
         wanted.to_vec()
     };
+    let custom: Vec<String> = std::env::var("VOICE_BENCH_SENTENCES")
+        .map(|s| s.split('|').map(str::to_owned).collect())
+        .unwrap_or_default();
+    let sentences: Vec<&str> = if custom.is_empty() {
+        SENTENCES.to_vec()
+    } else {
+        custom.iter().map(String::as_str).collect()
+    };
     println!(
         "| voice | real-time factor | sentence ready, ms p50 / p90 | first clause ready, ms p50 / p90 |"
     );
@@ -94,7 +103,7 @@ pub fn voices(dir: &Path, wanted: &[String]) -> eyre::Result<()> {
         let mut list = String::new();
         let (mut busy, mut audio) = (Duration::ZERO, 0.0f64);
         let (mut whole_ms, mut clause_ms) = (Vec::new(), Vec::new());
-        for (i, text) in SENTENCES.iter().enumerate() {
+        for (i, text) in sentences.iter().enumerate() {
             let start = Instant::now();
             let pcm = speak(text)?;
             let took = start.elapsed();
