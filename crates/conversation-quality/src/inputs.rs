@@ -15,6 +15,9 @@ pub struct Utterance {
     #[serde(default)]
     pub start_ms: u64,
     pub human: bool,
+    /// Cut off by an interrupt.
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 impl Utterance {
@@ -26,6 +29,7 @@ impl Utterance {
             text: text.to_owned(),
             start_ms: 0,
             human,
+            interrupted: false,
         }
     }
 }

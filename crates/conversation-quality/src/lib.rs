@@ -72,6 +72,8 @@ pub struct Scorer {
 struct LineFacts {
     words: Vec<String>,
     scored: bool,
+    /// An agent line cut off before any of it was heard.
+    unheard: bool,
     pleasantry_only: bool,
 }
 
@@ -89,10 +91,17 @@ impl Scorer {
         let lines = &session.lines;
         let facts: Vec<LineFacts> = lines
             .iter()
-            .map(|line| LineFacts {
-                words: words::words(&line.text),
-                scored: line.start_ms >= options.skip_before_ms,
-                pleasantry_only: !line.human && pleasantry::is_pleasantry_only(&line.text),
+            .map(|line| {
+                let words = words::words(&line.text);
+                // Cut off before a word was heard: no line a listener heard, like a
+                // turn cut before its first word (counted apart, not scored).
+                let unheard = !line.human && line.interrupted && words.is_empty();
+                LineFacts {
+                    scored: line.start_ms >= options.skip_before_ms && !unheard,
+                    unheard,
+                    words,
+                    pleasantry_only: !line.human && pleasantry::is_pleasantry_only(&line.text),
+                }
             })
             .collect();
         let participants = self.participants(lines);
@@ -100,6 +109,9 @@ impl Scorer {
         let mut reasons: HashMap<usize, Vec<Reason>> = HashMap::new();
         let mut bigrams = HashSet::new();
         for (i, line) in lines.iter().enumerate() {
+            if facts[i].unheard && line.start_ms >= options.skip_before_ms {
+                report.cut_before_heard += 1;
+            }
             if !facts[i].scored {
                 continue;
             }
@@ -227,7 +239,7 @@ fn answers_to_the_human(lines: &[Utterance], facts: &[LineFacts]) -> Vec<(usize,
         })
         .filter_map(|(q, _)| {
             (q + 1..lines.len())
-                .find(|&a| !lines[a].human)
+                .find(|&a| !lines[a].human && !facts[a].unheard)
                 .map(|a| (q, a))
         })
         .collect()

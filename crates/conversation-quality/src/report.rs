@@ -39,6 +39,9 @@ pub struct Report {
     pub human_answers_addressed: Ratio,
     /// Agent lines with no word.
     pub empty_lines: usize,
+    /// Agent lines cut off by an interrupt before a word of them was heard: not scored,
+    /// as no listener heard them.
+    pub cut_before_heard: usize,
     /// Turns handed out that produced no line (`None` without `events.jsonl`).
     pub silent_turns: Option<usize>,
     /// Lines with Markdown, LaTeX, a stage direction or a leading tag.

@@ -151,6 +151,35 @@ fn answers_to_the_human_are_checked_on_the_next_agent_line() {
 }
 
 #[test]
+fn a_line_cut_before_a_word_was_heard_is_not_scored() {
+    let cut = |speaker: &str| Utterance {
+        interrupted: true,
+        ..line(speaker, "")
+    };
+    let lines = vec![
+        line("human", "Why is the slope a limit?"),
+        cut("student1"),
+        line("tutor", "The slope is a limit of secant slopes."),
+        Utterance {
+            interrupted: true,
+            ..line("student2", "The tangent")
+        },
+    ];
+    let r = scorer().assess(
+        &Session {
+            lines,
+            events: None,
+        },
+        Options::default(),
+    );
+    assert_eq!(r.cut_before_heard, 1);
+    assert_eq!(r.agent_lines, 2, "the line cut in part is scored");
+    assert_eq!(r.empty_lines, 0);
+    // The first line heard after the human is its answer.
+    assert_eq!(r.human_answers_addressed, Ratio { count: 1, total: 1 });
+}
+
+#[test]
 fn empty_lines_and_markup_are_counted() {
     let r = assess(&[
         ("tutor", ""),
