@@ -22,6 +22,13 @@ pub struct Sample {
     pub node: String,
     pub pid: u32,
     pub rss_kib: u64,
+    /// Proportional set size: pages shared with other processes (the model files every
+    /// bridge maps) count by their share.
+    #[serde(default)]
+    pub pss_kib: u64,
+    /// CPU time used since the process started (user and system).
+    #[serde(default)]
+    pub cpu_ms: u64,
     pub threads: u64,
     pub fds: u64,
 }
@@ -38,6 +45,10 @@ pub struct NodeReport {
     pub fds: (u64, u64),
     /// Different process ids seen: a restart shows as more than one.
     pub pids: usize,
+    pub pss_max_kib: u64,
+    /// CPU time used per second of wall time between its first and last sample (1.0 is
+    /// one core busy), or `None` with fewer than two samples.
+    pub cpu_share: Option<f64>,
 }
 
 impl NodeReport {
@@ -79,6 +90,10 @@ pub fn nodes(samples: &[Sample], warmup_minutes: u64) -> Vec<NodeReport> {
             let mut pids: Vec<u32> = list.iter().map(|s| s.pid).collect();
             pids.sort_unstable();
             pids.dedup();
+            let (first, last) = (list[0], list[list.len() - 1]);
+            let wall_ms = (last.minute - first.minute) * 60_000;
+            let cpu_share = (pids.len() == 1 && wall_ms > 0)
+                .then(|| last.cpu_ms.saturating_sub(first.cpu_ms) as f64 / wall_ms as f64);
             NodeReport {
                 node: node.to_owned(),
                 samples: list.len(),
@@ -88,6 +103,8 @@ pub fn nodes(samples: &[Sample], warmup_minutes: u64) -> Vec<NodeReport> {
                 threads: range(|s| s.threads),
                 fds: range(|s| s.fds),
                 pids: pids.len(),
+                pss_max_kib: range(|s| s.pss_kib).1,
+                cpu_share,
             }
         })
         .collect()
@@ -149,6 +166,8 @@ mod tests {
             node: node.into(),
             pid,
             rss_kib,
+            pss_kib: rss_kib / 2,
+            cpu_ms: minute * 30_000,
             threads,
             fds,
         }
@@ -175,12 +194,17 @@ mod tests {
         assert!(tutor.rss_flat() && tutor.handles_flat(), "{tutor:?}");
         assert!(!player.rss_flat(), "{player:?}");
         assert!(!player.handles_flat(), "{player:?}");
+        // Half a core: 30 s of CPU each minute.
+        assert_eq!(tutor.cpu_share, Some(0.5));
+        assert_eq!(tutor.pss_max_kib, 50_005);
     }
 
     #[test]
     fn a_restart_shows_as_a_second_pid() {
         let report = nodes(&[s(2, "asr", 7, 1, 1, 1), s(3, "asr", 9, 1, 1, 1)], 0);
         assert_eq!(report[0].pids, 2);
+        // Two processes' CPU times do not subtract.
+        assert_eq!(report[0].cpu_share, None);
     }
 
     #[test]

@@ -110,11 +110,41 @@ mod procfs {
                 node,
                 pid,
                 rss_kib: field("VmRSS:"),
+                pss_kib: pss_kib(&dir),
+                cpu_ms: cpu_ms(&dir),
                 threads: field("Threads:"),
                 fds,
             });
         }
         found
+    }
+
+    /// The process's proportional set size (`/proc/PID/smaps_rollup`), 0 when unreadable.
+    fn pss_kib(proc_dir: &Path) -> u64 {
+        std::fs::read_to_string(proc_dir.join("smaps_rollup"))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("Pss:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// User and system CPU time of the process (`/proc/PID/stat`, fields 14 and 15, in
+    /// clock ticks of 10 ms: Linux's USER_HZ is 100 on every architecture it exports).
+    fn cpu_ms(proc_dir: &Path) -> u64 {
+        let stat = std::fs::read_to_string(proc_dir.join("stat")).unwrap_or_default();
+        // The command name (field 2) may hold spaces: count fields after its `)`.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return 0;
+        };
+        let fields: Vec<u64> = rest
+            .split_whitespace()
+            .skip(11)
+            .take(2)
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        fields.iter().sum::<u64>() * 10
     }
 
     fn file_name(path: &Path) -> String {
@@ -186,21 +216,33 @@ fn check(session: &Path, samples_path: &Path, warmup: u64) -> eyre::Result<bool>
         last_minute
     );
     println!(
-        "{:<22} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>5}",
-        "node", "samples", "rss med MB", "min MB", "max MB", "spread", "threads", "fds", "pids"
+        "{:<22} {:>7} {:>10} {:>10} {:>10} {:>7} {:>10} {:>6} {:>9} {:>9} {:>5}",
+        "node",
+        "samples",
+        "rss med MB",
+        "min MB",
+        "max MB",
+        "spread",
+        "pss max MB",
+        "cpu",
+        "threads",
+        "fds",
+        "pids"
     );
     for node in nodes(&samples, warmup) {
         let flat = node.rss_flat() && node.handles_flat();
         ok &= flat;
         let mb = |kib: u64| kib as f64 / 1024.0;
         println!(
-            "{:<22} {:>7} {:>10.1} {:>10.1} {:>10.1} {:>6.1}% {:>4}–{:<4} {:>4}–{:<4} {:>5}{}",
+            "{:<22} {:>7} {:>10.1} {:>10.1} {:>10.1} {:>6.1}% {:>10.1} {:>5.0}% {:>4}–{:<4} {:>4}–{:<4} {:>5}{}",
             node.node,
             node.samples,
             mb(node.rss_median_kib),
             mb(node.rss_min_kib),
             mb(node.rss_max_kib),
             node.rss_spread() * 100.0,
+            mb(node.pss_max_kib),
+            node.cpu_share.unwrap_or(0.0) * 100.0,
             node.threads.0,
             node.threads.1,
             node.fds.0,
@@ -209,6 +251,13 @@ fn check(session: &Path, samples_path: &Path, warmup: u64) -> eyre::Result<bool>
             if flat { "" } else { "  NOT FLAT" }
         );
     }
+
+    let report = nodes(&samples, warmup);
+    println!(
+        "whole dataflow: pss max {:.1} MB (the sum of every node's), cpu {:.0}% of one core",
+        report.iter().map(|n| n.pss_max_kib).sum::<u64>() as f64 / 1024.0,
+        report.iter().filter_map(|n| n.cpu_share).sum::<f64>() * 100.0
+    );
 
     // Progress: every second a voice sounds (the player's clock, positions in
     // conversation.wav), each human line as it arrived and each control event (the
