@@ -9,7 +9,8 @@
 # Environment:
 #   QUALITY_MINUTES    minutes per run (default 10)
 #   QUALITY_MODELS     space-separated GGUF paths, each given to the dataflows as
-#                      LLM_MODEL_PATH (default models/SmolLM2-135M-Instruct.Q4_1.gguf)
+#                      LLM_MODEL_PATH (default: the default model,
+#                      models/qwen2.5-coder-0.5b-instruct.gguf)
 #   QUALITY_FLOWS      space-separated dataflow names (default: voice-chat debate panel
 #                      roundtable rehearsal auction-debate)
 #   QUALITY_OUT        keep the sessions (and dora's logs) in this folder; without it they
@@ -19,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=${QUALITY_MINUTES:-10}
-models=${QUALITY_MODELS:-models/SmolLM2-135M-Instruct.Q4_1.gguf}
+models=${QUALITY_MODELS:-models/qwen2.5-coder-0.5b-instruct.gguf}
 flows=${QUALITY_FLOWS:-voice-chat debate panel roundtable rehearsal auction-debate}
 skip_secs=${QUALITY_SKIP_SECS:-0}
 explain=()
