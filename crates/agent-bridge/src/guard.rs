@@ -7,6 +7,8 @@
 
 use std::collections::HashSet;
 
+use conversation_quality::{answers, words::words as quality_words};
+
 /// How many recent lines (by anyone) a sentence is compared with.
 pub const RECENT_LINES: usize = 8;
 
@@ -24,6 +26,11 @@ pub enum Refusal {
     Pleasantry,
     /// The speaker presents itself as someone else.
     Identity,
+    /// The first sentence of an answer to the human takes up none of the human's words.
+    Unanswered,
+    /// It reports what someone said ("The human asked: …", "Her answer: …") instead of
+    /// saying something: the prompt's frame read back.
+    Reported,
 }
 
 impl Refusal {
@@ -32,6 +39,8 @@ impl Refusal {
             Refusal::Echo => "echo",
             Refusal::Pleasantry => "pleasantry",
             Refusal::Identity => "identity",
+            Refusal::Unanswered => "unanswered",
+            Refusal::Reported => "reported",
         }
     }
 }
@@ -89,6 +98,15 @@ pub const PLEASANTRIES: &[&str] = &[
     "let's begin",
     "let's dive in",
     "how can i help",
+    "yeah",
+    "yep",
+    "i see",
+    "i know",
+    "i understand",
+    "got it",
+    "makes sense",
+    "oh",
+    "hmm",
 ];
 
 /// What an assistant says, never a participant of a conversation: refused like filler.
@@ -141,6 +159,9 @@ pub struct SentenceGuard {
     own_names: Vec<String>,
     /// Names of the others (lower case words).
     other_names: Vec<String>,
+    /// The content-word stems of the human's line being answered, until a sentence that
+    /// takes one of them up is said.
+    answering: Option<HashSet<String>>,
 }
 
 impl SentenceGuard {
@@ -185,8 +206,19 @@ impl SentenceGuard {
         self
     }
 
+    /// The turn answers the human's `line`: its first sentence must take up one of the
+    /// line's content words (as the benchmark counts an answer that addresses the human),
+    /// so that the reply starts on what was asked rather than on the agenda. A line with
+    /// no content word asks nothing of the reply.
+    pub fn answering(mut self, line: &str) -> Self {
+        let stems = answers::content_stems(&quality_words(line));
+        self.answering = (!stems.is_empty()).then_some(stems);
+        self
+    }
+
     /// A sentence now said counts as recent for the rest of the turn.
     pub fn remember(&mut self, text: &str) {
+        self.answering = None;
         let said = words(text);
         for gram in said.windows(3) {
             self.recent
@@ -212,12 +244,25 @@ impl SentenceGuard {
         if self.presents_as_another(sentence) {
             return Some(Refusal::Identity);
         }
+        if reports_speech(sentence) {
+            return Some(Refusal::Reported);
+        }
+        if self.running && self.only_calls_someone(&words) {
+            return Some(Refusal::Pleasantry);
+        }
         let text = words.join(" ");
         if ASSISTANT_LINES.iter().any(|l| text.contains(l)) {
             return Some(Refusal::Pleasantry);
         }
         if self.running && is_pleasantry(&words) {
             return Some(Refusal::Pleasantry);
+        }
+        if let Some(asked) = &self.answering
+            && !answers::content_stems(&quality_words(sentence))
+                .iter()
+                .any(|s| asked.contains(s))
+        {
+            return Some(Refusal::Unanswered);
         }
         None
     }
@@ -235,6 +280,31 @@ impl SentenceGuard {
             grams.iter().filter(|g| known.contains(*g)).count() as f64 / grams.len() as f64
         };
         share(&self.recent) >= ECHO_SHARE || share(&self.instructions) >= ECHO_SHARE
+    }
+
+    /// "Ben?", "Oh, hello! Ms. Rivera?": names, titles and interjections only, calling
+    /// someone without saying anything. A shortened name ("Ms. River") counts.
+    fn only_calls_someone(&self, words: &[String]) -> bool {
+        let is_name = |w: &str| {
+            w.chars().count() >= 3
+                && self
+                    .other_names
+                    .iter()
+                    .chain(&self.own_names)
+                    .any(|n| n.starts_with(w))
+        };
+        let mut named = false;
+        for word in words {
+            let title = TITLES.contains(&word.as_str());
+            let call = ["oh", "hey", "hi", "hello", "um", "uh", "well", "so", "and"]
+                .contains(&word.as_str());
+            let name = is_name(word);
+            if !(title || call || name) {
+                return false;
+            }
+            named |= name;
+        }
+        named
     }
 
     /// "I'm Dr. Okafor", "my name is Ben", "this is Mia here" with another's name.
@@ -358,6 +428,38 @@ const PLEASANTRY_FILLER: &[&str] = &[
     "would",
     "love",
 ];
+
+/// A sentence that reports speech: a word of saying or asking followed by a colon or an
+/// opening quote ("The human asked: …", "Ms. Rivera's answer: …", "He just said “…”").
+fn reports_speech(sentence: &str) -> bool {
+    const SAYING: &[&str] = &[
+        "said",
+        "says",
+        "say",
+        "asked",
+        "asks",
+        "ask",
+        "answer",
+        "answered",
+        "answers",
+        "replied",
+        "replies",
+        "reply",
+        "response",
+        "responded",
+    ];
+    let lower = sentence.to_lowercase();
+    lower
+        .match_indices(|c: char| c == ':' || "\"“”«「".contains(c))
+        .any(|(at, _)| {
+            let before = lower[..at].trim_end();
+            let word = before
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .next()
+                .unwrap_or("");
+            SAYING.contains(&word)
+        })
+}
 
 /// Lower-case words of letters, digits and apostrophes.
 fn words(text: &str) -> Vec<String> {
@@ -504,6 +606,69 @@ mod tests {
         assert_eq!(g.check("I'm Ben, and I'm confused."), None);
         assert_eq!(g.check("I am not sure, Mia."), None);
         assert_eq!(g.check("I'm glad Mia asked."), None);
+    }
+
+    #[test]
+    fn reporting_what_was_said_is_refused() {
+        let g = guard(&["What is a limit?"]);
+        for frame in [
+            "The human asked: \"Sorry?\"",
+            "Ms. Rivera's answer: The function has a maximum at zero.",
+            "The human just asked \"Can you explain the chain rule again?\"",
+            "Mia said: the slope is two.",
+        ] {
+            assert_eq!(g.check(frame), Some(Refusal::Reported), "{frame}");
+        }
+        // A colon or a quote elsewhere is fine.
+        assert_eq!(g.check("Here is the rule: multiply by the power."), None);
+        assert_eq!(g.check("We call it \"the slope\" for short."), None);
+    }
+
+    #[test]
+    fn calling_someone_without_a_word_more_is_refused() {
+        let g = guard(&["What is a limit?"]);
+        for call in ["Ben?", "Ms. Rivera?", "Oh, hello Mia!", "Ms. River?"] {
+            assert_eq!(g.check(call), Some(Refusal::Pleasantry), "{call}");
+        }
+        assert_eq!(g.check("Ben, what is two x at three?"), None);
+        assert_eq!(g.check("I know."), Some(Refusal::Pleasantry));
+        assert_eq!(g.check("Yeah!"), Some(Refusal::Pleasantry));
+    }
+
+    #[test]
+    fn an_answer_to_the_human_starts_on_what_was_asked() {
+        let asked = "Can you show me a derivative with actual numbers?";
+        let mut g = guard(&["Ben: What is a limit?", asked]).answering(asked);
+        assert_eq!(
+            g.check("Let's look at the agenda first."),
+            Some(Refusal::Unanswered)
+        );
+        let answer = "Sure, the derivative of x squared at 3 is 6.";
+        assert_eq!(g.check(answer), None, "'derivative' is taken up");
+        assert_eq!(g.check("Numbers help."), None, "'numbers' is taken up");
+        // Once the answer has started, the next sentences are free.
+        g.remember(answer);
+        assert_eq!(g.check("Now try x cubed yourself."), None);
+        // A line that asks nothing in particular asks nothing of the reply.
+        let g = guard(&["Why is it so?"]).answering("Why is it so?");
+        assert_eq!(g.check("Slopes measure change."), None);
+    }
+
+    proptest! {
+        /// The first sentence said in answer to the human shares a content word with
+        /// the human's line, whatever was generated.
+        #[test]
+        fn an_answer_never_starts_off_the_question(
+            asked in "[a-z]{3,8}( [a-z]{3,8}){2,8}\\?",
+            reply in "[a-z]{3,8}( [a-z]{3,8}){2,8}\\.",
+        ) {
+            let g = guard(&[]).answering(&asked);
+            let asked_stems = answers::content_stems(&quality_words(&asked));
+            let reply_stems = answers::content_stems(&quality_words(&reply));
+            if g.check(&reply).is_none() && !asked_stems.is_empty() {
+                prop_assert!(reply_stems.iter().any(|s| asked_stems.contains(s)));
+            }
+        }
     }
 
     proptest! {

@@ -116,6 +116,11 @@ pub struct LocalPrompt {
     pub lines: Vec<String>,
     /// What this call asks (a conductor's instruction, a side request's prompt).
     pub requests: Vec<String>,
+    /// The human's words this turn answers. A person's question is a request to the
+    /// participant, so it is the user's message, as a small model expects a question to
+    /// come; the instructions then close the system message. Without it, every line is
+    /// context and the instructions are the user's message.
+    pub asked: Option<String>,
 }
 
 impl LocalPrompt {
@@ -144,7 +149,15 @@ impl LocalPrompt {
             system,
             lines,
             requests,
+            asked: None,
         }
+    }
+
+    /// This turn answers a human who said `words` (see [`LocalPrompt::asked`]).
+    pub fn answering(mut self, words: &str) -> Self {
+        let words = words.trim();
+        self.asked = (!words.is_empty()).then(|| words.to_owned());
+        self
     }
 
     /// The speakers of its lines (the names before `:`), oldest first.
@@ -223,6 +236,11 @@ impl LocalPrompt {
             user.push_str("\nAnswer with one JSON object only.");
         } else if self.requests.iter().any(|r| has_cjk(r)) {
             user.push_str(" 请用中文回答。");
+        }
+        if let Some(asked) = self.asked.as_ref().filter(|_| !json) {
+            system.push_str("\n\n");
+            system.push_str(user.trim());
+            user = asked.clone();
         }
         vec![
             ChatMessage {
@@ -705,6 +723,7 @@ mod tests {
             system: String::new(),
             lines: vec!["Ann: hi".into(), "no tag".into(), " Bo : yes".into()],
             requests: Vec::new(),
+            asked: None,
         };
         assert_eq!(prompt.speakers().collect::<Vec<_>>(), ["Ann", "Bo"]);
     }
@@ -717,6 +736,7 @@ mod tests {
                 .map(|i| format!("Bo: line {i} of the talk"))
                 .collect(),
             requests: Vec::new(),
+            asked: None,
         };
         // One token per word of the whole chat.
         let words = |chat: &[ChatMessage]| -> Result<Vec<()>, ()> {
@@ -741,6 +761,7 @@ mod tests {
             system: "You are Ann, and this persona is far too long.".into(),
             lines: vec!["Bo: hello".into()],
             requests: Vec::new(),
+            asked: None,
         };
         assert!(matches!(
             bare.fit(false, 8, 20, words),
@@ -966,6 +987,50 @@ mod tests {
     }
 
     #[test]
+    fn a_humans_question_is_the_users_message() {
+        let messages = vec![
+            ChatMessage {
+                role: ChatRole::System,
+                content: "You are the tutor.".into(),
+            },
+            ChatMessage {
+                role: ChatRole::User,
+                content: "[Ben]: What is a limit?".into(),
+            },
+            ChatMessage {
+                role: ChatRole::User,
+                content: "[human]: Why is the derivative of x squared 2x?".into(),
+            },
+            ChatMessage {
+                role: ChatRole::System,
+                content: "For this turn: Answer the question directly.".into(),
+            },
+        ];
+        let p = LocalPrompt::from_messages(&messages, "tutor")
+            .answering("Why is the derivative of x squared 2x?");
+        let chat = p.to_messages(false);
+        assert_eq!(chat.len(), 2);
+        // The conversation and then the instructions are the system message...
+        assert!(chat[0].content.contains("Ben: What is a limit?"));
+        assert!(
+            chat[0].content.ends_with("Answer the question directly."),
+            "{}",
+            chat[0].content
+        );
+        // ...and the human asks, as a user does.
+        assert_eq!(chat[1].content, "Why is the derivative of x squared 2x?");
+        // A side request in JSON keeps its shape.
+        assert!(p.to_messages(true)[1].content.contains("JSON"));
+        // Blank words ask nothing.
+        assert_eq!(
+            LocalPrompt::from_messages(&messages, "tutor")
+                .answering("  ")
+                .asked,
+            None
+        );
+    }
+
+    #[test]
     fn the_cache_keeps_the_shared_beginning_but_not_the_last_token() {
         assert_eq!(reusable_prefix(&[1, 2, 3, 9], &[1, 2, 3, 4, 5]), 3);
         assert_eq!(reusable_prefix(&[1, 2, 3], &[1, 2, 3]), 2);
@@ -980,6 +1045,7 @@ mod tests {
             system: context,
             lines: vec![],
             requests: vec!["Ask your question.".into()],
+            asked: None,
         };
         let system = &p.to_messages(false)[0].content;
         assert!(system.len() <= MAX_SYSTEM_CHARS, "{}", system.len());

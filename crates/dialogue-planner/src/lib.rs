@@ -148,7 +148,11 @@ fn human_name(input: &PlanInput<'_>, id: &str) -> String {
 pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
     let me = input.me;
     let mut out = String::new();
-    if let Some(last) = input.lines.last().filter(|l| l.speaker != me.id) {
+    // A human's question is put to the model as it is (the prompt's user message, or
+    // the line right before this direction): quoted again, a small model reports it
+    // ("The human just asked: …") instead of answering it.
+    let quote = plan.action != Move::AnswerHuman;
+    if let Some(last) = input.lines.last().filter(|l| quote && l.speaker != me.id) {
         let who = if last.human {
             human_name(input, &last.speaker)
         } else {

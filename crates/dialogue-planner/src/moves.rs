@@ -230,7 +230,7 @@ pub(crate) fn wording(plan: &TurnPlan, instruction: Option<&str>) -> String {
             instruction.unwrap_or_default().trim()
         ),
         Move::AnswerHuman => format!(
-            "Answer what {who} just asked, directly and using their words, with one concrete example."
+            "Answer {who}'s question yourself, speaking to them as \"you\": start with their own words, then give one concrete example. Do not report or repeat the question."
         ),
         Move::Open => format!("Open the conversation about {point} with one short question."),
         Move::AnswerQuestion => {

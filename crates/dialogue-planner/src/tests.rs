@@ -75,7 +75,9 @@ fn a_human_who_spoke_last_is_answered_first() {
     for me in ["tutor", "student1", "student2"] {
         let (p, d) = plan_for(&study(), me, &lines, 5, None);
         assert_eq!(p.action, Move::AnswerHuman, "{me}");
-        assert!(d.contains("Answer what the human just asked"), "{d}");
+        assert!(d.contains("Answer the human's question yourself"), "{d}");
+        // The question is the prompt's own message; quoted again, it gets reported.
+        assert!(!d.contains("just said"), "{d}");
     }
 }
 
@@ -236,9 +238,11 @@ proptest! {
         let expected = format!("Your turn, Me Myself ({my_role}");
         prop_assert!(d.contains(&expected), "{}", d);
         prop_assert!(d.contains("do not repeat"));
-        // Only the last line is quoted, and only when someone else said it.
+        // Only the last line is quoted, only when someone else said it, and never a
+        // human's question (the prompt holds it as it is).
         let quoted = d.matches("just said:").count();
-        let someone_else_spoke = lines.last().is_some_and(|l| l.speaker != "me");
+        let someone_else_spoke = lines.last().is_some_and(|l| l.speaker != "me" && !l.human)
+            || (instruction.is_some() && lines.last().is_some_and(|l| l.speaker != "me"));
         prop_assert_eq!(quoted, usize::from(someone_else_spoke), "{}", d);
     }
 

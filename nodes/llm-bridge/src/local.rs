@@ -377,6 +377,20 @@ impl Engine<'_> {
         let mut prompt = LocalPrompt::from_messages(&request.messages, self.persona.spoken_name());
         names.extend(prompt.speakers());
         prompt.lines = self.window.select(&prompt.lines);
+        // The human's words this turn answers (the planner answers a human who spoke last).
+        let answering = request
+            .plan
+            .as_ref()
+            .filter(|p| p.action == dialogue_planner::Move::AnswerHuman)
+            .and_then(|_| prompt.lines.last())
+            .map(|line| {
+                line.split_once(": ")
+                    .map_or(line.as_str(), |(_, text)| text)
+            })
+            .map(str::to_owned);
+        if let Some(words) = &answering {
+            prompt = prompt.answering(words);
+        }
         let room = self.config.context_tokens as usize;
         let (tokens, chat) = prompt
             .fit(request.json, room, self.config.max_tokens, |chat| {
@@ -399,7 +413,13 @@ impl Engine<'_> {
             .iter()
             .map(|l| l.split_once(": ").map_or(l.as_str(), |(_, text)| text))
             .collect();
-        let direction = chat.get(1).map_or("", |m| m.content.as_str());
+        // The instructions of this turn: the user's message, or, when a human's question is
+        // the user's message, the requests that close the system message.
+        let requests = prompt.requests.join("\n\n");
+        let direction = match prompt.asked {
+            Some(_) => requests.as_str(),
+            None => chat.get(1).map_or("", |m| m.content.as_str()),
+        };
         // The persona and the direction, without the words the direction quotes to say.
         let mut instructions = vec![prompt.system.clone()];
         let mut unquoted = direction.to_owned();
@@ -407,7 +427,14 @@ impl Engine<'_> {
             unquoted = unquoted.replace(quote, " ");
         }
         instructions.push(unquoted);
-        let new_filter = || {
+        // An answer to the human starts on the human's words; the last attempt may not,
+        // so that the human is never left without an answer.
+        let new_filter = |attempt: u32| {
+            let mut guard = SentenceGuard::new(said.iter().copied(), &own_names, &others)
+                .with_instructions(instructions.iter().map(String::as_str));
+            if let Some(words) = answering.as_deref().filter(|_| attempt < RESAMPLES) {
+                guard = guard.answering(words);
+            }
             OutputFilter::new(names.clone(), max_words)
                 // Reciting the persona or the direction is no answer; the direction may
                 // quote what to say (a prepared question): that may be said.
@@ -415,10 +442,7 @@ impl Engine<'_> {
                     chat.iter().map(|m| m.content.as_str()),
                     quoted_spans(direction),
                 )
-                .with_guard(
-                    SentenceGuard::new(said.iter().copied(), &own_names, &others)
-                        .with_instructions(instructions.iter().map(String::as_str)),
-                )
+                .with_guard(guard)
         };
         if !self.config.prefix_reuse {
             self.reset();
@@ -442,7 +466,7 @@ impl Engine<'_> {
                 0
             };
             let (outcome, filter) =
-                self.generate_from(job, &tokens, reused, started, new_filter(), attempt)?;
+                self.generate_from(job, &tokens, reused, started, new_filter(attempt), attempt)?;
             let said_nothing = filter.emitted().trim().is_empty() && !request.json;
             if !matches!(outcome, Outcome::Finished) || !said_nothing || attempt == RESAMPLES {
                 if said_nothing && !filter.refused().is_empty() {

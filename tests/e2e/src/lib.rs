@@ -480,12 +480,17 @@ pub fn assert_conversation_quality(dir: &Path, agenda: &str) {
         "identity slips: {:#?}",
         report.findings
     );
-    // Whether the answer to the human takes up its words is measured, not asserted: the
-    // 0.5B default does so in most runs but not all (docs/BENCHMARKS.md).
+    // The answer to the human takes up the human's words: the bridge refuses a first
+    // sentence that does not (but on its last attempt, which may miss).
     let answers = report.human_answers_addressed;
     eprintln!(
         "answers to the human that take up its words: {}/{}",
         answers.count, answers.total
+    );
+    assert_eq!(
+        answers.count, answers.total,
+        "an answer to the human missed its words: {:#?}",
+        report.findings
     );
 }
 
