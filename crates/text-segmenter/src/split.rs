@@ -9,13 +9,16 @@
 //! non-blank character has arrived.
 //!
 //! A sentence longer than `max_chars` is cut at its last clause mark (`,` `;` `:` `—` `，`
-//! `、` `：`) before the limit, else at the last space, else at the limit. Segments shorter
+//! `、` `：`) before the limit, else before the last word in the limit's second half that
+//! opens a phrase (`because`, `which`, `of`), else at the last space, else at the limit. Segments shorter
 //! than `min_chars` wait to be merged with the next one (the last one of a turn goes out
 //! as it is).
 //!
 //! A turn's first segment may be shorter: its first clause, cut at a clause mark followed
-//! by a space once `first_clause_words` words came before it, so that the voice can start
-//! on it while the rest of the sentence is still being written.
+//! by a space once `first_clause_words` words came before it, or, in a sentence running on
+//! past twice that many words without one, before a word that opens a phrase (else after
+//! twice that many words), so that the voice can start on a few words while the rest of
+//! the sentence is still being written.
 
 use crate::sanitize::sanitize;
 
@@ -160,13 +163,21 @@ impl TurnSegmenter {
 }
 
 /// Byte length of `buf`'s first clause when it has at least `min_words` words and ends at
-/// a clause mark followed by white space (so the mark is certain: not `3,5`).
+/// a clause mark followed by white space (so the mark is certain: not `3,5`). A sentence
+/// that runs on past twice `min_words` words without one is cut before its last word
+/// that opens a phrase (after `min_words` words), else after twice `min_words` words:
+/// the voice's first words wait for as few words as can be said on their own.
 fn first_clause(buf: &str, min_words: usize) -> Option<usize> {
     if min_words == 0 {
         return None;
     }
+    let max_words = min_words * 2;
     let mut words = 0;
     let mut in_word = false;
+    // Where the white space before a word began, the words before it, and whether the
+    // word opens a phrase.
+    let mut word_starts: Vec<(usize, usize, bool)> = Vec::new();
+    let mut space_at = None;
     let mut chars = buf.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         if is_terminal(c) || c == '\n' {
@@ -175,11 +186,34 @@ fn first_clause(buf: &str, min_words: usize) -> Option<usize> {
         }
         if c.is_whitespace() {
             in_word = false;
+            space_at.get_or_insert(i);
             continue;
         }
         if !in_word && c.is_alphanumeric() {
             words += 1;
             in_word = true;
+            if let Some(at) = space_at {
+                let word: String = buf[i..]
+                    .chars()
+                    .take_while(|c| c.is_alphabetic())
+                    .flat_map(char::to_lowercase)
+                    .collect();
+                word_starts.push((at, words - 1, PHRASE_OPENERS.contains(&word.as_str())));
+            }
+            if words > max_words {
+                // The word after the limit has begun: the sentence runs on. Cut before the
+                // last phrase opener with at least `min_words` words before it, else
+                // before this word.
+                let cut = word_starts
+                    .iter()
+                    .rev()
+                    .find(|(_, before, opens)| *opens && *before >= min_words)
+                    .or_else(|| word_starts.last().filter(|(_, before, _)| *before >= min_words));
+                return cut.map(|(at, _, _)| *at);
+            }
+        }
+        if !c.is_whitespace() {
+            space_at = None;
         }
         if is_clause_mark(c) && !is_cjk(c) && words >= min_words {
             match chars.peek() {
@@ -312,6 +346,16 @@ fn is_list_number(buf: &str, dot: usize) -> bool {
     head.trim().is_empty() || head.ends_with('\n')
 }
 
+/// Words before which a long sentence without a clause mark is cut: conjunctions,
+/// relative pronouns and prepositions begin a phrase, so the voice's pause falls where a
+/// speaker's could.
+const PHRASE_OPENERS: &[&str] = &[
+    "and", "but", "or", "so", "because", "since", "although", "though", "while", "when",
+    "where", "which", "who", "that", "if", "unless", "until", "then", "than", "as", "to",
+    "of", "for", "with", "without", "in", "on", "at", "by", "from", "into", "about",
+    "after", "before", "between", "through",
+];
+
 /// Where to cut a sentence that grew past `max_chars` characters.
 fn long_sentence_cut(buf: &str, chars: &[(usize, char)], max_chars: usize) -> usize {
     let window = &chars[..max_chars];
@@ -322,6 +366,27 @@ fn long_sentence_cut(buf: &str, chars: &[(usize, char)], max_chars: usize) -> us
     });
     if let Some((k, _)) = clause.filter(|(k, _)| *k > 0) {
         return after(k);
+    }
+    // No clause mark: before a word that opens a phrase ("because", "which", "of"), where
+    // a speaker could pause, if there is one in the window's second half.
+    let opens_phrase = |k: usize| {
+        let rest = &buf[chars[k].0..];
+        let word: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphabetic())
+            .flat_map(char::to_lowercase)
+            .collect();
+        PHRASE_OPENERS.contains(&word.as_str())
+    };
+    if let Some((k, _)) = window
+        .iter()
+        .enumerate()
+        .rev()
+        .take_while(|(k, _)| *k >= max_chars / 2)
+        .find(|(k, (_, c))| c.is_whitespace() && opens_phrase(*k))
+    {
+        return chars[k].0;
     }
     if let Some((k, _)) = window
         .iter()
@@ -475,6 +540,18 @@ mod tests {
         out.extend(s.finish());
         assert_eq!(out[0], "一二三四五，");
         assert!(out.iter().all(|seg| seg.chars().count() <= 10), "{out:?}");
+        // No clause mark: before a word that opens a phrase, where one is near the limit.
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            min_chars: 1,
+            max_chars: 52,
+            first_clause_words: 0,
+        });
+        let text = "The slope shows how fast it changes because the tangent line touches the curve there.";
+        let mut out = s.push(text);
+        out.extend(s.finish());
+        assert_eq!(out[0], "The slope shows how fast it changes");
+        assert!(out.iter().all(|seg| seg.chars().count() <= 52), "{out:?}");
+        assert_eq!(out.join(" "), text);
     }
 
     /// A turn's first clause of four words or more leaves at its comma, streamed word by
@@ -509,6 +586,27 @@ mod tests {
             ]
         );
         assert_eq!(stream("No comma here at all."), ["No comma here at all."]);
+        // A first sentence that runs on without a comma: cut before a phrase's first word
+        // within the first eight words, else after eight.
+        assert_eq!(
+            stream("The slope of the tangent line at three tells us the rate of change there."),
+            [
+                "The slope of the tangent line",
+                "at three tells us the rate of change there."
+            ]
+        );
+        assert_eq!(
+            stream("Derivatives measure how quickly functions change near one chosen point today."),
+            [
+                "Derivatives measure how quickly functions change near one",
+                "chosen point today."
+            ]
+        );
+        // Eight words and the sentence ends: it stays whole.
+        assert_eq!(
+            stream("The derivative of x squared is two x."),
+            ["The derivative of x squared is two x."]
+        );
     }
 
     #[test]
@@ -525,7 +623,11 @@ mod tests {
 
     #[test]
     fn one_huge_chunk_of_sentences_loses_nothing() {
-        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        // Sentences only (the first clause's early cut is tested above).
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            first_clause_words: 0,
+            ..SegmenterConfig::default()
+        });
         let sentence = "The derivative measures how fast a value changes right now. ";
         let text = sentence.repeat(20_000);
         let mut out = s.push(&text);
