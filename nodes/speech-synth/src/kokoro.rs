@@ -123,6 +123,18 @@ impl Kokoro {
                     .map_err(|e| eyre!("{e}"))
             })
             .and_then(|b| b.with_inter_threads(1).map_err(|e| eyre!("{e}")))
+            // The node shares two cores with the language models and the recognizer:
+            // threads that spin while waiting for work take the core from them.
+            .and_then(|b| b.with_intra_op_spinning(false).map_err(|e| eyre!("{e}")))
+            // Every call has another input length: an arena and memory patterns sized for
+            // the longest call so far only grow (600 MB in a 10-minute session).
+            .and_then(|b| b.with_memory_pattern(false).map_err(|e| eyre!("{e}")))
+            .and_then(|b| {
+                b.with_execution_providers([ort::ep::CPU::default()
+                    .with_arena_allocator(false)
+                    .build()])
+                    .map_err(|e| eyre!("{e}"))
+            })
             .and_then(|mut b| b.commit_from_file(&files.model).map_err(|e| eyre!("{e}")))
             .with_context(|| corrupt(&files.model))?;
         let vocab = std::fs::read_to_string(&files.vocab)

@@ -3,7 +3,8 @@
 //! with a `DIR/<voice>.tsv` list (`path<TAB>text`) for `model-bench asr`, and each
 //! voice's synthesis time: real-time factor, and time to the audio of a sentence and of
 //! its first clause (what a listener waits for before a turn's first words).
-//! `VOICE_BENCH_SENTENCES="One.|Two."` replaces the corpus.
+//! `VOICE_BENCH_SENTENCES="One.|Two."` replaces the corpus; `TTS_THREADS` sets Kokoro's
+//! threads (1).
 
 use std::{
     path::Path,
@@ -48,7 +49,14 @@ pub fn voices(dir: &Path, wanted: &[String]) -> eyre::Result<()> {
     std::fs::create_dir_all(dir)?;
     let files = KokoroFiles::from_env()?;
     let mut kokoro = match files.missing() {
-        None => Some(Kokoro::load(&files, 1, "en-us")?),
+        None => {
+            // As many synthesis threads as the player would use (`TTS_THREADS`, 1).
+            let threads = std::env::var("TTS_THREADS")
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(1);
+            Some(Kokoro::load(&files, threads, "en-us")?)
+        }
         Some(missing) => {
             eprintln!(
                 "{} is missing (scripts/setup.sh): espeak-ng voices only",
