@@ -447,9 +447,12 @@ fn run(
     env.extend([
         ("SESSION_DIR".into(), session.display().to_string()),
         ("CONSOLE_PORT".into(), port),
-        // Input handling is what is tested: the template model and voice-less
-        // output keep each run short.
+        // Input handling is what is tested: the template model, espeak-ng's instant
+        // voice and voice-less output keep each run short (a Kokoro call on a flood's
+        // 500-character piece lasts longer than a round).
         ("LLM_BACKEND".into(), "scripted".into()),
+        ("TTS_BACKEND".into(), "espeak".into()),
+        ("HUMAN_VOICE".into(), "en-us+m7".into()),
         ("AUDIO_OUTPUT".into(), "none".into()),
         ("RUST_LOG".into(), "warn".into()),
     ]);
