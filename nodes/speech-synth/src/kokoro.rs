@@ -2,6 +2,7 @@
 //! by espeak-ng clause by clause and synthesized at 24 kHz.
 
 use std::{
+    sync::Arc,
     collections::HashMap,
     path::{Path, PathBuf},
     time::{Duration, Instant},
@@ -10,7 +11,11 @@ use std::{
 use audio_utils::Pcm;
 use eyre::{Context, bail, eyre};
 use kokoro_input::{SAMPLE_RATE, StyleBank, Vocab, VoiceSpec, clauses, phonemes, voice::style_row};
-use ort::{environment::Environment, session::Session, value::Tensor};
+use ort::{
+    environment::Environment,
+    session::{RunOptions, Session},
+    value::Tensor,
+};
 
 use crate::espeak;
 
@@ -96,6 +101,20 @@ pub struct Kokoro {
     /// Bound of one espeak-ng call.
     timeout: Duration,
     voices: HashMap<String, Voice>,
+    /// Shared with [`Cancel`]: a run under way stops when another thread terminates it.
+    run_options: Arc<RunOptions>,
+}
+
+/// Stops the Kokoro call under way, from another thread (a barge-in made its text
+/// stale): the call returns an error at once, instead of voicing up to a segment's
+/// seconds of speech nobody will hear. Calls after [`Kokoro::rearm`] run normally.
+#[derive(Clone)]
+pub struct Cancel(Arc<RunOptions>);
+
+impl Cancel {
+    pub fn cancel(&self) {
+        let _ = self.0.terminate();
+    }
 }
 
 impl Kokoro {
@@ -126,15 +145,6 @@ impl Kokoro {
             // The node shares two cores with the language models and the recognizer:
             // threads that spin while waiting for work take the core from them.
             .and_then(|b| b.with_intra_op_spinning(false).map_err(|e| eyre!("{e}")))
-            // Every call has another input length: an arena and memory patterns sized for
-            // the longest call so far only grow (600 MB in a 10-minute session).
-            .and_then(|b| b.with_memory_pattern(false).map_err(|e| eyre!("{e}")))
-            .and_then(|b| {
-                b.with_execution_providers([ort::ep::CPU::default()
-                    .with_arena_allocator(false)
-                    .build()])
-                    .map_err(|e| eyre!("{e}"))
-            })
             .and_then(|mut b| b.commit_from_file(&files.model).map_err(|e| eyre!("{e}")))
             .with_context(|| corrupt(&files.model))?;
         let vocab = std::fs::read_to_string(&files.vocab)
@@ -148,7 +158,9 @@ impl Kokoro {
             ms = started.elapsed().as_millis() as u64,
             "Kokoro loaded"
         );
+        let run_options = Arc::new(RunOptions::new().map_err(|e| eyre!("{e}"))?);
         Ok(Self {
+            run_options,
             session,
             vocab,
             styles,
@@ -156,6 +168,17 @@ impl Kokoro {
             timeout: Duration::from_secs(10),
             voices: HashMap::new(),
         })
+    }
+
+    /// A handle that stops the call under way from another thread.
+    pub fn canceller(&self) -> Cancel {
+        Cancel(self.run_options.clone())
+    }
+
+    /// Clears a cancel, so that the next call runs. Call it before deciding whether the
+    /// next text is still wanted: a cancel after that decision then stops the call.
+    pub fn rearm(&self) {
+        let _ = self.run_options.unterminate();
     }
 
     /// The packaged voices' names.
@@ -259,7 +282,7 @@ impl Kokoro {
         ];
         let outputs = self
             .session
-            .run(inputs)
+            .run_with_options(inputs, &*self.run_options)
             .map_err(|e| eyre!("Kokoro failed: {e}"))?;
         let (_, audio) = outputs["audio"]
             .try_extract_tensor::<f32>()

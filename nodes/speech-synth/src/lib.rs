@@ -5,4 +5,4 @@
 pub mod espeak;
 pub mod kokoro;
 
-pub use kokoro::{Kokoro, KokoroFiles, Voice};
+pub use kokoro::{Cancel, Kokoro, KokoroFiles, Voice};

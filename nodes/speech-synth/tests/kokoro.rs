@@ -116,3 +116,27 @@ fn unknown_voices_are_named() {
     );
     assert!(kokoro.voice("jf_alpha@7").is_err());
 }
+
+/// A call stopped from another thread returns an error instead of its audio (a barge-in
+/// does not wait for seconds of speech nobody will hear), and the next call, rearmed,
+/// speaks as before.
+#[test]
+fn a_call_is_cancelled_from_another_thread() {
+    let Some(mut kokoro) = kokoro() else { return };
+    let voice = kokoro.voice("jm_kumo").unwrap();
+    // About half a minute of speech: seconds of work even for a fast machine.
+    let long = "The derivative of a function tells us how quickly its value changes, \
+                and the slope of the tangent line at a point is that rate of change. "
+        .repeat(3);
+    let cancel = kokoro.canceller();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        cancel.cancel();
+    });
+    let cancelled = kokoro.synthesize(&voice, &long);
+    canceller.join().unwrap();
+    assert!(cancelled.is_err(), "the call ran to its end");
+    kokoro.rearm();
+    let pcm = kokoro.synthesize(&voice, "Two x.").unwrap();
+    assert!(!pcm.samples.is_empty());
+}

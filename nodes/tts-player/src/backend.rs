@@ -70,6 +70,15 @@ pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend
 pub trait TtsBackend: Send {
     fn name(&self) -> &'static str;
     fn synthesize(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm>;
+
+    /// Stops the call under way from another thread, for a voice whose calls last long
+    /// enough to matter (Kokoro's run seconds; espeak-ng's milliseconds).
+    fn canceller(&self) -> Option<Box<dyn Fn() + Send + Sync>> {
+        None
+    }
+
+    /// Lets the next call run after a cancel.
+    fn rearm(&mut self) {}
 }
 
 /// espeak-ng from the system: `espeak-ng -v VOICE -s SPEED --stdout`, text on stdin.
@@ -207,6 +216,15 @@ impl TtsBackend for KokoroVoices {
         }
         let voice = self.kokoro.voice(&spec)?;
         self.kokoro.synthesize(&voice, text)
+    }
+
+    fn canceller(&self) -> Option<Box<dyn Fn() + Send + Sync>> {
+        let cancel = self.kokoro.canceller();
+        Some(Box::new(move || cancel.cancel()))
+    }
+
+    fn rearm(&mut self) {
+        self.kokoro.rearm();
     }
 }
 

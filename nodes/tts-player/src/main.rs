@@ -59,7 +59,7 @@ fn main() -> eyre::Result<()> {
     tracing::info!(folder = %dir.display(), device = device.is_some(), "recording the session");
 
     let floor = Arc::new(AtomicU64::new(0));
-    let (jobs, results) = spawn_synthesizer(backend, rate, floor.clone());
+    let (jobs, results, cancellation) = spawn_synthesizer(backend, rate, floor.clone());
     let dora_events = node_kit::forward_events(events);
     let mut player = Player::new(PlayerConfig::new(rate));
     if resumed_samples > 0 {
@@ -87,6 +87,7 @@ fn main() -> eyre::Result<()> {
                     if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data, &mut local_ids, rate) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);
+                            cancellation.floor_raised(floor.load(Ordering::SeqCst));
                             // When, in the recording's time, older voices had to stop,
                             // and whether the player held anything then (sounding or
                             // waiting for its voice).

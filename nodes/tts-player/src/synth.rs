@@ -29,21 +29,63 @@ pub struct Job {
 /// sender waits for the worker instead of the queue growing.
 pub const MAX_PENDING_JOBS: usize = 4_096;
 
+/// No turn's text is being voiced (a clip, or nothing).
+const NOT_RUNNING: u64 = u64::MAX;
+
+/// The event loop's side of the worker: after an interrupt raised the floor, the call
+/// voicing an older turn is stopped where the voice allows it (Kokoro), rather than
+/// finished for nobody while the next answer waits for the core.
+pub struct Cancellation {
+    running: Arc<AtomicU64>,
+    cancel: Option<Box<dyn Fn() + Send + Sync>>,
+}
+
+impl Cancellation {
+    /// The floor (the newest interrupt's question id) was raised to `floor`.
+    pub fn floor_raised(&self, floor: u64) {
+        if let Some(cancel) = &self.cancel
+            && self.running.load(Ordering::SeqCst) < floor
+        {
+            cancel();
+        }
+    }
+}
+
 /// One synthesis worker, in arrival order; jobs older than the newest interrupt are
-/// skipped without synthesizing, and abandoned between pieces of a long one.
+/// skipped without synthesizing, abandoned between pieces of a long one, and stopped
+/// within a piece by [`Cancellation`] where the voice allows it.
 pub fn spawn_synthesizer(
     mut backend: Box<dyn TtsBackend>,
     rate: u32,
     floor: Arc<AtomicU64>,
-) -> (Sender<Job>, Receiver<PlayerInput>) {
+) -> (Sender<Job>, Receiver<PlayerInput>, Cancellation) {
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(MAX_PENDING_JOBS);
     // One result per job at most, drained by the event loop at every turn; bounding it
     // too could leave both sides waiting on each other.
     let (result_tx, result_rx) = crossbeam_channel::unbounded();
+    let running = Arc::new(AtomicU64::new(NOT_RUNNING));
+    let cancellation = Cancellation {
+        running: running.clone(),
+        cancel: backend.canceller(),
+    };
     std::thread::spawn(move || {
         for job in job_rx {
+            // In this order, a cancel cannot be lost: cleared first, then the job made
+            // visible to the event loop, then its staleness read. An interrupt after the
+            // read finds the job running and stops the call.
+            backend.rearm();
+            running.store(
+                if job.clip_id.is_none() {
+                    job.question_id
+                } else {
+                    NOT_RUNNING
+                },
+                Ordering::SeqCst,
+            );
             let stale = || job.clip_id.is_none() && job.question_id < floor.load(Ordering::SeqCst);
-            let Some(voiced) = voice(backend.as_mut(), &job, rate, stale) else {
+            let voiced = voice(backend.as_mut(), &job, rate, stale);
+            running.store(NOT_RUNNING, Ordering::SeqCst);
+            let Some(voiced) = voiced else {
                 continue;
             };
             let result = match (voiced, job.clip_id) {
@@ -73,7 +115,7 @@ pub fn spawn_synthesizer(
             }
         }
     });
-    (job_tx, result_rx)
+    (job_tx, result_rx, cancellation)
 }
 
 /// A job's audio at the player's rate: its text sanitised, capped and synthesized piece
@@ -106,6 +148,8 @@ fn voice(
         }
         let pcm = match backend.synthesize(&job.speaker, piece) {
             Ok(pcm) => pcm,
+            // Stopped because an interrupt made it stale: nothing to report.
+            Err(_) if stale() => return None,
             Err(e) if pieces > 1 => {
                 return Some(Err(e.wrap_err(format!("piece {} of {pieces}", n + 1))));
             }
