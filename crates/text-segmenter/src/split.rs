@@ -208,7 +208,11 @@ fn first_clause(buf: &str, min_words: usize) -> Option<usize> {
                     .iter()
                     .rev()
                     .find(|(_, before, opens)| *opens && *before >= min_words)
-                    .or_else(|| word_starts.last().filter(|(_, before, _)| *before >= min_words));
+                    .or_else(|| {
+                        word_starts
+                            .last()
+                            .filter(|(_, before, _)| *before >= min_words)
+                    });
                 return cut.map(|(at, _, _)| *at);
             }
         }
@@ -350,10 +354,10 @@ fn is_list_number(buf: &str, dot: usize) -> bool {
 /// relative pronouns and prepositions begin a phrase, so the voice's pause falls where a
 /// speaker's could.
 const PHRASE_OPENERS: &[&str] = &[
-    "and", "but", "or", "so", "because", "since", "although", "though", "while", "when",
-    "where", "which", "who", "that", "if", "unless", "until", "then", "than", "as", "to",
-    "of", "for", "with", "without", "in", "on", "at", "by", "from", "into", "about",
-    "after", "before", "between", "through",
+    "and", "but", "or", "so", "because", "since", "although", "though", "while", "when", "where",
+    "which", "who", "that", "if", "unless", "until", "then", "than", "as", "to", "of", "for",
+    "with", "without", "in", "on", "at", "by", "from", "into", "about", "after", "before",
+    "between", "through",
 ];
 
 /// Where to cut a sentence that grew past `max_chars` characters.
@@ -546,7 +550,8 @@ mod tests {
             max_chars: 52,
             first_clause_words: 0,
         });
-        let text = "The slope shows how fast it changes because the tangent line touches the curve there.";
+        let text =
+            "The slope shows how fast it changes because the tangent line touches the curve there.";
         let mut out = s.push(text);
         out.extend(s.finish());
         assert_eq!(out[0], "The slope shows how fast it changes");

@@ -2,9 +2,9 @@
 //! by espeak-ng clause by clause and synthesized at 24 kHz.
 
 use std::{
-    sync::Arc,
     collections::HashMap,
     path::{Path, PathBuf},
+    sync::Arc,
     time::{Duration, Instant},
 };
 

@@ -356,7 +356,7 @@ mod tests {
         let error = espeak(Duration::from_secs(2))
             .synthesize("tutor", &text)
             .expect_err("minutes of speech cannot be made in 2 s");
-        assert!(error.to_string().contains("did not finish"), "{error:#}");
+        assert!(format!("{error:#}").contains("did not finish"), "{error:#}");
 
         // A few kilobytes (more than the old write-then-read order survived for its
         // audio) come back whole.
