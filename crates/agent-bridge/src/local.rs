@@ -949,25 +949,20 @@ mod tests {
         );
     }
 
+    fn message(role: ChatRole, content: &str) -> ChatMessage {
+        ChatMessage {
+            role,
+            content: content.into(),
+        }
+    }
+
     #[test]
     fn prompt_parts_round_trip() {
         let messages = vec![
-            ChatMessage {
-                role: ChatRole::System,
-                content: "You are the tutor.".into(),
-            },
-            ChatMessage {
-                role: ChatRole::User,
-                content: "[human]: What is a derivative?".into(),
-            },
-            ChatMessage {
-                role: ChatRole::Assistant,
-                content: "A rate of change.".into(),
-            },
-            ChatMessage {
-                role: ChatRole::System,
-                content: "For this turn: 请用一句话回答。".into(),
-            },
+            message(ChatRole::System, "You are the tutor."),
+            message(ChatRole::User, "[human]: What is a derivative?"),
+            message(ChatRole::Assistant, "A rate of change."),
+            message(ChatRole::System, "For this turn: 请用一句话回答。"),
         ];
         let p = LocalPrompt::from_messages(&messages, "tutor");
         assert_eq!(
@@ -989,22 +984,16 @@ mod tests {
     #[test]
     fn a_humans_question_is_the_users_message() {
         let messages = vec![
-            ChatMessage {
-                role: ChatRole::System,
-                content: "You are the tutor.".into(),
-            },
-            ChatMessage {
-                role: ChatRole::User,
-                content: "[Ben]: What is a limit?".into(),
-            },
-            ChatMessage {
-                role: ChatRole::User,
-                content: "[human]: Why is the derivative of x squared 2x?".into(),
-            },
-            ChatMessage {
-                role: ChatRole::System,
-                content: "For this turn: Answer the question directly.".into(),
-            },
+            message(ChatRole::System, "You are the tutor."),
+            message(ChatRole::User, "[Ben]: What is a limit?"),
+            message(
+                ChatRole::User,
+                "[human]: Why is the derivative of x squared 2x?",
+            ),
+            message(
+                ChatRole::System,
+                "For this turn: Answer the question directly.",
+            ),
         ];
         let p = LocalPrompt::from_messages(&messages, "tutor")
             .answering("Why is the derivative of x squared 2x?");
