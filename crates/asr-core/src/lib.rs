@@ -256,8 +256,10 @@ pub fn classify(text: &str, duration_ms: u64, config: &BackchannelConfig) -> Hea
 }
 
 /// A recognizer's text as spoken words: without the non-speech annotations Whisper-class
-/// models write for sounds (`[BLANK_AUDIO]`, `(coughs)`, `*laughs*`, `♪`), and with white
-/// space collapsed. What is left may be empty (a sound, not words).
+/// models write for sounds (`[BLANK_AUDIO]`, `(coughs)`, `*laughs*`, `♪`), with white
+/// space collapsed, and without a sentence repeated right after itself (a Whisper-class
+/// decoder's loop: "Why is that? Why is that?"). What is left may be empty (a sound, not
+/// words).
 pub fn clean_transcript(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut closing: Option<char> = None;
@@ -273,7 +275,45 @@ pub fn clean_transcript(text: &str) -> String {
             (None, c) => out.push(c),
         }
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    let text = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    without_repeats(&text)
+}
+
+/// `text` without a sentence that repeats the one before it (compared as lower-case
+/// letters and digits). A sentence ends at `.`, `!` or `?` before a space or the end, so
+/// "3.5" is no end.
+fn without_repeats(text: &str) -> String {
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let mut sentences = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let ends = matches!(c, '.' | '!' | '?')
+            && chars.peek().is_none_or(|&(_, next)| next.is_whitespace());
+        if ends {
+            sentences.push(&text[start..i + c.len_utf8()]);
+            start = i + c.len_utf8();
+        }
+    }
+    sentences.push(&text[start..]);
+    let mut out = String::with_capacity(text.len());
+    let mut last_key = String::new();
+    for sentence in sentences {
+        let this = key(sentence);
+        if !this.is_empty() && this == last_key {
+            continue;
+        }
+        if !this.is_empty() {
+            last_key = this;
+        }
+        out.push_str(sentence);
+    }
+    out.trim().to_owned()
 }
 
 /// Word error rate of `heard` against `reference`: (substitutions + deletions +
@@ -331,6 +371,17 @@ mod tests {
         assert_eq!(clean_transcript("[BLANK_AUDIO]"), "");
         assert_eq!(clean_transcript("♪ *music* ♪"), "");
         assert_eq!(clean_transcript("an open ( bracket"), "an open");
+        // A decoder's loop is heard once; a sentence said again later stays.
+        assert_eq!(
+            clean_transcript("Why is the slope a limit? Why is the slope a limit?"),
+            "Why is the slope a limit?"
+        );
+        assert_eq!(
+            clean_transcript("Yes. No. Yes. Right, right."),
+            "Yes. No. Yes. Right, right."
+        );
+        assert_eq!(clean_transcript("Go on. go on! And then"), "Go on. And then");
+        assert_eq!(clean_transcript("x is 3.5. x is 3.5."), "x is 3.5.");
     }
 
     const RATE: u32 = 16_000;
@@ -446,6 +497,20 @@ mod tests {
             prop_assert!(!clean.contains(['[', '(', '*']));
             prop_assert!(!clean.contains("  "));
             prop_assert_eq!(clean.trim(), clean.as_str());
+        }
+
+        /// Dropping a repeat loses nothing else: a text without one comes back as it was.
+        #[test]
+        fn a_text_without_repeats_is_kept(words in prop::collection::vec("[a-z]{1,6}[.?]?", 0..12)) {
+            let text = words.join(" ");
+            let sentences: Vec<String> = text
+                .split_inclusive(['.', '?'])
+                .map(|s| s.chars().filter(|c| c.is_alphanumeric()).collect())
+                .collect();
+            let repeats = sentences.windows(2).any(|w| !w[0].is_empty() && w[0] == w[1]);
+            if !repeats {
+                prop_assert_eq!(clean_transcript(&text), text.trim());
+            }
         }
     }
 }

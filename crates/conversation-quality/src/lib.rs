@@ -131,12 +131,20 @@ impl Scorer {
                 reasons.entry(i).or_default().extend(found);
             }
         }
-        for (question, answer) in answers_to_the_human(lines, &facts) {
+        for (questions, answer) in answers_to_the_human(lines, &facts) {
             report.human_answers_addressed.total += 1;
-            if answers::addresses(&facts[question].words, &facts[answer].words) {
+            let words: Vec<String> = questions
+                .iter()
+                .flat_map(|&q| facts[q].words.iter().cloned())
+                .collect();
+            if answers::addresses(&words, &facts[answer].words) {
                 report.human_answers_addressed.count += 1;
             } else {
-                let asked = lines[question].text.clone();
+                let asked = questions
+                    .iter()
+                    .map(|&q| lines[q].text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 reasons
                     .entry(answer)
                     .or_default()
@@ -227,22 +235,23 @@ impl Scorer {
     }
 }
 
-/// `(question, answer)` indices: every scored human line that has a content word, with
-/// the next agent line after it. A question the session ended before answering (no agent
-/// line follows) is not counted.
-fn answers_to_the_human(lines: &[Utterance], facts: &[LineFacts]) -> Vec<(usize, usize)> {
-    lines
-        .iter()
-        .enumerate()
-        .filter(|(i, line)| {
-            line.human && facts[*i].scored && !answers::content_stems(&facts[*i].words).is_empty()
-        })
-        .filter_map(|(q, _)| {
-            (q + 1..lines.len())
-                .find(|&a| !lines[a].human && !facts[a].unheard)
-                .map(|a| (q, a))
-        })
-        .collect()
+/// `(questions, answer)` indices: every run of human lines (one or more in a row, as a
+/// person who pauses mid-sentence is heard twice) holding a scored line with a content
+/// word, with the next agent line heard after it. A question the session ended before
+/// answering (no agent line follows) is not counted.
+fn answers_to_the_human(lines: &[Utterance], facts: &[LineFacts]) -> Vec<(Vec<usize>, usize)> {
+    let mut pairs = Vec::new();
+    let mut asked: Vec<usize> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.human {
+            if facts[i].scored && !answers::content_stems(&facts[i].words).is_empty() {
+                asked.push(i);
+            }
+        } else if !facts[i].unheard && !asked.is_empty() {
+            pairs.push((std::mem::take(&mut asked), i));
+        }
+    }
+    pairs
 }
 
 /// Agent turns handed out (`turn` events; a human is never handed one) that produced no

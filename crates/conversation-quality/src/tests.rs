@@ -180,6 +180,16 @@ fn a_line_cut_before_a_word_was_heard_is_not_scored() {
 }
 
 #[test]
+fn a_human_heard_twice_in_a_row_is_one_question() {
+    let r = assess(&[
+        ("human", "Thanks, that helps."),
+        ("human", "Why is the slope of a curve a limit?"),
+        ("tutor", "The slope is a limit of secant slopes."),
+    ]);
+    assert_eq!(r.human_answers_addressed, Ratio { count: 1, total: 1 });
+}
+
+#[test]
 fn empty_lines_and_markup_are_counted() {
     let r = assess(&[
         ("tutor", ""),
