@@ -553,8 +553,9 @@ impl OutputFilter {
     fn flush(&mut self, out: &mut String) -> bool {
         let sentence = std::mem::take(&mut self.sentence);
         let words = std::mem::take(&mut self.sentence_words);
-        // Nothing a voice could say (a closing `\]` left over from the last turn).
-        if !sentence.chars().any(char::is_alphanumeric) {
+        // Nothing a voice could say (a closing `\]` left over from the last turn), or a
+        // list's number alone ("1.", a list the budget cut after its first mark).
+        if !sentence.chars().any(char::is_alphabetic) {
             return false;
         }
         if self.is_echo(&sentence) {
@@ -858,6 +859,9 @@ mod tests {
         let (text, _) = run(&mut f, &["\\]"]);
         assert_eq!(text, "");
         assert!(f.refused().is_empty());
+        let mut f = OutputFilter::new(names(), 20);
+        let (text, _) = run(&mut f, &["Take x cubed. 1. 2."]);
+        assert_eq!(text, "Take x cubed.");
     }
 
     #[test]
