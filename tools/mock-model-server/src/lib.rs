@@ -384,10 +384,16 @@ fn chat(
         }
         _ => {
             // The last line somebody said (a user message); the system messages around it
-            // are directions, which an echo would only recite.
-            let last = body["messages"]
-                .as_array()
-                .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+            // are directions, which an echo would only recite. A side request has no
+            // line of anyone's: its own message is echoed.
+            let messages = body["messages"].as_array();
+            let last = messages
+                .and_then(|m| {
+                    m.iter()
+                        .rev()
+                        .find(|m| m["role"] == "user")
+                        .or_else(|| m.last())
+                })
                 .and_then(|m| m["content"].as_str())
                 .unwrap_or("nothing");
             let reply = format!(
