@@ -380,7 +380,10 @@ mod tests {
             clean_transcript("Yes. No. Yes. Right, right."),
             "Yes. No. Yes. Right, right."
         );
-        assert_eq!(clean_transcript("Go on. go on! And then"), "Go on. And then");
+        assert_eq!(
+            clean_transcript("Go on. go on! And then"),
+            "Go on. And then"
+        );
         assert_eq!(clean_transcript("x is 3.5. x is 3.5."), "x is 3.5.");
     }
 
