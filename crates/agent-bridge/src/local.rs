@@ -861,7 +861,7 @@ mod tests {
         assert!(f.refused().is_empty());
         let mut f = OutputFilter::new(names(), 20);
         let (text, _) = run(&mut f, &["Take x cubed. 1. 2."]);
-        assert_eq!(text, "Take x cubed.");
+        assert_eq!(text.trim(), "Take x cubed.");
     }
 
     #[test]
