@@ -5,31 +5,16 @@ use std::{path::Path, time::Duration};
 use node_kit::testing::{TestEvent, float32_input, input, keepalive, meta, run_node, stop};
 use serde_json::{Value, json};
 
+mod common;
+
+use common::{lines, segment_of};
+
 const BIN: &str = env!("CARGO_BIN_EXE_tts-player");
 
+/// Even turns are the tutor's, odd ones Ben's.
 fn segment(at: f64, q: u64, index: u32, last: bool, text: &str) -> TestEvent {
-    input(
-        at,
-        "segment",
-        json!([text]),
-        meta(&[
-            ("question_id", json!(q)),
-            (
-                "speaker",
-                json!(if q.is_multiple_of(2) { "tutor" } else { "ben" }),
-            ),
-            ("segment_index", json!(index)),
-            ("last_segment", json!(last)),
-        ]),
-    )
-}
-
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let speaker = if q.is_multiple_of(2) { "tutor" } else { "ben" };
+    segment_of(at, q, speaker, index, last, text)
 }
 
 #[test]

@@ -6,8 +6,12 @@ use std::{
     time::Duration,
 };
 
-use node_kit::testing::{TestEvent, input, keepalive, meta, run_node, stop};
-use serde_json::{Value, json};
+use node_kit::testing::{input, keepalive, meta, run_node, stop};
+use serde_json::json;
+
+mod common;
+
+use common::{lines, segment_of as segment};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tts-player");
 
@@ -19,28 +23,6 @@ fn models() -> Option<PathBuf> {
         eprintln!("{} has no model (scripts/setup.sh); skipped", dir.display());
         None
     }
-}
-
-fn segment(at: f64, q: u64, speaker: &str, index: u32, last: bool, text: &str) -> TestEvent {
-    input(
-        at,
-        "segment",
-        json!([text]),
-        meta(&[
-            ("question_id", json!(q)),
-            ("speaker", json!(speaker)),
-            ("segment_index", json!(index)),
-            ("last_segment", json!(last)),
-        ]),
-    )
-}
-
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn session_dir(name: &str) -> PathBuf {
