@@ -193,12 +193,7 @@ fn first_clause(buf: &str, min_words: usize) -> Option<usize> {
             words += 1;
             in_word = true;
             if let Some(at) = space_at {
-                let word: String = buf[i..]
-                    .chars()
-                    .take_while(|c| c.is_alphabetic())
-                    .flat_map(char::to_lowercase)
-                    .collect();
-                word_starts.push((at, words - 1, PHRASE_OPENERS.contains(&word.as_str())));
+                word_starts.push((at, words - 1, opens_phrase(&buf[i..])));
             }
             if words > max_words {
                 // The word after the limit has begun: the sentence runs on. Cut before the
@@ -360,6 +355,16 @@ const PHRASE_OPENERS: &[&str] = &[
     "between", "through",
 ];
 
+/// `text` begins with a word of [`PHRASE_OPENERS`].
+fn opens_phrase(text: &str) -> bool {
+    let word: String = text
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    PHRASE_OPENERS.contains(&word.as_str())
+}
+
 /// Where to cut a sentence that grew past `max_chars` characters.
 fn long_sentence_cut(buf: &str, chars: &[(usize, char)], max_chars: usize) -> usize {
     let window = &chars[..max_chars];
@@ -373,22 +378,12 @@ fn long_sentence_cut(buf: &str, chars: &[(usize, char)], max_chars: usize) -> us
     }
     // No clause mark: before a word that opens a phrase ("because", "which", "of"), where
     // a speaker could pause, if there is one in the window's second half.
-    let opens_phrase = |k: usize| {
-        let rest = &buf[chars[k].0..];
-        let word: String = rest
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_alphabetic())
-            .flat_map(char::to_lowercase)
-            .collect();
-        PHRASE_OPENERS.contains(&word.as_str())
-    };
     if let Some((k, _)) = window
         .iter()
         .enumerate()
         .rev()
         .take_while(|(k, _)| *k >= max_chars / 2)
-        .find(|(k, (_, c))| c.is_whitespace() && opens_phrase(*k))
+        .find(|(_, (at, c))| c.is_whitespace() && opens_phrase(buf[*at..].trim_start()))
     {
         return chars[k].0;
     }
