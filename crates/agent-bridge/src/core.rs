@@ -119,6 +119,13 @@ impl BridgeCore {
         if let Some(agenda) = agenda {
             self.agenda = agenda;
         }
+        // An agenda that lists this conversation's participants also says whom the
+        // directory's names are for: another format's persona that shares an id (the
+        // rehearsal's moderator and the roundtable's) keeps its plain id.
+        let listed = self.agenda.participants();
+        if !listed.is_empty() {
+            self.directory.retain(|p| listed.contains(&p.id));
+        }
         self
     }
 

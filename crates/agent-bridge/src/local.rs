@@ -116,10 +116,11 @@ pub struct LocalPrompt {
     pub lines: Vec<String>,
     /// What this call asks (a conductor's instruction, a side request's prompt).
     pub requests: Vec<String>,
-    /// The human's words this turn answers. A person's question is a request to the
-    /// participant, so it is the user's message, as a small model expects a question to
-    /// come; the instructions then close the system message. Without it, every line is
-    /// context and the instructions are the user's message.
+    /// The words put to the participant this turn: the human's words it answers, or a
+    /// conductor's instruction. A question is a request to the participant, so it is the
+    /// user's message, as a small model expects a question to come; the instructions then
+    /// close the system message. Without it, every line is context and the instructions
+    /// are the user's message.
     pub asked: Option<String>,
 }
 
@@ -151,6 +152,30 @@ impl LocalPrompt {
             requests,
             asked: None,
         }
+    }
+
+    /// This turn follows a conductor's `instruction` (a moderator's call, a question to
+    /// probe): like a human's question, it is put to the model as the user's message, and
+    /// the direction refers to it instead of holding it too (a small model recites what it
+    /// reads twice, or reports on it).
+    pub fn following(mut self, instruction: &str) -> Self {
+        let instruction = instruction.trim();
+        if instruction.is_empty() {
+            return self;
+        }
+        let clause = dialogue_planner::task_clause(instruction);
+        for request in &mut self.requests {
+            *request = request.replace(&clause, dialogue_planner::TASK_ASKED_APART);
+        }
+        // A first line quoting what someone said ("The moderator said: Ben, would you start
+        // us off?") is in the transcript already; asked again, the model answers the call
+        // ("Yes, I am ready") instead of the task after it.
+        let task = match instruction.split_once('\n') {
+            Some((first, rest)) if quotes_a_call(first) && !rest.trim().is_empty() => rest.trim(),
+            _ => instruction,
+        };
+        self.asked = Some(task.to_owned());
+        self
     }
 
     /// This turn answers a human who said `words` (see [`LocalPrompt::asked`]).
@@ -253,6 +278,14 @@ impl LocalPrompt {
             },
         ]
     }
+}
+
+/// `Someone said: …`: a line that quotes a call rather than asks something itself.
+fn quotes_a_call(line: &str) -> bool {
+    line.split_once(':').is_some_and(|(who, _)| {
+        let who = who.trim();
+        who.ends_with(" said") && who.split_whitespace().count() <= 4
+    })
 }
 
 /// The spans of `text` in quotes (“…”, "…"): words a speaker may be asked to say as they
@@ -1021,6 +1054,40 @@ mod tests {
                 .asked,
             None
         );
+    }
+
+    #[test]
+    fn a_conductors_instruction_is_the_users_message_and_stands_once() {
+        let instruction = "Probe the answer you just heard, in one short question: it sells.";
+        let direction = format!(
+            "For this turn: Your turn, Marcus (skeptic). {} Speak as Marcus.",
+            dialogue_planner::task_clause(instruction)
+        );
+        let messages = vec![
+            message(ChatRole::System, "You are Marcus, a skeptic."),
+            message(ChatRole::User, "[presenter]: It sells."),
+            message(ChatRole::System, &direction),
+        ];
+        let p = LocalPrompt::from_messages(&messages, "Marcus").following(instruction);
+        let chat = p.to_messages(false);
+        assert_eq!(chat[1].content, instruction);
+        assert!(
+            !chat[0].content.contains("Probe the answer"),
+            "{}",
+            chat[0].content
+        );
+        assert!(
+            chat[0].content.contains(dialogue_planner::TASK_ASKED_APART),
+            "{}",
+            chat[0].content
+        );
+        // The call quoted before the task is context, not asked again.
+        let call = "The moderator said: Marcus, would you start us off?\nWhat is your position?";
+        let p = LocalPrompt::from_messages(&messages, "Marcus").following(call);
+        assert_eq!(p.asked.as_deref(), Some("What is your position?"));
+        // Nothing to follow, nothing asked.
+        let p = LocalPrompt::from_messages(&messages, "Marcus").following(" ");
+        assert_eq!(p.asked, None);
     }
 
     #[test]

@@ -14,7 +14,7 @@ mod agenda;
 mod moves;
 
 pub use agenda::{Agenda, AgendaError};
-pub use moves::{Move, RoleKind};
+pub use moves::{Move, RoleKind, TASK_ASKED_APART, task_clause};
 
 /// A participant as the others know it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +78,38 @@ pub struct TurnPlan {
     pub point: String,
     /// Whom the move answers or addresses, as the others call them.
     pub addressee: Option<String>,
+}
+
+impl TurnPlan {
+    /// Whether this turn is to ask a question: its move asks one, or the conductor's
+    /// instruction ends by asking for one ("… Ask the presenter one short question.").
+    pub fn asks(&self, instruction: Option<&str>) -> bool {
+        match self.action {
+            Move::Open | Move::AskQuestion | Move::CheckUnderstanding | Move::AskParticipant => {
+                true
+            }
+            Move::FollowInstruction => instruction.is_some_and(asks_for_a_question),
+            _ => false,
+        }
+    }
+}
+
+/// An instruction whose last sentence tells to ask something ("Ask the presenter …").
+fn asks_for_a_question(instruction: &str) -> bool {
+    let last = instruction
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .rsplit(['.', '!', '?', '\n'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    // A prepared question to say as it is asks, whatever its wording.
+    let quoted = last.ends_with('\u{201d}') || instruction.trim_end().ends_with('\u{201d}');
+    !quoted
+        && last
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("ask"))
 }
 
 /// How many turns an agenda point lasts before the next one.
@@ -151,7 +183,17 @@ pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
     // A human's question is put to the model as it is (the prompt's user message, or
     // the line right before this direction): quoted again, a small model reports it
     // ("The human just asked: …") instead of answering it.
-    let quote = plan.action != Move::AnswerHuman;
+    // A conductor's instruction that already holds the last line (a moderator's call, the
+    // answer to probe) needs no quote of it either.
+    let quote = match plan.action {
+        Move::AnswerHuman => false,
+        Move::FollowInstruction => !input
+            .lines
+            .last()
+            .zip(input.instruction)
+            .is_some_and(|(last, instruction)| holds_the_start_of(instruction, &last.text)),
+        _ => true,
+    };
     if let Some(last) = input.lines.last().filter(|l| quote && l.speaker != me.id) {
         let who = if last.human {
             human_name(input, &last.speaker)
@@ -180,6 +222,19 @@ pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
         me.name
     ));
     out
+}
+
+/// Whether `text`'s first words (up to six) stand in `instruction`, case and
+/// punctuation aside.
+fn holds_the_start_of(instruction: &str, text: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let start: Vec<String> = words(text).into_iter().take(6).collect();
+    !start.is_empty() && words(instruction).windows(start.len()).any(|w| w == start)
 }
 
 /// How many words of the last line a direction quotes.

@@ -220,15 +220,22 @@ fn least_recent_speaker(input: &PlanInput<'_>) -> Option<String> {
         .map(|p| p.name.clone())
 }
 
+/// How a conductor's instruction stands in a direction. A backend that puts the
+/// instruction to the model as the user's message puts [`TASK_ASKED_APART`] in its place
+/// (said twice, a small model recites it).
+pub fn task_clause(instruction: &str) -> String {
+    format!("Your task now (do not read it out): {}", instruction.trim())
+}
+
+/// What stands for [`task_clause`] when the instruction is the user's message.
+pub const TASK_ASKED_APART: &str = "Do what the next message asks, yourself, in the first person.";
+
 /// The move as an instruction in the second person.
 pub(crate) fn wording(plan: &TurnPlan, instruction: Option<&str>) -> String {
     let point = &plan.point;
     let who = plan.addressee.as_deref().unwrap_or("the others");
     match plan.action {
-        Move::FollowInstruction => format!(
-            "Your task now (do not read it out): {}",
-            instruction.unwrap_or_default().trim()
-        ),
+        Move::FollowInstruction => task_clause(instruction.unwrap_or_default()),
         Move::AnswerHuman => format!(
             "Answer {who}'s question yourself, speaking to them as \"you\": start with their own words, then give one concrete example. Do not report or repeat the question."
         ),

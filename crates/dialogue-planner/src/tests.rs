@@ -82,6 +82,32 @@ fn a_human_who_spoke_last_is_answered_first() {
 }
 
 #[test]
+fn an_instruction_holding_the_last_line_does_not_quote_it_again() {
+    let lines = [Said::new("tutor", "Ben, would you start us off?", false)];
+    let (p, d) = plan_for(
+        &study(),
+        "student1",
+        &lines,
+        2,
+        Some("The moderator said: Ben, would you start us off?\nGive a brief opening statement."),
+    );
+    assert_eq!(p.action, Move::FollowInstruction);
+    assert!(!d.contains("just said"), "{d}");
+    // An instruction that does not hold it leaves the quote.
+    let (_, d) = plan_for(
+        &study(),
+        "student1",
+        &lines,
+        2,
+        Some("Answer in a sentence."),
+    );
+    assert!(
+        d.starts_with("Ms. Rivera just said: “Ben, would you start us off?”"),
+        "{d}"
+    );
+}
+
+#[test]
 fn a_conductors_instruction_is_followed_not_recited() {
     let (p, d) = plan_for(
         &study(),
@@ -255,4 +281,28 @@ proptest! {
         let later = a.point(question_id + TURNS_PER_POINT);
         prop_assert_ne!(now, later);
     }
+}
+
+#[test]
+fn asking_turns_are_known_by_move_and_by_instruction() {
+    let plan = |action| TurnPlan {
+        action,
+        point: String::new(),
+        addressee: None,
+    };
+    assert!(plan(Move::AskQuestion).asks(None));
+    assert!(plan(Move::CheckUnderstanding).asks(None));
+    assert!(!plan(Move::AnswerQuestion).asks(None));
+    let follow = plan(Move::FollowInstruction);
+    assert!(follow.asks(Some(
+        "The presenter answered: it sells.\nAsk the presenter one short follow-up question."
+    )));
+    assert!(!follow.asks(Some(
+        "Where do you agree with the others? Say it in two sentences."
+    )));
+    // A prepared question is said as it is.
+    assert!(!follow.asks(Some(
+        "Ask your prepared question: \u{201c}What is the churn?\u{201d}"
+    )));
+    assert!(!follow.asks(None));
 }

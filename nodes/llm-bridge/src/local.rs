@@ -391,6 +391,20 @@ impl Engine<'_> {
         if let Some(words) = &answering {
             prompt = prompt.answering(words);
         }
+        let asking = request
+            .plan
+            .as_ref()
+            .is_some_and(|p| !request.json && p.asks(request.instruction.as_deref()));
+        // A conductor's instruction is put to the model as the user's message.
+        let following = request
+            .plan
+            .as_ref()
+            .filter(|p| p.action == dialogue_planner::Move::FollowInstruction && !request.json)
+            .and(request.instruction.as_deref())
+            .filter(|i| !i.trim().is_empty());
+        if let Some(instruction) = following {
+            prompt = prompt.following(instruction);
+        }
         let room = self.config.context_tokens as usize;
         let (tokens, chat) = prompt
             .fit(request.json, room, self.config.max_tokens, |chat| {
@@ -422,11 +436,13 @@ impl Engine<'_> {
         };
         // The persona and the direction, without the words the direction quotes to say.
         let mut instructions = vec![prompt.system.clone()];
-        let mut unquoted = direction.to_owned();
-        for quote in quoted_spans(direction) {
-            unquoted = unquoted.replace(quote, " ");
+        for text in std::iter::once(direction).chain(following) {
+            let mut unquoted = text.to_owned();
+            for quote in quoted_spans(text) {
+                unquoted = unquoted.replace(quote, " ");
+            }
+            instructions.push(unquoted);
         }
-        instructions.push(unquoted);
         // An answer to the human starts on the human's words; the last attempt may not,
         // so that the human is never left without an answer.
         let new_filter = |attempt: u32| {
@@ -434,6 +450,10 @@ impl Engine<'_> {
                 .with_instructions(instructions.iter().map(String::as_str));
             if let Some(words) = answering.as_deref().filter(|_| attempt < RESAMPLES) {
                 guard = guard.answering(words);
+            }
+            // A turn that is to ask a question asks one; the last attempt may not.
+            if asking && attempt < RESAMPLES {
+                guard = guard.asking();
             }
             OutputFilter::new(names.clone(), max_words)
                 // Reciting the persona or the direction is no answer; the direction may
