@@ -28,9 +28,13 @@ pub enum Refusal {
     Identity,
     /// The first sentence of an answer to the human takes up none of the human's words.
     Unanswered,
-    /// It reports what someone said ("The human asked: …", "Her answer: …") instead of
-    /// saying something: the prompt's frame read back.
+    /// It reports what someone said ("The human asked: …", "Her answer: …") or narrates
+    /// the conversation ("Tomás Lindqvist has expressed interest …", said by Tomás;
+    /// "David Dove suggested …") instead of saying something.
     Reported,
+    /// The turn was to ask a question, and this sentence (past a short lead-in) asks
+    /// none.
+    NoQuestion,
 }
 
 impl Refusal {
@@ -41,6 +45,7 @@ impl Refusal {
             Refusal::Identity => "identity",
             Refusal::Unanswered => "unanswered",
             Refusal::Reported => "reported",
+            Refusal::NoQuestion => "no_question",
         }
     }
 }
@@ -126,6 +131,97 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "i am here to help",
 ];
 
+/// Verbs after another participant's name that make a sentence report on them.
+const REPORTING: &[&str] = &[
+    "said",
+    "says",
+    "asked",
+    "asks",
+    "stated",
+    "states",
+    "suggested",
+    "suggests",
+    "mentioned",
+    "mentions",
+    "discussed",
+    "discusses",
+    "emphasized",
+    "emphasised",
+    "emphasizes",
+    "argued",
+    "argues",
+    "thinks",
+    "believes",
+    "agrees",
+    "agreed",
+    "disagrees",
+    "disagreed",
+    "expressed",
+    "explained",
+    "explains",
+    "noted",
+    "notes",
+    "pointed",
+    "just",
+    "encouraged",
+    "encourages",
+    "claims",
+    "claimed",
+    "wants",
+    "wanted",
+];
+
+/// Verbs after the speaker's own name that make a sentence narrate it in the third
+/// person: those of [`REPORTING`] and a few more.
+const NARRATING: &[&str] = &[
+    "said",
+    "says",
+    "asked",
+    "asks",
+    "stated",
+    "suggested",
+    "suggests",
+    "mentioned",
+    "discussed",
+    "emphasized",
+    "emphasised",
+    "argued",
+    "argues",
+    "thinks",
+    "believes",
+    "agrees",
+    "disagrees",
+    "expressed",
+    "explained",
+    "noted",
+    "pointed",
+    "just",
+    "encouraged",
+    "claims",
+    "wants",
+    "has",
+    "had",
+    "is",
+    "was",
+    "will",
+    "would",
+    "can",
+    "feels",
+    "knows",
+    "hopes",
+];
+
+/// How many words a statement before the question of an asking turn may have.
+pub const LEAD_IN_WORDS: usize = 6;
+
+/// A sentence that asks (ends with a question mark, perhaps before a closing quote).
+fn is_question(sentence: &str) -> bool {
+    sentence
+        .trim_end()
+        .trim_end_matches(['"', '\'', '”', '’', ')'])
+        .ends_with(['?', '？'])
+}
+
 /// Titles that make the next words a name.
 const TITLES: &[&str] = &[
     "dr",
@@ -162,6 +258,10 @@ pub struct SentenceGuard {
     /// The content-word stems of the human's line being answered, until a sentence that
     /// takes one of them up is said.
     answering: Option<HashSet<String>>,
+    /// The turn is to ask a question, until one is said.
+    asking: bool,
+    /// A short statement before the question was said.
+    led_in: bool,
 }
 
 impl SentenceGuard {
@@ -216,9 +316,24 @@ impl SentenceGuard {
         self
     }
 
+    /// The turn is to ask a question (its move or its conductor says so): the first
+    /// sentence must be a question, or a short lead-in of at most
+    /// [`LEAD_IN_WORDS`] words followed by one.
+    pub fn asking(mut self) -> Self {
+        self.asking = true;
+        self
+    }
+
     /// A sentence now said counts as recent for the rest of the turn.
     pub fn remember(&mut self, text: &str) {
         self.answering = None;
+        if self.asking {
+            if sentences(text).any(is_question) {
+                self.asking = false;
+            } else {
+                self.led_in = true;
+            }
+        }
         let said = words(text);
         for gram in said.windows(3) {
             self.recent
@@ -244,7 +359,7 @@ impl SentenceGuard {
         if self.presents_as_another(sentence) {
             return Some(Refusal::Identity);
         }
-        if reports_speech(sentence) {
+        if reports_speech(sentence) || self.narrates(&words) {
             return Some(Refusal::Reported);
         }
         if self.running && self.only_calls_someone(&words) {
@@ -264,7 +379,35 @@ impl SentenceGuard {
         {
             return Some(Refusal::Unanswered);
         }
+        if self.asking && !is_question(sentence) && (self.led_in || words.len() > LEAD_IN_WORDS) {
+            return Some(Refusal::NoQuestion);
+        }
         None
+    }
+
+    /// A sentence whose subject is a participant's name, the speaker's own ("Tomás
+    /// Lindqvist has expressed interest", said by Tomás) or another's followed by a verb
+    /// of saying or thinking ("David Dove suggested …"): a narrator's line, not a
+    /// participant's.
+    fn narrates(&self, words: &[String]) -> bool {
+        let mut rest = words.iter().map(String::as_str).peekable();
+        while rest.next_if(|w| TITLES.contains(w)).is_some() {}
+        let mut own = false;
+        let mut other = false;
+        while let Some(word) = rest.peek() {
+            if self.own_names.iter().any(|n| n == word) {
+                own = true;
+            } else if self.other_names.iter().any(|n| n == word) {
+                other = true;
+            } else {
+                break;
+            }
+            rest.next();
+        }
+        let Some(verb) = rest.next() else {
+            return false;
+        };
+        (own && !other && NARRATING.contains(&verb)) || (other && !own && REPORTING.contains(&verb))
     }
 
     fn is_echo(&self, words: &[String]) -> bool {
@@ -507,6 +650,48 @@ mod tests {
             &names(&["student1", "Ben"]),
             &names(&["tutor", "Ms. Rivera", "student2", "Mia", "Dr. Nadia Okafor"]),
         )
+    }
+
+    #[test]
+    fn narrating_the_conversation_is_refused() {
+        let g = guard(&["Mia: What is a limit?"]);
+        // Itself in the third person, another's words reported.
+        for narration in [
+            "Ben has expressed interest in exploring this topic further.",
+            "Ben thinks the slope is a limit.",
+            "Ms. Rivera just asked us to discuss the slope.",
+            "Dr. Nadia Okafor suggested a compromise.",
+            "Mia agrees with the tutor.",
+        ] {
+            assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
+        }
+        // Names as words of a line that says something, or to address someone.
+        for line in [
+            "Mia, the slope is a limit of secant slopes.",
+            "Ms. Rivera, why is the slope a limit?",
+            "Mia is right that the slope changes at every point.",
+            "I think the slope is six at three.",
+        ] {
+            assert_eq!(g.check(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn an_asking_turn_asks_after_at_most_a_short_lead_in() {
+        let mut g = guard(&["Mia: The slope is six at three."]).asking();
+        assert_eq!(
+            g.check("Yes, I'm ready for a follow-up question about the margin and turnover."),
+            Some(Refusal::NoQuestion)
+        );
+        assert_eq!(g.check("Why is it six at three?"), None);
+        // A short lead-in, then the question; a second statement is refused.
+        assert_eq!(g.check("I'm still confused."), None);
+        g.remember("I'm still confused.");
+        assert_eq!(g.check("The slope is a limit."), Some(Refusal::NoQuestion));
+        assert_eq!(g.check("Why is the slope a limit?"), None);
+        g.remember("Why is the slope a limit?");
+        // Once asked, the rest of the turn is free.
+        assert_eq!(g.check("The secant lines get closer and closer."), None);
     }
 
     #[test]
