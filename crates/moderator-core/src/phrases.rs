@@ -533,7 +533,7 @@ mod tests {
                 Some("{name}"),
                 true
             ),
-            "You are cutting in on {name}: be brief and direct. Give a brief closing statement."
+            "You are cutting in on {name}: be brief and direct. What is your final position, and why? Say it in one or two sentences."
         );
         assert_eq!(
             lib.instruction(Language::Zh, PhaseType::Opening, "话题", None, None, true),

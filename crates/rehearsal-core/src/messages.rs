@@ -103,26 +103,28 @@ pub fn instruction_text(
         .slide(slide)
         .map(|s| unquoted(&excerpt(&s.body, 200)))
         .unwrap_or_default();
+    // What the question is about comes first and the task last: a small model acts on
+    // the words right before its answer, and asked to "probe" an answer it restates it.
     match (instruction, candidate.map(unquoted)) {
         (Instruction::AskQuestion, Some(c)) => format!(
             "The moderator gives you the floor on {title}. Ask your prepared question, in one or two sentences: \u{201c}{c}\u{201d}"
         ),
         (Instruction::AskQuestion, None) => format!(
-            "The moderator gives you the floor on {title}. Ask the presenter one sharp question about it: {body}"
+            "The slide {title} says: {body}\nAsk the presenter one sharp question about it, in one sentence."
         ),
         (Instruction::FollowUp, _) => match last_answer {
             Some(a) => format!(
-                "Probe the answer you just heard, in one short question: {}",
+                "The presenter answered: {}\nAsk the presenter one short follow-up question that tests this answer.",
                 unquoted(&excerpt(a, 240))
             ),
-            None => format!("Ask one short follow-up question about {title}."),
+            None => format!("Ask the presenter one short follow-up question about {title}."),
         },
         (Instruction::PileOn, Some(c)) => {
             format!("Build on the exchange you just heard with one question: \u{201c}{c}\u{201d}")
         }
-        (Instruction::PileOn, None) => {
-            format!("Add one short question that builds on the exchange about {title}.")
-        }
+        (Instruction::PileOn, None) => format!(
+            "Ask the presenter one short question of your own that builds on the exchange about {title}."
+        ),
     }
 }
 
