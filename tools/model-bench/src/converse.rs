@@ -27,7 +27,159 @@ struct Format {
     next: fn(usize, &str) -> &'static str,
     /// The human's lines, by the turn they come after.
     human: &'static [(usize, &'static str)],
+    /// A conductor's session instead of `next` and `human`: scripted lines and calls with
+    /// instructions, as the moderator nodes send them (steps repeat when turns exceed
+    /// them).
+    script: &'static [Step],
 }
+
+/// One step of a conducted session.
+enum Step {
+    /// A scripted speaker (a moderator, the presenter) says a line; `human` as recorded.
+    Say {
+        speaker: &'static str,
+        text: &'static str,
+        human: bool,
+    },
+    /// A participant's turn with the conductor's instruction.
+    Call {
+        speaker: &'static str,
+        instruction: &'static str,
+    },
+}
+
+const fn say(speaker: &'static str, text: &'static str) -> Step {
+    Step::Say {
+        speaker,
+        text,
+        human: false,
+    }
+}
+
+const fn present(text: &'static str) -> Step {
+    Step::Say {
+        speaker: "presenter",
+        text,
+        human: true,
+    }
+}
+
+const fn call(speaker: &'static str, instruction: &'static str) -> Step {
+    Step::Call {
+        speaker,
+        instruction,
+    }
+}
+
+/// The roundtable's opening and a free round, in the words of the moderator's phrase
+/// library and the scenario (`dataflows/scenarios/roundtable.yml`).
+const ROUNDTABLE: &[Step] = &[
+    say(
+        "moderator",
+        "Welcome to our roundtable. I'm Alex, and with me are Dr. Nadia Okafor, Tomás Lindqvist and Prof. Amara Singh. Our question today: Should cities ban private cars from their centres? Let's begin with a short opening statement from each of you.",
+    ),
+    say("moderator", "Dr. Nadia Okafor, would you start us off?"),
+    call(
+        "economist",
+        "The moderator said: Dr. Nadia Okafor, would you start us off?\nWhat is your own position on this question: Should cities ban private cars from their centres? Say it in two sentences, with one reason from your own work.",
+    ),
+    say(
+        "moderator",
+        "Tomás Lindqvist, your opening statement, please.",
+    ),
+    call(
+        "engineer",
+        "The moderator said: Tomás Lindqvist, your opening statement, please.\nWhat is your own position on this question: Should cities ban private cars from their centres? Say it in two sentences, with one reason from your own work.",
+    ),
+    say("moderator", "Prof. Amara Singh, over to you."),
+    call(
+        "ethicist",
+        "The moderator said: Prof. Amara Singh, over to you.\nWhat is your own position on this question: Should cities ban private cars from their centres? Say it in two sentences, with one reason from your own work.",
+    ),
+    say(
+        "moderator",
+        "Thank you all. The floor is now open: respond to each other freely.",
+    ),
+    call(
+        "economist",
+        "Do you agree or disagree with the last speaker? Say which, and give one reason from your own work, in two sentences.",
+    ),
+    call(
+        "engineer",
+        "Do you agree or disagree with the last speaker? Say which, and give one reason from your own work, in two sentences.",
+    ),
+    call(
+        "ethicist",
+        "Do you agree or disagree with the last speaker? Say which, and give one reason from your own work, in two sentences.",
+    ),
+    say(
+        "moderator",
+        "Let's focus on where you disagree most. Be direct, and keep it short.",
+    ),
+    call(
+        "engineer",
+        "Where do you disagree most with the others? Say it directly, with one reason, in two sentences.",
+    ),
+    call(
+        "economist",
+        "Where do you disagree most with the others? Say it directly, with one reason, in two sentences.",
+    ),
+    say(
+        "moderator",
+        "Let's look for common ground. Where do your positions meet?",
+    ),
+    call(
+        "ethicist",
+        "Where do you agree with the others? Name one step you could all accept, in two sentences.",
+    ),
+];
+
+/// The pitch rehearsal's first Q&A exchanges, in the rehearsal moderator's words
+/// (`crates/rehearsal-core/src/messages.rs`) on the shipped deck.
+const REHEARSAL: &[Step] = &[
+    present("Good morning. We are Acme Robotics, and we build picking robots."),
+    present(
+        "Manual picking is more than half of labour cost, and turnover is above forty percent.",
+    ),
+    say(
+        "moderator",
+        "Let me pause you there for a moment, because the panel has been listening closely. Marcus Webb, I believe you have a question about The Problem.",
+    ),
+    call(
+        "skeptic",
+        "The slide The Problem says: Mid-size warehouses lose margin to manual picking: picking is 55% of labour cost, and staff turnover runs above 40% a year. Peak-season hiring is slow and expensive.\nAsk the presenter one sharp question about it, in one sentence.",
+    ),
+    present("Picking is 55 percent of labour cost across our six pilot sites."),
+    call(
+        "skeptic",
+        "The presenter answered: Picking is 55 percent of labour cost across our six pilot sites.\nAsk the presenter one short follow-up question that tests this answer.",
+    ),
+    present("The turnover figure comes from public labour statistics for warehouses."),
+    say("moderator", "Priya Sharma, you wanted to build on that?"),
+    call(
+        "analyst",
+        "Ask the presenter one short question of your own that builds on the exchange about The Problem.",
+    ),
+    present("Our robots cut the picking labour cost by half in the pilots."),
+    say(
+        "moderator",
+        "Thank you both. Let's get back to the presentation; please carry on.",
+    ),
+    present("The automation market is forty billion dollars and growing fast."),
+    say(
+        "moderator",
+        "James O'Brien, I believe you have a question about Market Size.",
+    ),
+    call(
+        "contrarian",
+        "The slide Market Size says: The warehouse automation market is $40B and growing 14% a year. Our survey of 120 operators shows 70% plan to automate picking within three years.\nAsk the presenter one sharp question about it, in one sentence.",
+    ),
+    present("Our survey covered one hundred and twenty operators in three countries."),
+    call(
+        "contrarian",
+        "The presenter answered: Our survey covered one hundred and twenty operators in three countries.\nAsk the presenter one short follow-up question that tests this answer.",
+    ),
+];
 
 fn format(name: &str) -> eyre::Result<Format> {
     Ok(match name {
@@ -45,6 +197,7 @@ fn format(name: &str) -> eyre::Result<Format> {
                 (14, "Why is the slope of a curve different at every point?"),
                 (23, "Where would I use derivatives outside of class?"),
             ],
+            script: &[],
         },
         "debate" => Format {
             agenda: "dataflows/agendas/debate.yml",
@@ -55,14 +208,30 @@ fn format(name: &str) -> eyre::Result<Format> {
                 _ => "judge",
             },
             human: &[],
+            script: &[],
         },
         "panel" => Format {
             agenda: "dataflows/agendas/panel.yml",
             participants: &["host", "expert1", "expert2", "guest"],
             next: |i, _| ["host", "expert1", "host", "expert2", "guest"][i % 5],
             human: &[],
+            script: &[],
         },
-        other => bail!("unknown format {other:?} (study, debate, panel)"),
+        "roundtable" => Format {
+            agenda: "dataflows/agendas/roundtable.yml",
+            participants: &["economist", "engineer", "ethicist"],
+            next: |_, _| "moderator",
+            human: &[],
+            script: ROUNDTABLE,
+        },
+        "rehearsal" => Format {
+            agenda: "dataflows/agendas/rehearsal.yml",
+            participants: &["skeptic", "analyst", "contrarian"],
+            next: |_, _| "moderator",
+            human: &[],
+            script: REHEARSAL,
+        },
+        other => bail!("unknown format {other:?} (study, debate, panel, roundtable, rehearsal)"),
     })
 }
 
@@ -138,13 +307,40 @@ pub fn converse(
         Ok(())
     };
     let started = Instant::now();
+    let mut step = 0;
     for turn in 0..turns {
-        if let Some((_, line)) = format.human.iter().find(|(at, _)| *at == turn) {
-            question_id += 1;
-            say(&mut seats, "human", line, question_id, true)?;
-            last = "human".to_owned();
-        }
-        let speaker = (format.next)(turn, &last);
+        // A conducted session: scripted lines up to the next call, then the call.
+        let mut instruction = None;
+        let speaker = if format.script.is_empty() {
+            if let Some((_, line)) = format.human.iter().find(|(at, _)| *at == turn) {
+                question_id += 1;
+                say(&mut seats, "human", line, question_id, true)?;
+                last = "human".to_owned();
+            }
+            (format.next)(turn, &last)
+        } else {
+            loop {
+                let next = &format.script[step % format.script.len()];
+                step += 1;
+                match next {
+                    Step::Say {
+                        speaker,
+                        text,
+                        human,
+                    } => {
+                        question_id += 1;
+                        say(&mut seats, speaker, text, question_id, *human)?;
+                    }
+                    Step::Call {
+                        speaker,
+                        instruction: call,
+                    } => {
+                        instruction = Some(call.to_string());
+                        break *speaker;
+                    }
+                }
+            }
+        };
         question_id += 1;
         let seat = seats
             .iter_mut()
@@ -153,7 +349,7 @@ pub fn converse(
         let outputs = seat.1.handle(BridgeInput::Turn {
             speaker: speaker.to_owned(),
             question_id,
-            instruction: None,
+            instruction,
             context: None,
         });
         let Some(request) = outputs.into_iter().find_map(|o| match o {
@@ -168,6 +364,14 @@ pub fn converse(
                 &request.messages,
                 seat.1.persona().spoken_name(),
             );
+            let prompt = match (&request.plan, &request.instruction) {
+                (Some(plan), Some(instruction))
+                    if plan.action == dialogue_planner::Move::FollowInstruction =>
+                {
+                    prompt.following(instruction)
+                }
+                _ => prompt,
+            };
             for message in prompt.to_messages(false) {
                 eprintln!("<{}>\n{}", message.role.as_str(), message.content);
             }

@@ -4,7 +4,8 @@
 //!   of TURNS turns, with and without reuse of the prompt cache: prompt tokens, time to
 //!   the first words and the first sentence, generation speed (the default model, or GGUF).
 //! - `model-bench converse FORMAT TURNS [GGUF [OUT_DIR]]`: the model talking with itself
-//!   in a dataflow's shape (`study`, `debate`, `panel`), text only (see [`converse`]).
+//!   in a dataflow's shape (`study`, `debate`, `panel`, `roundtable`,
+//!   `rehearsal`), text only (see [`converse`]).
 //! - `model-bench asr WAV_LIST [RECOGNIZER]`: each recognizer (or those whose name holds
 //!   RECOGNIZER) on the clips listed in WAV_LIST (lines of `path<TAB>reference text`):
 //!   word error rate and time per clip.
@@ -28,6 +29,11 @@ use llm_bridge::{
 mod converse;
 
 fn main() -> eyre::Result<()> {
+    // The bridges' own logs (what was refused and why) with RUST_LOG, on stderr.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = repo_root()?;
     match args.first().map(String::as_str) {
