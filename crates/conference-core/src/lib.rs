@@ -16,12 +16,19 @@ use voice_protocol::{ControlCommand, InterruptKind, SessionStatus};
 /// Text kept per utterance; longer utterances still count all their words.
 pub const MAX_UTTERANCE_CHARS: usize = 100_000;
 
+/// How long the human's floor is held at most: the voice detector's longest utterance
+/// (30 s) and the time to recognise it. The player's own limit on a held voice (a safety
+/// net should the controller vanish) is longer.
+pub const HOLD_LIMIT: Duration = Duration::from_secs(35);
+
 /// Timeouts of the controller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConferenceConfig {
     /// A speaker that has not finished its turn after this long is skipped.
     pub turn_timeout: Duration,
-    /// After `speech_started`, how long to wait for the human's transcript.
+    /// How long the human's floor is held (after `speech_started`) without a transcript
+    /// or a backchannel: longer than the voice detector's longest utterance plus its
+    /// recognition ([`HOLD_LIMIT`]).
     pub human_timeout: Duration,
     /// With a player reporting `playback_done`: how many finished utterances may wait
     /// unheard before the next turn is handed out (`Some(1)`: the next speaker generates
@@ -37,7 +44,7 @@ impl Default for ConferenceConfig {
     fn default() -> Self {
         Self {
             turn_timeout: Duration::from_secs(60),
-            human_timeout: Duration::from_secs(20),
+            human_timeout: HOLD_LIMIT,
             max_unplayed: None,
             absent_retry_turns: Some(8),
         }
@@ -63,8 +70,10 @@ pub enum Event {
         speaker: String,
         text: String,
     },
-    /// Voice activity: the human began to speak.
+    /// Voice activity: the human began to speak. The agents' voice is held.
     SpeechStarted,
+    /// What the human said was only a backchannel ("mm-hm"): the held voice goes on.
+    Backchannel,
     /// The player finished (or cut off) the utterance of `question_id`.
     PlaybackDone {
         question_id: u64,
@@ -107,6 +116,12 @@ pub enum Action {
     Status(PolicyStats),
     Utterance(Utterance),
     Notice(Notice),
+    /// The human is speaking: the player holds the agents' voice (fades it out, keeps its
+    /// place).
+    Hold,
+    /// The hold is over without a new question (a backchannel, no words, the hold's
+    /// limit): the held voice plays on.
+    Resume,
 }
 
 /// Things worth logging. [`Notice::is_warning`] tells warnings from routine drops.
@@ -126,7 +141,7 @@ pub enum Notice {
     EmptyHuman { speaker: String },
     #[error("`{speaker}` did not finish its turn within {secs} s; skipping it")]
     TurnTimeout { speaker: String, secs: u64 },
-    #[error("no transcript {secs} s after the human started speaking; continuing")]
+    #[error("no transcript {secs} s after the human started speaking; the held voice goes on")]
     HumanTimeout { secs: u64 },
     #[error(
         "utterance of `{speaker}` exceeds {MAX_UTTERANCE_CHARS} characters; the rest is counted but not kept"
@@ -193,10 +208,6 @@ enum Floor {
     /// Nobody could take the turn: a human (or a participant coming back) goes on.
     Open,
     Speaking(ActiveTurn),
-    /// The human started speaking; their transcript is awaited.
-    AwaitingHuman {
-        since: Duration,
-    },
     /// Enough is generated but unheard: the next turn waits for the player.
     AwaitingPlayback {
         since: Duration,
@@ -215,6 +226,11 @@ pub struct Conference {
     player_gone: bool,
     /// Participants absent for not answering, with the turns handed out since.
     timed_out: std::collections::BTreeMap<usize, u32>,
+    /// The human has been speaking since then: the agents' voice is held and no turn is
+    /// handed out until a transcript, a backchannel or the hold's limit.
+    held_since: Option<Duration>,
+    /// A turn fell due while the floor was held: it goes out when the hold ends.
+    turn_due: bool,
 }
 
 impl Conference {
@@ -226,7 +242,14 @@ impl Conference {
             unplayed: std::collections::BTreeSet::new(),
             player_gone: false,
             timed_out: std::collections::BTreeMap::new(),
+            held_since: None,
+            turn_due: false,
         }
+    }
+
+    /// Whether the human holds the floor (speaking, no transcript yet).
+    pub fn is_held(&self) -> bool {
+        self.held_since.is_some()
     }
 
     pub fn engine(&self) -> &PolicyEngine {
@@ -243,11 +266,17 @@ impl Conference {
 
     /// When the node should send [`Event::Tick`] at the latest.
     pub fn next_deadline(&self) -> Option<Duration> {
-        match &self.floor {
+        let floor = match &self.floor {
             Floor::Idle | Floor::Open => None,
             Floor::Speaking(t) => Some(t.started_at + self.config.turn_timeout),
-            Floor::AwaitingHuman { since } => Some(*since + self.config.human_timeout),
             Floor::AwaitingPlayback { since } => Some(*since + self.config.turn_timeout),
+        };
+        let hold = self
+            .held_since
+            .map(|since| since + self.config.human_timeout);
+        match (floor, hold) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
@@ -265,6 +294,7 @@ impl Conference {
             } => self.on_text(from, text, status, question_id, now, &mut out),
             Event::Human { speaker, text } => self.on_human(speaker, text, now, &mut out),
             Event::SpeechStarted => self.on_speech_started(now, &mut out),
+            Event::Backchannel => self.end_hold(now, &mut out),
             Event::PlaybackDone { question_id } => {
                 self.unplayed.remove(&question_id);
                 if matches!(self.floor, Floor::AwaitingPlayback { .. }) && !self.too_much_unplayed()
@@ -281,6 +311,15 @@ impl Conference {
     }
 
     fn check_deadlines(&mut self, now: Duration, out: &mut Vec<Action>) {
+        if self
+            .held_since
+            .is_some_and(|since| now >= since + self.config.human_timeout)
+        {
+            out.push(Action::Notice(Notice::HumanTimeout {
+                secs: self.config.human_timeout.as_secs(),
+            }));
+            self.end_hold(now, out);
+        }
         match self.next_deadline() {
             Some(deadline) if now >= deadline => {}
             _ => return,
@@ -307,9 +346,6 @@ impl Conference {
                     question_id,
                 });
             }
-            Floor::AwaitingHuman { .. } => out.push(Action::Notice(Notice::HumanTimeout {
-                secs: self.config.human_timeout.as_secs(),
-            })),
             Floor::AwaitingPlayback { .. } => {
                 out.push(Action::Notice(Notice::PlaybackTimeout {
                     secs: self.config.turn_timeout.as_secs(),
@@ -322,6 +358,14 @@ impl Conference {
     }
 
     fn give_next_turn(&mut self, now: Duration, out: &mut Vec<Action>) {
+        if self.held_since.is_some() {
+            // Nobody starts while the human talks; the turn goes out when the hold ends.
+            self.turn_due = true;
+            self.floor = Floor::Idle;
+            out.push(Action::Status(self.engine.stats()));
+            return;
+        }
+        self.turn_due = false;
         self.retry_timed_out(out);
         match self.engine.next_turn() {
             Some(selection) => {
@@ -595,11 +639,13 @@ impl Conference {
         if text.trim().is_empty() {
             out.push(Action::Notice(Notice::EmptyHuman { speaker }));
             // A voice-activity start that produced no words: carry on.
-            if matches!(self.floor, Floor::AwaitingHuman { .. }) {
-                self.give_next_turn(now, out);
-            }
+            self.end_hold(now, out);
             return;
         }
+        // A question: what was held is dropped by the reset below (one fade, already
+        // heard when the hold began).
+        self.held_since = None;
+        self.turn_due = false;
         if let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) {
             self.cut_short(turn, out);
         }
@@ -626,15 +672,26 @@ impl Conference {
         self.give_next_turn(now, out);
     }
 
+    /// The human began to speak: the agents' voice is held (not dropped: a backchannel
+    /// lets it go on) and no new turn starts. The turn in progress keeps generating, so
+    /// that a resumed voice has its next words. Speech starting again during a hold
+    /// (the human goes on after a pause) restarts the hold's limit.
     fn on_speech_started(&mut self, now: Duration, out: &mut Vec<Action>) {
-        if matches!(self.floor, Floor::AwaitingHuman { .. }) {
-            self.floor = Floor::AwaitingHuman { since: now };
+        if self.held_since.replace(now).is_none() {
+            out.push(Action::Hold);
+        }
+    }
+
+    /// The hold ends without a question: the held voice plays on, and a turn that fell
+    /// due meanwhile goes out.
+    fn end_hold(&mut self, now: Duration, out: &mut Vec<Action>) {
+        if self.held_since.take().is_none() {
             return;
         }
-        // Always interrupt, even when nobody is generating: audio may still be playing.
-        self.interrupt(InterruptKind::Cancel, out);
-        self.floor = Floor::AwaitingHuman { since: now };
-        out.push(Action::Status(self.engine.stats()));
+        out.push(Action::Resume);
+        if std::mem::take(&mut self.turn_due) {
+            self.give_next_turn(now, out);
+        }
     }
 
     fn on_control(&mut self, command: ControlCommand, now: Duration, out: &mut Vec<Action>) {
@@ -645,6 +702,8 @@ impl Conference {
                 self.give_next_turn(now, out);
             }
             ControlCommand::Cancel => {
+                // Paused: nothing starts when a hold ends either.
+                self.turn_due = false;
                 self.interrupt(InterruptKind::Cancel, out);
                 out.push(Action::Status(self.engine.stats()));
             }
@@ -655,10 +714,9 @@ impl Conference {
                     speaker: self.engine.name(turn.index).to_owned(),
                     question_id: turn.question_id,
                 }),
-                Floor::Idle
-                | Floor::Open
-                | Floor::AwaitingHuman { .. }
-                | Floor::AwaitingPlayback { .. } => self.give_next_turn(now, out),
+                Floor::Idle | Floor::Open | Floor::AwaitingPlayback { .. } => {
+                    self.give_next_turn(now, out)
+                }
             },
         }
     }

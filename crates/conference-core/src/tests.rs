@@ -92,7 +92,7 @@ fn cold_start_then_turns_follow_the_policy() {
 }
 
 #[test]
-fn human_speech_interrupts_resets_and_tutor_answers() {
+fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
     let mut c = conference(STUDY);
     c.handle(Event::Start, secs(0));
     speak(&mut c, "One two three", secs(1));
@@ -103,23 +103,19 @@ fn human_speech_interrupts_resets_and_tutor_answers() {
         secs(2),
     );
     let out = c.handle(Event::SpeechStarted, secs(2));
-    let cancel = interrupts(&out);
-    assert_eq!(cancel.len(), 1);
-    assert_eq!(cancel[0].0, InterruptKind::Cancel);
-    assert!(cancel[0].1 > q);
-    let cut = utterances(&out);
-    assert_eq!(cut[0].text, "Let me");
-    assert!(cut[0].interrupted);
-    assert!(
-        turns(&out).is_empty(),
-        "nobody is handed the turn while the human talks"
+    assert_eq!(
+        out,
+        [Action::Hold],
+        "held, not dropped: it may be a backchannel"
     );
-    // A late chunk of the cancelled turn is dropped.
+    assert!(c.is_held());
+    // The held turn goes on generating; when it ends, nobody starts while the human talks.
     let out = c.handle(
-        text(&tutor, " explain", Some(SessionStatus::Ongoing), Some(q)),
+        text(&tutor, " explain.", Some(SessionStatus::Ended), Some(q)),
         secs(2),
     );
-    assert!(matches!(out[..], [Action::Notice(Notice::Stale { .. })]));
+    assert!(turns(&out).is_empty(), "{out:?}");
+    assert_eq!(utterances(&out)[0].text, "Let me explain.");
 
     let out = c.handle(
         Event::Human {
@@ -128,18 +124,83 @@ fn human_speech_interrupts_resets_and_tutor_answers() {
         },
         secs(3),
     );
+    assert!(!c.is_held());
     let reset = interrupts(&out);
+    assert_eq!(reset.len(), 1);
     assert_eq!(reset[0].0, InterruptKind::Reset);
-    assert!(reset[0].1 > cancel[0].1);
+    assert!(reset[0].1 > q);
+    assert!(
+        !out.contains(&Action::Resume),
+        "the question drops what was held"
+    );
     let said = utterances(&out);
     assert!(said[0].human);
     assert_eq!(said[0].question_id, reset[0].1);
     let next = turns(&out);
+    assert_eq!(next.len(), 1);
     assert_eq!(next[0].0, "tutor");
     assert!(next[0].1 > reset[0].1);
     let stats = c.engine().stats();
-    assert_eq!(stats.word_counts.get("student1"), Some(0));
     assert_eq!(stats.word_counts.get("human"), Some(5));
+}
+
+#[test]
+fn a_question_cuts_the_held_turn_short() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    let (who, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
+    c.handle(
+        text(&who, "Let me", Some(SessionStatus::Started), Some(q)),
+        secs(1),
+    );
+    c.handle(Event::SpeechStarted, secs(1));
+    let out = c.handle(
+        Event::Human {
+            speaker: "human".into(),
+            text: "Wait, why?".into(),
+        },
+        secs(2),
+    );
+    let cut = utterances(&out);
+    assert_eq!(cut[0].text, "Let me");
+    assert!(cut[0].interrupted);
+    // A late chunk of the cut turn is stale.
+    let out = c.handle(
+        text(&who, " go", Some(SessionStatus::Ongoing), Some(q)),
+        secs(2),
+    );
+    assert!(matches!(out[..], [Action::Notice(Notice::Stale { .. })]));
+}
+
+#[test]
+fn a_backchannel_resumes_and_the_due_turn_goes_out() {
+    let mut c = conference(STUDY);
+    c.handle(Event::Start, secs(0));
+    let (who, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
+    assert_eq!(c.handle(Event::SpeechStarted, secs(1)), [Action::Hold]);
+    // Speech again within the hold: still one hold.
+    assert!(c.handle(Event::SpeechStarted, secs(2)).is_empty());
+    let out = c.handle(
+        text(&who, "Done.", Some(SessionStatus::Ended), Some(q)),
+        secs(2),
+    );
+    assert!(turns(&out).is_empty());
+    let out = c.handle(Event::Backchannel, secs(3));
+    assert_eq!(out[0], Action::Resume);
+    assert_eq!(turns(&out).len(), 1, "{out:?}");
+    assert!(interrupts(&out).is_empty(), "nothing was dropped");
+    // A backchannel without a hold does nothing.
+    assert!(c.handle(Event::Backchannel, secs(4)).is_empty());
+    // No words after speech: the same as a backchannel.
+    c.handle(Event::SpeechStarted, secs(5));
+    let out = c.handle(
+        Event::Human {
+            speaker: "human".into(),
+            text: " ".into(),
+        },
+        secs(6),
+    );
+    assert!(out.contains(&Action::Resume), "{out:?}");
 }
 
 #[test]
@@ -205,13 +266,14 @@ fn missing_transcript_after_speech_started_times_out() {
     let mut c = conference(STUDY);
     c.handle(Event::Start, secs(0));
     c.handle(Event::SpeechStarted, secs(1));
-    assert_eq!(c.next_deadline(), Some(secs(21)));
-    let out = c.handle(Event::Tick, secs(21));
+    assert_eq!(c.next_deadline(), Some(secs(36)));
+    let out = c.handle(Event::Tick, secs(36));
     assert!(
         out.iter()
             .any(|a| matches!(a, Action::Notice(Notice::HumanTimeout { .. })))
     );
-    assert_eq!(turns(&out).len(), 1);
+    assert!(out.contains(&Action::Resume), "{out:?}");
+    assert!(!c.is_held());
 }
 
 #[test]
@@ -540,6 +602,7 @@ enum Step {
     Chunk(u8),
     Stale,
     SpeechStarted,
+    Backchannel,
     Human(u8),
     Control(u8),
     Wait(u8),
@@ -552,6 +615,7 @@ fn step() -> impl Strategy<Value = Step> {
         3 => any::<u8>().prop_map(Step::Chunk),
         1 => Just(Step::Stale),
         1 => Just(Step::SpeechStarted),
+        1 => Just(Step::Backchannel),
         1 => any::<u8>().prop_map(Step::Human),
         1 => (0u8..4).prop_map(Step::Control),
         1 => any::<u8>().prop_map(Step::Wait),
@@ -580,6 +644,7 @@ proptest! {
                 }
                 Step::Stale => text("tutor", "old", Some(SessionStatus::Ended), Some(last_id.saturating_sub(3))),
                 Step::SpeechStarted => Event::SpeechStarted,
+                Step::Backchannel => Event::Backchannel,
                 Step::Human(n) => Event::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5) },
                 Step::Control(k) => Event::Control([ControlCommand::Reset, ControlCommand::Cancel, ControlCommand::Stats, ControlCommand::Ready][k as usize]),
                 Step::Wait(n) => { now += Duration::from_secs(n as u64); Event::Tick }
@@ -587,6 +652,24 @@ proptest! {
             };
             all.extend(c.handle(event, now));
             prop_assert!(c.current_turn().is_none() || c.next_deadline().is_some());
+            // Every hold ends: by a transcript, a backchannel or its deadline.
+            prop_assert!(!c.is_held() || c.next_deadline().is_some());
+        }
+        // While the floor is held (between a hold and its resume or a reset), no new turn
+        // is handed out (a node that joined late may be told the current one again).
+        let mut held = false;
+        let mut newest = 0;
+        for a in &all {
+            match a {
+                Action::Hold => held = true,
+                Action::Resume => held = false,
+                Action::Interrupt { kind: InterruptKind::Reset, .. } => held = false,
+                Action::Turn { question_id, .. } => {
+                    prop_assert!(!held || *question_id <= newest, "a new turn while the human holds the floor");
+                    newest = newest.max(*question_id);
+                }
+                _ => {}
+            }
         }
         for a in &all {
             match a {

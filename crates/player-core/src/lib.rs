@@ -31,8 +31,11 @@ use voice_protocol::clips::{
 
 pub use clips::{ClipAudit, ClipDeck};
 
-/// A pause that neither a backchannel nor an interrupt resolves ends by itself.
-pub const PAUSE_LIMIT_SECS: u64 = 10;
+/// A pause that neither a resume nor an interrupt resolves ends by itself: a safety net
+/// should the controller that holds the human's floor vanish. Longer than the
+/// controller's own limit on a hold (35 s: the voice detector's longest utterance, 30 s,
+/// and its recognition), so that a long question is never talked over.
+pub const PAUSE_LIMIT_SECS: u64 = 40;
 
 /// Utterances held at once, the one sounding included. A conversation holds one or two; a
 /// flood of new question ids past this is refused (each refused utterance is reported
@@ -408,14 +411,17 @@ impl Player {
                 }
             }
             PlayerInput::Interrupt { question_id } => {
-                // The interrupt decides what happens to held audio: the rest plays on.
-                self.paused_since = None;
+                // The interrupt decides what happens to held audio: the rest plays on. A
+                // held voice already faded out when the hold began: no second fade.
+                let held = self.paused_since.take().is_some();
                 self.stale.interrupt(question_id);
                 let stale: Vec<u64> = self.queue.range(..question_id).map(|(q, _)| *q).collect();
                 for q in stale {
                     let mut utterance = self.queue.remove(&q).expect("listed above");
                     if let Some(start) = utterance.started_at {
-                        self.start_fade(&utterance);
+                        if !held {
+                            self.start_fade(&utterance);
+                        }
                         utterance.credit_partial();
                         events.push(PlayerEvent::PlaybackDone(TimelineRecord {
                             speaker: utterance.speaker,

@@ -183,6 +183,28 @@ fn pause_holds_and_resume_continues_where_it_stopped() {
     assert!(samples.contains(&0.5));
 }
 
+#[test]
+fn an_interrupt_after_a_pause_fades_nothing_twice() {
+    let mut p = player();
+    p.handle(segment(1, 0, true, "one two three four"));
+    p.handle(PlayerInput::Audio {
+        question_id: 1,
+        index: 0,
+        samples: vec![0.5; 100],
+    });
+    play(&mut p, 1);
+    p.handle(PlayerInput::Pause);
+    // The hold fades the voice out once...
+    let (held, _, _) = play(&mut p, 1);
+    assert!(held[..5].iter().any(|s| *s != 0.0) && held[5..].iter().all(|s| *s == 0.0));
+    // ...and the question that follows drops it without sounding it again.
+    let events = p.handle(PlayerInput::Interrupt { question_id: 2 });
+    assert!(!p.is_fading(), "a second fade would replay the held voice");
+    let (after, _, _) = play(&mut p, 2);
+    assert!(after.iter().all(|s| *s == 0.0));
+    assert!(done(&events)[0].interrupted);
+}
+
 proptest! {
     /// Whatever arrives in whatever order: one voice at a time, question ids never go
     /// back, and nothing older than an interrupt is audible after the block that follows

@@ -141,6 +141,10 @@ pub mod keys {
     pub const EXCHANGE_ID: &str = "exchange_id";
     /// String, on clip messages: the clip concerned.
     pub const CLIP_ID: &str = "clip_id";
+    /// Integer, on the controller's `pause`: when the voice detector's `speech_started`
+    /// was sent (microseconds since the Unix epoch), so that the player measures voice
+    /// onset → silence over both hops.
+    pub const ONSET_SENT_US: &str = "onset_sent_us";
 }
 
 /// Where a streamed chunk sits in its utterance. No status means a complete message.

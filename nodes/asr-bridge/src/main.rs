@@ -1,7 +1,8 @@
 //! `asr-bridge`: `audio` in (Float32, metadata `sample_rate`), from a microphone or an
-//! audio source node. Outputs `speech_started` as soon as voice begins (wire it to the
-//! player's `pause`), then `transcript` (a real turn, `session_status` ended, for the
-//! controller's `human` input) or `backchannel` (wire it to the player's `resume`).
+//! audio source node. Outputs `speech_started` as soon as voice begins, then `transcript`
+//! (a real turn, `session_status` ended, for the controller's `human` input) or
+//! `backchannel`: all three go to the controller, which holds and releases the human's
+//! floor (the player's `pause` / `resume`).
 //! Decisions live in [`asr_core`]; recognition runs on a worker thread.
 //! Any input named `audio_<source>` (e.g. `audio_console`, a browser's microphone) is a
 //! second microphone of the same human, with a voice detector of its own.

@@ -1,9 +1,11 @@
 //! `conference-controller`: Arrow in → [`conference_core`] → Arrow out.
 //!
 //! Inputs: one per participant (its text), `human`, `human_text` (optional: typed words,
-//! e.g. from the console, taken exactly like `human`), `speech_started`, `control`,
-//! `playback_done` (optional, from the player).
-//! Outputs: `turn`, `interrupt`, `status`, `utterance`. See docs/ARCHITECTURE.md.
+//! e.g. from the console, taken exactly like `human`), `speech_started` and `backchannel`
+//! (the voice detector's: the human's floor), `control`, `playback_done` (optional, from
+//! the player).
+//! Outputs: `turn`, `interrupt`, `status`, `utterance`, and `pause` / `resume` for the
+//! player (the human's floor held and released). See docs/ARCHITECTURE.md.
 
 use std::time::Instant;
 
@@ -37,7 +39,10 @@ fn main() -> eyre::Result<()> {
             })
             .unwrap_or_default(),
         turn_timeout_ms: secs_ms("TURN_TIMEOUT_SECS", 60.0)?,
-        human_timeout_ms: secs_ms("HUMAN_TIMEOUT_SECS", 20.0)?,
+        human_timeout_ms: secs_ms(
+            "HUMAN_TIMEOUT_SECS",
+            conference_core::HOLD_LIMIT.as_secs_f64(),
+        )?,
         max_unplayed: node_kit::env_opt("MAX_UNPLAYED_TURNS")
             .map(|v| v.trim().parse::<usize>())
             .transpose()
@@ -77,7 +82,10 @@ fn main() -> eyre::Result<()> {
     };
 
     let actions = decide(&mut conference, Event::Start);
-    emit(&mut node, actions)?;
+    emit(&mut node, actions, None)?;
+    // When the voice detector sent the last `speech_started` (µs since the Unix epoch):
+    // the player's `pause` carries it, so onset → silence is measured over both hops.
+    let mut onset_sent_us = None;
     loop {
         let wait = conference
             .next_deadline()
@@ -95,10 +103,17 @@ fn main() -> eyre::Result<()> {
                         };
                         actions.extend(decide(&mut conference, event));
                     }
-                    emit(&mut node, actions)?;
+                    emit(&mut node, actions, None)?;
                     continue;
                 }
                 DoraEvent::Input { id, metadata, data } => {
+                    if id.as_str() == ids::SPEECH_STARTED {
+                        let sent = metadata.timestamp().get_time().to_system_time();
+                        onset_sent_us = sent
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .ok()
+                            .map(|d| d.as_micros() as i64);
+                    }
                     match to_core_event(id.as_str(), &metadata.parameters, &data) {
                         Some(event) => event,
                         None => continue,
@@ -119,7 +134,7 @@ fn main() -> eyre::Result<()> {
             },
         };
         let actions = decide(&mut conference, event);
-        emit(&mut node, actions)?;
+        emit(&mut node, actions, onset_sent_us)?;
     }
     tracing::info!(stats = %conference.engine().stats().to_json(), "conference controller stopped");
     Ok(())
@@ -140,8 +155,8 @@ fn to_core_event(
     };
     let text = match text_of(data) {
         Ok(text) => text,
-        Err(e) if id == ids::SPEECH_STARTED => {
-            tracing::debug!(error = %e, "speech_started payload ignored");
+        Err(e) if id == ids::SPEECH_STARTED || id == ids::BACKCHANNEL => {
+            tracing::debug!(input = id, error = %e, "payload ignored");
             String::new()
         }
         // An explicit stream status still counts (an `ended` chunk must end the turn).
@@ -163,6 +178,7 @@ fn to_core_event(
             }
         },
         ids::SPEECH_STARTED => Some(Event::SpeechStarted),
+        ids::BACKCHANNEL => Some(Event::Backchannel),
         ids::PLAYBACK_DONE => match node_kit::question_id(params) {
             Some(question_id) => Some(Event::PlaybackDone { question_id }),
             None => {
@@ -190,9 +206,21 @@ fn to_core_event(
     }
 }
 
-fn emit(node: &mut DoraNode, actions: Vec<Action>) -> eyre::Result<()> {
+fn emit(node: &mut DoraNode, actions: Vec<Action>, onset_sent_us: Option<i64>) -> eyre::Result<()> {
     for action in actions {
         match action {
+            Action::Hold => {
+                tracing::info!("the human speaks: the agents' voice is held");
+                let mut params = Params::new();
+                if let Some(at) = onset_sent_us {
+                    params = params.int(keys::ONSET_SENT_US, at);
+                }
+                node.send_output(ids::PAUSE.into(), params.build(), "hold")?;
+            }
+            Action::Resume => {
+                tracing::info!("no question: the held voice goes on");
+                node.send_output(ids::RESUME.into(), Default::default(), "resume")?;
+            }
             Action::Turn {
                 speaker,
                 question_id,

@@ -28,7 +28,7 @@ fn turns_follow_the_policy_and_human_speech_resets() {
             chunk(0.06, "student1", "a limit?", "ended", 1),
             chunk(0.10, "tutor", "A limit is ", "started", 2),
             input(0.15, "speech_started", json!(null), json!(null)),
-            // Late chunk of the cancelled turn: dropped.
+            // The held turn ends; nobody starts while the human talks.
             chunk(0.16, "tutor", "what a function", "ended", 2),
             input(
                 0.20,
@@ -49,12 +49,14 @@ fn turns_follow_the_policy_and_human_speech_resets() {
     assert!(run.success, "{}", run.stderr);
     let turns = run.texts_of("turn");
     assert_eq!(turns, ["student1", "tutor", "tutor"], "{}", run.stderr);
-    assert_eq!(run.texts_of("interrupt"), ["cancel", "reset"]);
+    // The human's first sound holds the voice; the question drops it (one reset).
+    assert_eq!(run.texts_of("pause"), ["hold"]);
+    assert_eq!(run.texts_of("interrupt"), ["reset"]);
     assert_eq!(
         run.texts_of("utterance"),
         [
             "What is a limit?",
-            "A limit is ",
+            "A limit is what a function",
             "Can you give an example?"
         ]
     );
@@ -63,10 +65,35 @@ fn turns_follow_the_policy_and_human_speech_resets() {
     assert_eq!(last_status["current_speaker"], "tutor");
     assert_eq!(last_status["word_counts"]["human"], 5);
     assert_eq!(last_status["word_counts"]["student1"], 0);
-    // The order of outputs: the interrupt goes out before anything else of the human turn.
+    // The order of outputs: the hold goes out before anything else of the human turn.
     let ids: Vec<String> = run.texts().into_iter().map(|(id, _)| id).collect();
-    let cancel = ids.iter().position(|i| i == "interrupt").unwrap();
-    assert!(ids[..cancel].iter().filter(|i| *i == "turn").count() == 2);
+    let hold = ids.iter().position(|i| i == "pause").unwrap();
+    assert!(ids[..hold].iter().filter(|i| *i == "turn").count() == 2);
+}
+
+#[test]
+fn a_backchannel_releases_the_held_voice() {
+    let run = run_node(
+        Path::new(BIN),
+        &[("DORA_POLICY_PATTERN", STUDY)],
+        vec![
+            chunk(0.05, "student1", "What is ", "started", 1),
+            input(0.10, "speech_started", json!(["human"]), json!(null)),
+            chunk(0.12, "student1", "a limit?", "ended", 1),
+            input(0.20, "backchannel", json!(["mm-hm"]), json!(null)),
+            stop(0.4),
+        ],
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(run.texts_of("pause"), ["hold"]);
+    assert_eq!(run.texts_of("resume"), ["resume"]);
+    assert!(run.texts_of("interrupt").is_empty());
+    // The turn that fell due during the hold goes out after it.
+    assert_eq!(run.texts_of("turn"), ["student1", "tutor"]);
+    let ids: Vec<String> = run.texts().into_iter().map(|(id, _)| id).collect();
+    let resume = ids.iter().position(|i| i == "resume").unwrap();
+    assert_eq!(ids[resume + 1..].iter().filter(|i| *i == "turn").count(), 1);
 }
 
 #[test]

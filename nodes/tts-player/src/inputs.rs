@@ -7,9 +7,17 @@ use node_kit::text_of;
 use player_core::PlayerInput;
 use voice_protocol::{hub, hub::LocalQuestionIds, ids, keys};
 
-/// Microseconds from the sender's timestamp until now.
-pub fn received_us(metadata: &dora_node_api::Metadata) -> u64 {
-    micros_since_sent(metadata, std::time::SystemTime::now())
+/// Microseconds from the voice's onset until now: from the time the controller's `pause`
+/// names (the voice detector's send), else from the pause's own send.
+pub fn since_onset_us(metadata: &dora_node_api::Metadata) -> u64 {
+    let now = std::time::SystemTime::now();
+    match node_kit::int_param(&metadata.parameters, keys::ONSET_SENT_US) {
+        Some(onset) if onset > 0 => {
+            let onset = std::time::UNIX_EPOCH + std::time::Duration::from_micros(onset as u64);
+            now.duration_since(onset).unwrap_or_default().as_micros() as u64
+        }
+        _ => micros_since_sent(metadata, now),
+    }
 }
 
 /// Microseconds from the sender's timestamp until `at`.

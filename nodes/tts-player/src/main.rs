@@ -1,5 +1,5 @@
-//! `tts-player`: `segment` and `interrupt` in (optionally `pause` / `resume` from the ASR
-//! bridge's `speech_started` / `backchannel`); speech out to the sound device (when there
+//! `tts-player`: `segment` and `interrupt` in (optionally `pause` / `resume`, the
+//! controller's hold of the human's floor); speech out to the sound device (when there
 //! is one), `conversation.wav` and `timeline.jsonl` in the session folder, and the outputs
 //! `audio` (Float32 blocks), `playback_started` and `playback_done`. Decisions live in
 //! [`player_core::Player`]; synthesis runs on a worker thread.
@@ -30,7 +30,7 @@ use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput};
 use voice_protocol::{hub::LocalQuestionIds, ids, keys};
 
 use crate::{
-    inputs::{micros_since_sent, received_us, to_player_input},
+    inputs::{micros_since_sent, since_onset_us, to_player_input},
     output::{Device, Recording},
     synth::{Job, spawn_synthesizer},
 };
@@ -83,7 +83,7 @@ fn main() -> eyre::Result<()> {
                 Ok(DoraEvent::Input { id, metadata, data }) => {
                     let cut_off = matches!(id.as_str(), ids::PAUSE | ids::INTERRUPT);
                     let barge_in = (id.as_str() == ids::PAUSE)
-                        .then(|| (received_us(&metadata), player.is_busy() && !player.is_paused()));
+                        .then(|| (since_onset_us(&metadata), player.is_busy() && !player.is_paused()));
                     if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data, &mut local_ids, rate) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);
