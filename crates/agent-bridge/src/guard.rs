@@ -131,6 +131,32 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "i am here to help",
 ];
 
+/// Words that may stand between a name and its verb ("Dr. Nadia also states").
+const ADVERBS: &[&str] = &[
+    "also", "then", "now", "clearly", "further", "again", "still",
+];
+
+/// What the speaker's own name may possess in a narrator's line ("Tomás Lindqvist's
+/// position: …", said by Tomás).
+const POSSESSED: &[&str] = &[
+    "position",
+    "point",
+    "statement",
+    "closing",
+    "opening",
+    "view",
+    "argument",
+    "answer",
+    "question",
+    "last",
+    "final",
+    "tone",
+    "mood",
+    "message",
+    "response",
+    "reply",
+];
+
 /// Verbs after another participant's name that make a sentence report on them.
 const REPORTING: &[&str] = &[
     "said",
@@ -169,6 +195,16 @@ const REPORTING: &[&str] = &[
     "claimed",
     "wants",
     "wanted",
+    "felt",
+    "feels",
+    "acknowledged",
+    "acknowledges",
+    "insists",
+    "insisted",
+    "replied",
+    "replies",
+    "responded",
+    "responds",
 ];
 
 /// Verbs after the speaker's own name that make a sentence narrate it in the third
@@ -209,6 +245,11 @@ const NARRATING: &[&str] = &[
     "feels",
     "knows",
     "hopes",
+    "felt",
+    "acknowledged",
+    "states",
+    "replied",
+    "responded",
 ];
 
 /// How many words a statement before the question of an asking turn may have.
@@ -394,20 +435,39 @@ impl SentenceGuard {
         while rest.next_if(|w| TITLES.contains(w)).is_some() {}
         let mut own = false;
         let mut other = false;
+        let mut possessive = false;
         while let Some(word) = rest.peek() {
-            if self.own_names.iter().any(|n| n == word) {
+            // "Lindqvist's position: …" names its speaker like "Lindqvist says".
+            let (name, s) = match word.strip_suffix("'s").or_else(|| word.strip_suffix("’s")) {
+                Some(name) => (name, true),
+                None => (*word, false),
+            };
+            if self.own_names.iter().any(|n| n == name) {
                 own = true;
-            } else if self.other_names.iter().any(|n| n == word) {
+            } else if self.other_names.iter().any(|n| n == name) {
                 other = true;
             } else {
                 break;
             }
+            possessive |= s;
             rest.next();
+            if s {
+                break;
+            }
         }
-        let Some(verb) = rest.next() else {
+        if !own && !other {
+            return false;
+        }
+        // "Dr. Nadia also states …": an adverb between the name and its verb.
+        while rest.next_if(|w| ADVERBS.contains(w)).is_some() {}
+        let Some(next) = rest.next() else {
             return false;
         };
-        (own && !other && NARRATING.contains(&verb)) || (other && !own && REPORTING.contains(&verb))
+        if possessive {
+            return (own && POSSESSED.contains(&next))
+                || (other && ["tone", "mood", "message"].contains(&next));
+        }
+        (own && !other && NARRATING.contains(&next)) || (other && !own && REPORTING.contains(&next))
     }
 
     fn is_echo(&self, words: &[String]) -> bool {
@@ -662,6 +722,10 @@ mod tests {
             "Ms. Rivera just asked us to discuss the slope.",
             "Dr. Nadia Okafor suggested a compromise.",
             "Mia agrees with the tutor.",
+            "Ben's position: the slope is complex.",
+            "Dr. Nadia also states that Ben believes it.",
+            "Mia felt that Ben's message was unclear.",
+            "Mia's tone has been calm since the tutor cut in.",
         ] {
             assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
         }
@@ -671,6 +735,7 @@ mod tests {
             "Ms. Rivera, why is the slope a limit?",
             "Mia is right that the slope changes at every point.",
             "I think the slope is six at three.",
+            "Mia's point about the secant misses the limit.",
         ] {
             assert_eq!(g.check(line), None, "{line}");
         }
