@@ -56,6 +56,10 @@ pub struct Agenda {
     pub agenda: Vec<String>,
     #[serde(default)]
     pub lexicon: Vec<String>,
+    /// Speakers whose lines come from a phrase library, not a model (a moderator's calls
+    /// and acknowledgements): context for the others' lines, never scored themselves.
+    #[serde(default)]
+    pub conductors: Vec<String>,
 }
 
 impl Agenda {

@@ -66,6 +66,8 @@ pub struct Scorer {
     lexicon: Lexicon,
     instructions: Instructions,
     personas: Vec<Persona>,
+    /// Speakers scored as context only (the agenda's `conductors`).
+    conductors: Vec<String>,
 }
 
 /// What is known of one line while scoring.
@@ -83,6 +85,7 @@ impl Scorer {
             lexicon: Lexicon::from_agenda(agenda),
             instructions: Instructions::new(personas),
             personas: personas.to_vec(),
+            conductors: agenda.conductors.clone(),
         }
     }
 
@@ -96,8 +99,10 @@ impl Scorer {
                 // Cut off before a word was heard: no line a listener heard, like a
                 // turn cut before its first word (counted apart, not scored).
                 let unheard = !line.human && line.interrupted && words.is_empty();
+                // A conductor's scripted line is context, never a model's contribution.
+                let conducting = !line.human && self.conductors.contains(&line.speaker);
                 LineFacts {
-                    scored: line.start_ms >= options.skip_before_ms && !unheard,
+                    scored: line.start_ms >= options.skip_before_ms && !unheard && !conducting,
                     unheard,
                     words,
                     pleasantry_only: !line.human && pleasantry::is_pleasantry_only(&line.text),
@@ -131,7 +136,7 @@ impl Scorer {
                 reasons.entry(i).or_default().extend(found);
             }
         }
-        for (questions, answer) in answers_to_the_human(lines, &facts) {
+        for (questions, answer) in answers_to_the_human(lines, &facts, &self.conductors) {
             report.human_answers_addressed.total += 1;
             let words: Vec<String> = questions
                 .iter()
@@ -239,10 +244,18 @@ impl Scorer {
 /// person who pauses mid-sentence is heard twice) holding a scored line with a content
 /// word, with the next agent line heard after it. A question the session ended before
 /// answering (no agent line follows) is not counted.
-fn answers_to_the_human(lines: &[Utterance], facts: &[LineFacts]) -> Vec<(Vec<usize>, usize)> {
+fn answers_to_the_human(
+    lines: &[Utterance],
+    facts: &[LineFacts],
+    conductors: &[String],
+) -> Vec<(Vec<usize>, usize)> {
     let mut pairs = Vec::new();
     let mut asked: Vec<usize> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
+        if conductors.contains(&line.speaker) && !line.human {
+            // A moderator's "Mm-hmm" answers nobody: the participant after it does.
+            continue;
+        }
         if line.human {
             if facts[i].scored && !answers::content_stems(&facts[i].words).is_empty() {
                 asked.push(i);

@@ -7,6 +7,7 @@ fn agenda() -> Agenda {
         topic: "derivatives in first-year calculus".into(),
         agenda: vec!["the power rule".into()],
         lexicon: vec!["slope".into(), "tangent".into(), "x".into()],
+        conductors: Vec::new(),
     }
 }
 
@@ -54,6 +55,39 @@ fn assess(lines: &[(&str, &str)]) -> Report {
         },
         Options::default(),
     )
+}
+
+#[test]
+fn a_conductors_lines_are_context_not_scored() {
+    let agenda = Agenda {
+        conductors: vec!["moderator".into()],
+        ..agenda()
+    };
+    let lines: Vec<Utterance> = [
+        ("human", "Why is the slope a limit?"),
+        ("moderator", "Mm-hmm."),
+        ("student1", "The slope is a limit of secant slopes."),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (s, t))| Utterance {
+        question_id: i as u64 + 1,
+        start_ms: i as u64 * 1000,
+        ..line(s, t)
+    })
+    .collect();
+    let report = Scorer::new(&agenda, &[]).assess(
+        &Session {
+            lines,
+            events: None,
+        },
+        Options::default(),
+    );
+    // The moderator's acknowledgement is neither an agent line nor the answer.
+    assert_eq!(report.agent_lines, 1);
+    assert_eq!(report.on_topic.count, 1);
+    assert_eq!(report.human_answers_addressed.total, 1);
+    assert_eq!(report.human_answers_addressed.count, 1);
 }
 
 #[test]

@@ -44,6 +44,7 @@ mod tests {
             topic: "derivatives in first-year calculus".into(),
             agenda: vec!["the power rule".into()],
             lexicon: vec!["slope".into(), "Tangent".into()],
+            conductors: Vec::new(),
         })
     }
 
