@@ -112,6 +112,12 @@ pub const PLEASANTRIES: &[&str] = &[
     "makes sense",
     "oh",
     "hmm",
+    "surely",
+    "you're right",
+    "you are right",
+    "you're absolutely right",
+    "you're absolutely",
+    "indeed",
 ];
 
 /// What an assistant says, never a participant of a conversation: refused like filler.
@@ -129,6 +135,11 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "is there anything else",
     "i'm here to help",
     "i am here to help",
+    "sorry for any confusion",
+    "sorry for the confusion",
+    "sorry for the misunderstanding",
+    "sorry for any misunderstanding",
+    "apologize for",
 ];
 
 /// Words that may stand between a name and its verb ("Dr. Nadia also states").
@@ -710,6 +721,21 @@ mod tests {
             &names(&["student1", "Ben"]),
             &names(&["tutor", "Ms. Rivera", "student2", "Mia", "Dr. Nadia Okafor"]),
         )
+    }
+
+    #[test]
+    fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
+        let g = guard(&["Mia: What is a limit?"]);
+        for line in [
+            "Surely!",
+            "You're right.",
+            "You're absolutely right!",
+            "I'm sorry for the misunderstanding earlier.",
+            "I'm sorry for any confusion earlier.",
+        ] {
+            assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
+        }
+        assert_eq!(g.check("You're right that the slope is six."), None);
     }
 
     #[test]
