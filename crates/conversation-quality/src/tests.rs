@@ -39,6 +39,11 @@ fn line(speaker: &str, text: &str) -> Utterance {
 }
 
 fn assess(lines: &[(&str, &str)]) -> Report {
+    assess_with(&scorer(), lines)
+}
+
+/// `lines` one second apart, scored by `scorer`.
+fn assess_with(scorer: &Scorer, lines: &[(&str, &str)]) -> Report {
     let lines = lines
         .iter()
         .enumerate()
@@ -48,7 +53,7 @@ fn assess(lines: &[(&str, &str)]) -> Report {
             ..line(s, t)
         })
         .collect();
-    scorer().assess(
+    scorer.assess(
         &Session {
             lines,
             events: None,
@@ -63,25 +68,13 @@ fn a_conductors_lines_are_context_not_scored() {
         conductors: vec!["moderator".into()],
         ..agenda()
     };
-    let lines: Vec<Utterance> = [
-        ("human", "Why is the slope a limit?"),
-        ("moderator", "Mm-hmm."),
-        ("student1", "The slope is a limit of secant slopes."),
-    ]
-    .iter()
-    .enumerate()
-    .map(|(i, (s, t))| Utterance {
-        question_id: i as u64 + 1,
-        start_ms: i as u64 * 1000,
-        ..line(s, t)
-    })
-    .collect();
-    let report = Scorer::new(&agenda, &[]).assess(
-        &Session {
-            lines,
-            events: None,
-        },
-        Options::default(),
+    let report = assess_with(
+        &Scorer::new(&agenda, &[]),
+        &[
+            ("human", "Why is the slope a limit?"),
+            ("moderator", "Mm-hmm."),
+            ("student1", "The slope is a limit of secant slopes."),
+        ],
     );
     // The moderator's acknowledgement is neither an agent line nor the answer.
     assert_eq!(report.agent_lines, 1);
