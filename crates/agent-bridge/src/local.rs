@@ -535,8 +535,15 @@ impl OutputFilter {
         let cut = if all {
             self.pending.len()
         } else {
-            match self.pending.rfind(char::is_whitespace) {
-                Some(i) => i + 1,
+            // After the last whitespace, which may take more than one byte (a model may
+            // write a no-break space).
+            match self
+                .pending
+                .char_indices()
+                .rev()
+                .find(|(_, c)| c.is_whitespace())
+            {
+                Some((i, c)) => i + c.len_utf8(),
                 None => return false,
             }
         };
@@ -1054,6 +1061,16 @@ mod tests {
                 .asked,
             None
         );
+    }
+
+    #[test]
+    fn a_whitespace_of_several_bytes_ends_a_word_without_a_panic() {
+        let mut f = OutputFilter::new(vec![], 60);
+        let mut said = f.push("Ein\u{a0}Wort\u{3000}und ").text;
+        said.push_str(&f.push("noch eines.").text);
+        said.push_str(&f.finish().text);
+        assert!(said.contains("Wort"), "{said}");
+        assert!(said.contains("noch eines."), "{said}");
     }
 
     #[test]
