@@ -32,7 +32,15 @@ impl Voice {
             let pcm = if text.ends_with(".wav") {
                 decode_wav(&std::fs::read(text).with_context(|| format!("cannot read {text}"))?)?
             } else {
-                speaker.speak(text)?
+                match speaker.speak(text) {
+                    Ok(pcm) => pcm,
+                    // A machine busy loading every model at start can starve one synthesis
+                    // call past its deadline: once more before the human gives up.
+                    Err(first) => {
+                        tracing::warn!(error = %first, "the human's line was not voiced; trying once more");
+                        speaker.speak(text)?
+                    }
+                }
             };
             clips.push(resample(&pcm.samples, pcm.sample_rate, rate));
         }
