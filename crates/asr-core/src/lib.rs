@@ -14,6 +14,8 @@
 //!
 //! Time is the number of samples pushed; audio arrives as mono `f32` at one sample rate.
 
+pub mod end_of_turn;
+pub mod endpoint;
 pub mod whisper;
 
 use std::collections::VecDeque;
@@ -34,6 +36,9 @@ pub struct VadConfig {
     pub preroll_ms: u32,
     /// Utterances are cut at this length.
     pub max_ms: u32,
+    /// Silence after which the utterance so far is offered for early recognition
+    /// ([`VadEvent::Paused`]); 0: never (only `end_ms` ends a turn).
+    pub pause_ms: u32,
 }
 
 impl VadConfig {
@@ -46,6 +51,7 @@ impl VadConfig {
             end_ms: 700,
             preroll_ms: 200,
             max_ms: 30_000,
+            pause_ms: 0,
         }
     }
 
@@ -64,6 +70,15 @@ pub enum VadEvent {
         start_ms: u64,
         end_ms: u64,
     },
+    /// The speaker has been silent `pause_ms`: the utterance so far (without the
+    /// silence), which is the whole utterance unless [`VadEvent::Resumed`] follows.
+    Paused {
+        audio: Pcm,
+        start_ms: u64,
+        end_ms: u64,
+    },
+    /// Voice came back after [`VadEvent::Paused`]: the utterance goes on.
+    Resumed,
 }
 
 #[derive(Debug, Clone)]
@@ -74,6 +89,8 @@ pub struct Vad {
     voiced_run: usize,
     silent_run: usize,
     speaking: Option<Vec<f32>>,
+    /// A [`VadEvent::Paused`] was sent for the current silence.
+    paused: bool,
     onset: u64,
     clock: u64,
 }
@@ -87,8 +104,20 @@ impl Vad {
             voiced_run: 0,
             silent_run: 0,
             speaking: None,
+            paused: false,
             onset: 0,
             clock: 0,
+        }
+    }
+
+    /// Ends the utterance in progress without an [`VadEvent::Utterance`]: its words were
+    /// already taken at a pause. Voice after this starts a new utterance.
+    pub fn cut(&mut self) {
+        if self.speaking.take().is_some() {
+            self.voiced_run = 0;
+            self.silent_run = 0;
+            self.paused = false;
+            self.preroll.clear();
         }
     }
 
@@ -144,6 +173,7 @@ impl Vad {
                     self.onset = self.clock - self.voiced_run as u64;
                     self.speaking = Some(self.preroll.drain(..).collect());
                     self.silent_run = 0;
+                    self.paused = false;
                     events.push(VadEvent::SpeechStarted {
                         at_ms: self.ms(self.onset),
                     });
@@ -160,24 +190,49 @@ impl Vad {
                 if self.silent_run >= self.config.samples(self.config.end_ms) || too_long {
                     let audio = self.speaking.take().expect("speaking");
                     self.voiced_run = 0;
+                    self.paused = false;
                     events.push(self.utterance(audio));
+                } else if voiced && self.paused {
+                    self.paused = false;
+                    events.push(VadEvent::Resumed);
+                } else if !voiced
+                    && !self.paused
+                    && self.config.pause_ms > 0
+                    && self.silent_run >= self.config.samples(self.config.pause_ms)
+                {
+                    self.paused = true;
+                    let audio = audio.clone();
+                    let (audio, start_ms, end_ms) = self.spoken(audio);
+                    events.push(VadEvent::Paused {
+                        audio,
+                        start_ms,
+                        end_ms,
+                    });
                 }
             }
         }
     }
 
-    fn utterance(&self, mut audio: Vec<f32>) -> VadEvent {
+    fn utterance(&self, audio: Vec<f32>) -> VadEvent {
+        let (audio, start_ms, end_ms) = self.spoken(audio);
+        VadEvent::Utterance {
+            audio,
+            start_ms,
+            end_ms,
+        }
+    }
+
+    /// The audio of what was said, with its start and end (stream time).
+    fn spoken(&self, mut audio: Vec<f32>) -> (Pcm, u64, u64) {
         // Trailing silence is not part of what was said.
         let trailing = self.silent_run.min(audio.len());
         audio.truncate(audio.len() - trailing);
-        VadEvent::Utterance {
-            start_ms: self.ms(self.onset),
-            end_ms: self.ms(self.clock - trailing as u64),
-            audio: Pcm {
-                sample_rate: self.config.sample_rate,
-                samples: audio,
-            },
-        }
+        let end_ms = self.ms(self.clock - trailing as u64);
+        let pcm = Pcm {
+            sample_rate: self.config.sample_rate,
+            samples: audio,
+        };
+        (pcm, self.ms(self.onset), end_ms)
     }
 }
 
@@ -468,13 +523,16 @@ mod tests {
     proptest! {
         #[test]
         fn vad_never_panics_and_orders_events(chunks in prop::collection::vec((0u32..300, 0u8..3), 0..40)) {
-            let mut vad = Vad::new(VadConfig::new(RATE));
+            let mut vad = Vad::new(VadConfig { pause_ms: 250, ..VadConfig::new(RATE) });
             let mut speaking = false;
+            let mut paused = false;
             for (ms, level) in chunks {
                 for event in vad.push(&tone(ms, [0.0, 0.01, 0.5][level as usize])) {
                     match event {
                         VadEvent::SpeechStarted { .. } => { prop_assert!(!speaking); speaking = true; }
-                        VadEvent::Utterance { start_ms, end_ms, .. } => { prop_assert!(speaking); prop_assert!(end_ms >= start_ms); speaking = false; }
+                        VadEvent::Utterance { start_ms, end_ms, .. } => { prop_assert!(speaking); prop_assert!(end_ms >= start_ms); speaking = false; paused = false; }
+                        VadEvent::Paused { start_ms, end_ms, .. } => { prop_assert!(speaking && !paused); prop_assert!(end_ms >= start_ms); paused = true; }
+                        VadEvent::Resumed => { prop_assert!(speaking && paused); paused = false; }
                     }
                 }
             }
