@@ -6,7 +6,9 @@
 //! hands out (`during_turn`, counted from 1), a little after that turn began
 //! (`delay_ms`, default 1,500, so the agent is mid-sentence: a barge-in), or at a fixed
 //! time (`at_secs`). Speaking takes `speak_ms` (default: `ms_per_word`, 300 ms, per
-//! word); then the final transcript follows.
+//! word); then the final transcript follows. A ` | ` in a line is a pause mid-sentence
+//! ([`MID_LINE_PAUSE_MS`]) in its voice, as a person hesitating: the transcript is the
+//! whole line.
 //!
 //! ```yaml
 //! - during_turn: 5
@@ -29,8 +31,15 @@ pub struct ScriptLine {
     pub delay_ms: u64,
     pub speak_ms: Option<u64>,
     pub speaker: String,
+    /// What is said (without the pause marks).
     pub text: String,
+    /// The stretches of voice between pauses: `text` cut at each ` | `.
+    pub parts: Vec<String>,
 }
+
+/// A pause mid-line: longer than the short pause at which the ASR bridge looks at the words
+/// so far, shorter than the silence that ends an utterance.
+pub const MID_LINE_PAUSE_MS: u64 = 600;
 
 const DEFAULT_DELAY_MS: u64 = 1500;
 const DEFAULT_SPEAKER: &str = "human";
@@ -93,8 +102,15 @@ pub fn parse_script(yaml: &str) -> Result<Vec<ScriptLine>, ScriptError> {
         if step.at_secs.is_some() && step.delay_ms.is_some() {
             return Err(ScriptError::DelayWithoutTurn { line });
         }
-        let text = step.say.unwrap_or_default();
-        if text.trim().is_empty() {
+        let said = step.say.unwrap_or_default();
+        let parts: Vec<String> = said
+            .split('|')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let text = parts.join(" ");
+        if text.is_empty() {
             return Err(ScriptError::EmptyText { line });
         }
         let words = text.split_whitespace().count() as u64;
@@ -105,6 +121,7 @@ pub fn parse_script(yaml: &str) -> Result<Vec<ScriptLine>, ScriptError> {
             speak_ms: Some(step.speak_ms.unwrap_or(ms_per_word * words.max(1))),
             speaker: step.speaker.unwrap_or_else(|| speaker.to_owned()),
             text,
+            parts,
         });
     }
     Ok(lines)
@@ -263,6 +280,18 @@ mod tests {
             }]
         );
         assert!(s.finished());
+    }
+
+    #[test]
+    fn a_pause_mark_cuts_the_voice_not_the_words() {
+        let lines =
+            parse_script("- at_secs: 1\n  text: \"What is the slope of | a curve?\"\n").unwrap();
+        assert_eq!(lines[0].text, "What is the slope of a curve?");
+        assert_eq!(lines[0].parts, ["What is the slope of", "a curve?"]);
+        assert!(matches!(
+            parse_script("- at_secs: 1\n  text: \" | \"\n"),
+            Err(ScriptError::EmptyText { line: 1 })
+        ));
     }
 
     #[test]

@@ -28,21 +28,16 @@ impl Voice {
         let mut speaker = Speaker::from_env()?;
         let mut clips = Vec::with_capacity(lines.len());
         for line in lines {
-            let text = line.text.trim();
-            let pcm = if text.ends_with(".wav") {
-                decode_wav(&std::fs::read(text).with_context(|| format!("cannot read {text}"))?)?
-            } else {
-                match speaker.speak(text) {
-                    Ok(pcm) => pcm,
-                    // A machine busy loading every model at start can starve one synthesis
-                    // call past its deadline: once more before the human gives up.
-                    Err(first) => {
-                        tracing::warn!(error = %first, "the human's line was not voiced; trying once more");
-                        speaker.speak(text)?
-                    }
+            let mut clip = Vec::new();
+            for (i, part) in line.parts.iter().enumerate() {
+                if i > 0 {
+                    let pause = u64::from(rate) * human_script::MID_LINE_PAUSE_MS / 1000;
+                    clip.extend(std::iter::repeat_n(0.0, pause as usize));
                 }
-            };
-            clips.push(resample(&pcm.samples, pcm.sample_rate, rate));
+                let pcm = voice_of(&mut speaker, part)?;
+                clip.extend(resample(&pcm.samples, pcm.sample_rate, rate));
+            }
+            clips.push(clip);
         }
         tracing::info!(lines = clips.len(), rate, "the human's voice is ready");
         Ok(Self {
@@ -88,6 +83,24 @@ impl Voice {
         }
         self.blocks_sent += 1;
         (self.rate, block)
+    }
+}
+
+/// A stretch of a line as audio: a `.wav` path, or words in the speaker's voice.
+fn voice_of(speaker: &mut Speaker, text: &str) -> eyre::Result<Pcm> {
+    if text.ends_with(".wav") {
+        return Ok(decode_wav(
+            &std::fs::read(text).with_context(|| format!("cannot read {text}"))?,
+        )?);
+    }
+    match speaker.speak(text) {
+        Ok(pcm) => Ok(pcm),
+        // A machine busy loading every model at start can starve one synthesis call past
+        // its deadline: once more before the human gives up.
+        Err(first) => {
+            tracing::warn!(error = %first, "the human's line was not voiced; trying once more");
+            speaker.speak(text)
+        }
     }
 }
 
