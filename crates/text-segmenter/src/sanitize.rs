@@ -39,6 +39,13 @@ fn clean_once(text: &str) -> String {
     let mut marked = String::with_capacity(without_links.len());
     for line in without_links.lines() {
         let line = strip_line_markup(line);
+        // A list's first number alone on its line: the reply was cut before the item
+        // ("Here's how:\n1."), and a stray "one" would be heard.
+        let line = if matches!(line.trim_end(), "1." | "1)") {
+            ""
+        } else {
+            line
+        };
         marked.extend(line.chars().filter(|&c| !is_emoji(c) && c != '~'));
         marked.push('\n');
     }
@@ -366,6 +373,9 @@ mod tests {
         assert_eq!(sanitize("- - item"), "item");
         assert_eq!(sanitize("* first\n+ second"), "first second");
         assert_eq!(sanitize("1. First step"), "1. First step");
+        // A number alone on its line is an item the reply was cut before.
+        assert_eq!(sanitize("Step by step:\n1."), "Step by step:");
+        assert_eq!(sanitize("x equals 2."), "x equals 2.");
         assert_eq!(sanitize("Take 2. Then 3."), "Take 2. Then 3.");
     }
 
