@@ -66,7 +66,8 @@ fn clean_once(text: &str) -> String {
     let mut chars = out.chars().peekable();
     while let Some(c) = chars.next() {
         let stray_dollar = c == '$' && !chars.peek().is_some_and(char::is_ascii_digit);
-        if !(stray_dollar || matches!(c, '*' | '\\' | '^')) {
+        // A bullet inside a line (a list run into one line) is not read out either.
+        if !(stray_dollar || matches!(c, '*' | '\\' | '^' | '•')) {
             clean.push(c);
         }
     }
@@ -372,6 +373,10 @@ mod tests {
         // "1. First step" as one segment and a voice reads it as an enumeration).
         assert_eq!(sanitize("- - item"), "item");
         assert_eq!(sanitize("* first\n+ second"), "first second");
+        assert_eq!(
+            sanitize("Its features: • Chat: instant messages."),
+            "Its features: Chat: instant messages."
+        );
         assert_eq!(sanitize("1. First step"), "1. First step");
         // A number alone on its line is an item the reply was cut before.
         assert_eq!(sanitize("Step by step:\n1."), "Step by step:");
