@@ -102,6 +102,8 @@ pub const PLEASANTRIES: &[&str] = &[
     "let's start",
     "let's begin",
     "let's dive in",
+    "let's dive into",
+    "sure thing",
     "how can i help",
     "yeah",
     "yep",
@@ -579,6 +581,16 @@ fn is_pleasantry(words: &[String]) -> bool {
 
 /// Words a pleasantry may carry without saying anything.
 const PLEASANTRY_FILLER: &[&str] = &[
+    // promises of content that never comes ("Sure thing, I can share some insights.")
+    "can",
+    "share",
+    "some",
+    "my",
+    "insights",
+    "thoughts",
+    "happy",
+    "topic",
+    "together",
     "so",
     "much",
     "very",
@@ -732,10 +744,17 @@ mod tests {
             "You're absolutely right!",
             "I'm sorry for the misunderstanding earlier.",
             "I'm sorry for any confusion earlier.",
+            // A panelist called on in a rehearsal, and one's opening.
+            "Sure thing, I can share some insights.",
+            "Let's dive into this topic together.",
         ] {
             assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
         }
         assert_eq!(g.check("You're right that the slope is six."), None);
+        assert_eq!(
+            g.check("Sure, I can share my numbers: 55 percent of the cost."),
+            None
+        );
     }
 
     #[test]
