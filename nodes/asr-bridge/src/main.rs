@@ -3,11 +3,19 @@
 //! (a real turn, `session_status` ended, for the controller's `human` input) or
 //! `backchannel`: all three go to the controller, which holds and releases the human's
 //! floor (the player's `pause` / `resume`).
-//! Decisions live in [`asr_core`]; recognition runs on a worker thread.
+//! A turn is sent at the closing silence (`VAD_END_MS`) or, when the words recognized at a
+//! short pause (`VAD_PAUSE_MS`) already make a finished turn, then.
+//! Decisions live in [`asr_core`] (its `endpoint`); recognition runs on a worker thread.
 //! Any input named `audio_<source>` (e.g. `audio_console`, a browser's microphone) is a
 //! second microphone of the same human, with a voice detector of its own.
 
-use asr_core::{BackchannelConfig, Heard, Vad, VadConfig, VadEvent, classify};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+
+use asr_core::{
+    BackchannelConfig, VadConfig,
+    endpoint::{EndpointInput, EndpointOutput, Endpointer, JobId},
+};
 use audio_utils::{FiniteGuard, Pcm, resample_linear};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent, arrow_v59::array::AsArray};
@@ -26,6 +34,9 @@ const VAD_RATE: u32 = 16_000;
 /// 30 s): past this the newest is dropped with a warning rather than queued without end
 /// when recognition falls behind the microphone.
 const MAX_PENDING_UTTERANCES: usize = 16;
+
+/// A recognition job: the audio input it came from and its number there.
+type JobKey = (String, JobId);
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -54,40 +65,64 @@ fn main() -> eyre::Result<()> {
     let mut vad_config = VadConfig::new(VAD_RATE);
     vad_config.threshold = node_kit::env_parse("VAD_THRESHOLD", vad_config.threshold)?;
     vad_config.end_ms = node_kit::env_parse("VAD_END_MS", vad_config.end_ms)?;
+    vad_config.pause_ms = node_kit::env_parse("VAD_PAUSE_MS", DEFAULT_PAUSE_MS)?;
+    if vad_config.pause_ms >= vad_config.end_ms {
+        tracing::warn!(
+            pause_ms = vad_config.pause_ms,
+            end_ms = vad_config.end_ms,
+            "VAD_PAUSE_MS is not shorter than VAD_END_MS: turns end at the closing silence only"
+        );
+        vad_config.pause_ms = 0;
+    }
     let backchannels = BackchannelConfig {
         max_words: node_kit::env_parse("BACKCHANNEL_MAX_WORDS", 2)?,
         max_ms: node_kit::env_parse("BACKCHANNEL_MAX_MS", 1200)?,
         ..BackchannelConfig::default()
     };
-    tracing::info!(backend = recognizer.name(), "asr bridge starting");
+    tracing::info!(
+        backend = recognizer.name(),
+        pause_ms = vad_config.pause_ms,
+        end_ms = vad_config.end_ms,
+        "asr bridge starting"
+    );
 
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let dora_events = node_kit::forward_events(events);
-    let (job_tx, job_rx) = crossbeam_channel::bounded::<(Pcm, u64)>(MAX_PENDING_UTTERANCES);
-    let (result_tx, result_rx) = crossbeam_channel::unbounded::<(eyre::Result<String>, u64)>();
-    let worker = std::thread::spawn(move || {
-        for (audio, duration_ms) in job_rx {
-            let result = recognizer.transcribe(&audio);
-            if result_tx.send((result, duration_ms)).is_err() {
-                break;
+    let (job_tx, job_rx) = crossbeam_channel::bounded::<(JobKey, Pcm)>(MAX_PENDING_UTTERANCES);
+    let (result_tx, result_rx) =
+        crossbeam_channel::unbounded::<(JobKey, Option<eyre::Result<String>>)>();
+    // Jobs whose words are no longer wanted (the human spoke on after a pause): the worker
+    // skips them, so that the whole utterance's job is not queued behind them.
+    let cancelled: Arc<Mutex<BTreeSet<JobKey>>> = Arc::default();
+    let worker = {
+        let cancelled = Arc::clone(&cancelled);
+        std::thread::spawn(move || {
+            for (key, audio) in job_rx {
+                let skip = cancelled
+                    .lock()
+                    .map(|mut c| c.remove(&key))
+                    .unwrap_or(false);
+                let result = (!skip).then(|| recognizer.transcribe(&audio));
+                if result_tx.send((key, result)).is_err() {
+                    break;
+                }
             }
-        }
-    });
+        })
+    };
     let drain_timeout = node_kit::env_secs("ASR_DRAIN_TIMEOUT_SECS", 30.0)?;
-    // One voice detector per audio input, so two microphones never mix.
-    let mut vads: std::collections::BTreeMap<String, Vad> = std::collections::BTreeMap::new();
+    // One endpointer (voice detector and turn decisions) per audio input, so two
+    // microphones never mix.
+    let mut endpointers: BTreeMap<String, Endpointer> = BTreeMap::new();
     // One guard per audio input: NaN or infinite samples are heard as silence, and each
     // stream that sends any is named once in the log.
-    let mut guards: std::collections::BTreeMap<String, FiniteGuard> =
-        std::collections::BTreeMap::new();
+    let mut guards: BTreeMap<String, FiniteGuard> = BTreeMap::new();
     let mut out = Outputs {
         node: &mut node,
         speaker,
-        backchannels,
+        jobs: Some(job_tx),
+        cancelled,
+        in_flight: 0,
     };
-    // Utterances handed to the worker whose result has not come back yet: on stop they are
-    // still recognised and sent (nothing the human said is lost), within `drain_timeout`.
-    let mut pending = 0usize;
     loop {
         select! {
             recv(dora_events) -> event => match event {
@@ -111,11 +146,12 @@ fn main() -> eyre::Result<()> {
                             "audio holds non-finite samples (NaN or infinity): heard as silence; reported once per input"
                         );
                     }
-                    let vad = vads
+                    let endpointer = endpointers
                         .entry(id.to_string())
-                        .or_insert_with(|| Vad::new(vad_config));
-                    for event in vad.push(&resample_linear(&clean.samples, rate, VAD_RATE)) {
-                        pending += out.on_vad(event, &job_tx)?;
+                        .or_insert_with(|| Endpointer::new(vad_config, backchannels.clone()));
+                    let audio = resample_linear(&clean.samples, rate, VAD_RATE);
+                    for output in endpointer.handle(EndpointInput::Audio(&audio)) {
+                        out.on_output(id.as_str(), output)?;
                     }
                 }
                 Ok(DoraEvent::Input { id, .. }) => tracing::warn!(input = %id, "unknown input ignored"),
@@ -123,28 +159,27 @@ fn main() -> eyre::Result<()> {
                 Ok(_) => {}
             },
             recv(result_rx) -> result => {
-                let Ok((result, duration_ms)) = result else { break };
-                pending -= 1;
-                out.on_result(result, duration_ms)?;
+                let Ok((key, result)) = result else { break };
+                out.on_result(&mut endpointers, key, result)?;
             }
         }
     }
-    for vad in vads.values_mut() {
-        for event in vad.finish() {
-            pending += out.on_vad(event, &job_tx)?;
+    for (input, endpointer) in &mut endpointers {
+        for output in endpointer.handle(EndpointInput::Finish) {
+            out.on_output(input, output)?;
         }
     }
-    drop(job_tx);
+    // Nothing the human said is lost: what is being recognised is still sent, within
+    // `drain_timeout`.
+    // No more jobs: the worker ends once it has done those queued.
+    out.jobs = None;
     let deadline = std::time::Instant::now() + drain_timeout;
-    while pending > 0 {
+    while out.in_flight > 0 && endpointers.values().any(|e| e.awaiting() > 0) {
         match result_rx.recv_deadline(deadline) {
-            Ok((result, duration_ms)) => {
-                pending -= 1;
-                out.on_result(result, duration_ms)?;
-            }
+            Ok((key, result)) => out.on_result(&mut endpointers, key, result)?,
             Err(_) => {
                 tracing::warn!(
-                    pending,
+                    in_flight = out.in_flight,
                     timeout_secs = drain_timeout.as_secs_f64(),
                     "stopping with utterances still being recognised"
                 );
@@ -152,13 +187,19 @@ fn main() -> eyre::Result<()> {
             }
         }
     }
+    let drained = out.in_flight == 0;
+    drop(out);
     // Nothing left to recognise: let the worker drop the model before the process exits
     // (a native library torn down under a running thread crashes).
-    if pending == 0 {
+    if drained {
         let _ = worker.join();
     }
     Ok(())
 }
+
+/// The silence after which the words so far are recognized and, when they make a finished
+/// sentence or question, taken as the turn (`VAD_PAUSE_MS`; 0: only the closing silence).
+const DEFAULT_PAUSE_MS: u32 = 250;
 
 /// `audio`, or a further microphone `audio_<source>`.
 fn is_audio_input(id: &str) -> bool {
@@ -204,18 +245,17 @@ fn whisper_config() -> eyre::Result<WhisperConfig> {
 struct Outputs<'a> {
     node: &'a mut DoraNode,
     speaker: String,
-    backchannels: BackchannelConfig,
+    /// `None` once the stream ended.
+    jobs: Option<crossbeam_channel::Sender<(JobKey, Pcm)>>,
+    cancelled: Arc<Mutex<BTreeSet<JobKey>>>,
+    /// Jobs handed to the worker whose result has not come back.
+    in_flight: usize,
 }
 
 impl Outputs<'_> {
-    /// Sends `speech_started` or queues an utterance for recognition; returns how many were queued.
-    fn on_vad(
-        &mut self,
-        event: VadEvent,
-        jobs: &crossbeam_channel::Sender<(Pcm, u64)>,
-    ) -> eyre::Result<usize> {
-        match event {
-            VadEvent::SpeechStarted { at_ms } => {
+    fn on_output(&mut self, input: &str, output: EndpointOutput) -> eyre::Result<()> {
+        match output {
+            EndpointOutput::SpeechStarted { at_ms } => {
                 tracing::info!(at_ms, "speech started");
                 self.node.send_output(
                     ids::SPEECH_STARTED.into(),
@@ -224,39 +264,40 @@ impl Outputs<'_> {
                         .build(),
                     self.speaker.clone(),
                 )?;
-                Ok(0)
             }
-            VadEvent::Utterance {
-                audio,
-                start_ms,
-                end_ms,
-            } => match jobs.try_send((audio, end_ms - start_ms)) {
-                Ok(()) => Ok(1),
-                Err(crossbeam_channel::TrySendError::Full(_)) => {
-                    tracing::warn!(
-                        start_ms,
-                        end_ms,
+            EndpointOutput::Recognize { job, audio } => {
+                let seconds = audio.samples.len() as f64 / f64::from(audio.sample_rate);
+                let Some(jobs) = &self.jobs else {
+                    tracing::warn!(job, seconds, "stopping: utterance not recognised");
+                    return Ok(());
+                };
+                match jobs.try_send(((input.to_owned(), job), audio)) {
+                    Ok(()) => self.in_flight += 1,
+                    Err(crossbeam_channel::TrySendError::Full(_)) => tracing::warn!(
+                        job,
+                        seconds,
                         max_pending = MAX_PENDING_UTTERANCES,
                         "recognition is behind: utterance dropped"
-                    );
-                    Ok(0)
+                    ),
+                    Err(crossbeam_channel::TrySendError::Disconnected(_)) => {}
                 }
-                Err(crossbeam_channel::TrySendError::Disconnected(_)) => Ok(0),
-            },
-        }
-    }
-
-    fn on_result(&mut self, result: eyre::Result<String>, duration_ms: u64) -> eyre::Result<()> {
-        let text = match result {
-            Ok(text) => text,
-            Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), "recognition failed; treating the sound as a backchannel");
-                String::new()
             }
-        };
-        match classify(&text, duration_ms, &self.backchannels) {
-            Heard::Turn(text) => {
-                tracing::info!(%text, duration_ms, "heard");
+            EndpointOutput::Cancel { job } => {
+                tracing::debug!(
+                    job,
+                    "the human spoke on: the words at the pause are dropped"
+                );
+                if let Ok(mut cancelled) = self.cancelled.lock() {
+                    cancelled.insert((input.to_owned(), job));
+                }
+            }
+            EndpointOutput::Turn {
+                text,
+                start_ms,
+                end_ms,
+                early,
+            } => {
+                tracing::info!(%text, duration_ms = end_ms - start_ms, early, "heard");
                 let params = Params::new()
                     .string(keys::SPEAKER, self.speaker.clone())
                     .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
@@ -264,8 +305,12 @@ impl Outputs<'_> {
                 self.node
                     .send_output(ids::TRANSCRIPT.into(), params, text)?;
             }
-            Heard::Backchannel => {
-                tracing::info!(%text, duration_ms, "backchannel; playback resumes");
+            EndpointOutput::Backchannel {
+                text,
+                start_ms,
+                end_ms,
+            } => {
+                tracing::info!(%text, duration_ms = end_ms - start_ms, "backchannel; playback resumes");
                 self.node.send_output(
                     ids::BACKCHANNEL.into(),
                     Params::new()
@@ -274,6 +319,28 @@ impl Outputs<'_> {
                     text,
                 )?;
             }
+        }
+        Ok(())
+    }
+
+    /// A job's result: `None` when it was skipped as cancelled.
+    fn on_result(
+        &mut self,
+        endpointers: &mut BTreeMap<String, Endpointer>,
+        (input, job): JobKey,
+        result: Option<eyre::Result<String>>,
+    ) -> eyre::Result<()> {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        let Some(result) = result else { return Ok(()) };
+        let text = result.unwrap_or_else(|e| {
+            tracing::warn!(error = %format!("{e:#}"), "recognition failed; treating the sound as a backchannel");
+            String::new()
+        });
+        let Some(endpointer) = endpointers.get_mut(&input) else {
+            return Ok(());
+        };
+        for output in endpointer.handle(EndpointInput::Recognized { job, text }) {
+            self.on_output(&input, output)?;
         }
         Ok(())
     }
