@@ -464,12 +464,44 @@ impl Engine<'_> {
                 )
                 .with_guard(guard)
         };
+        // The last attempt of a move of the participant's own starts afresh: the last
+        // lines only, and the agenda's point to say something new about. A conversation
+        // circling on one argument then gets a new one instead of a silent turn (the
+        // guard still checks the sentences against every recent line).
+        let restart = request
+            .plan
+            .as_ref()
+            .filter(|p| {
+                !request.json
+                    && !matches!(
+                        p.action,
+                        dialogue_planner::Move::AnswerHuman
+                            | dialogue_planner::Move::FollowInstruction
+                    )
+            })
+            .map(|p| p.point.clone());
+        let mut tokens = tokens;
         if !self.config.prefix_reuse {
             self.reset();
         }
         // A reply whose every sentence was refused (an echo, filler, another's name) is
         // sampled again, a little warmer, a bounded number of times.
         for attempt in 0..=RESAMPLES {
+            if let Some(point) = restart.as_deref().filter(|_| attempt == RESAMPLES) {
+                let mut fresh = prompt.clone();
+                let keep = fresh.lines.len().saturating_sub(RESTART_LINES);
+                fresh.lines.drain(..keep);
+                fresh.requests.push(format!(
+                    "All of that has been said: say one new thing about {point}, in one sentence."
+                ));
+                if let Ok((fresh_tokens, _)) =
+                    fresh.fit(false, room, self.config.max_tokens, |chat| {
+                        self.tokenize_chat(chat)
+                    })
+                {
+                    tokens = fresh_tokens;
+                }
+            }
             let reused = reusable_prefix(
                 &self.cached.iter().map(|t| t.0).collect::<Vec<_>>(),
                 &tokens.iter().map(|t| t.0).collect::<Vec<_>>(),
@@ -702,6 +734,8 @@ impl Engine<'_> {
 
 /// How many more times a turn whose every sentence was refused is sampled.
 const RESAMPLES: u32 = 2;
+/// The conversation lines the last attempt keeps.
+const RESTART_LINES: usize = 2;
 /// How many refused sentences, with nothing said yet, end an attempt early.
 const REFUSALS_BEFORE_RESAMPLE: usize = 2;
 /// How much warmer each new attempt samples.
