@@ -16,6 +16,15 @@ echo "== roundtable moderator decision time (no dora)"
 target/release/moderator --bench 2000
 echo "== voice pipeline components"
 target/release/voice-bench micro
+echo "== the human's end of turn: closing silence only vs early end of turn (Kokoro voice, Whisper, same speech)"
+# Smart Turn v3.2 (an end-of-turn model on the voice, BSD-2-Clause), evaluated beside the
+# words' rules at the same pauses; it ships inside the pipecat-ai wheel.
+source scripts/models.sh
+fetch_model pipecat-ai==1.14.0 \
+    0352f504b44e78bdf524e45af4bc759601c835b9b7dc195efe5e03384b974a44 models/smart-turn \
+    pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx=2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f \
+    pipecat_ai-1.14.0.dist-info/licenses/LICENSE=e31a733ecb79cbffafd5474e964e5eca15e0a0876a42b1d7253b51b198eb61aa
+target/release/voice-bench turns
 echo "== offline spoken session (95 s, a talkative scripted human): dead air and barge-in"
 bench_flow=dataflows/.bench-voice-chat.yml
 sed 's|scripts/voice-chat-human.yml|scripts/bench-human.yml|' dataflows/voice-chat.yml > "$bench_flow"

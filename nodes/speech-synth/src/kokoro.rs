@@ -291,8 +291,9 @@ impl Kokoro {
     }
 }
 
-/// ONNX Runtime, loaded once per process from `library` (one environment per process).
-fn runtime(library: &Path) -> eyre::Result<&'static Environment> {
+/// ONNX Runtime, loaded once per process from `library` (one environment per process;
+/// other ONNX models of the process share it).
+pub fn runtime(library: &Path) -> eyre::Result<&'static Environment> {
     static RUNTIME: std::sync::OnceLock<Result<Environment, String>> = std::sync::OnceLock::new();
     RUNTIME
         .get_or_init(|| {

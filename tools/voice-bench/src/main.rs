@@ -9,6 +9,7 @@ use std::{hint::black_box, path::Path, process::Command, time::Instant};
 
 use player_core::{Player, PlayerConfig, PlayerInput};
 
+mod turns;
 mod voices;
 use text_segmenter::{SegmenterConfig, TurnSegmenter};
 
@@ -249,6 +250,18 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("micro") => micro(),
         Some("session") if args.len() == 2 => session(Path::new(&args[1])),
+        Some("turns") => {
+            let model = args
+                .get(1)
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| {
+                    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/whisper-tiny.en")
+                });
+            if let Err(e) = turns::turns(&model) {
+                eprintln!("voice-bench turns: {e:#}");
+                std::process::exit(1);
+            }
+        }
         Some("voices") if args.len() >= 2 => {
             if let Err(e) = voices::voices(Path::new(&args[1]), &args[2..]) {
                 eprintln!("voice-bench voices: {e:#}");
@@ -257,7 +270,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: voice-bench micro | voice-bench session <session folder> | voice-bench voices DIR [VOICE...]"
+                "usage: voice-bench micro | voice-bench session <session folder> | voice-bench voices DIR [VOICE...] | voice-bench turns [WHISPER_DIR]"
             );
             std::process::exit(2);
         }
