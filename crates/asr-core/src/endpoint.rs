@@ -2,11 +2,13 @@
 //! what was heard is a turn or a backchannel.
 //!
 //! With a short pause configured ([`VadConfig::pause_ms`]), the utterance so far is
-//! recognized at once (a speculative job). If its words make a finished turn
-//! ([`completion`]) the turn is taken then, before the closing silence (`end_ms`); if not,
-//! the words wait: the closing silence sends them without recognizing the same audio
-//! again, and voice coming back cancels the job (its result, by id, is ignored). Without
-//! a pause, an utterance is recognized when the closing silence ends it, as before.
+//! recognized at once (a speculative job) and the pause is held: it closes the utterance
+//! only after `hold_ms`, longer than `end_ms`, since a speaker who hesitates mid-sentence
+//! pauses longer than 700 ms. If the words make a finished turn ([`completion`]) the turn
+//! is taken as soon as they are known; if not, they wait: the held closing silence sends
+//! them without recognizing the same audio again, and voice coming back cancels the job
+//! (its result, by id, is ignored). Without a pause, an utterance is recognized when the
+//! closing silence (`end_ms`) ends it.
 //!
 //! Time is the number of samples pushed; recognition results come back by job id, in any
 //! order, whenever the recognizer is done.
@@ -132,6 +134,7 @@ impl Endpointer {
                 end_ms,
             } => {
                 let job = self.job();
+                self.vad.hold();
                 self.speculation = Some(Speculation {
                     job,
                     start_ms,
@@ -297,7 +300,7 @@ mod tests {
         assert!(text(&mut e, 0, "What is the derivative of").is_empty());
         let out = say(&mut e, 800);
         assert_eq!(out, [EndpointOutput::Cancel { job: 0 }]);
-        let out = pause(&mut e, 800);
+        let out = pause(&mut e, 1300);
         let all = [jobs(&out), jobs(&pause(&mut e, 0))].concat();
         assert_eq!(all, [1], "the whole utterance is recognized once more");
         let out = text(&mut e, 1, "What is the derivative of x squared?");
@@ -308,12 +311,32 @@ mod tests {
     }
 
     #[test]
+    fn a_hesitation_longer_than_the_closing_silence_does_not_end_the_turn() {
+        let mut e = endpointer(250);
+        say(&mut e, 1200);
+        pause(&mut e, 300);
+        assert!(text(&mut e, 0, "Could you give me an example of").is_empty());
+        assert!(pause(&mut e, 600).is_empty(), "900 ms of hesitation");
+        assert_eq!(say(&mut e, 600), [EndpointOutput::Cancel { job: 0 }]);
+        let out = pause(&mut e, 1300);
+        assert_eq!(jobs(&out), [1]);
+        let out = text(&mut e, 1, "Could you give me an example of a limit?");
+        assert_eq!(
+            turns(&out),
+            [("Could you give me an example of a limit?".to_owned(), false)]
+        );
+    }
+
+    #[test]
     fn an_unfinished_clause_followed_by_silence_is_sent_without_a_second_recognition() {
         let mut e = endpointer(250);
         say(&mut e, 1200);
         pause(&mut e, 300);
         assert!(text(&mut e, 0, "So I was wondering about the").is_empty());
-        let out = pause(&mut e, 600);
+        // Held: a silence past `end_ms` is still a hesitation...
+        assert!(pause(&mut e, 600).is_empty());
+        // ...until `hold_ms`.
+        let out = pause(&mut e, 400);
         assert!(jobs(&out).is_empty());
         assert_eq!(
             turns(&out),
@@ -325,7 +348,7 @@ mod tests {
     fn a_late_speculative_text_after_the_closing_silence_is_the_turn() {
         let mut e = endpointer(250);
         say(&mut e, 1200);
-        pause(&mut e, 1000);
+        pause(&mut e, 1300);
         assert_eq!(e.awaiting(), 1);
         let out = text(&mut e, 0, "And then the slope");
         assert_eq!(turns(&out), [("And then the slope".to_owned(), false)]);

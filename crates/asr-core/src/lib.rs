@@ -39,6 +39,9 @@ pub struct VadConfig {
     /// Silence after which the utterance so far is offered for early recognition
     /// ([`VadEvent::Paused`]); 0: never (only `end_ms` ends a turn).
     pub pause_ms: u32,
+    /// The closing silence of an utterance held at a pause ([`Vad::hold`]): its words are
+    /// being judged, or went on ("… the derivative of"), so a longer pause is a hesitation.
+    pub hold_ms: u32,
 }
 
 impl VadConfig {
@@ -52,6 +55,7 @@ impl VadConfig {
             preroll_ms: 200,
             max_ms: 30_000,
             pause_ms: 0,
+            hold_ms: 1200,
         }
     }
 
@@ -91,6 +95,8 @@ pub struct Vad {
     speaking: Option<Vec<f32>>,
     /// A [`VadEvent::Paused`] was sent for the current silence.
     paused: bool,
+    /// The current silence closes the utterance at `hold_ms`, not `end_ms`.
+    held: bool,
     onset: u64,
     clock: u64,
 }
@@ -105,6 +111,7 @@ impl Vad {
             silent_run: 0,
             speaking: None,
             paused: false,
+            held: false,
             onset: 0,
             clock: 0,
         }
@@ -117,7 +124,16 @@ impl Vad {
             self.voiced_run = 0;
             self.silent_run = 0;
             self.paused = false;
+            self.held = false;
             self.preroll.clear();
+        }
+    }
+
+    /// The current silence of the utterance closes it at `hold_ms` instead of `end_ms`
+    /// (until voice comes back): a pause whose words are being judged or went on.
+    pub fn hold(&mut self) {
+        if self.speaking.is_some() {
+            self.held = true;
         }
     }
 
@@ -174,6 +190,7 @@ impl Vad {
                     self.speaking = Some(self.preroll.drain(..).collect());
                     self.silent_run = 0;
                     self.paused = false;
+                    self.held = false;
                     events.push(VadEvent::SpeechStarted {
                         at_ms: self.ms(self.onset),
                     });
@@ -187,13 +204,20 @@ impl Vad {
                     self.silent_run + frame.len()
                 };
                 let too_long = audio.len() >= self.config.samples(self.config.max_ms);
-                if self.silent_run >= self.config.samples(self.config.end_ms) || too_long {
+                let closing_ms = if self.held {
+                    self.config.hold_ms.max(self.config.end_ms)
+                } else {
+                    self.config.end_ms
+                };
+                if self.silent_run >= self.config.samples(closing_ms) || too_long {
                     let audio = self.speaking.take().expect("speaking");
                     self.voiced_run = 0;
                     self.paused = false;
+                    self.held = false;
                     events.push(self.utterance(audio));
                 } else if voiced && self.paused {
                     self.paused = false;
+                    self.held = false;
                     events.push(VadEvent::Resumed);
                 } else if !voiced
                     && !self.paused

@@ -3,8 +3,9 @@
 //! (a real turn, `session_status` ended, for the controller's `human` input) or
 //! `backchannel`: all three go to the controller, which holds and releases the human's
 //! floor (the player's `pause` / `resume`).
-//! A turn is sent at the closing silence (`VAD_END_MS`) or, when the words recognized at a
-//! short pause (`VAD_PAUSE_MS`) already make a finished turn, then.
+//! A turn is sent when the words recognized at a short pause (`VAD_PAUSE_MS`) make a
+//! finished turn, else at the closing silence (`VAD_HOLD_MS` after such a pause, since a
+//! speaker hesitating mid-sentence pauses long; `VAD_END_MS` without one).
 //! Decisions live in [`asr_core`] (its `endpoint`); recognition runs on a worker thread.
 //! Any input named `audio_<source>` (e.g. `audio_console`, a browser's microphone) is a
 //! second microphone of the same human, with a voice detector of its own.
@@ -66,6 +67,7 @@ fn main() -> eyre::Result<()> {
     vad_config.threshold = node_kit::env_parse("VAD_THRESHOLD", vad_config.threshold)?;
     vad_config.end_ms = node_kit::env_parse("VAD_END_MS", vad_config.end_ms)?;
     vad_config.pause_ms = node_kit::env_parse("VAD_PAUSE_MS", DEFAULT_PAUSE_MS)?;
+    vad_config.hold_ms = node_kit::env_parse("VAD_HOLD_MS", vad_config.hold_ms)?;
     if vad_config.pause_ms >= vad_config.end_ms {
         tracing::warn!(
             pause_ms = vad_config.pause_ms,
@@ -82,6 +84,7 @@ fn main() -> eyre::Result<()> {
     tracing::info!(
         backend = recognizer.name(),
         pause_ms = vad_config.pause_ms,
+        hold_ms = vad_config.hold_ms,
         end_ms = vad_config.end_ms,
         "asr bridge starting"
     );

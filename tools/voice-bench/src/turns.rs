@@ -70,7 +70,8 @@ fn voice_turns(kokoro: &mut Kokoro, voice: &str, turns: &[String]) -> eyre::Resu
                 last_part_at = samples.len();
             }
             let pcm = kokoro.synthesize(&voice, part)?;
-            samples.extend(resample(&pcm.samples, pcm.sample_rate, RATE));
+            // The voice's own silence before and after a part would lengthen the pause.
+            samples.extend(trimmed(&resample(&pcm.samples, pcm.sample_rate, RATE)));
         }
         spoken.push(Spoken {
             text: parts.join(" "),
@@ -80,6 +81,20 @@ fn voice_turns(kokoro: &mut Kokoro, voice: &str, turns: &[String]) -> eyre::Resu
         });
     }
     Ok(spoken)
+}
+
+/// `samples` without the silence (20 ms frames under the voice detector's level) at
+/// either end.
+fn trimmed(samples: &[f32]) -> &[f32] {
+    let threshold = VadConfig::new(RATE).threshold;
+    let frame = BLOCK;
+    let voiced = |chunk: &[f32]| audio_utils::rms(chunk) > threshold;
+    let chunks: Vec<&[f32]> = samples.chunks(frame).collect();
+    let Some(first) = chunks.iter().position(|c| voiced(c)) else {
+        return &samples[..0];
+    };
+    let last = chunks.iter().rposition(|c| voiced(c)).unwrap_or(first);
+    &samples[first * frame..((last + 1) * frame).min(samples.len())]
 }
 
 /// Streams one turn (after 300 ms of silence, then 3 s of it) through an endpointer.
@@ -122,15 +137,27 @@ fn stream(
                     *worker_free_at = (*worker_free_at).max(at) + took;
                     results.push((*worker_free_at, job, text));
                 }
-                EndpointOutput::Turn { text, end_ms, .. } => {
+                EndpointOutput::Turn {
+                    text,
+                    end_ms,
+                    early,
+                    ..
+                } => {
                     let taken_ms = at as f64 * 1000.0 / f64::from(RATE);
-                    // Taken before the last part began: the human was cut off.
-                    if at < lead + spoken.last_part_at {
+                    // Speech that ended before the last part began: the human was cut off
+                    // at the pause.
+                    let last_part_ms =
+                        (lead + spoken.last_part_at) as f64 * 1000.0 / f64::from(RATE);
+                    if (end_ms as f64) < last_part_ms {
                         cut_off = true;
                     } else if latency_ms.is_none() {
                         latency_ms = Some(taken_ms - end_ms as f64);
                     }
-                    turns.push(text);
+                    turns.push(if early {
+                        format!("{text} (at the pause)")
+                    } else {
+                        text
+                    });
                 }
                 _ => {}
             }
@@ -186,7 +213,10 @@ pub fn turns(model_dir: &Path) -> eyre::Result<()> {
     })?;
     let rules = [
         ("closing silence only (700 ms)", 0u32),
-        ("early end of turn (pause 250 ms)", 250),
+        (
+            "early end of turn (pause 250 ms, held pauses close at 1200 ms)",
+            250,
+        ),
     ];
     println!(
         "| rule | turns | end of speech → turn taken, ms p50 / p90 | cut off at a mid-sentence pause | Whisper runs |"
@@ -243,10 +273,14 @@ const SMART_TURN_FRAMES: usize = 800;
 impl SmartTurn {
     fn load(model: &Path) -> eyre::Result<Self> {
         let environment = speech_synth::kokoro::runtime(&KokoroFiles::from_env()?.runtime)?;
+        let cannot =
+            |e: &dyn std::fmt::Display| eyre::eyre!("cannot load {}: {e}", model.display());
         let session = ort::session::Session::builder(environment)
-            .and_then(|b| b.with_intra_threads(1))
-            .and_then(|mut b| b.commit_from_file(model))
-            .map_err(|e| eyre::eyre!("cannot load {}: {e}", model.display()))?;
+            .map_err(|e| cannot(&e))?
+            .with_intra_threads(1)
+            .map_err(|e| cannot(&e))?
+            .commit_from_file(model)
+            .map_err(|e| cannot(&e))?;
         Ok(Self {
             session,
             front_end: asr_core::whisper::MelFrontEnd::new(80),
@@ -316,11 +350,27 @@ fn compare_judges(spoken: &[Spoken], whisper: &mut Whisper, model: &Path) -> eyr
                 let text = whisper.transcribe(&paused)?;
                 let words = asr_core::end_of_turn::completion(&text)
                     == asr_core::end_of_turn::Completion::Complete;
+                // The model hears what the stream holds at the pause: the silence too.
+                let mut heard = paused.samples.clone();
+                heard.extend(std::iter::repeat_n(0.0, (RATE * 250 / 1000) as usize));
                 let started = Instant::now();
-                let probability = smart_turn.probability(&paused.samples)?;
+                let probability = smart_turn.probability(&heard)?;
                 call_ms.push(started.elapsed().as_secs_f64() * 1000.0);
                 let finished = at >= lead + turn.last_part_at;
                 judged.push((words, probability > 0.5, finished));
+                // `VOICE_BENCH_DUMP=DIR`: each judged pause as a WAV and its figures, to
+                // check the model's input against another implementation.
+                if let Ok(dir) = std::env::var("VOICE_BENCH_DUMP") {
+                    let n = judged.len();
+                    let wav = audio_utils::encode_wav(&audio_utils::Pcm {
+                        sample_rate: RATE,
+                        samples: heard.clone(),
+                    });
+                    std::fs::write(Path::new(&dir).join(format!("{n:03}.wav")), wav)?;
+                    println!(
+                        "dump {n:03}.wav p={probability:.4} finished={finished} words={text:?}"
+                    );
+                }
             }
         }
     }
