@@ -65,13 +65,17 @@ struct Speculation {
     job: JobId,
     start_ms: u64,
     end_ms: u64,
-    /// Its words, when they came back and did not make a finished turn.
+    /// Its words, when they came back and did not make a finished turn, or did but the
+    /// silence is still shorter than `commit_ms`.
     heard: Option<String>,
+    /// The words make a finished turn: taken once the silence reaches `commit_ms`.
+    finished: bool,
 }
 
 #[derive(Debug, Clone)]
 pub struct Endpointer {
     vad: Vad,
+    commit_ms: u64,
     backchannels: BackchannelConfig,
     next_job: JobId,
     speculation: Option<Speculation>,
@@ -83,6 +87,7 @@ pub struct Endpointer {
 impl Endpointer {
     pub fn new(vad: VadConfig, backchannels: BackchannelConfig) -> Self {
         Self {
+            commit_ms: u64::from(vad.commit_ms),
             vad: Vad::new(vad),
             backchannels,
             next_job: 0,
@@ -108,6 +113,7 @@ impl Endpointer {
                 for event in self.vad.push(samples) {
                     self.on_vad(event, &mut out);
                 }
+                self.commit_if_due(false, &mut out);
             }
             EndpointInput::Finish => {
                 for event in self.vad.finish() {
@@ -140,6 +146,7 @@ impl Endpointer {
                     start_ms,
                     end_ms,
                     heard: None,
+                    finished: false,
                 });
                 out.push(EndpointOutput::Recognize { job, audio });
             }
@@ -185,17 +192,35 @@ impl Endpointer {
             return; // cancelled: the human spoke on
         };
         let (start_ms, end_ms) = (speculation.start_ms, speculation.end_ms);
-        let finished = match classify(&text, end_ms - start_ms, &self.backchannels) {
-            Heard::Backchannel => true,
-            Heard::Turn(words) => completion(&words) == Completion::Complete,
+        let (finished, backchannel) = match classify(&text, end_ms - start_ms, &self.backchannels) {
+            Heard::Backchannel => (true, true),
+            Heard::Turn(words) => (completion(&words) == Completion::Complete, false),
         };
-        if finished {
-            self.speculation = None;
-            self.vad.cut();
-            out.push(self.heard(text, start_ms, end_ms, true));
-        } else {
-            speculation.heard = Some(text);
+        speculation.heard = Some(text);
+        speculation.finished = finished;
+        // A nod resumes the held voice at once; a finished turn waits for `commit_ms`.
+        self.commit_if_due(backchannel, out);
+    }
+
+    /// Takes words that make a finished turn once the silence is long enough (`now`: at
+    /// once).
+    fn commit_if_due(&mut self, now: bool, out: &mut Vec<EndpointOutput>) {
+        let due = self.speculation.as_ref().is_some_and(|s| s.finished)
+            && (now || self.vad.silence_ms() >= self.commit_ms);
+        if !due {
+            return;
         }
+        let Some(Speculation {
+            heard: Some(text),
+            start_ms,
+            end_ms,
+            ..
+        }) = self.speculation.take()
+        else {
+            return;
+        };
+        self.vad.cut();
+        out.push(self.heard(text, start_ms, end_ms, true));
     }
 
     fn heard(&self, text: String, start_ms: u64, end_ms: u64, early: bool) -> EndpointOutput {
@@ -281,7 +306,9 @@ mod tests {
         ));
         let out = pause(&mut e, 260);
         assert_eq!(jobs(&out), [0]);
-        let out = text(&mut e, 0, "What is the derivative of x squared?");
+        assert!(text(&mut e, 0, "What is the derivative of x squared?").is_empty());
+        // Taken at `commit_ms` of silence, before the closing silence.
+        let out = pause(&mut e, 240);
         assert_eq!(
             turns(&out),
             [("What is the derivative of x squared?".to_owned(), true)]
@@ -307,6 +334,23 @@ mod tests {
         assert_eq!(
             turns(&out),
             [("What is the derivative of x squared?".to_owned(), false)]
+        );
+    }
+
+    #[test]
+    fn finished_words_wait_for_the_least_silence() {
+        let mut e = endpointer(250);
+        say(&mut e, 1500);
+        pause(&mut e, 300);
+        assert!(text(&mut e, 0, "Can you show me it?").is_empty());
+        // The speaker goes on before 500 ms of silence: nothing was taken.
+        assert_eq!(say(&mut e, 500), [EndpointOutput::Cancel { job: 0 }]);
+        pause(&mut e, 300);
+        assert!(text(&mut e, 1, "Can you show me a derivative?").is_empty());
+        let out = pause(&mut e, 200);
+        assert_eq!(
+            turns(&out),
+            [("Can you show me a derivative?".to_owned(), true)]
         );
     }
 

@@ -42,6 +42,9 @@ pub struct VadConfig {
     /// The closing silence of an utterance held at a pause ([`Vad::hold`]): its words are
     /// being judged, or went on ("… the derivative of"), so a longer pause is a hesitation.
     pub hold_ms: u32,
+    /// The least silence before words that make a finished turn at a pause are taken:
+    /// a recognizer hearing a clause cut short often writes a finished sentence of it.
+    pub commit_ms: u32,
 }
 
 impl VadConfig {
@@ -56,6 +59,7 @@ impl VadConfig {
             max_ms: 30_000,
             pause_ms: 0,
             hold_ms: 1200,
+            commit_ms: 500,
         }
     }
 
@@ -139,6 +143,14 @@ impl Vad {
 
     pub fn is_speaking(&self) -> bool {
         self.speaking.is_some()
+    }
+
+    /// How long the speaker has been silent in the utterance in progress (0 outside one).
+    pub fn silence_ms(&self) -> u64 {
+        match self.speaking {
+            Some(_) => self.ms(self.silent_run as u64),
+            None => 0,
+        }
     }
 
     fn ms(&self, samples: u64) -> u64 {

@@ -68,6 +68,7 @@ fn main() -> eyre::Result<()> {
     vad_config.end_ms = node_kit::env_parse("VAD_END_MS", vad_config.end_ms)?;
     vad_config.pause_ms = node_kit::env_parse("VAD_PAUSE_MS", DEFAULT_PAUSE_MS)?;
     vad_config.hold_ms = node_kit::env_parse("VAD_HOLD_MS", vad_config.hold_ms)?;
+    vad_config.commit_ms = node_kit::env_parse("VAD_COMMIT_MS", vad_config.commit_ms)?;
     if vad_config.pause_ms >= vad_config.end_ms {
         tracing::warn!(
             pause_ms = vad_config.pause_ms,

@@ -276,7 +276,7 @@ pub fn assert_human_heard_and_tutor_answered(transcript: &[Value]) -> usize {
         .position(|l| l["human"] == true)
         .unwrap_or_else(|| panic!("no human utterance: {transcript:#?}"));
     let heard = transcript[human]["text"].as_str().unwrap().to_lowercase();
-    // The human hesitates after "show me a" (a pause longer than the one at which the
+    // The human hesitates after "a derivative with" (a pause longer than the one at which the
     // bridge looks at the words, shorter than the closing silence): one turn, not cut off.
     let keys = ["sorry", "show", "derivative", "actual", "numbers"];
     let found = keys.iter().filter(|k| heard.contains(*k)).count();
