@@ -250,6 +250,19 @@ pub fn to_i16(sample: f32) -> i16 {
     (sample.clamp(-1.0, 1.0) * f32::from(i16::MAX)) as i16
 }
 
+/// `samples` without the silence at either end: 20 ms frames whose RMS level is at most
+/// `threshold` (a synthesized voice's own lead-in and tail).
+pub fn trim_silence(samples: &[f32], sample_rate: u32, threshold: f32) -> &[f32] {
+    let frame = (sample_rate as usize / 50).max(1);
+    let voiced = |chunk: &[f32]| rms(chunk) > threshold;
+    let chunks: Vec<&[f32]> = samples.chunks(frame).collect();
+    let Some(first) = chunks.iter().position(|c| voiced(c)) else {
+        return &samples[..0];
+    };
+    let last = chunks.iter().rposition(|c| voiced(c)).unwrap_or(first);
+    &samples[first * frame..((last + 1) * frame).min(samples.len())]
+}
+
 /// Root mean square level.
 pub fn rms(samples: &[f32]) -> f32 {
     if samples.is_empty() {
@@ -280,6 +293,20 @@ pub fn encode_wav(pcm: &Pcm) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn silence_is_trimmed_at_both_ends_only() {
+        let rate = 16_000;
+        let tone: Vec<f32> = (0..3200).map(|i| (i as f32 * 0.3).sin() * 0.5).collect();
+        let mut samples = vec![0.0; 4800];
+        samples.extend(&tone);
+        samples.extend(vec![0.0; 1600]);
+        samples.extend(&tone);
+        samples.extend(vec![0.0; 8000]);
+        let trimmed = trim_silence(&samples, rate, 0.02);
+        assert_eq!(trimmed.len(), 3200 + 1600 + 3200, "the middle pause stays");
+        assert!(trim_silence(&vec![0.0; 1000], rate, 0.02).is_empty());
+    }
     use proptest::prelude::*;
 
     #[test]

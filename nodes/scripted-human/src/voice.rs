@@ -35,7 +35,14 @@ impl Voice {
                     clip.extend(std::iter::repeat_n(0.0, pause as usize));
                 }
                 let pcm = voice_of(&mut speaker, part)?;
-                clip.extend(resample(&pcm.samples, pcm.sample_rate, rate));
+                let voice = resample(&pcm.samples, pcm.sample_rate, rate);
+                // Between the parts of a line the pause is what the script says: not
+                // lengthened by the voice's own lead-in and tail.
+                if line.parts.len() > 1 {
+                    clip.extend(audio_utils::trim_silence(&voice, rate, VOICE_LEVEL));
+                } else {
+                    clip.extend(voice);
+                }
             }
             clips.push(clip);
         }
@@ -103,6 +110,10 @@ fn voice_of(speaker: &mut Speaker, text: &str) -> eyre::Result<Pcm> {
         }
     }
 }
+
+/// The level under which a voice's lead-in and tail count as silence (the ASR bridge's
+/// default speech level).
+const VOICE_LEVEL: f32 = 0.02;
 
 /// espeak-ng's voice when `HUMAN_VOICE` names none, or Kokoro is not installed.
 const ESPEAK_VOICE: &str = "en-us+m7";

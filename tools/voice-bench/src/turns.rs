@@ -71,7 +71,9 @@ fn voice_turns(kokoro: &mut Kokoro, voice: &str, turns: &[String]) -> eyre::Resu
             }
             let pcm = kokoro.synthesize(&voice, part)?;
             // The voice's own silence before and after a part would lengthen the pause.
-            samples.extend(trimmed(&resample(&pcm.samples, pcm.sample_rate, RATE)));
+            let threshold = VadConfig::new(RATE).threshold;
+            let voice = resample(&pcm.samples, pcm.sample_rate, RATE);
+            samples.extend(audio_utils::trim_silence(&voice, RATE, threshold));
         }
         spoken.push(Spoken {
             text: parts.join(" "),
@@ -81,20 +83,6 @@ fn voice_turns(kokoro: &mut Kokoro, voice: &str, turns: &[String]) -> eyre::Resu
         });
     }
     Ok(spoken)
-}
-
-/// `samples` without the silence (20 ms frames under the voice detector's level) at
-/// either end.
-fn trimmed(samples: &[f32]) -> &[f32] {
-    let threshold = VadConfig::new(RATE).threshold;
-    let frame = BLOCK;
-    let voiced = |chunk: &[f32]| audio_utils::rms(chunk) > threshold;
-    let chunks: Vec<&[f32]> = samples.chunks(frame).collect();
-    let Some(first) = chunks.iter().position(|c| voiced(c)) else {
-        return &samples[..0];
-    };
-    let last = chunks.iter().rposition(|c| voiced(c)).unwrap_or(first);
-    &samples[first * frame..((last + 1) * frame).min(samples.len())]
 }
 
 /// Streams one turn (after 300 ms of silence, then 3 s of it) through an endpointer.
