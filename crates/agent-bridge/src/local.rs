@@ -107,6 +107,9 @@ pub enum FitError<E> {
     TooLong { tokens: usize, room: usize },
 }
 
+/// The conversation lines a turn started afresh keeps ([`LocalPrompt::afresh`]).
+pub const AFRESH_LINES: usize = 2;
+
 /// A turn as a local model gets it: the persona as the system message, then one user
 /// message with the recent conversation and what to do now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,6 +186,20 @@ impl LocalPrompt {
         let words = words.trim();
         self.asked = (!words.is_empty()).then(|| words.to_owned());
         self
+    }
+
+    /// The same turn started afresh, for a last attempt after every sentence was refused
+    /// as said before: only the last [`AFRESH_LINES`] lines, and a request for one new
+    /// thing about `point` (the agenda's), so that a conversation circling on one
+    /// argument gets a new one rather than a silent turn.
+    pub fn afresh(&self, point: &str) -> Self {
+        let mut fresh = self.clone();
+        let keep = fresh.lines.len().saturating_sub(AFRESH_LINES);
+        fresh.lines.drain(..keep);
+        fresh.requests.push(format!(
+            "All of that has been said: say one new thing about {point}, in one sentence."
+        ));
+        fresh
     }
 
     /// The speakers of its lines (the names before `:`), oldest first.
@@ -1113,6 +1130,25 @@ mod tests {
         assert_eq!(reusable_prefix(&[1, 2, 3], &[1, 2, 3]), 2);
         assert_eq!(reusable_prefix(&[], &[1]), 0);
         assert_eq!(reusable_prefix(&[5], &[]), 0);
+    }
+
+    #[test]
+    fn a_turn_started_afresh_keeps_the_last_lines_and_asks_for_a_new_point() {
+        let p = LocalPrompt {
+            system: "You are the judge.".into(),
+            lines: (1..=6).map(|i| format!("Ann: line {i}")).collect(),
+            requests: vec!["Rebut the last argument.".into()],
+            asked: None,
+        };
+        let fresh = p.afresh("parking and bikes");
+        assert_eq!(fresh.lines, ["Ann: line 5", "Ann: line 6"]);
+        let user = &fresh.to_messages(false)[1].content;
+        assert!(user.contains("Rebut the last argument."), "{user}");
+        assert!(
+            user.contains("one new thing about parking and bikes"),
+            "{user}"
+        );
+        assert!(!fresh.to_messages(false)[0].content.contains("line 4"));
     }
 
     #[test]

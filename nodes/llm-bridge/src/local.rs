@@ -488,18 +488,14 @@ impl Engine<'_> {
         // sampled again, a little warmer, a bounded number of times.
         for attempt in 0..=RESAMPLES {
             if let Some(point) = restart.as_deref().filter(|_| attempt == RESAMPLES) {
-                let mut fresh = prompt.clone();
-                let keep = fresh.lines.len().saturating_sub(RESTART_LINES);
-                fresh.lines.drain(..keep);
-                fresh.requests.push(format!(
-                    "All of that has been said: say one new thing about {point}, in one sentence."
-                ));
-                if let Ok((fresh_tokens, _)) =
-                    fresh.fit(false, room, self.config.max_tokens, |chat| {
+                match prompt
+                    .afresh(point)
+                    .fit(false, room, self.config.max_tokens, |chat| {
                         self.tokenize_chat(chat)
-                    })
-                {
-                    tokens = fresh_tokens;
+                    }) {
+                    Ok((fresh, _)) => tokens = fresh,
+                    // The same prompt once more: the turn still gets its last attempt.
+                    Err(e) => tracing::debug!(error = %e, "the turn could not start afresh"),
                 }
             }
             let reused = reusable_prefix(
@@ -734,8 +730,6 @@ impl Engine<'_> {
 
 /// How many more times a turn whose every sentence was refused is sampled.
 const RESAMPLES: u32 = 2;
-/// The conversation lines the last attempt keeps.
-const RESTART_LINES: usize = 2;
 /// How many refused sentences, with nothing said yet, end an attempt early.
 const REFUSALS_BEFORE_RESAMPLE: usize = 2;
 /// How much warmer each new attempt samples.
