@@ -63,6 +63,25 @@ impl VadConfig {
         }
     }
 
+    /// Early end of turn turned off when its settings cannot work together (a pause no
+    /// shorter than the closing silence, or finished words taken no sooner than a held
+    /// pause closes); the reason, to be logged.
+    pub fn without_impossible_pauses(mut self) -> (Self, Option<&'static str>) {
+        let problem = if self.pause_ms == 0 {
+            None
+        } else if self.pause_ms >= self.end_ms {
+            Some("the pause is not shorter than the closing silence (VAD_END_MS)")
+        } else if self.commit_ms >= self.hold_ms.max(self.end_ms) {
+            Some("finished words would be taken no sooner than a held pause closes (VAD_HOLD_MS)")
+        } else {
+            None
+        };
+        if problem.is_some() {
+            self.pause_ms = 0;
+        }
+        (self, problem)
+    }
+
     fn samples(&self, ms: u32) -> usize {
         (u64::from(self.sample_rate) * u64::from(ms) / 1000) as usize
     }
@@ -484,6 +503,21 @@ mod tests {
         (0..RATE * ms / 1000)
             .map(|i| (i as f32 * 0.3).sin() * level)
             .collect()
+    }
+
+    #[test]
+    fn pauses_that_cannot_work_turn_early_end_of_turn_off() {
+        let config = |pause_ms, commit_ms| VadConfig {
+            pause_ms,
+            commit_ms,
+            ..VadConfig::new(RATE)
+        };
+        assert_eq!(config(250, 500).without_impossible_pauses().1, None);
+        assert_eq!(config(0, 5000).without_impossible_pauses().1, None);
+        let (off, why) = config(800, 500).without_impossible_pauses();
+        assert!(why.is_some() && off.pause_ms == 0);
+        let (off, why) = config(250, 1500).without_impossible_pauses();
+        assert!(why.is_some() && off.pause_ms == 0);
     }
 
     #[test]

@@ -69,13 +69,12 @@ fn main() -> eyre::Result<()> {
     vad_config.pause_ms = node_kit::env_parse("VAD_PAUSE_MS", DEFAULT_PAUSE_MS)?;
     vad_config.hold_ms = node_kit::env_parse("VAD_HOLD_MS", vad_config.hold_ms)?;
     vad_config.commit_ms = node_kit::env_parse("VAD_COMMIT_MS", vad_config.commit_ms)?;
-    if vad_config.pause_ms >= vad_config.end_ms {
+    let (vad_config, problem) = vad_config.without_impossible_pauses();
+    if let Some(problem) = problem {
         tracing::warn!(
-            pause_ms = vad_config.pause_ms,
-            end_ms = vad_config.end_ms,
-            "VAD_PAUSE_MS is not shorter than VAD_END_MS: turns end at the closing silence only"
+            problem,
+            "VAD_PAUSE_MS: turns end at the closing silence only"
         );
-        vad_config.pause_ms = 0;
     }
     let backchannels = BackchannelConfig {
         max_words: node_kit::env_parse("BACKCHANNEL_MAX_WORDS", 2)?,
@@ -85,6 +84,7 @@ fn main() -> eyre::Result<()> {
     tracing::info!(
         backend = recognizer.name(),
         pause_ms = vad_config.pause_ms,
+        commit_ms = vad_config.commit_ms,
         hold_ms = vad_config.hold_ms,
         end_ms = vad_config.end_ms,
         "asr bridge starting"
@@ -174,8 +174,7 @@ fn main() -> eyre::Result<()> {
         }
     }
     // Nothing the human said is lost: what is being recognised is still sent, within
-    // `drain_timeout`.
-    // No more jobs: the worker ends once it has done those queued.
+    // `drain_timeout`. No more jobs: the worker ends once it has done those queued.
     out.jobs = None;
     let deadline = std::time::Instant::now() + drain_timeout;
     while out.in_flight > 0 && endpointers.values().any(|e| e.awaiting() > 0) {
@@ -335,6 +334,10 @@ impl Outputs<'_> {
         result: Option<eyre::Result<String>>,
     ) -> eyre::Result<()> {
         self.in_flight = self.in_flight.saturating_sub(1);
+        // A job cancelled after the worker took it is no longer waited for.
+        if let Ok(mut cancelled) = self.cancelled.lock() {
+            cancelled.remove(&(input.clone(), job));
+        }
         let Some(result) = result else { return Ok(()) };
         let text = result.unwrap_or_else(|e| {
             tracing::warn!(error = %format!("{e:#}"), "recognition failed; treating the sound as a backchannel");
