@@ -41,6 +41,15 @@ pub struct ScriptLine {
 /// so far, shorter than the silence that ends an utterance.
 pub const MID_LINE_PAUSE_MS: u64 = 600;
 
+/// A line's stretches of voice: its text cut at each pause mark `|`, without the empty ones.
+pub fn spoken_parts(line: &str) -> Vec<String> {
+    line.split('|')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 const DEFAULT_DELAY_MS: u64 = 1500;
 const DEFAULT_SPEAKER: &str = "human";
 const DEFAULT_MS_PER_WORD: u64 = 300;
@@ -102,13 +111,7 @@ pub fn parse_script(yaml: &str) -> Result<Vec<ScriptLine>, ScriptError> {
         if step.at_secs.is_some() && step.delay_ms.is_some() {
             return Err(ScriptError::DelayWithoutTurn { line });
         }
-        let said = step.say.unwrap_or_default();
-        let parts: Vec<String> = said
-            .split('|')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_owned)
-            .collect();
+        let parts = spoken_parts(&step.say.unwrap_or_default());
         let text = parts.join(" ");
         if text.is_empty() {
             return Err(ScriptError::EmptyText { line });

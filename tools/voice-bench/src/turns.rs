@@ -25,6 +25,8 @@ use asr_core::{
 use audio_utils::resample;
 use speech_synth::{Kokoro, KokoroFiles};
 
+use crate::percentile;
+
 const RATE: u32 = 16_000;
 const BLOCK: usize = 320; // 20 ms
 const PAUSES_MS: [u32; 6] = [400, 500, 600, 700, 800, 900];
@@ -46,20 +48,12 @@ struct Outcome {
     recognitions: usize,
 }
 
-fn percentile(values: &mut [f64], p: f64) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(f64::total_cmp);
-    values[((values.len() - 1) as f64 * p).round() as usize]
-}
-
 fn voice_turns(kokoro: &mut Kokoro, voice: &str, turns: &[String]) -> eyre::Result<Vec<Spoken>> {
     let voice = kokoro.voice(voice)?;
     let mut spoken = Vec::new();
     let mut pause = 0;
     for text in turns {
-        let parts: Vec<&str> = text.split(" | ").collect();
+        let parts = human_script::spoken_parts(text);
         let mut samples = Vec::new();
         let mut last_part_at = 0;
         for (i, part) in parts.iter().enumerate() {
@@ -72,8 +66,8 @@ fn voice_turns(kokoro: &mut Kokoro, voice: &str, turns: &[String]) -> eyre::Resu
             let pcm = kokoro.synthesize(&voice, part)?;
             // The voice's own silence before and after a part would lengthen the pause.
             let threshold = VadConfig::new(RATE).threshold;
-            let voice = resample(&pcm.samples, pcm.sample_rate, RATE);
-            samples.extend(audio_utils::trim_silence(&voice, RATE, threshold));
+            let audio = resample(&pcm.samples, pcm.sample_rate, RATE);
+            samples.extend(audio_utils::trim_silence(&audio, RATE, threshold));
         }
         spoken.push(Spoken {
             text: parts.join(" "),
