@@ -118,6 +118,10 @@ pub const PLEASANTRIES: &[&str] = &[
     "you're right",
     "you are right",
     "you're absolutely right",
+    "you're correct",
+    "you are correct",
+    "that's correct",
+    "that is correct",
     "you're absolutely",
     "indeed",
 ];
@@ -218,6 +222,12 @@ const REPORTING: &[&str] = &[
     "replies",
     "responded",
     "responds",
+    "points",
+    "countered",
+    "counters",
+    "called",
+    "concluded",
+    "concludes",
 ];
 
 /// Verbs after the speaker's own name that make a sentence narrate it in the third
@@ -263,6 +273,16 @@ const NARRATING: &[&str] = &[
     "states",
     "replied",
     "responded",
+    "concludes",
+    "concluded",
+    "countered",
+    "counters",
+    "called",
+    "calls",
+    "points",
+    "rules",
+    "ruled",
+    "finds",
 ];
 
 /// How many words a statement before the question of an asking turn may have.
@@ -309,6 +329,11 @@ pub struct SentenceGuard {
     own_names: Vec<String>,
     /// Names of the others (lower case words).
     other_names: Vec<String>,
+    /// Role words only this participant's names hold ("judge" for "Judge Okafor",
+    /// "defense" for "Counsel for the defense"): a subject like a name.
+    own_roles: Vec<String>,
+    /// Role words only the others' names hold.
+    other_roles: Vec<String>,
     /// The content-word stems of the human's line being answered, until a sentence that
     /// takes one of them up is said.
     answering: Option<HashSet<String>>,
@@ -331,12 +356,23 @@ impl SentenceGuard {
         // Past the opening line: from then on a bare pleasantry answers nothing.
         let running = !lines.is_empty();
         let lines = &lines[lines.len().saturating_sub(RECENT_LINES)..];
+        let (own_roles, other_roles) = (role_words(own_names), role_words(other_names));
         let mut guard = Self {
             running,
             own_names: name_words(own_names),
             other_names: name_words(other_names)
                 .into_iter()
                 .filter(|n| !name_words(own_names).contains(n))
+                .collect(),
+            own_roles: own_roles
+                .iter()
+                .filter(|r| !other_roles.contains(r))
+                .cloned()
+                .collect(),
+            other_roles: other_roles
+                .iter()
+                .filter(|r| !own_roles.contains(r))
+                .cloned()
                 .collect(),
             ..Self::default()
         };
@@ -423,7 +459,12 @@ impl SentenceGuard {
         if ASSISTANT_LINES.iter().any(|l| text.contains(l)) {
             return Some(Refusal::Pleasantry);
         }
-        if self.running && is_pleasantry(&words) {
+        // At the opening too, a pleasantry that answers the instruction ("Sure, I'd be
+        // happy to help!") says nothing to anyone in the room.
+        let to_the_director = words.first().is_some_and(|w| {
+            ["sure", "certainly", "absolutely", "okay", "ok"].contains(&w.as_str())
+        });
+        if (self.running || to_the_director) && is_pleasantry(&words) {
             return Some(Refusal::Pleasantry);
         }
         if let Some(asked) = &self.answering
@@ -439,29 +480,35 @@ impl SentenceGuard {
         None
     }
 
-    /// A sentence whose subject is a participant's name, the speaker's own ("Tomás
-    /// Lindqvist has expressed interest", said by Tomás) or another's followed by a verb
-    /// of saying or thinking ("David Dove suggested …"): a narrator's line, not a
-    /// participant's.
+    /// A sentence whose subject is a participant's name or role, the speaker's own
+    /// ("Tomás Lindqvist has expressed interest", said by Tomás; "The judge Okafor
+    /// concludes …", said by the judge) or another's followed by a verb of saying or
+    /// thinking ("David Dove suggested …", "Counsel for the defense agrees …"): a
+    /// narrator's line, not a participant's.
     fn narrates(&self, words: &[String]) -> bool {
         let mut rest = words.iter().map(String::as_str).peekable();
-        while rest.next_if(|w| TITLES.contains(w)).is_some() {}
+        rest.next_if(|w| *w == "the");
         let mut own = false;
         let mut other = false;
         let mut possessive = false;
+        let mut subject = false;
         while let Some(word) = rest.peek() {
             // "Lindqvist's position: …" names its speaker like "Lindqvist says".
             let (name, s) = match word.strip_suffix("'s").or_else(|| word.strip_suffix("’s")) {
                 Some(name) => (name, true),
                 None => (*word, false),
             };
-            if self.own_names.iter().any(|n| n == name) {
+            let is = |list: &[String]| list.iter().any(|n| n == name);
+            if is(&self.own_names) || is(&self.own_roles) {
                 own = true;
-            } else if self.other_names.iter().any(|n| n == name) {
+            } else if is(&self.other_names) || is(&self.other_roles) {
                 other = true;
+            } else if TITLES.contains(&name) || (subject && ["for", "the"].contains(&name)) {
+                // A title, or the inside of "Counsel for the defense".
             } else {
                 break;
             }
+            subject = true;
             possessive |= s;
             rest.next();
             if s {
@@ -469,7 +516,31 @@ impl SentenceGuard {
             }
         }
         if !own && !other {
-            return false;
+            // "She pointed out that …": another participant by pronoun, reported.
+            let pronoun = words
+                .first()
+                .is_some_and(|w| ["he", "she"].contains(&w.as_str()));
+            return pronoun
+                && words
+                    .get(1)
+                    .is_some_and(|w| REPORTING.contains(&w.as_str()));
+        }
+        // "Judge Okafor is saying …": a verb of saying in the progressive.
+        if other
+            && !own
+            && !possessive
+            && rest.next_if(|w| ["is", "was"].contains(w)).is_some()
+            && let Some(verb) = rest.peek()
+        {
+            return [
+                "saying",
+                "asking",
+                "suggesting",
+                "arguing",
+                "claiming",
+                "stating",
+            ]
+            .contains(verb);
         }
         // "Dr. Nadia also states …": an adverb between the name and its verb.
         while rest.next_if(|w| ADVERBS.contains(w)).is_some() {}
@@ -703,6 +774,24 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 /// The words of names, lower case, without titles or short particles: "Dr. Nadia Okafor"
 /// gives "nadia" and "okafor".
+/// The words of `names` that say a role rather than a name ("judge", "counsel",
+/// "defense"): neither a name word nor a courtesy title.
+fn role_words(names: &[String]) -> Vec<String> {
+    let named = name_words(names);
+    let mut out: Vec<String> = names
+        .iter()
+        .flat_map(|n| words(n))
+        .map(|w| w.trim_end_matches('.').to_owned())
+        .filter(|w| w.chars().count() >= 3 && !named.contains(w))
+        .filter(|w| {
+            !["the", "for", "and", "doctor", "prof", "professor", "mrs"].contains(&w.as_str())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 fn name_words(names: &[String]) -> Vec<String> {
     let mut out: Vec<String> = names
         .iter()
@@ -742,6 +831,7 @@ mod tests {
             "Surely!",
             "You're right.",
             "You're absolutely right!",
+            "You are correct.",
             "I'm sorry for the misunderstanding earlier.",
             "I'm sorry for any confusion earlier.",
             // A panelist called on in a rehearsal, and one's opening.
@@ -764,6 +854,7 @@ mod tests {
         for narration in [
             "Ben has expressed interest in exploring this topic further.",
             "Ben thinks the slope is a limit.",
+            "Ben is glad to share his view.",
             "Ms. Rivera just asked us to discuss the slope.",
             "Dr. Nadia Okafor suggested a compromise.",
             "Mia agrees with the tutor.",
@@ -771,8 +862,56 @@ mod tests {
             "Dr. Nadia also states that Ben believes it.",
             "Mia felt that Ben's message was unclear.",
             "Mia's tone has been calm since the tutor cut in.",
+            "The tutor said the slope is a limit.",
         ] {
             assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
+        }
+        // A debate's roles stand for names: the judge and the counsel, heard so.
+        let judge = SentenceGuard::new(
+            ["Counsel for the defense: Cars bring customers to the shops."],
+            &names(&["judge", "Judge Okafor"]),
+            &names(&["Counsel for the defense", "Counsel for the prosecution"]),
+        );
+        let defense = SentenceGuard::new(
+            ["Judge Okafor: Where is the evidence?"],
+            &names(&["defense", "Counsel for the defense"]),
+            &names(&["Judge Okafor", "Counsel for the prosecution"]),
+        );
+        for (g, narration) in [
+            (&judge, "The judge Okafor concludes that this step is weak."),
+            (
+                &judge,
+                "Counsel for the defense agrees and says buses are better.",
+            ),
+            (&judge, "The prosecution argued that the air is cleaner."),
+            (
+                &defense,
+                "Judge Okafor countered by stating that bikes help.",
+            ),
+            (&defense, "Counsel for the prosecution suggests more buses."),
+            (&defense, "The judge asked us about parking."),
+            (&defense, "Judge Okafor is saying that shops close early."),
+            (&judge, "She pointed out that noise levels are high."),
+        ] {
+            assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
+        }
+        for (g, line) in [
+            (&judge, "The defense is right that deliveries need access."),
+            (
+                &judge,
+                "Counsel for the prosecution, where is your evidence on noise?",
+            ),
+            (&judge, "The evidence on noise is thin."),
+            (
+                &defense,
+                "Judge Okafor, the shops lose customers without parking.",
+            ),
+            (
+                &defense,
+                "The prosecution's figures on air quality ignore the buses.",
+            ),
+        ] {
+            assert_eq!(g.check(line), None, "{line}");
         }
         // Names as words of a line that says something, or to address someone.
         for line in [
@@ -852,6 +991,10 @@ mod tests {
     fn pleasantries_are_refused_once_the_conversation_runs() {
         let opening = guard(&[]);
         assert_eq!(opening.check("Thank you!"), None);
+        assert_eq!(
+            opening.check("Sure, I'd be happy to help!"),
+            Some(Refusal::Pleasantry)
+        );
         let g = guard(&["What is a limit?"]);
         for filler in [
             "Thank you so much!",

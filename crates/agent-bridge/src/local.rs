@@ -197,7 +197,7 @@ impl LocalPrompt {
         let keep = fresh.lines.len().saturating_sub(AFRESH_LINES);
         fresh.lines.drain(..keep);
         fresh.requests.push(format!(
-            "All of that has been said: say one new thing about {point}, in one sentence."
+            "All of that has been said: give a fact or a reason about {point} that nobody gave yet, in one sentence."
         ));
         fresh
     }
@@ -904,10 +904,10 @@ mod tests {
                 "Why is the slope a limit? ",
                 "The topic of this conversation: derivatives",
                 " in calculus. ",
-                "Sure, let's start.",
+                "Take x squared.",
             ],
         );
-        assert_eq!(text, "Why is the slope a limit? Sure, let's start.");
+        assert_eq!(text, "Why is the slope a limit? Take x squared.");
     }
 
     #[test]
@@ -1145,7 +1145,7 @@ mod tests {
         let user = &fresh.to_messages(false)[1].content;
         assert!(user.contains("Rebut the last argument."), "{user}");
         assert!(
-            user.contains("one new thing about parking and bikes"),
+            user.contains("about parking and bikes that nobody gave yet"),
             "{user}"
         );
         assert!(!fresh.to_messages(false)[0].content.contains("line 4"));

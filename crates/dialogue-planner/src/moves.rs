@@ -259,11 +259,13 @@ pub(crate) fn wording(plan: &TurnPlan, instruction: Option<&str>) -> String {
         Move::MakeArgument => {
             format!("Make one new argument for your side about {point}, with a concrete reason.")
         }
+        // Spoken to the addressee ("you"): worded about the argument, the model narrated
+        // it ("The weakest step of Counsel for the defense's last argument is …").
         Move::Rebut => format!(
-            "Rebut {who}'s last argument: name its weak step and give one concrete reason against it."
+            "Answer {who} directly, speaking to them as \"you\": say what is wrong with their last argument and give one concrete reason against it."
         ),
         Move::AskPointedQuestion => format!(
-            "Name the weakest step of {who}'s last argument in one sentence, then ask the other side one pointed question about it."
+            "Speaking as \"I\", say in one sentence which claim of {who} you doubt and why, then ask the other side one pointed question about it."
         ),
         Move::Rule => format!(
             "Say which side argued better so far and why, in one sentence, then ask both sides about {point}."

@@ -143,10 +143,7 @@ fn counsel_rebut_the_other_side_and_the_judge_asks_then_rules() {
     let (p, d) = plan_for(&debate(), "prosecution", &lines, 3, None);
     assert_eq!(p.action, Move::Rebut);
     assert_eq!(p.addressee.as_deref(), Some("Counsel for the defense"));
-    assert!(
-        d.contains("Rebut Counsel for the defense's last argument"),
-        "{d}"
-    );
+    assert!(d.contains("Answer Counsel for the defense directly"), "{d}");
     // The defense has not been answered since it spoke: a new argument.
     let (p, _) = plan_for(&debate(), "defense", &lines, 3, None);
     assert_eq!(p.action, Move::MakeArgument);
