@@ -41,7 +41,8 @@ fn clean_once(text: &str) -> String {
         let line = strip_line_markup(line);
         // A list's first number alone on its line: the reply was cut before the item
         // ("Here's how:\n1."), and a stray "one" would be heard.
-        let line = if matches!(line.trim_end(), "1." | "1)") {
+        // A heading alone on its line ("Air Quality Analysis:") is a title, not speech.
+        let line = if matches!(line.trim_end(), "1." | "1)") || is_heading(line) {
             ""
         } else {
             line
@@ -82,6 +83,21 @@ fn clean_once(text: &str) -> String {
         text = next;
     }
     text.to_owned()
+}
+
+/// A line of two to five title-case words ending with a colon ("Air Quality Analysis:",
+/// "Key Points:"): a heading the model wrote. "Here's how:" and "Steps: 1. mix" are not.
+fn is_heading(line: &str) -> bool {
+    let Some(title) = line.trim().strip_suffix([':', '：']) else {
+        return false;
+    };
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let capital = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
+    let small = |w: &&str| ["and", "of", "the", "for", "in", "on", "to", "a", "vs"].contains(w);
+    (2..=5).contains(&words.len())
+        && words.first().is_some_and(capital)
+        && words.last().is_some_and(capital)
+        && words.iter().all(|w| capital(w) || small(w))
 }
 
 /// Line markup removed until none is left: one mark can hide another (`- - item`).
@@ -310,6 +326,18 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(sanitize(input), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn a_heading_alone_on_its_line_is_not_read() {
+        assert_eq!(sanitize("Air Quality Analysis:"), "");
+        assert_eq!(
+            sanitize("Key Points:\nCars make noise in the old town."),
+            "Cars make noise in the old town."
+        );
+        for said in ["Here's how:", "Steps: 1. mix", "The answer is:", "Note:"] {
+            assert_eq!(sanitize(said), said, "{said}");
         }
     }
 

@@ -129,6 +129,7 @@ impl TurnSegmenter {
             && self.pending.is_empty()
             && let Some(end) = first_clause(&self.buf, self.config.first_clause_words)
             && find_boundary(&self.buf, at_end, self.config.max_chars).is_none_or(|s| end < s)
+            && !dangles(&self.buf, end)
         {
             let clause = self.buf[..end].to_owned();
             start = end;
@@ -139,6 +140,14 @@ impl TurnSegmenter {
             }
         }
         while let Some(end) = find_boundary(&self.buf[start..], at_end, self.config.max_chars) {
+            if dangles(&self.buf[start..], end) {
+                // What the colon announces has not come: wait for it; at the end it never
+                // will, and "Let's break the problem down:" alone is not said.
+                if at_end {
+                    start = self.buf.len();
+                }
+                break;
+            }
             let sentence = self.buf[start..start + end].to_owned();
             start += end;
             self.emit(&sentence, &mut out);
@@ -160,6 +169,18 @@ impl TurnSegmenter {
             self.emitted = true;
         }
     }
+}
+
+/// `buf[..end]` ends with a colon and nothing speakable follows it yet (perhaps a list's
+/// first number: "… such as:\n1.").
+fn dangles(buf: &str, end: usize) -> bool {
+    let head = buf[..end].trim_end();
+    // "This argument fails because: 1." cut before its first item.
+    let head = head
+        .strip_suffix("1.")
+        .or_else(|| head.strip_suffix("1)"))
+        .map_or(head, str::trim_end);
+    head.ends_with([':', '：']) && sanitize(&buf[end..]).is_empty()
 }
 
 /// Byte length of `buf`'s first clause when it has at least `min_words` words and ends at
@@ -606,6 +627,33 @@ mod tests {
         assert_eq!(
             stream("The derivative of x squared is two x."),
             ["The derivative of x squared is two x."]
+        );
+    }
+
+    #[test]
+    fn a_colon_with_nothing_after_it_is_not_said() {
+        let mut t = TurnSegmenter::new(SegmenterConfig::default());
+        let mut out = t.push("Cars add noise. ");
+        out.extend(t.push("It may stem from factors such as:\n"));
+        out.extend(t.push(" 1."));
+        out.extend(t.finish());
+        assert_eq!(out, ["Cars add noise."]);
+        let mut t = TurnSegmenter::new(SegmenterConfig::default());
+        let mut out = t.push("Let's break down the problem:\n");
+        out.extend(t.finish());
+        assert!(out.is_empty(), "{out:?}");
+        let mut t = TurnSegmenter::new(SegmenterConfig::default());
+        let mut out = t.push("I doubt it. This argument fails because: 1.");
+        out.extend(t.finish());
+        assert_eq!(out, ["I doubt it."]);
+        // What follows the colon comes: both are said.
+        let mut t = TurnSegmenter::new(SegmenterConfig::default());
+        let mut out = t.push("Three reasons matter here:\n");
+        out.extend(t.push("noise, air and safety.\n"));
+        out.extend(t.finish());
+        assert_eq!(
+            out.concat().replace(' ', ""),
+            "Threereasonsmatterhere:noise,airandsafety."
         );
     }
 
