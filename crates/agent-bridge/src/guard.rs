@@ -414,6 +414,11 @@ impl SentenceGuard {
         self
     }
 
+    /// The turn must still ask its question: only a whole sentence can tell.
+    pub fn awaits_question(&self) -> bool {
+        self.asking
+    }
+
     /// A sentence now said counts as recent for the rest of the turn.
     pub fn remember(&mut self, text: &str) {
         self.answering = None;

@@ -419,6 +419,10 @@ pub struct OutputFilter {
     refused: Vec<(Refusal, String)>,
 }
 
+/// Words the reply's first clause needs before its comma or colon to be sent on its own
+/// (as the segmenter cuts a first clause).
+const FIRST_CLAUSE_WORDS: usize = 4;
+
 /// How much of the reply's start is held back to recognise a name tag.
 const HEAD_CHARS: usize = 48;
 
@@ -589,6 +593,19 @@ impl OutputFilter {
                 self.pending.clear();
                 return true;
             }
+            // The reply's first clause goes to the voice at its comma or colon when the
+            // guard takes it as it stands: its first audio need not wait for a long
+            // first sentence. Taken or not, the rest of the sentence is judged at its end.
+            let clause_end = !sentence_end
+                && self.emitted.is_empty()
+                && self.sentence_words >= FIRST_CLAUSE_WORDS
+                && clean.trim_end().ends_with([',', ';', ':', '—'])
+                && !self.guard.awaits_question();
+            if clause_end && self.release_clause(out) {
+                self.done = true;
+                self.pending.clear();
+                return true;
+            }
             let runaway = total >= self.max_words * 2;
             if (sentence_end && self.flush(out)) || runaway {
                 if runaway {
@@ -603,6 +620,18 @@ impl OutputFilter {
             self.flush(out);
         }
         false
+    }
+
+    /// The first clause of the reply, if the guard takes it as it stands: sent, and the
+    /// sentence goes on from empty. Refused, it stays held as part of its sentence.
+    /// True when the budget is spent.
+    fn release_clause(&mut self, out: &mut String) -> bool {
+        if self.is_echo(&self.sentence) || self.guard.check(&self.sentence).is_some() {
+            return false;
+        }
+        let clause = std::mem::take(&mut self.sentence);
+        let words = std::mem::take(&mut self.sentence_words);
+        self.say(clause, words, out)
     }
 
     /// Sends the sentence held back, unless it only repeats the prompt; true when the
@@ -624,6 +653,11 @@ impl OutputFilter {
             self.refused.push((refusal, sentence.trim().to_owned()));
             return false;
         }
+        self.say(sentence, words, out)
+    }
+
+    /// `sentence` (of `words` words) is said; true when the budget is spent.
+    fn say(&mut self, sentence: String, words: usize, out: &mut String) -> bool {
         self.guard.remember(&sentence);
         let mut text = if self.emitted.is_empty() {
             sentence.trim_start()
@@ -889,6 +923,34 @@ mod tests {
         let mut f = OutputFilter::new(names(), 40);
         let (text, _) = run(&mut f, &["Yes, exactly.<|im_end|>", "junk"]);
         assert_eq!(text, "Yes, exactly.");
+    }
+
+    #[test]
+    fn the_first_clause_is_sent_at_its_comma_when_the_guard_takes_it() {
+        let mut f = OutputFilter::new(names(), 60);
+        // (The reply's first 48 characters are held to recognise a name tag.)
+        assert_eq!(
+            f.push("The derivative of x cubed, at any point x, ").text,
+            ""
+        );
+        assert_eq!(f.push("is three ").text, "The derivative of x cubed, ");
+        let rest = f.push("x squared. ");
+        assert_eq!(rest.text, "at any point x, is three x squared. ");
+        // Later clauses wait for their sentence.
+        assert_eq!(f.push("So at two, ").text, "");
+        // A clause the guard would refuse is held with its sentence, judged whole.
+        let mut f = OutputFilter::new(names(), 60).with_guard(SentenceGuard::new(
+            ["Ben: What is a slope?"],
+            &[],
+            &[],
+        ));
+        assert_eq!(f.push("Thank you so much, Ben, ").text, "");
+        let (text, _) = run(&mut f, &["the slope is a rate. "]);
+        assert_eq!(text.trim(), "Thank you so much, Ben, the slope is a rate.");
+        // A turn that must ask waits for the question mark.
+        let mut f = OutputFilter::new(names(), 60)
+            .with_guard(SentenceGuard::new(["Ben: The slope is six."], &[], &[]).asking());
+        assert_eq!(f.push("So tell me, Ben, about the tangent, ").text, "");
     }
 
     #[test]
