@@ -18,6 +18,7 @@
 //! [`voice_text`] prepares text for a voice: neutralised, capped and cut into pieces.
 
 pub mod clips;
+pub mod human;
 pub mod voice_text;
 pub mod voices;
 
@@ -292,6 +293,11 @@ impl Player {
     /// The clip mode's state (held clips, voices).
     pub fn clips(&self) -> &ClipDeck {
         &self.clips
+    }
+
+    /// Samples rendered so far (the position in `conversation.wav`).
+    pub fn clock(&self) -> u64 {
+        self.clock
     }
 
     /// Milliseconds of audio rendered so far (the position in `conversation.wav`).

@@ -79,6 +79,9 @@ pub mod ids {
     pub const CLIP_FINISHED: &str = "clip_finished";
     /// Auction output, recorder input: one auction event record (Utf8 JSON object).
     pub const AUCTION: &str = "auction";
+    /// Player input: a microphone's audio as the ASR bridge hears it (`human_audio`, and
+    /// `human_audio_<source>` for the bridge's `audio_<source>`), recorded as `human.wav`.
+    pub const HUMAN_AUDIO: &str = "human_audio";
 }
 
 /// Audio sample rates a node accepts in `sample_rate` metadata, in Hz. Outside it a block
@@ -116,6 +119,14 @@ pub mod keys {
     pub const INTERRUPTED: &str = "interrupted";
     /// Bool: the speaker is a human.
     pub const IS_HUMAN: &str = "is_human";
+    /// Integers, on a human's transcript and utterance: when the voice detector heard the
+    /// speech begin and end, in milliseconds of the microphone's stream
+    /// ([`AUDIO_INPUT`]).
+    pub const SPEECH_START_MS: &str = "speech_start_ms";
+    pub const SPEECH_END_MS: &str = "speech_end_ms";
+    /// String, on a human's transcript and utterance: the ASR bridge's audio input that
+    /// heard it (`audio`, `audio_<source>`).
+    pub const AUDIO_INPUT: &str = "audio_input";
     /// String: what went wrong while producing this message.
     pub const ERROR: &str = "error";
     /// Integer: position of a segment within its turn, from 0.

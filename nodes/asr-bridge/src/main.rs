@@ -304,6 +304,11 @@ impl Outputs<'_> {
                 let params = Params::new()
                     .string(keys::SPEAKER, self.speaker.clone())
                     .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
+                    .heard(&node_kit::HeardSpan {
+                        audio_input: input.to_owned(),
+                        start_ms,
+                        end_ms,
+                    })
                     .build();
                 self.node
                     .send_output(ids::TRANSCRIPT.into(), params, text)?;

@@ -82,10 +82,12 @@ fn main() -> eyre::Result<()> {
     };
 
     let actions = decide(&mut conference, Event::Start);
-    emit(&mut node, actions, None)?;
+    emit(&mut node, actions, None, None)?;
     // When the voice detector sent the last `speech_started` (µs since the Unix epoch):
     // the player's `pause` carries it, so onset → silence is measured over both hops.
     let mut onset_sent_us = None;
+    // When the human's last transcript was spoken (see [`emit`]).
+    let mut heard = None;
     loop {
         let wait = conference
             .next_deadline()
@@ -103,10 +105,13 @@ fn main() -> eyre::Result<()> {
                         };
                         actions.extend(decide(&mut conference, event));
                     }
-                    emit(&mut node, actions, None)?;
+                    emit(&mut node, actions, None, None)?;
                     continue;
                 }
                 DoraEvent::Input { id, metadata, data } => {
+                    if id.as_str() == ids::HUMAN {
+                        heard = node_kit::HeardSpan::from_params(&metadata.parameters);
+                    }
                     if id.as_str() == ids::SPEECH_STARTED {
                         let sent = metadata.timestamp().get_time().to_system_time();
                         onset_sent_us = sent
@@ -134,7 +139,7 @@ fn main() -> eyre::Result<()> {
             },
         };
         let actions = decide(&mut conference, event);
-        emit(&mut node, actions, onset_sent_us)?;
+        emit(&mut node, actions, onset_sent_us, heard.take())?;
     }
     tracing::info!(stats = %conference.engine().stats().to_json(), "conference controller stopped");
     Ok(())
@@ -206,7 +211,14 @@ fn to_core_event(
     }
 }
 
-fn emit(node: &mut DoraNode, actions: Vec<Action>, onset_sent_us: Option<i64>) -> eyre::Result<()> {
+/// `heard`: when the human's words that led to `actions` were spoken, passed on with
+/// their utterance (the player puts them on the recording's clock).
+fn emit(
+    node: &mut DoraNode,
+    actions: Vec<Action>,
+    onset_sent_us: Option<i64>,
+    heard: Option<node_kit::HeardSpan>,
+) -> eyre::Result<()> {
     for action in actions {
         match action {
             Action::Hold => {
@@ -241,12 +253,15 @@ fn emit(node: &mut DoraNode, actions: Vec<Action>, onset_sent_us: Option<i64>) -
                 node.send_output(ids::STATUS.into(), Default::default(), stats.to_json())?;
             }
             Action::Utterance(u) => {
-                let params = Params::new()
+                let mut params = Params::new()
                     .question_id(u.question_id)
                     .string(keys::SPEAKER, u.speaker)
                     .bool(keys::INTERRUPTED, u.interrupted)
-                    .bool(keys::IS_HUMAN, u.human)
-                    .build();
+                    .bool(keys::IS_HUMAN, u.human);
+                if let Some(span) = heard.as_ref().filter(|_| u.human) {
+                    params = params.heard(span);
+                }
+                let params = params.build();
                 node.send_output(ids::UTTERANCE.into(), params, u.text)?;
             }
             Action::Notice(notice) => match notice.level() {

@@ -89,6 +89,41 @@ pub fn text_of(data: &DoraArray) -> Result<String, TextError> {
     Ok(text)
 }
 
+/// A block of audio: Float32 samples and their `sample_rate` (16 kHz when absent, as
+/// node-hub's microphone sends it). Non-finite samples are silenced; how many were is
+/// told, so the caller can warn once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AudioBlock {
+    pub sample_rate: u32,
+    pub samples: Vec<f32>,
+    pub silenced: usize,
+}
+
+/// The audio block in `data`, or why it cannot be used.
+pub fn audio_of(params: &MetadataParameters, data: &DoraArray) -> Result<AudioBlock, String> {
+    let sample_rate = voice_protocol::valid_sample_rate(int_param(params, keys::SAMPLE_RATE))?;
+    let Some(samples) = data
+        .as_array()
+        .as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>()
+    else {
+        return Err(format!(
+            "audio must be Float32, not {}",
+            data.as_array().data_type()
+        ));
+    };
+    let mut samples = samples.values().to_vec();
+    let silenced = samples
+        .iter_mut()
+        .filter(|s| !s.is_finite())
+        .map(|s| *s = 0.0)
+        .count();
+    Ok(AudioBlock {
+        sample_rate,
+        samples,
+        silenced,
+    })
+}
+
 /// `question_id` as an unsigned id (Integer, or a String of digits for hand-written inputs).
 pub fn question_id(params: &MetadataParameters) -> Option<u64> {
     match params.get(keys::QUESTION_ID)? {
@@ -128,6 +163,30 @@ pub fn bool_param(params: &MetadataParameters, key: &str) -> Option<bool> {
     }
 }
 
+/// When a human's words were spoken, as the ASR bridge heard them: carried from its
+/// `transcript` through the controller's `utterance` to the player, which puts the
+/// human on the recording's clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeardSpan {
+    /// The bridge's audio input (`audio`, `audio_<source>`): whose stream the times count.
+    pub audio_input: String,
+    /// Milliseconds of that stream.
+    pub start_ms: u64,
+    pub end_ms: u64,
+}
+
+impl HeardSpan {
+    /// The span in `params`, if they hold a whole one.
+    pub fn from_params(params: &MetadataParameters) -> Option<Self> {
+        let ms = |key| int_param(params, key).and_then(|n| u64::try_from(n).ok());
+        Some(Self {
+            audio_input: string_param(params, keys::AUDIO_INPUT)?.to_owned(),
+            start_ms: ms(keys::SPEECH_START_MS)?,
+            end_ms: ms(keys::SPEECH_END_MS)?,
+        })
+    }
+}
+
 /// Builds metadata parameters fluently.
 #[derive(Debug, Default, Clone)]
 pub struct Params(MetadataParameters);
@@ -151,6 +210,11 @@ impl Params {
     pub fn bool(mut self, key: &str, value: bool) -> Self {
         self.0.insert(key.to_owned(), Parameter::Bool(value));
         self
+    }
+    pub fn heard(self, span: &HeardSpan) -> Self {
+        self.string(keys::AUDIO_INPUT, span.audio_input.clone())
+            .int(keys::SPEECH_START_MS, span.start_ms as i64)
+            .int(keys::SPEECH_END_MS, span.end_ms as i64)
     }
     pub fn build(self) -> MetadataParameters {
         self.0

@@ -2,7 +2,6 @@
 //! and clip inputs, and dora node-hub's bare `text`/`audio` inputs.
 
 use audio_utils::resample;
-use dora_node_api::arrow_v59::array::AsArray;
 use node_kit::text_of;
 use player_core::PlayerInput;
 use voice_protocol::{hub, hub::LocalQuestionIds, ids, keys};
@@ -141,28 +140,18 @@ fn hub_input(
             text,
         });
     }
-    let from =
-        match voice_protocol::valid_sample_rate(node_kit::int_param(params, keys::SAMPLE_RATE)) {
-            Ok(from) => from,
-            Err(problem) => {
-                tracing::warn!(input = id, %problem, "audio ignored");
-                return None;
-            }
-        };
-    let Some(samples) = data
-        .as_array()
-        .as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>()
-    else {
-        tracing::warn!(input = id, data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
-        return None;
+    let block = match node_kit::audio_of(params, data) {
+        Ok(block) => block,
+        Err(problem) => {
+            tracing::warn!(input = id, %problem, "audio ignored");
+            return None;
+        }
     };
     // NaN and infinities would poison the fades, the levels and the recording: silence.
-    let mut clean = samples.values().to_vec();
-    let replaced = audio_utils::silence_non_finite(&mut clean);
-    if replaced > 0 {
+    if block.silenced > 0 {
         tracing::warn!(
             input = id,
-            replaced,
+            replaced = block.silenced,
             "audio holds non-finite samples (NaN or infinity): played as silence"
         );
     }
@@ -174,6 +163,6 @@ fn hub_input(
         text: node_kit::string_param(params, ids::TEXT)
             .unwrap_or_default()
             .to_owned(),
-        samples: resample(&clean, from, rate),
+        samples: resample(&block.samples, block.sample_rate, rate),
     })
 }

@@ -1,7 +1,12 @@
 //! `tts-player`: `segment` and `interrupt` in (optionally `pause` / `resume`, the
 //! controller's hold of the human's floor); speech out to the sound device (when there
 //! is one), `conversation.wav` and `timeline.jsonl` in the session folder, and the outputs
-//! `audio` (Float32 blocks), `playback_started` and `playback_done`. Decisions live in
+//! `audio` (Float32 blocks), `playback_started` and `playback_done`.
+//!
+//! The human, optionally: `human_audio` (and `human_audio_<source>`: the microphones the
+//! ASR bridge hears as `audio`, `audio_<source>`) is recorded as `human.wav` on the same
+//! clock, and `utterance` (the controller's) puts each human utterance on the timeline,
+//! where it was spoken; `mix.wav` holds both sides at the end. Decisions live in
 //! [`player_core::Player`]; synthesis runs on a worker thread.
 //!
 //! Clip mode (additive, for conductors such as the auction node): `clip` (JSON
@@ -26,8 +31,11 @@ use crossbeam_channel::{Sender, select};
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
 use node_kit::Params;
-use player_core::{Player, PlayerConfig, PlayerEvent, PlayerInput};
-use voice_protocol::{hub::LocalQuestionIds, ids, keys};
+use player_core::{
+    Player, PlayerConfig, PlayerEvent, PlayerInput,
+    human::{HumanLine, HumanRecorder},
+};
+use voice_protocol::{hub, hub::LocalQuestionIds, ids, keys};
 
 use crate::{
     inputs::{micros_since_sent, since_onset_us, to_player_input},
@@ -54,6 +62,7 @@ fn main() -> eyre::Result<()> {
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let dir = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let (mut recording, resumed_samples) = Recording::open(&dir, rate)?;
+    let mut human = HumanRecorder::new(rate, recording.human_samples());
     let mode = node_kit::env_opt("AUDIO_OUTPUT").unwrap_or_else(|| "auto".to_owned());
     let mut device = Device::open(&mode, rate, Duration::from_millis(block_ms * 3))?;
     tracing::info!(folder = %dir.display(), device = device.is_some(), "recording the session");
@@ -80,6 +89,23 @@ fn main() -> eyre::Result<()> {
         let mut player_events = Vec::new();
         select! {
             recv(dora_events) -> event => match event {
+                Ok(DoraEvent::Input { id, metadata, data }) if hub::is_input(id.as_str(), ids::HUMAN_AUDIO) => {
+                    // The microphone the ASR bridge hears as `audio<suffix>`.
+                    let mic = format!("{}{}", ids::AUDIO, &id.as_str()[ids::HUMAN_AUDIO.len()..]);
+                    match node_kit::audio_of(&metadata.parameters, &data) {
+                        Ok(block) => {
+                            if let Some(heard) = human.heard(&mic, &block.samples, block.sample_rate, player.clock()) {
+                                recording.write_human(&heard)?;
+                            }
+                        }
+                        Err(problem) => tracing::warn!(input = %id, %problem, "microphone audio not recorded"),
+                    }
+                }
+                Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::UTTERANCE => {
+                    if let Some(line) = human_line(&human, &metadata.parameters, &data, player.now_ms()) {
+                        recording.timeline_human(&line)?;
+                    }
+                }
                 Ok(DoraEvent::Input { id, metadata, data }) => {
                     let cut_off = matches!(id.as_str(), ids::PAUSE | ids::INTERRUPT);
                     let barge_in = (id.as_str() == ids::PAUSE)
@@ -145,8 +171,45 @@ fn main() -> eyre::Result<()> {
             apply(event, &mut node, &jobs, &mut recording)?;
         }
     }
+    if let Some(heard) = human.finish() {
+        recording.write_human(&heard)?;
+    }
     recording.finish()?;
     Ok(())
+}
+
+/// A human's utterance (the controller's `utterance` with `is_human`) as a timeline line,
+/// put on the recording's clock; agents' utterances are the player's own lines already.
+fn human_line(
+    human: &HumanRecorder,
+    params: &dora_node_api::MetadataParameters,
+    data: &dora_node_api::DoraArray,
+    now_ms: u64,
+) -> Option<HumanLine> {
+    if !node_kit::bool_param(params, keys::IS_HUMAN).unwrap_or(false) {
+        return None;
+    }
+    let text = match node_kit::text_of(data) {
+        Ok(text) => text,
+        Err(e) => {
+            tracing::warn!(error = %e, "unreadable human utterance not put on the timeline");
+            return None;
+        }
+    };
+    let spoken = node_kit::HeardSpan::from_params(params)
+        .and_then(|span| human.place(&span.audio_input, span.start_ms, span.end_ms));
+    let (speech_start_ms, speech_end_ms) = spoken.unwrap_or((now_ms, now_ms));
+    Some(HumanLine {
+        speaker: node_kit::string_param(params, keys::SPEAKER)
+            .unwrap_or("human")
+            .to_owned(),
+        question_id: node_kit::question_id(params).unwrap_or(0),
+        human: true,
+        speech_start_ms,
+        speech_end_ms,
+        typed: spoken.is_none(),
+        text,
+    })
 }
 
 /// Renders the next block into the recording, the sound device and the `audio` output;

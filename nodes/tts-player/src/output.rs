@@ -12,12 +12,20 @@ use audio_utils::to_i16;
 use eyre::Context;
 use player_core::TimelineRecord;
 
-/// `conversation.wav` (what a listener heard, gaps included) and `timeline.jsonl`.
+type WavFile = hound::WavWriter<BufWriter<File>>;
+
+/// `conversation.wav` (what a listener heard, gaps included) and `timeline.jsonl`; with a
+/// human's microphone wired, `human.wav` on the same clock and, at the end, `mix.wav`
+/// (both sides, to listen to).
 pub struct Recording {
     dir: std::path::PathBuf,
-    wav: hound::WavWriter<BufWriter<File>>,
+    spec: hound::WavSpec,
+    wav: WavFile,
     timeline: File,
     last_flush: Instant,
+    /// `human.wav`, opened when the first microphone sample is final, and the samples it
+    /// holds.
+    human: Option<(WavFile, u64)>,
 }
 
 impl Recording {
@@ -47,6 +55,8 @@ impl Recording {
                 0,
             ),
         };
+        // A restarted player goes on with the human's recording too.
+        let human = continue_wav(&dir.join(HUMAN_WAV), spec);
         let timeline_path = dir.join("timeline.jsonl");
         let timeline = OpenOptions::new()
             .create(true)
@@ -56,9 +66,11 @@ impl Recording {
         Ok((
             Self {
                 dir: dir.to_path_buf(),
+                spec,
                 wav,
                 timeline,
                 last_flush: Instant::now(),
+                human,
             },
             resumed,
         ))
@@ -73,6 +85,42 @@ impl Recording {
             self.wav.flush()?;
             self.last_flush = Instant::now();
         }
+        Ok(())
+    }
+
+    /// Samples `human.wav` holds (a restarted player's).
+    pub fn human_samples(&self) -> u64 {
+        self.human.as_ref().map_or(0, |(_, n)| *n)
+    }
+
+    /// Microphone samples made final, silence filling the time before them.
+    pub fn write_human(&mut self, heard: &player_core::human::Final) -> eyre::Result<()> {
+        if self.human.is_none() {
+            let path = self.dir.join(HUMAN_WAV);
+            let wav = hound::WavWriter::create(&path, self.spec)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            self.human = Some((wav, 0));
+        }
+        let Some((wav, written)) = self.human.as_mut() else {
+            return Ok(());
+        };
+        while *written < heard.start {
+            wav.write_sample(0i16)?;
+            *written += 1;
+        }
+        for s in &heard.samples {
+            wav.write_sample(to_i16(*s))?;
+        }
+        *written += heard.samples.len() as u64;
+        wav.flush()?;
+        Ok(())
+    }
+
+    /// A human's utterance, on the same timeline as the agents'.
+    pub fn timeline_human(&mut self, line: &player_core::human::HumanLine) -> eyre::Result<()> {
+        let line = serde_json::to_string(line)?;
+        writeln!(self.timeline, "{line}")?;
+        self.timeline.flush()?;
         Ok(())
     }
 
@@ -106,8 +154,42 @@ impl Recording {
 
     pub fn finish(self) -> eyre::Result<()> {
         self.wav.finalize()?;
+        if let Some((human, _)) = self.human {
+            human.finalize()?;
+            mix(
+                &self.dir.join("conversation.wav"),
+                &self.dir.join(HUMAN_WAV),
+                &self.dir.join(MIX_WAV),
+            )?;
+        }
         Ok(())
     }
+}
+
+const HUMAN_WAV: &str = "human.wav";
+const MIX_WAV: &str = "mix.wav";
+
+/// `a` and `b` (16-bit mono of one rate, on one clock) summed into `out`, as long as the
+/// longer of them.
+fn mix(a: &Path, b: &Path, out: &Path) -> eyre::Result<()> {
+    let open = |path: &Path| {
+        hound::WavReader::open(path).with_context(|| format!("cannot read {}", path.display()))
+    };
+    let (mut a, mut b) = (open(a)?, open(b)?);
+    let mut writer = hound::WavWriter::create(out, a.spec())
+        .with_context(|| format!("cannot create {}", out.display()))?;
+    let mut a = a.samples::<i16>();
+    let mut b = b.samples::<i16>();
+    loop {
+        let (x, y) = (a.next().transpose()?, b.next().transpose()?);
+        if x.is_none() && y.is_none() {
+            break;
+        }
+        let sum = i32::from(x.unwrap_or(0)) + i32::from(y.unwrap_or(0));
+        writer.write_sample(sum.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16)?;
+    }
+    writer.finalize()?;
+    Ok(())
 }
 
 /// A recording of the same format left by this run's player: cut to the samples its
@@ -118,7 +200,7 @@ fn continue_wav(
 ) -> Option<(hound::WavWriter<BufWriter<File>>, u64)> {
     let found = hound::WavReader::open(path).ok()?;
     if found.spec() != spec {
-        tracing::warn!(path = %path.display(), "conversation.wav has another format; starting it again");
+        tracing::warn!(path = %path.display(), "the recording there has another format; starting it again");
         return None;
     }
     let samples = u64::from(found.duration());

@@ -574,3 +574,100 @@ fn a_speech_service_gets_neutralised_text() {
     assert_eq!(inputs[0], "Hello   there.");
     assert!(inputs[3].ends_with("Then x < y holds."), "{:?}", inputs[3]);
 }
+
+/// The human's side: a microphone streaming in real time is recorded as `human.wav` on the
+/// player's clock, a human utterance is put on the timeline where it was spoken (the ASR
+/// bridge's times moved onto that clock), typed words where they arrived, and `mix.wav`
+/// holds both sides.
+#[test]
+fn records_the_human_on_the_players_clock() {
+    let dir = std::env::temp_dir().join(format!("player-human-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let block = |at: f64, level: f32| {
+        float32_input(
+            at,
+            "human_audio",
+            json!(vec![level; 1_600]),
+            meta(&[("sample_rate", json!(16_000))]),
+        )
+    };
+    // One second of silence, then a second of "voice", in 100 ms blocks from 0.6 s on.
+    let mut events: Vec<TestEvent> = (1..=20)
+        .map(|k| block(0.5 + 0.1 * f64::from(k), if k > 10 { 0.3 } else { 0.0 }))
+        .collect();
+    events.push(input(
+        3.0,
+        "utterance",
+        json!(["How do I start?"]),
+        meta(&[
+            ("question_id", json!(2)),
+            ("speaker", json!("human")),
+            ("is_human", json!(true)),
+            ("audio_input", json!("audio")),
+            ("speech_start_ms", json!(1_000)),
+            ("speech_end_ms", json!(2_000)),
+        ]),
+    ));
+    events.push(input(
+        3.2,
+        "utterance",
+        json!(["Typed words."]),
+        meta(&[
+            ("question_id", json!(3)),
+            ("speaker", json!("human")),
+            ("is_human", json!(true)),
+        ]),
+    ));
+    // An agent's utterance is the player's own line already.
+    events.push(input(
+        3.3,
+        "utterance",
+        json!(["An agent's line."]),
+        meta(&[("question_id", json!(4)), ("speaker", json!("tutor"))]),
+    ));
+    events.extend(keepalive(0.05, 3.8));
+    events.push(stop(3.9));
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("SESSION_DIR", dir.to_str().unwrap()),
+            ("AUDIO_OUTPUT", "none"),
+            ("TTS_BACKEND", "espeak"),
+        ],
+        events,
+        Duration::from_secs(60),
+    );
+    assert!(run.success, "{}", run.stderr);
+    let timeline = lines(&dir.join("timeline.jsonl"));
+    assert_eq!(timeline.len(), 2, "{timeline:#?}\n{}", run.stderr);
+    let spoken = &timeline[0];
+    assert_eq!(spoken["human"], true);
+    assert_eq!(spoken["question_id"], 2);
+    assert_eq!(spoken["text"], "How do I start?");
+    assert!(spoken.get("typed").is_none(), "{spoken}");
+    let (start, end) = (
+        spoken["speech_start_ms"].as_u64().unwrap(),
+        spoken["speech_end_ms"].as_u64().unwrap(),
+    );
+    assert_eq!(end - start, 1_000, "{spoken}");
+    assert_eq!(timeline[1]["typed"], true);
+    // human.wav (the player's rate) is loud where the line says and quiet before it.
+    let mut wav = hound::WavReader::open(dir.join("human.wav")).unwrap();
+    let rate = u64::from(wav.spec().sample_rate);
+    let samples: Vec<i16> = wav.samples::<i16>().map(Result::unwrap).collect();
+    let level = |from_ms: u64, to_ms: u64| {
+        let span = &samples[(from_ms * rate / 1000) as usize..(to_ms * rate / 1000) as usize];
+        span.iter()
+            .map(|s| i64::from(s.unsigned_abs()))
+            .sum::<i64>()
+            / span.len() as i64
+    };
+    assert!(level(start + 100, end - 100) > 5_000, "{spoken}");
+    assert!(level(start - 900, start - 100) < 100, "{spoken}");
+    let mix = hound::WavReader::open(dir.join("mix.wav")).unwrap();
+    let conversation = hound::WavReader::open(dir.join("conversation.wav")).unwrap();
+    assert_eq!(
+        mix.duration(),
+        conversation.duration().max(samples.len() as u32)
+    );
+}

@@ -307,6 +307,58 @@ pub fn assert_no_back_to_back(transcript: &[Value]) {
     }
 }
 
+/// The human's side of a spoken session: the utterance heard (`said`, a transcript line)
+/// is on the timeline, spoken (not typed) and timed on the recording's clock; `human.wav`
+/// holds voice in that span and silence well before it; `mix.wav` is as long as the
+/// longer side.
+pub fn assert_human_recorded(dir: &Path, humans: &[Value], said: &Value) {
+    let line = humans
+        .iter()
+        .find(|h| h["question_id"] == said["question_id"])
+        .unwrap_or_else(|| panic!("the human's {said} is not on the timeline: {humans:#?}"));
+    assert_eq!(line["text"], said["text"], "{line}");
+    assert!(line.get("typed").is_none(), "spoken, not typed: {line}");
+    let (start, end) = (
+        line["speech_start_ms"].as_u64().unwrap(),
+        line["speech_end_ms"].as_u64().unwrap(),
+    );
+    assert!(start + 500 < end, "a spoken question lasts: {line}");
+    let read = |name: &str| {
+        let path = dir.join(name);
+        let mut wav = hound::WavReader::open(&path)
+            .unwrap_or_else(|e| panic!("{} is not a readable WAV: {e}", path.display()));
+        let rate = u64::from(wav.spec().sample_rate);
+        let samples: Vec<f32> = wav
+            .samples::<i16>()
+            .map(|s| f32::from(s.unwrap()) / 32_768.0)
+            .collect();
+        (rate, samples)
+    };
+    let (rate, voice) = read("human.wav");
+    let rms = |from_ms: u64, to_ms: u64| {
+        let span = &voice[((from_ms * rate / 1000) as usize).min(voice.len())
+            ..((to_ms * rate / 1000) as usize).min(voice.len())];
+        (span.iter().map(|s| s * s).sum::<f32>() / span.len().max(1) as f32).sqrt()
+    };
+    let spoken = rms(start, end);
+    assert!(
+        spoken > 0.01,
+        "human.wav is quiet ({spoken}) where {line} was spoken"
+    );
+    if start > 3_000 {
+        // The scripted human keeps silent for seconds before it cuts in.
+        let before = rms(start - 3_000, start - 2_000);
+        assert!(
+            before * 4.0 < spoken,
+            "human.wav is not silent before {line}: {before} against {spoken}"
+        );
+    }
+    let mix = wav_duration(&dir.join("mix.wav"));
+    let longer =
+        wav_duration(&dir.join("conversation.wav")).max(wav_duration(&dir.join("human.wav")));
+    assert_eq!(mix, longer, "mix.wav holds both sides");
+}
+
 /// What the samples of a WAV file (its header's count) last.
 pub fn wav_duration(path: &Path) -> Duration {
     let wav = hound::WavReader::open(path)
@@ -377,10 +429,13 @@ pub fn assert_voice_chat_session(dir: &Path) {
         let spoken = text_segmenter::sanitize(line["text"].as_str().unwrap());
         assert!(spoken.len() >= heard.len(), "{line}");
     }
-    let timeline = jsonl(dir, "timeline.jsonl");
+    let (humans, timeline): (Vec<Value>, Vec<Value>) = jsonl(dir, "timeline.jsonl")
+        .into_iter()
+        .partition(|r| r["human"] == true);
     assert!(timeline.len() >= 4, "{timeline:#?}");
     // Never two voices at once, and in question-id order.
     assert_one_voice_in_order(&timeline);
+    assert_human_recorded(dir, &humans, &transcript[human]);
     // After the barge-in, nothing of an older question sounded again.
     if let Some(cut) = timeline.iter().position(|r| r["interrupted"] == true) {
         for record in &timeline[cut + 1..] {

@@ -290,7 +290,7 @@ fn check(session: &Path, samples_path: &Path, warmup: u64) -> eyre::Result<bool>
         heard_ms as f64 / 60_000.0,
         transcript.len(),
         transcript.iter().filter(|l| l["human"] == true).count(),
-        timeline.len(),
+        timeline.iter().filter(|l| l["human"] != true).count(),
         events.len()
     );
     println!(

@@ -1,7 +1,8 @@
 //! `voice-bench micro`: segmenter cost and throughput, espeak-ng latency for a first
 //! sentence, player cost per block.
-//! `voice-bench session <folder>`: dead air between utterances and barge-in latency from a
-//! recorded session (`timeline.jsonl`, `barge_in.jsonl`).
+//! `voice-bench session <folder>`: end of the human's speech → first agent audio, dead
+//! air between utterances and barge-in latency from a recorded session (`timeline.jsonl`,
+//! `barge_in.jsonl`).
 //! `voice-bench voices DIR [VOICE...]`: each voice on the recognition corpus (see
 //! [`voices`]).
 
@@ -187,8 +188,37 @@ fn lines(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// End of the human's speech → the answer's first audio, per spoken human line of the
+/// timeline: the first agent line of a newer question that sounded after it.
+fn voice_to_voice(humans: &[serde_json::Value], agents: &[serde_json::Value]) -> Vec<f64> {
+    humans
+        .iter()
+        .filter(|h| h.get("typed").is_none())
+        .filter_map(|h| {
+            let (asked, end) = (h["question_id"].as_u64()?, h["speech_end_ms"].as_f64()?);
+            let answer = agents.iter().find(|a| {
+                a["question_id"].as_u64().is_some_and(|q| q > asked)
+                    && a["start_ms"].as_f64().is_some_and(|s| s >= end)
+            })?;
+            Some(answer["start_ms"].as_f64()? - end)
+        })
+        .collect()
+}
+
 fn session(dir: &Path) {
-    let timeline = lines(&dir.join("timeline.jsonl"));
+    // The player's lines and the human's (`"human": true`) share the timeline.
+    let (humans, timeline): (Vec<serde_json::Value>, Vec<serde_json::Value>) =
+        lines(&dir.join("timeline.jsonl"))
+            .into_iter()
+            .partition(|r| r["human"] == true);
+    let mut voice = voice_to_voice(&humans, &timeline);
+    println!(
+        "end of the human's speech → first agent audio ({} answers): p50 {:.0} ms, p90 {:.0} ms, max {:.0} ms",
+        voice.len(),
+        percentile(&mut voice.clone(), 0.5),
+        percentile(&mut voice.clone(), 0.9),
+        percentile(&mut voice, 1.0)
+    );
     let mut gaps: Vec<f64> = timeline
         .windows(2)
         .filter(|w| w[0]["interrupted"] == false && w[1]["chars_played"].as_u64().unwrap_or(0) > 0)
@@ -274,5 +304,26 @@ fn main() {
             );
             std::process::exit(2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn voice_to_voice_is_measured_to_the_first_newer_answer() {
+        let humans = [
+            json!({"human": true, "question_id": 4, "speech_start_ms": 1000, "speech_end_ms": 3000}),
+            json!({"human": true, "question_id": 9, "speech_start_ms": 9000, "speech_end_ms": 9000, "typed": true}),
+        ];
+        let agents = [
+            json!({"question_id": 3, "start_ms": 2500, "end_ms": 3100}),
+            json!({"question_id": 5, "start_ms": 4200, "end_ms": 6000}),
+            json!({"question_id": 10, "start_ms": 9500, "end_ms": 9900}),
+        ];
+        assert_eq!(voice_to_voice(&humans, &agents), [1200.0]);
     }
 }
