@@ -32,6 +32,22 @@ session=$(mktemp -d)
 SESSION_DIR="$session" timeout 300 .venv/bin/dora run "$bench_flow" --stop-after 95s >/dev/null 2>&1 || true
 rm -f "$bench_flow"
 target/release/voice-bench session "$session"
+minutes=${VOICE_MINUTES:-10}
+echo "== answer within a breath: end of the human's speech → first agent audio ($minutes min each, a line every ~15 s, 3 in 4 a question), closing silence only vs early end of turn"
+# The same scripted questions (tools/soak's generator, seed 7) in two runs of the study
+# session as shipped: VAD_PAUSE_MS=0 takes the turn at the closing silence only.
+human=$(mktemp)
+target/release/soak script "$minutes" 15 7 > "$human"
+v2v_flow=dataflows/.bench-v2v-voice-chat.yml
+sed "s|HUMAN_SCRIPT: .*|HUMAN_SCRIPT: $human|" dataflows/voice-chat.yml > "$v2v_flow"
+for pause_ms in 0 250; do
+  session=$(mktemp -d)
+  VAD_PAUSE_MS=$pause_ms SESSION_DIR="$session" AUDIO_OUTPUT=none \
+    timeout $(( minutes * 60 + 300 )) .venv/bin/dora run "$v2v_flow" --stop-after "$(( minutes * 60 ))s" >/dev/null 2>&1 || true
+  echo "VAD_PAUSE_MS=$pause_ms (session $session):"
+  target/release/voice-bench session "$session"
+done
+rm -f "$v2v_flow" "$human"
 echo "== pitch rehearsal: Q&A trigger (slide change on the moderator's control input) → first moderator audio"
 # Three offline runs of dataflows/rehearsal.yml (two section breaks each). The moderator
 # logs each trigger's latency to its first playback_started in rehearsal-events.jsonl.
