@@ -66,6 +66,7 @@ fn main() -> eyre::Result<()> {
 
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
+    warn_about_wiring(&node);
     // Which inputs each upstream node feeds: a restarted node restarts those inputs.
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
@@ -143,6 +144,30 @@ fn main() -> eyre::Result<()> {
     }
     tracing::info!(stats = %conference.engine().stats().to_json(), "conference controller stopped");
     Ok(())
+}
+
+/// What a participant of this dataflow lacks (its input here, at the segmenter, at the
+/// recorder, a bridge, a backpressure queue), told once at start: a forgotten line
+/// otherwise fails silently. `dataflow-check F` tells the same before a run.
+fn warn_about_wiring(node: &DoraNode) {
+    let findings = node
+        .dataflow_descriptor()
+        .map_err(|e| e.to_string())
+        .and_then(|d| serde_yaml::to_value(d).map_err(|e| e.to_string()))
+        .and_then(|v| dataflow_wiring::check_value(&v).map_err(|e| e.to_string()));
+    match findings {
+        Ok(findings) => {
+            for finding in findings {
+                tracing::warn!(
+                    node = %finding.node,
+                    add = %finding.fix,
+                    "dataflow wiring: {}",
+                    finding.problem
+                );
+            }
+        }
+        Err(e) => tracing::debug!(error = %e, "the dataflow's wiring was not checked"),
+    }
 }
 
 /// Converts one dora input into a core event; bad input is logged and skipped.

@@ -1,0 +1,404 @@
+//! What a dataflow's participants lack: a YAML file (or the descriptor dora hands a node)
+//! in, findings out, each naming the node to edit and the line to add.
+//!
+//! A *participant* is a node with a `text` output (a bridge, a moderator that speaks).
+//! Each one must be an input of the node that hands it its turns (the node whose `turn`
+//! output it takes), of every text segmenter (`segment` output), and be listed in every
+//! session recorder's `AGENTS` when that is set. Every name of a controller's
+//! `DORA_POLICY_PATTERN`, humans apart, must be a node. Every input from a node must
+//! have `queue_policy: backpressure`: dora 1.1 has no dataflow-wide default, and its
+//! default policy drops the oldest message when a queue is full (a timer's ticks may
+//! drop).
+//!
+//! A forgotten line otherwise fails silently: a participant never heard, or never
+//! given the floor, or a message dropped under load.
+
+use std::collections::BTreeMap;
+
+use serde_yaml::Value;
+
+/// One thing to add.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The node to edit.
+    pub node: String,
+    /// What is wrong, in a sentence.
+    pub problem: String,
+    /// The YAML to add under that node (or the node to add).
+    pub fix: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "node `{}`: {}\n    add: {}",
+            self.node, self.problem, self.fix
+        )
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("not YAML: {0}")]
+    Yaml(#[from] serde_yaml::Error),
+    #[error("the dataflow has no `nodes` list")]
+    NoNodes,
+}
+
+/// One input of a node.
+#[derive(Debug, Clone)]
+struct Input {
+    id: String,
+    /// `node/output`, as written.
+    source: String,
+    backpressure: bool,
+}
+
+/// A node, as far as the checks need it.
+#[derive(Debug, Clone)]
+struct Node {
+    id: String,
+    /// The executable's file name (`llm-bridge`, `text-segmenter`, …).
+    program: String,
+    inputs: Vec<Input>,
+    outputs: Vec<String>,
+    env: BTreeMap<String, String>,
+}
+
+impl Node {
+    fn takes(&self, source: &str) -> bool {
+        self.inputs.iter().any(|i| i.source == source)
+    }
+
+    fn outputs(&self, output: &str) -> bool {
+        self.outputs.iter().any(|o| o == output)
+    }
+}
+
+/// The findings for a dataflow given as YAML text.
+pub fn check(yaml: &str) -> Result<Vec<Finding>, CheckError> {
+    check_value(&serde_yaml::from_str(yaml)?)
+}
+
+/// The findings for a parsed dataflow (a file's YAML or a descriptor turned into YAML).
+pub fn check_value(dataflow: &Value) -> Result<Vec<Finding>, CheckError> {
+    let nodes: Vec<Node> = dataflow
+        .get("nodes")
+        .and_then(Value::as_sequence)
+        .ok_or(CheckError::NoNodes)?
+        .iter()
+        .filter_map(node_of)
+        .collect();
+    let mut findings = Vec::new();
+    pattern_nodes(&nodes, &mut findings);
+    for participant in nodes.iter().filter(|n| n.outputs("text")) {
+        participant_wiring(participant, &nodes, &mut findings);
+    }
+    queue_policies(&nodes, &mut findings);
+    Ok(findings)
+}
+
+/// The line that makes `node` take `participant`'s text.
+fn text_input_line(participant: &str) -> String {
+    format!("{participant}: {{ source: {participant}/text, queue_policy: backpressure }}")
+}
+
+/// Every name of a controller's pattern, humans apart, has a node.
+fn pattern_nodes(nodes: &[Node], findings: &mut Vec<Finding>) {
+    for controller in nodes {
+        let Some(pattern) = controller.env.get("DORA_POLICY_PATTERN") else {
+            continue;
+        };
+        let Ok(policy) = turn_policy::Policy::parse(pattern) else {
+            findings.push(Finding {
+                node: controller.id.clone(),
+                problem: format!("DORA_POLICY_PATTERN {pattern:?} does not parse"),
+                fix: "a pattern such as \"[(human, 0.001), (tutor, *), (student1, 1)]\"".into(),
+            });
+            continue;
+        };
+        let humans: Vec<&str> = controller
+            .env
+            .get("HUMAN_PARTICIPANTS")
+            .map(|h| h.split(',').map(str::trim).collect())
+            .unwrap_or_default();
+        for name in policy.names() {
+            if name == "human" || humans.contains(&name) {
+                continue;
+            }
+            if !nodes.iter().any(|n| n.id == name) {
+                findings.push(Finding {
+                    node: controller.id.clone(),
+                    problem: format!(
+                        "participant `{name}` of DORA_POLICY_PATTERN has no node (its bridge): it would never speak"
+                    ),
+                    fix: format!(
+                        "a node `- id: {name}` (an llm-bridge like the others, its `turn` from `{}/turn`) and, under `{}` inputs, {}",
+                        controller.id,
+                        controller.id,
+                        text_input_line(name)
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// A participant is an input of its turn giver and of every segmenter, and listed in
+/// every recorder's `AGENTS`.
+fn participant_wiring(participant: &Node, nodes: &[Node], findings: &mut Vec<Finding>) {
+    let text = format!("{}/text", participant.id);
+    let givers = participant
+        .inputs
+        .iter()
+        .filter_map(|i| i.source.strip_suffix("/turn"))
+        .filter_map(|giver| nodes.iter().find(|n| n.id == giver));
+    for giver in givers {
+        if !giver.takes(&text) {
+            findings.push(Finding {
+                node: giver.id.clone(),
+                problem: format!(
+                    "hands `{}` its turns but does not take its text: its turn would never end",
+                    participant.id
+                ),
+                fix: text_input_line(&participant.id),
+            });
+        }
+    }
+    for segmenter in nodes.iter().filter(|n| n.outputs("segment")) {
+        if !segmenter.takes(&text) {
+            findings.push(Finding {
+                node: segmenter.id.clone(),
+                problem: format!(
+                    "does not take `{}`'s text: it would never be heard",
+                    participant.id
+                ),
+                fix: text_input_line(&participant.id),
+            });
+        }
+    }
+    for recorder in nodes.iter().filter(|n| n.program == "session-recorder") {
+        let Some(agents) = recorder.env.get("AGENTS") else {
+            continue;
+        };
+        if !agents.split(',').any(|a| a.trim() == participant.id) {
+            findings.push(Finding {
+                node: recorder.id.clone(),
+                problem: format!(
+                    "AGENTS does not list `{}`: the session's context would lack its notes",
+                    participant.id
+                ),
+                fix: format!("AGENTS: {}, {}", agents.trim(), participant.id),
+            });
+        }
+    }
+}
+
+/// Every input has `queue_policy: backpressure`.
+fn queue_policies(nodes: &[Node], findings: &mut Vec<Finding>) {
+    for node in nodes {
+        // A timer's tick (`dora/timer/…`) is better dropped than delivered late.
+        let unsafe_inputs = node
+            .inputs
+            .iter()
+            .filter(|i| !i.backpressure && !i.source.starts_with("dora/"));
+        for input in unsafe_inputs {
+            findings.push(Finding {
+                node: node.id.clone(),
+                problem: format!(
+                    "input `{}` has no `queue_policy: backpressure`: under load dora drops its oldest messages",
+                    input.id
+                ),
+                fix: format!(
+                    "{}: {{ source: {}, queue_policy: backpressure }}",
+                    input.id, input.source
+                ),
+            });
+        }
+    }
+}
+
+fn node_of(value: &Value) -> Option<Node> {
+    let id = value.get("id")?.as_str()?.to_owned();
+    let program = value
+        .get("path")
+        .and_then(Value::as_str)
+        .and_then(|p| p.rsplit(['/', '\\']).next())
+        .unwrap_or_default()
+        .trim_end_matches(".exe")
+        .to_owned();
+    let inputs = value
+        .get("inputs")
+        .and_then(Value::as_mapping)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(id, def)| {
+                    let id = id.as_str()?.to_owned();
+                    let (source, backpressure) = match def {
+                        Value::String(source) => (source.clone(), false),
+                        Value::Mapping(_) => (
+                            def.get("source")?.as_str()?.to_owned(),
+                            def.get("queue_policy").and_then(Value::as_str) == Some("backpressure"),
+                        ),
+                        _ => return None,
+                    };
+                    Some(Input {
+                        id,
+                        source,
+                        backpressure,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let outputs = value
+        .get("outputs")
+        .and_then(Value::as_sequence)
+        .map(|s| {
+            s.iter()
+                .filter_map(|o| o.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let env = value
+        .get("env")
+        .and_then(Value::as_mapping)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| {
+                    let v = match v {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        Value::Bool(b) => b.to_string(),
+                        _ => return None,
+                    };
+                    Some((k.as_str()?.to_owned(), v))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(Node {
+        id,
+        program,
+        inputs,
+        outputs,
+        env,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WIRED: &str = r#"
+nodes:
+  - id: conference-controller
+    path: ../target/release/conference-controller
+    inputs:
+      tutor: { source: tutor/text, queue_policy: backpressure }
+      student1: { source: student1/text, queue_policy: backpressure }
+    outputs: [turn, interrupt]
+    env:
+      DORA_POLICY_PATTERN: "[(human, 0.001), (tutor, *), (student1, 1)]"
+  - id: tutor
+    path: ../target/release/llm-bridge
+    inputs:
+      turn: { source: conference-controller/turn, queue_policy: backpressure }
+    outputs: [text]
+  - id: student1
+    path: ../target/release/llm-bridge
+    inputs:
+      turn: { source: conference-controller/turn, queue_policy: backpressure }
+    outputs: [text]
+  - id: text-segmenter
+    path: ../target/release/text-segmenter
+    inputs:
+      tutor: { source: tutor/text, queue_policy: backpressure }
+      student1: { source: student1/text, queue_policy: backpressure }
+    outputs: [segment]
+  - id: recorder
+    path: ../target/release/session-recorder
+    inputs:
+      turn: { source: conference-controller/turn, queue_policy: backpressure }
+    env:
+      AGENTS: tutor, student1
+"#;
+
+    #[test]
+    fn a_wired_dataflow_has_no_finding() {
+        assert_eq!(check(WIRED).unwrap(), []);
+    }
+
+    #[test]
+    fn a_participant_added_in_one_place_only_is_found_everywhere_it_lacks() {
+        // student2 joins the pattern and gets its bridge, nothing else.
+        let yaml = WIRED
+            .replace("(student1, 1)]", "(student1, 1), (student2, 1)]")
+            .replace(
+                "  - id: text-segmenter",
+                "  - id: student2\n    path: ../target/release/llm-bridge\n    inputs:\n      turn: conference-controller/turn\n    outputs: [text]\n  - id: text-segmenter",
+            );
+        let findings = check(&yaml).unwrap();
+        let nodes: Vec<&str> = findings.iter().map(|f| f.node.as_str()).collect();
+        assert_eq!(
+            nodes,
+            [
+                "conference-controller",
+                "text-segmenter",
+                "recorder",
+                "student2"
+            ],
+            "{findings:#?}"
+        );
+        assert_eq!(
+            findings[0].fix,
+            "student2: { source: student2/text, queue_policy: backpressure }"
+        );
+        assert_eq!(findings[2].fix, "AGENTS: tutor, student1, student2");
+        assert_eq!(
+            findings[3].fix,
+            "turn: { source: conference-controller/turn, queue_policy: backpressure }"
+        );
+        assert!(findings[3].to_string().contains("drops its oldest"));
+    }
+
+    #[test]
+    fn a_pattern_name_without_a_node_is_found() {
+        let yaml = WIRED.replace("(student1, 1)]", "(student1, 1), (judge, 1)]");
+        let findings = check(&yaml).unwrap();
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert!(findings[0].problem.contains("`judge`"), "{findings:#?}");
+        // A human named as such is no node.
+        let yaml = WIRED
+            .replace("(student1, 1)]", "(student1, 1), (mia, 1)]")
+            .replace(
+                "DORA_POLICY_PATTERN",
+                "HUMAN_PARTICIPANTS: mia\n      DORA_POLICY_PATTERN",
+            );
+        assert_eq!(check(&yaml).unwrap(), []);
+    }
+
+    #[test]
+    fn a_timer_may_drop_its_ticks() {
+        let yaml = WIRED.replace(
+            "      turn: { source: conference-controller/turn, queue_policy: backpressure }
+    env:",
+            "      turn: { source: conference-controller/turn, queue_policy: backpressure }
+      tick: dora/timer/millis/20
+    env:",
+        );
+        assert_eq!(check(&yaml).unwrap(), []);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        assert!(matches!(check("nodes: 3"), Err(CheckError::NoNodes)));
+        assert!(matches!(check(": : :"), Err(CheckError::Yaml(_))));
+        let findings = check(&WIRED.replace("(tutor, *)", "(tutor, *")).unwrap();
+        assert!(
+            findings[0].problem.contains("does not parse"),
+            "{findings:#?}"
+        );
+    }
+}
