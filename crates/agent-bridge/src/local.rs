@@ -40,18 +40,30 @@ impl PromptWindow {
 
     /// The lines to show, oldest first: the previous window extended by the lines that
     /// came after its last one; when it grows past `max_lines`, the oldest `hop` lines (or
-    /// more) go. When the previous window cannot be found in `lines` (the conversation
-    /// window moved under it, a line was cut to what was heard), it starts again from the
-    /// newest lines.
+    /// more) go. When a line of the previous window changed (cut to what was heard when
+    /// the human barged in), the window keeps its first line and takes the lines as they
+    /// are now from there, so the cache still holds everything before the change. Only
+    /// when its first line is gone (the conversation window moved under it) does it
+    /// start again from the newest lines.
     pub fn select(&mut self, lines: &[String]) -> Vec<String> {
         let continued = self.kept.last().and_then(|last| {
             let at = lines.iter().rposition(|l| l == last)?;
             let start = (at + 1).checked_sub(self.kept.len())?;
             (lines[start..=at] == self.kept[..]).then_some(at + 1)
         });
-        match continued {
-            Some(next) => self.kept.extend(lines[next..].iter().cloned()),
-            None => {
+        let anchored = || {
+            let first = self.kept.first()?;
+            // The latest place the first line could start a window that ends now.
+            let from = lines.len().saturating_sub(self.max_lines + self.kept.len());
+            lines[from..]
+                .iter()
+                .position(|l| l == first)
+                .map(|at| from + at)
+        };
+        match (continued, anchored()) {
+            (Some(next), _) => self.kept.extend(lines[next..].iter().cloned()),
+            (None, Some(start)) => self.kept = lines[start..].to_vec(),
+            (None, None) => {
                 let keep = self.max_lines.saturating_sub(self.hop).max(1);
                 self.kept = lines[lines.len().saturating_sub(keep)..].to_vec();
             }
@@ -1050,6 +1062,21 @@ mod tests {
         }
         // Most turns extend the previous prompt.
         assert!(reused >= 12, "{reused}");
+    }
+
+    #[test]
+    fn a_line_cut_to_what_was_heard_keeps_the_window_before_it() {
+        let mut w = PromptWindow::new(6, 3);
+        let mut lines: Vec<String> = (0..5).map(|i| format!("l{i}")).collect();
+        assert_eq!(w.select(&lines), lines[2..]);
+        // The last line was cut when the human barged in, and the human's line follows.
+        lines[4] = "l4 (cut)".into();
+        lines.push("human: a question".into());
+        let shown = w.select(&lines);
+        assert_eq!(shown, ["l2", "l3", "l4 (cut)", "human: a question"]);
+        // A window whose first line is gone starts again from the newest lines.
+        let lines: Vec<String> = (10..20).map(|i| format!("l{i}")).collect();
+        assert_eq!(w.select(&lines), lines[7..]);
     }
 
     #[test]
