@@ -32,6 +32,10 @@ pub enum EndpointInput<'a> {
     /// The text of a job handed out by [`EndpointOutput::Recognize`] (empty when
     /// recognition failed).
     Recognized { job: JobId, text: String },
+    /// A job handed out was not recognized (the recognizer's queue was full): a final
+    /// job's words are lost and no longer waited for; a pause's job is forgotten, so
+    /// that the utterance is recognized whole when it closes.
+    Dropped { job: JobId },
     /// The stream ended: an utterance in progress is finished.
     Finish,
 }
@@ -121,6 +125,12 @@ impl Endpointer {
                 }
             }
             EndpointInput::Recognized { job, text } => self.on_text(job, text, &mut out),
+            EndpointInput::Dropped { job } => {
+                self.finals.remove(&job);
+                if self.speculation.as_ref().is_some_and(|s| s.job == job) {
+                    self.speculation = None;
+                }
+            }
         }
         out
     }
@@ -386,6 +396,22 @@ mod tests {
             turns(&out),
             [("So I was wondering about the".to_owned(), false)]
         );
+    }
+
+    #[test]
+    fn a_dropped_job_is_not_waited_for() {
+        // A pause's job dropped: the utterance is recognized whole when it closes.
+        let mut e = endpointer(250);
+        say(&mut e, 1200);
+        assert_eq!(jobs(&pause(&mut e, 300)), [0]);
+        assert!(e.handle(EndpointInput::Dropped { job: 0 }).is_empty());
+        let out = pause(&mut e, 1000);
+        assert_eq!(jobs(&out), [1]);
+        assert_eq!(e.awaiting(), 1);
+        // That one dropped too: its words are lost, and nothing is waited for.
+        assert!(e.handle(EndpointInput::Dropped { job: 1 }).is_empty());
+        assert_eq!(e.awaiting(), 0);
+        assert!(text(&mut e, 1, "Too late.").is_empty());
     }
 
     #[test]

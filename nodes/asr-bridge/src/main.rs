@@ -126,6 +126,7 @@ fn main() -> eyre::Result<()> {
         jobs: Some(job_tx),
         cancelled,
         in_flight: 0,
+        dropped: Vec::new(),
     };
     loop {
         select! {
@@ -154,8 +155,15 @@ fn main() -> eyre::Result<()> {
                         .entry(id.to_string())
                         .or_insert_with(|| Endpointer::new(vad_config, backchannels.clone()));
                     let audio = resample_linear(&clean.samples, rate, VAD_RATE);
-                    for output in endpointer.handle(EndpointInput::Audio(&audio)) {
-                        out.on_output(id.as_str(), output)?;
+                    let mut outputs = endpointer.handle(EndpointInput::Audio(&audio));
+                    while !outputs.is_empty() {
+                        for output in outputs {
+                            out.on_output(id.as_str(), output)?;
+                        }
+                        outputs = std::mem::take(&mut out.dropped)
+                            .into_iter()
+                            .flat_map(|job| endpointer.handle(EndpointInput::Dropped { job }))
+                            .collect();
                     }
                 }
                 Ok(DoraEvent::Input { id, .. }) => tracing::warn!(input = %id, "unknown input ignored"),
@@ -171,6 +179,10 @@ fn main() -> eyre::Result<()> {
     for (input, endpointer) in &mut endpointers {
         for output in endpointer.handle(EndpointInput::Finish) {
             out.on_output(input, output)?;
+        }
+        // Dropped at the end: nothing to recognize them with; only forgotten.
+        for job in std::mem::take(&mut out.dropped) {
+            endpointer.handle(EndpointInput::Dropped { job });
         }
     }
     // Nothing the human said is lost: what is being recognised is still sent, within
@@ -253,6 +265,8 @@ struct Outputs<'a> {
     cancelled: Arc<Mutex<BTreeSet<JobKey>>>,
     /// Jobs handed to the worker whose result has not come back.
     in_flight: usize,
+    /// Jobs the worker's full queue refused, for their endpointer to forget.
+    dropped: Vec<JobId>,
 }
 
 impl Outputs<'_> {
@@ -276,12 +290,15 @@ impl Outputs<'_> {
                 };
                 match jobs.try_send(((input.to_owned(), job), audio)) {
                     Ok(()) => self.in_flight += 1,
-                    Err(crossbeam_channel::TrySendError::Full(_)) => tracing::warn!(
-                        job,
-                        seconds,
-                        max_pending = MAX_PENDING_UTTERANCES,
-                        "recognition is behind: utterance dropped"
-                    ),
+                    Err(crossbeam_channel::TrySendError::Full(_)) => {
+                        tracing::warn!(
+                            job,
+                            seconds,
+                            max_pending = MAX_PENDING_UTTERANCES,
+                            "recognition is behind: utterance dropped"
+                        );
+                        self.dropped.push(job);
+                    }
                     Err(crossbeam_channel::TrySendError::Disconnected(_)) => {}
                 }
             }
