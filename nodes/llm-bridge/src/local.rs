@@ -377,6 +377,16 @@ impl Engine<'_> {
         let mut prompt = LocalPrompt::from_messages(&request.messages, self.persona.spoken_name());
         names.extend(prompt.speakers());
         prompt.lines = self.window.select(&prompt.lines);
+        tracing::debug!(
+            question_id = request.question_id,
+            lines = prompt.lines.len(),
+            first = prompt
+                .lines
+                .first()
+                .map(|l| voice_protocol::shorten(l))
+                .unwrap_or_default(),
+            "prompt window"
+        );
         // The human's words this turn answers (the planner answers a human who spoke last).
         let answering = request
             .plan
