@@ -159,6 +159,7 @@ const POSSESSED: &[&str] = &[
     "position",
     "point",
     "statement",
+    "claim",
     "closing",
     "opening",
     "view",
@@ -525,10 +526,12 @@ impl SentenceGuard {
             let pronoun = words
                 .first()
                 .is_some_and(|w| ["he", "she"].contains(&w.as_str()));
-            return pronoun
-                && words
-                    .get(1)
-                    .is_some_and(|w| REPORTING.contains(&w.as_str()));
+            // "He also argues …": an adverb between the pronoun and its verb.
+            let verb = words
+                .iter()
+                .skip(1)
+                .find(|w| !ADVERBS.contains(&w.as_str()));
+            return pronoun && verb.is_some_and(|w| REPORTING.contains(&w.as_str()));
         }
         // "Judge Okafor is saying …": a verb of saying in the progressive.
         if other
@@ -897,6 +900,8 @@ mod tests {
             (&defense, "The judge asked us about parking."),
             (&defense, "Judge Okafor is saying that shops close early."),
             (&judge, "She pointed out that noise levels are high."),
+            (&judge, "He also argues that the shops need access."),
+            (&judge, "Judge Okafor's claim is fundamentally flawed."),
         ] {
             assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
         }

@@ -429,6 +429,9 @@ pub struct OutputFilter {
     guard: SentenceGuard,
     /// Sentences not said, and why.
     refused: Vec<(Refusal, String)>,
+    /// The sentence being written goes on from a first clause already said: it is said
+    /// to its end (the guard judged its beginning; half a sentence is worse).
+    continuing: bool,
 }
 
 /// Words the reply's first clause needs before its comma or colon to be sent on its own
@@ -459,6 +462,7 @@ impl OutputFilter {
             echo_allowed: Vec::new(),
             guard: SentenceGuard::default(),
             refused: Vec::new(),
+            continuing: false,
         }
     }
 
@@ -596,7 +600,10 @@ impl OutputFilter {
                 .ends_with(['.', '!', '?', '。', '！', '？'])
                 && !is_abbreviation(clean.trim());
             let total = self.words + self.sentence_words;
-            if self.words > 0 && total > self.max_words + budget_slack(self.max_words) {
+            if self.words > 0
+                && !self.continuing
+                && total > self.max_words + budget_slack(self.max_words)
+            {
                 // Something is said already and this sentence cannot end near the
                 // budget: drop it and stop generating, rather than run to twice the budget.
                 self.sentence.clear();
@@ -643,7 +650,9 @@ impl OutputFilter {
         }
         let clause = std::mem::take(&mut self.sentence);
         let words = std::mem::take(&mut self.sentence_words);
-        self.say(clause, words, out)
+        let spent = self.say(clause, words, out);
+        self.continuing = true;
+        spent
     }
 
     /// Sends the sentence held back, unless it only repeats the prompt; true when the
@@ -654,7 +663,11 @@ impl OutputFilter {
         // Nothing a voice could say (a closing `\]` left over from the last turn), or a
         // list's number alone ("1.", a list the budget cut after its first mark).
         if !sentence.chars().any(char::is_alphabetic) {
+            self.continuing = false;
             return false;
+        }
+        if std::mem::take(&mut self.continuing) {
+            return self.say(sentence, words, out);
         }
         if self.is_echo(&sentence) {
             self.refused
@@ -950,6 +963,20 @@ mod tests {
         assert_eq!(rest.text, "at any point x, is three x squared. ");
         // Later clauses wait for their sentence.
         assert_eq!(f.push("So at two, ").text, "");
+        // Once its first clause is said, a sentence is said to its end, past the budget
+        // of words and whatever the guard would say of its rest alone.
+        let mut f = OutputFilter::new(names(), 10);
+        let (text, _) = run(
+            &mut f,
+            &[
+                "The derivative of x cubed, at any point x along the whole real line, ",
+                "is three x squared. The rest is over budget.",
+            ],
+        );
+        assert_eq!(
+            text.trim(),
+            "The derivative of x cubed, at any point x along the whole real line, is three x squared."
+        );
         // A clause the guard would refuse is held with its sentence, judged whole.
         let mut f = OutputFilter::new(names(), 60).with_guard(SentenceGuard::new(
             ["Ben: What is a slope?"],
