@@ -420,6 +420,11 @@ impl SentenceGuard {
         self.asking
     }
 
+    /// The turn answers a human whose words the reply has not taken up yet.
+    pub fn answers_human(&self) -> bool {
+        self.answering.is_some()
+    }
+
     /// A sentence now said counts as recent for the rest of the turn.
     pub fn remember(&mut self, text: &str) {
         self.answering = None;
@@ -445,11 +450,22 @@ impl SentenceGuard {
 
     /// Why `sentence` must not be said, if it must not.
     pub fn check(&self, sentence: &str) -> Option<Refusal> {
+        self.judge(sentence, true)
+    }
+
+    /// Why the first clause of an answer to the human must not be said on its own, if it
+    /// must not: as [`SentenceGuard::check`], but a clause may restate the question (an
+    /// answer starts on the human's words, and a few words are all question).
+    pub fn check_clause(&self, clause: &str) -> Option<Refusal> {
+        self.judge(clause, false)
+    }
+
+    fn judge(&self, sentence: &str, echo: bool) -> Option<Refusal> {
         let words = words(sentence);
         if words.is_empty() {
             return None;
         }
-        if self.is_echo(&words) {
+        if echo && self.is_echo(&words) {
             return Some(Refusal::Echo);
         }
         if self.presents_as_another(sentence) {

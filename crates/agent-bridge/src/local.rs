@@ -612,13 +612,16 @@ impl OutputFilter {
                 self.pending.clear();
                 return true;
             }
-            // The reply's first clause goes to the voice at its comma or colon when the
-            // guard takes it as it stands: its first audio need not wait for a long
-            // first sentence. Taken or not, the rest of the sentence is judged at its end.
+            // The first clause of an answer to a human goes to the voice at its comma or
+            // colon when the guard takes it as it stands (it takes up the human's words):
+            // the human need not wait for a long first sentence. Between agents the next
+            // turn is prepared while one plays, and a clause said early would commit the
+            // sentence before the guard could judge it (its rest repeating a line).
             let clause_end = !sentence_end
                 && self.emitted.is_empty()
                 && self.sentence_words >= FIRST_CLAUSE_WORDS
                 && clean.trim_end().ends_with([',', ';', ':', '—'])
+                && self.guard.answers_human()
                 && !self.guard.awaits_question();
             if clause_end && self.release_clause(out) {
                 self.done = true;
@@ -645,7 +648,9 @@ impl OutputFilter {
     /// sentence goes on from empty. Refused, it stays held as part of its sentence.
     /// True when the budget is spent.
     fn release_clause(&mut self, out: &mut String) -> bool {
-        if self.is_echo(&self.sentence) || self.guard.check(&self.sentence).is_some() {
+        // The question it answers is in the prompt and in the recent lines: a clause that
+        // starts on the human's words is not an echo for that.
+        if self.guard.check_clause(&self.sentence).is_some() {
             return false;
         }
         let clause = std::mem::take(&mut self.sentence);
@@ -951,8 +956,13 @@ mod tests {
     }
 
     #[test]
-    fn the_first_clause_is_sent_at_its_comma_when_the_guard_takes_it() {
-        let mut f = OutputFilter::new(names(), 60);
+    fn the_first_clause_of_an_answer_to_a_human_is_sent_at_its_comma() {
+        let asked = "Ben: What is the derivative of x cubed?";
+        let answering = || {
+            OutputFilter::new(names(), 60)
+                .with_guard(SentenceGuard::new([asked], &[], &[]).answering(asked))
+        };
+        let mut f = answering();
         // (The reply's first 48 characters are held to recognise a name tag.)
         assert_eq!(
             f.push("The derivative of x cubed, at any point x, ").text,
@@ -965,7 +975,8 @@ mod tests {
         assert_eq!(f.push("So at two, ").text, "");
         // Once its first clause is said, a sentence is said to its end, past the budget
         // of words and whatever the guard would say of its rest alone.
-        let mut f = OutputFilter::new(names(), 10);
+        let mut f = OutputFilter::new(names(), 10)
+            .with_guard(SentenceGuard::new([asked], &[], &[]).answering(asked));
         let (text, _) = run(
             &mut f,
             &[
@@ -977,19 +988,33 @@ mod tests {
             text.trim(),
             "The derivative of x cubed, at any point x along the whole real line, is three x squared."
         );
-        // A clause the guard would refuse is held with its sentence, judged whole.
-        let mut f = OutputFilter::new(names(), 60).with_guard(SentenceGuard::new(
-            ["Ben: What is a slope?"],
-            &[],
-            &[],
-        ));
-        assert_eq!(f.push("Thank you so much, Ben, ").text, "");
-        let (text, _) = run(&mut f, &["the slope is a rate. "]);
-        assert_eq!(text.trim(), "Thank you so much, Ben, the slope is a rate.");
-        // A turn that must ask waits for the question mark.
-        let mut f = OutputFilter::new(names(), 60)
-            .with_guard(SentenceGuard::new(["Ben: The slope is six."], &[], &[]).asking());
-        assert_eq!(f.push("So tell me, Ben, about the tangent, ").text, "");
+        // A clause the guard would refuse (not on the question) is held with its
+        // sentence, judged whole.
+        let mut f = answering();
+        assert_eq!(
+            f.push("Thank you so much, Ben, good that you ask, ").text,
+            ""
+        );
+        let (text, _) = run(&mut f, &["the derivative is three x squared. "]);
+        assert_eq!(
+            text.trim(),
+            "Thank you so much, Ben, good that you ask, the derivative is three x squared."
+        );
+        // Between agents, and in a turn that must ask, sentences leave whole.
+        for mut f in [
+            OutputFilter::new(names(), 60),
+            OutputFilter::new(names(), 60).with_guard(
+                SentenceGuard::new([asked], &[], &[])
+                    .answering(asked)
+                    .asking(),
+            ),
+        ] {
+            assert_eq!(
+                f.push("The derivative of x cubed, at any point x, is three ")
+                    .text,
+                ""
+            );
+        }
     }
 
     #[test]
