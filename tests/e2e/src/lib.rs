@@ -463,11 +463,16 @@ pub fn assert_voice_chat_session(dir: &Path) {
 }
 
 /// A loopback TCP port free at the time of asking.
+/// A loopback port free now, below the range the system hands out for port 0 (32768 and
+/// up on Linux): dora's transport binds ports there while a dataflow starts, and took one
+/// the test had been given (the console then could not listen on it).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port()
+    // Spread by process id, so two test processes start at different places.
+    let start = 20_000 + (std::process::id() % 10_000) as u16;
+    (start..32_000)
+        .chain(20_000..start)
+        .find(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
+        .expect("a free loopback port below 32000")
 }
 
 /// The session's decision logs (`decisions/*.jsonl`) replay (`tools/replay`) to the same
