@@ -462,15 +462,19 @@ pub fn assert_voice_chat_session(dir: &Path) {
     assert!(difference.is_some(), "{replays:#?}");
 }
 
-/// A loopback TCP port free at the time of asking.
 /// A loopback port free now, below the range the system hands out for port 0 (32768 and
 /// up on Linux): dora's transport binds ports there while a dataflow starts, and took one
-/// the test had been given (the console then could not listen on it).
+/// the test had been given (the console then could not listen on it). Each call gives
+/// another port.
 pub fn free_port() -> u16 {
+    use std::sync::atomic::{AtomicU16, Ordering};
+    const LOW: u16 = 20_000;
+    const SPAN: u16 = 12_000;
+    static NEXT: AtomicU16 = AtomicU16::new(0);
     // Spread by process id, so two test processes start at different places.
-    let start = 20_000 + (std::process::id() % 10_000) as u16;
-    (start..32_000)
-        .chain(20_000..start)
+    let base = (std::process::id() % u32::from(SPAN)) as u16;
+    (0..SPAN)
+        .map(|_| LOW + base.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % SPAN)
         .find(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
         .expect("a free loopback port below 32000")
 }
