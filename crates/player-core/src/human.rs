@@ -175,6 +175,31 @@ impl HumanRecorder {
         Some(Final { start, samples })
     }
 
+    /// A human's utterance as a timeline line. `heard`: the microphone and the span of
+    /// its own clock the words were spoken in (`None`: typed words), put on the
+    /// recording's clock; typed words, or a span of a microphone never heard here, are
+    /// timed `now_ms`, when they arrived.
+    pub fn line(
+        &self,
+        speaker: &str,
+        question_id: u64,
+        text: String,
+        heard: Option<(&str, u64, u64)>,
+        now_ms: u64,
+    ) -> HumanLine {
+        let placed = heard.and_then(|(mic, start, end)| self.place(mic, start, end));
+        let (speech_start_ms, speech_end_ms) = placed.unwrap_or((now_ms, now_ms));
+        HumanLine {
+            speaker: speaker.to_owned(),
+            question_id,
+            human: true,
+            speech_start_ms,
+            speech_end_ms,
+            typed: heard.is_none(),
+            text,
+        }
+    }
+
     /// A span of microphone `mic`'s own clock (milliseconds of its stream, as the
     /// recognizer counts them) on the recording's clock, in milliseconds; `None` for a
     /// microphone never heard.
@@ -245,6 +270,20 @@ mod tests {
         // stream) is at 1500..2500 ms of the recording.
         assert_eq!(r.place("audio", 1_000, 2_000), Some((1_500, 2_500)));
         assert_eq!(r.place("audio_console", 0, 10), None);
+    }
+
+    #[test]
+    fn a_line_is_spoken_when_it_has_a_span_typed_when_not() {
+        let mut r = HumanRecorder::new(RATE, 0);
+        stream(&mut r, "audio", 500, 100, 0.5);
+        let spoken = r.line("human", 3, "Why?".into(), Some(("audio", 100, 600)), 9_000);
+        assert_eq!((spoken.speech_start_ms, spoken.speech_end_ms), (600, 1_100));
+        assert!(!spoken.typed);
+        // A microphone the player was not given: spoken, timed on arrival.
+        let unplaced = r.line("human", 4, "So?".into(), Some(("audio_x", 0, 10)), 9_000);
+        assert_eq!((unplaced.speech_start_ms, unplaced.typed), (9_000, false));
+        let typed = r.line("human", 5, "Typed.".into(), None, 9_100);
+        assert_eq!((typed.speech_end_ms, typed.typed), (9_100, true));
     }
 
     #[test]

@@ -63,6 +63,8 @@ fn main() -> eyre::Result<()> {
     let dir = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let (mut recording, resumed_samples) = Recording::open(&dir, rate)?;
     let mut human = HumanRecorder::new(rate, recording.human_samples());
+    // Microphones already reported for non-finite samples.
+    let mut warned_inputs = std::collections::BTreeSet::new();
     let mode = node_kit::env_opt("AUDIO_OUTPUT").unwrap_or_else(|| "auto".to_owned());
     let mut device = Device::open(&mode, rate, Duration::from_millis(block_ms * 3))?;
     tracing::info!(folder = %dir.display(), device = device.is_some(), "recording the session");
@@ -94,6 +96,9 @@ fn main() -> eyre::Result<()> {
                     let mic = format!("{}{}", ids::AUDIO, &id.as_str()[ids::HUMAN_AUDIO.len()..]);
                     match node_kit::audio_of(&metadata.parameters, &data) {
                         Ok(block) => {
+                            if block.silenced > 0 && warned_inputs.insert(id.to_string()) {
+                                tracing::warn!(input = %id, replaced = block.silenced, "microphone audio holds non-finite samples: recorded as silence; reported once per input");
+                            }
                             if let Some(heard) = human.heard(&mic, &block.samples, block.sample_rate, player.clock()) {
                                 recording.write_human(&heard)?;
                             }
@@ -196,20 +201,18 @@ fn human_line(
             return None;
         }
     };
-    let spoken = node_kit::HeardSpan::from_params(params)
-        .and_then(|span| human.place(&span.audio_input, span.start_ms, span.end_ms));
-    let (speech_start_ms, speech_end_ms) = spoken.unwrap_or((now_ms, now_ms));
-    Some(HumanLine {
-        speaker: node_kit::string_param(params, keys::SPEAKER)
-            .unwrap_or("human")
-            .to_owned(),
-        question_id: node_kit::question_id(params).unwrap_or(0),
-        human: true,
-        speech_start_ms,
-        speech_end_ms,
-        typed: spoken.is_none(),
-        text,
-    })
+    let heard = node_kit::HeardSpan::from_params(params);
+    Some(
+        human.line(
+            node_kit::string_param(params, keys::SPEAKER).unwrap_or("human"),
+            node_kit::question_id(params).unwrap_or(0),
+            text,
+            heard
+                .as_ref()
+                .map(|h| (h.audio_input.as_str(), h.start_ms, h.end_ms)),
+            now_ms,
+        ),
+    )
 }
 
 /// Renders the next block into the recording, the sound device and the `audio` output;
