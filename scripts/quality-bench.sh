@@ -12,7 +12,9 @@
 #                      LLM_MODEL_PATH (default: the default model,
 #                      models/qwen2.5-coder-0.5b-instruct.gguf)
 #   QUALITY_FLOWS      space-separated dataflow names (default: voice-chat debate panel
-#                      roundtable rehearsal auction-debate)
+#                      roundtable rehearsal auction-debate); `roundtable-zh` is the
+#                      roundtable with the scenario dataflows/scenarios/roundtable-zh.yml
+#                      (in Mandarin, the moderator's voice espeak-ng's `cmn`)
 #   QUALITY_OUT        keep the sessions (and dora's logs) in this folder; without it they
 #                      go to a temporary folder, deleted at the end
 #   QUALITY_SKIP_SECS  score only lines after this many seconds of each run (default 0)
@@ -57,13 +59,29 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# The dataflow file of a flow name: the flow itself, or for a roundtable scenario
+# (`roundtable-zh`) the roundtable.
+dataflow_of() {
+    if [ -f "dataflows/$1.yml" ]; then
+        echo "dataflows/$1.yml"
+    elif [[ "$1" == roundtable-* ]] && [ -f "dataflows/scenarios/$1.yml" ]; then
+        echo "dataflows/roundtable.yml"
+    fi
+}
+
 # Runs one flow with one model into its session folder; dora's output goes to a log.
 run_flow() {
     local flow=$1 model=$2 session=$3
+    local scenario=()
+    if [ "$(dataflow_of "$flow")" != "dataflows/$flow.yml" ]; then
+        scenario=(ROUNDTABLE_SCENARIO="scenarios/$flow.yml")
+        [ "$flow" = roundtable-zh ] && scenario+=(
+            ROUNDTABLE_VOICES="moderator=espeak:cmn, economist=jf_alpha, engineer=jm_kumo, ethicist=jf_gongitsune")
+    fi
     echo "== $flow with $(basename "$model"): ${minutes} min" >&2
-    SESSION_DIR="$session" AUDIO_OUTPUT=none LLM_MODEL_PATH="$model" CONSOLE_PORT="$(free_port)" \
-        timeout --kill-after=30 $(( minutes * 60 + 180 )) \
-        .venv/bin/dora run "dataflows/$flow.yml" --stop-after "${minutes}m" \
+    env "${scenario[@]}" SESSION_DIR="$session" AUDIO_OUTPUT=none LLM_MODEL_PATH="$model" \
+        CONSOLE_PORT="$(free_port)" timeout --kill-after=30 $(( minutes * 60 + 180 )) \
+        .venv/bin/dora run "$(dataflow_of "$flow")" --stop-after "${minutes}m" \
         >"$session.log" 2>&1 || true
 }
 
@@ -81,7 +99,7 @@ done
 rows=""
 header=()
 for flow in $flows; do
-    if [ ! -f "dataflows/$flow.yml" ] || [ ! -f "dataflows/agendas/$flow.yml" ]; then
+    if [ -z "$(dataflow_of "$flow")" ] || [ ! -f "dataflows/agendas/$flow.yml" ]; then
         echo "$flow: no dataflows/$flow.yml or dataflows/agendas/$flow.yml, skipped" >&2
         continue
     fi

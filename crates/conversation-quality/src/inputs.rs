@@ -60,6 +60,10 @@ pub struct Agenda {
     /// and acknowledgements): context for the others' lines, never scored themselves.
     #[serde(default)]
     pub conductors: Vec<String>,
+    /// The language the participants are asked to speak (`zh`): the share of agent
+    /// lines written in it is reported.
+    #[serde(default)]
+    pub language: Option<String>,
 }
 
 impl Agenda {

@@ -68,6 +68,8 @@ pub struct Scorer {
     personas: Vec<Persona>,
     /// Speakers scored as context only (the agenda's `conductors`).
     conductors: Vec<String>,
+    /// The language asked for (the agenda's `language`).
+    language: Option<String>,
 }
 
 /// What is known of one line while scoring.
@@ -86,6 +88,7 @@ impl Scorer {
             instructions: Instructions::new(personas),
             personas: personas.to_vec(),
             conductors: agenda.conductors.clone(),
+            language: agenda.language.clone(),
         }
     }
 
@@ -110,7 +113,10 @@ impl Scorer {
             })
             .collect();
         let participants = self.participants(lines);
-        let mut report = Report::default();
+        let mut report = Report {
+            in_language: self.language.as_ref().map(|_| Ratio::default()),
+            ..Report::default()
+        };
         let mut reasons: HashMap<usize, Vec<Reason>> = HashMap::new();
         let mut bigrams = HashSet::new();
         for (i, line) in lines.iter().enumerate() {
@@ -211,6 +217,17 @@ impl Scorer {
             report.empty_lines += 1;
             found.push(Reason::Empty);
         }
+        if let Some(language) = &self.language
+            && let Some(ratio) = report.in_language.as_mut()
+        {
+            ratio.total += 1;
+            match in_language(language, &line.text) {
+                Some(true) => ratio.count += 1,
+                _ => found.push(Reason::OtherLanguage {
+                    asked: language.clone(),
+                }),
+            }
+        }
         if let Some(markup) = markup::markup(&line.text) {
             report.markup += 1;
             found.push(Reason::Markup(markup));
@@ -237,6 +254,17 @@ impl Scorer {
             .filter(|p| speakers.contains(p.name.as_str()))
             .map(Participant::new)
             .collect()
+    }
+}
+
+/// Whether `text` is written in `language` (`zh` or `en`; `None` for a line without
+/// letters or a language this crate cannot tell).
+fn in_language(language: &str, text: &str) -> Option<bool> {
+    let chinese = words::mostly_chinese(text)?;
+    match language {
+        "zh" => Some(chinese),
+        "en" => Some(!chinese),
+        _ => None,
     }
 }
 

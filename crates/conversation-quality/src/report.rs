@@ -50,6 +50,8 @@ pub struct Report {
     pub pleasantry_pairs: usize,
     /// Distinct word bigrams out of all word bigrams (within lines).
     pub distinct_2: Ratio,
+    /// Lines written in the language the agenda asks for (`None` when it asks none).
+    pub in_language: Option<Ratio>,
     #[serde(skip)]
     pub findings: Vec<Finding>,
 }
@@ -110,6 +112,10 @@ pub enum Reason {
     Unaddressed {
         asked: String,
     },
+    /// The line is not in the language the agenda asks for.
+    OtherLanguage {
+        asked: String,
+    },
 }
 
 impl fmt::Display for Reason {
@@ -137,6 +143,7 @@ impl fmt::Display for Reason {
             Reason::Unaddressed { asked } => {
                 write!(f, "does not take up the human's \"{asked}\"")
             }
+            Reason::OtherLanguage { asked } => write!(f, "not in the language asked ({asked})"),
         }
     }
 }

@@ -8,6 +8,7 @@ fn agenda() -> Agenda {
         agenda: vec!["the power rule".into()],
         lexicon: vec!["slope".into(), "tangent".into(), "x".into()],
         conductors: Vec::new(),
+        language: None,
     }
 }
 
@@ -384,4 +385,30 @@ proptest! {
         let r = assess(&[("student1", text.as_str()), ("tutor", text.as_str())]);
         prop_assert!(r.echo.count >= 1);
     }
+}
+
+#[test]
+fn lines_in_another_language_than_the_one_asked_are_counted() {
+    let agenda = Agenda {
+        language: Some("zh".into()),
+        lexicon: vec!["汽车".into()],
+        ..agenda()
+    };
+    let report = assess_with(
+        &Scorer::new(&agenda, &[]),
+        &[
+            ("economist", "我认为应该限制汽车进入市中心。"),
+            ("engineer", "I think cars should stay."),
+            ("ethicist", "公平很重要, for residents."),
+        ],
+    );
+    assert_eq!(report.in_language, Some(Ratio { count: 2, total: 3 }));
+    assert_eq!(report.on_topic.count, 1);
+    assert!(report.findings.iter().any(|f| {
+        f.speaker == "engineer"
+            && f.reasons
+                .contains(&Reason::OtherLanguage { asked: "zh".into() })
+    }));
+    // Without a language asked, nothing is counted.
+    assert_eq!(assess(&[("tutor", "你好")]).in_language, None);
 }

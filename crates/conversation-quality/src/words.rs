@@ -29,13 +29,51 @@ pub const STOPWORDS: &[&str] = &[
 ];
 
 /// Lower-case words of letters and digits. An apostrophe inside a word stays part of it
-/// ("I'm", "don't"), so that contractions read as one word as they are spoken.
+/// ("I'm", "don't"), so that contractions read as one word as they are spoken. Chinese
+/// writes no spaces: each Han character is a word of its own, so that n-grams and
+/// phrases work on it as on English words.
 pub fn words(text: &str) -> Vec<String> {
-    text.replace('’', "'")
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .map(|w| w.trim_matches('\'').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect()
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let end_word = |word: &mut String, out: &mut Vec<String>| {
+        let trimmed = word.trim_matches('\'');
+        if !trimmed.is_empty() {
+            out.push(trimmed.to_lowercase());
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        let c = if c == '’' { '\'' } else { c };
+        if is_han(c) {
+            end_word(&mut word, &mut out);
+            out.push(c.to_string());
+        } else if c.is_alphanumeric() || c == '\'' {
+            word.push(c);
+        } else {
+            end_word(&mut word, &mut out);
+        }
+    }
+    end_word(&mut word, &mut out);
+    out
+}
+
+/// A Han (Chinese) character: the CJK unified ideographs and their first extension.
+pub fn is_han(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}')
+}
+
+/// Whether `text` is written mostly in Chinese: it holds at least as many Han characters
+/// as other words (a character is about a spoken syllable, as a short English word is;
+/// digits count as neither). `None` without either.
+pub fn mostly_chinese(text: &str) -> Option<bool> {
+    let (han, other) = words(text)
+        .iter()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .fold((0, 0), |(han, other), w| match w.chars().any(is_han) {
+            true => (han + 1, other),
+            false => (han, other + 1),
+        });
+    (han + other > 0).then_some(han >= other)
 }
 
 /// Whether `word` (lower case) is a stopword.
@@ -103,6 +141,19 @@ mod tests {
             ]
         );
         assert!(words(" ... !? ").is_empty());
+    }
+
+    #[test]
+    fn each_han_character_is_a_word() {
+        assert_eq!(
+            words("我认为city中心，应该禁止cars。"),
+            [
+                "我", "认", "为", "city", "中", "心", "应", "该", "禁", "止", "cars"
+            ]
+        );
+        assert_eq!(mostly_chinese("我认为 cars 应该禁止"), Some(true));
+        assert_eq!(mostly_chinese("I think 汽车 should go"), Some(false));
+        assert_eq!(mostly_chinese("… 42 !"), None);
     }
 
     #[test]

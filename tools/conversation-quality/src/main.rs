@@ -21,7 +21,7 @@ use serde::Serialize;
 #[command(
     name = "conversation-quality",
     about = "Score recorded sessions: echoes, topic, recited instructions, identity slips, \
-             answers to the human, empty turns, markup, pleasantry pairs, distinct-2"
+             answers to the human, empty turns, markup, pleasantry pairs, distinct-2, the language asked"
 )]
 struct Args {
     /// Session folders (each holds transcript.jsonl, and events.jsonl if recorded).
@@ -68,6 +68,7 @@ struct Rates {
     on_topic: Option<f64>,
     human_answers_addressed: Option<f64>,
     distinct_2: Option<f64>,
+    in_language: Option<f64>,
 }
 
 fn main() -> ExitCode {
@@ -185,14 +186,15 @@ impl Rates {
             on_topic: report.on_topic.rate(),
             human_answers_addressed: report.human_answers_addressed.rate(),
             distinct_2: report.distinct_2.rate(),
+            in_language: report.in_language.and_then(|r| r.rate()),
         }
     }
 }
 
 const HEADER: &str = "| session | agent lines | human lines | echo % | on-topic % | recited \
                       | identity slips | human answers addressed | empty | markup \
-                      | pleasantry pairs | distinct-2 |\n\
-                      |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+                      | pleasantry pairs | distinct-2 | in language % |\n\
+                      |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
 
 /// The Markdown table: a row per session, with the header if asked.
 fn table(scored: &[Scored], header: bool) -> String {
@@ -204,7 +206,7 @@ fn table(scored: &[Scored], header: bool) -> String {
     for s in scored {
         let r = &s.report;
         out += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {}/{} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} |\n",
             s.label.replace('|', "/"),
             r.agent_lines,
             r.human_lines,
@@ -220,6 +222,7 @@ fn table(scored: &[Scored], header: bool) -> String {
             s.rates
                 .distinct_2
                 .map_or_else(|| "–".to_owned(), |d| format!("{d:.2}")),
+            percent(s.rates.in_language),
         );
     }
     out
