@@ -14,7 +14,7 @@
 #   QUALITY_FLOWS      space-separated dataflow names (default: voice-chat debate panel
 #                      roundtable rehearsal auction-debate); `roundtable-zh` is the
 #                      roundtable with the scenario dataflows/scenarios/roundtable-zh.yml
-#                      (in Mandarin, the moderator's voice espeak-ng's `cmn`)
+#                      (in Mandarin, every voice espeak-ng's `cmn`)
 #   QUALITY_OUT        keep the sessions (and dora's logs) in this folder; without it they
 #                      go to a temporary folder, deleted at the end
 #   QUALITY_SKIP_SECS  score only lines after this many seconds of each run (default 0)
@@ -76,7 +76,7 @@ run_flow() {
     if [ "$(dataflow_of "$flow")" != "dataflows/$flow.yml" ]; then
         scenario=(ROUNDTABLE_SCENARIO="scenarios/$flow.yml")
         [ "$flow" = roundtable-zh ] && scenario+=(
-            ROUNDTABLE_VOICES="moderator=espeak:cmn, economist=jf_alpha, engineer=jm_kumo, ethicist=jf_gongitsune")
+            ROUNDTABLE_VOICES="moderator=espeak:cmn, economist=espeak:cmn+f3, engineer=espeak:cmn+m3, ethicist=espeak:cmn+f4")
     fi
     echo "== $flow with $(basename "$model"): ${minutes} min" >&2
     env "${scenario[@]}" SESSION_DIR="$session" AUDIO_OUTPUT=none LLM_MODEL_PATH="$model" \

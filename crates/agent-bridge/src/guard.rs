@@ -783,8 +783,19 @@ fn reports_speech(sentence: &str) -> bool {
 }
 
 /// Lower-case words of letters, digits and apostrophes.
+/// Lower-case words; a Chinese character is a word of its own (Chinese writes no
+/// spaces), so that a line copied in Chinese is an echo as one copied in English is.
 fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+    let mut spaced = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}') {
+            spaced.extend([' ', c, ' ']);
+        } else {
+            spaced.push(c);
+        }
+    }
+    spaced
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
         .map(|w| w.trim_matches(['\'', '’']).to_lowercase())
         .filter(|w| !w.is_empty())
         .collect()
@@ -987,6 +998,21 @@ mod tests {
         let g = guard(&["Two x.", "Right."]);
         assert_eq!(g.check("Two x!"), Some(Refusal::Echo), "a short repeat");
         assert_ne!(g.check("Yes."), Some(Refusal::Echo));
+    }
+
+    #[test]
+    fn a_chinese_sentence_said_in_the_recent_lines_is_an_echo() {
+        let g =
+            guard(&["经济学家: 政府需要采取措施来控制私家车的使用，以减少对公共交通系统的影响。"]);
+        assert_eq!(
+            g.check("政府需要采取措施来控制私家车的使用，以减少其对公共交通系统的影响。"),
+            Some(Refusal::Echo)
+        );
+        assert_eq!(
+            g.check("我认为步行街能让小商店的生意更好。"),
+            None,
+            "a new point on the same subject"
+        );
     }
 
     #[test]
