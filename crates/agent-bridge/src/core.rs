@@ -42,6 +42,8 @@ pub enum BridgeInput {
         /// files): replaces the persona's system prompt for this turn.
         context: Option<String>,
     },
+    /// `speaker` will answer the human who is speaking (the controller's `prepare`).
+    Prepare { speaker: String },
     /// Everything older than `question_id` is stale.
     Interrupt { question_id: u64 },
     /// A finished utterance of anyone (this participant included).
@@ -65,6 +67,9 @@ pub enum BridgeInput {
 pub enum BridgeOutput {
     /// Start generating (the node runs the backend).
     Generate(GenerationRequest),
+    /// Read the conversation so far into the model ahead of a turn: the request's
+    /// messages are the turn's without its direction, and nothing is said.
+    Prefill(GenerationRequest),
     /// Stop the generation of `question_id` at once.
     Cancel { question_id: u64 },
     /// Send a chunk on `text`.
@@ -75,6 +80,10 @@ pub enum BridgeOutput {
         error: Option<String>,
     },
 }
+
+/// Whose words an answer prepared ahead stands in for: the voice detector does not say
+/// who speaks, and the controller's humans are `human` unless named.
+const HUMAN_STAND_IN: &str = "human";
 
 #[derive(Debug, Clone, Copy)]
 struct Active {
@@ -157,6 +166,34 @@ impl BridgeCore {
         let plan = dialogue_planner::plan(&input);
         let direction = dialogue_planner::direction(&input, &plan);
         (plan, direction)
+    }
+
+    /// The turn that will answer the human who is still speaking, as far as it is known:
+    /// the conversation so far and the direction of an answer (planned on a stand-in for
+    /// their words, which it does not quote). The answer's prompt puts their words after
+    /// both.
+    fn answer_ahead(&self) -> GenerationRequest {
+        let mut ahead = self.clone();
+        let mut stand_in = Entry::new(HUMAN_STAND_IN, "…", self.answered + 1);
+        stand_in.human = true;
+        ahead.history.push(stand_in);
+        let (plan, direction) = ahead.plan_turn(self.answered + 2, None);
+        let name_of = |id: &str| self.name_of(id);
+        let mut messages =
+            self.history
+                .chat_messages_named(&self.persona, self.topic.as_deref(), name_of);
+        messages.push(ChatMessage {
+            role: ChatRole::System,
+            content: format!("For this turn: {direction}"),
+        });
+        GenerationRequest {
+            question_id: self.answered,
+            messages,
+            instruction: None,
+            json: false,
+            max_words: None,
+            plan: Some(plan),
+        }
     }
 
     /// The others of this conversation: the agenda's participants, else those heard so far.
@@ -253,6 +290,12 @@ impl BridgeCore {
                     max_words: None,
                     plan: Some(plan),
                 }));
+            }
+            BridgeInput::Prepare { speaker } => {
+                // A generation in progress has the model; the turn reads what it must.
+                if speaker == self.persona.name && self.active.is_none() {
+                    out.push(BridgeOutput::Prefill(self.answer_ahead()));
+                }
             }
             BridgeInput::Interrupt { question_id } => {
                 self.stale.interrupt(question_id);
@@ -403,6 +446,44 @@ mod tests {
                 SessionStatus::Ended
             ]
         );
+    }
+
+    #[test]
+    fn the_human_s_answerer_prefills_the_turn_s_messages_when_its_model_is_free() {
+        let mut c = core();
+        c.handle(BridgeInput::Utterance(Entry::new(
+            "student1",
+            "What is a slope?",
+            1,
+        )));
+        let prepare = |who: &str| BridgeInput::Prepare {
+            speaker: who.into(),
+        };
+        assert!(c.handle(prepare("student1")).is_empty(), "not this bridge");
+        let out = c.handle(prepare("tutor"));
+        let [BridgeOutput::Prefill(prefill)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        // The human's words come; the turn's messages are the prepared ones with them
+        // before the direction, which is the same.
+        let mut human = Entry::new("human", "Why is it a limit?", 2);
+        human.human = true;
+        c.handle(BridgeInput::Utterance(human));
+        let out = c.handle(turn("tutor", 3));
+        let [BridgeOutput::Generate(request)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        let (last, before) = request.messages.split_last().unwrap();
+        assert_eq!(prefill.messages.last(), Some(last));
+        assert_eq!(
+            prefill.messages[..prefill.messages.len() - 1],
+            before[..before.len() - 1]
+        );
+        assert_eq!(prefill.plan, request.plan);
+        assert!(prefill.instruction.is_none());
+        assert!(prefill.plan.as_ref().unwrap().action == dialogue_planner::Move::AnswerHuman);
+        // While a turn generates, the model is busy: nothing to prefill.
+        assert!(c.handle(prepare("tutor")).is_empty());
     }
 
     #[test]

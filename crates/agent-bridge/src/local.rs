@@ -193,10 +193,25 @@ impl LocalPrompt {
         self
     }
 
-    /// This turn answers a human who said `words` (see [`LocalPrompt::asked`]).
+    /// This turn answers a human who said `words` (see [`LocalPrompt::asked`]). Their
+    /// line, when it ends the transcript, is left out of it: said once, as the user's
+    /// message, after the direction. Everything before the words is then the prompt as
+    /// it was before the human spoke, which the model may have read ahead.
     pub fn answering(mut self, words: &str) -> Self {
         let words = words.trim();
-        self.asked = (!words.is_empty()).then(|| words.to_owned());
+        if words.is_empty() {
+            self.asked = None;
+            return self;
+        }
+        let last_said = self.lines.last().map(|l| {
+            l.split_once(": ")
+                .map_or(l.as_str(), |(_, text)| text)
+                .trim()
+        });
+        if last_said == Some(words) {
+            self.lines.pop();
+        }
+        self.asked = Some(words.to_owned());
         self
     }
 
@@ -578,14 +593,14 @@ impl OutputFilter {
                 .pending
                 .char_indices()
                 .rev()
-                .find(|(_, c)| c.is_whitespace())
+                .find(|(_, c)| ends_piece(*c))
             {
                 Some((i, c)) => i + c.len_utf8(),
                 None => return false,
             }
         };
         let ready: String = self.pending.drain(..cut).collect();
-        for word in ready.split_inclusive(char::is_whitespace) {
+        for word in ready.split_inclusive(ends_piece) {
             let clean = clean_markup(word);
             if clean.trim().is_empty() {
                 if !self.sentence.is_empty() && !self.sentence.ends_with(' ') && !clean.is_empty() {
@@ -594,7 +609,7 @@ impl OutputFilter {
                 continue;
             }
             self.sentence.push_str(&clean);
-            self.sentence_words += 1;
+            self.sentence_words += spoken_words(&clean);
             let sentence_end = clean
                 .trim_end()
                 .ends_with(['.', '!', '?', '。', '！', '？'])
@@ -729,6 +744,22 @@ impl OutputFilter {
 /// the budget, at least two words (a short first sentence, "Yes, exactly.", must leave
 /// room for the point that follows it). The first sentence may run to twice the budget,
 /// so that a reply is never empty.
+/// Where a piece of the reply ends: at whitespace, or in Chinese, which writes no spaces,
+/// at its punctuation.
+fn ends_piece(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '。' | '！' | '？' | '；' | '，' | '：' | '、')
+}
+
+/// How many words a piece of the reply counts for the budget: one, or for Chinese one
+/// per two characters (about as long to say as an English word).
+fn spoken_words(piece: &str) -> usize {
+    let han = piece
+        .chars()
+        .filter(|c| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}'))
+        .count();
+    han.div_ceil(2).max(1)
+}
+
 pub fn budget_slack(max_words: usize) -> usize {
     (max_words / 2).max(2)
 }
@@ -1074,6 +1105,24 @@ mod tests {
     }
 
     #[test]
+    fn chinese_counts_two_characters_a_word_and_ends_at_its_full_stop() {
+        let mut f = OutputFilter::new(names(), 10);
+        // Streamed in pieces of three characters, with no space anywhere.
+        let text = "我认为城市应该限制私家车。这样可以减少拥堵和污染。但是商店需要送货的通道。最后一句不该说。";
+        let chars: Vec<char> = text.chars().collect();
+        let pieces: Vec<String> = chars.chunks(3).map(|c| c.iter().collect()).collect();
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let (said, stop) = run(&mut f, &refs);
+        // 12 characters (6 words), then 11 (6 words): the budget of 10 is spent at the
+        // second full stop.
+        assert_eq!(
+            said.replace(' ', ""),
+            "我认为城市应该限制私家车。这样可以减少拥堵和污染。"
+        );
+        assert!(stop);
+    }
+
+    #[test]
     fn a_later_sentence_that_overruns_the_budget_is_dropped() {
         let said = |text: &str| {
             let mut f = OutputFilter::new(names(), 10);
@@ -1208,8 +1257,13 @@ mod tests {
             "{}",
             chat[0].content
         );
-        // ...and the human asks, as a user does.
+        // ...and the human asks, as a user does, once: their line is not in the
+        // transcript, so that the prompt before their words is the one before they spoke.
         assert_eq!(chat[1].content, "Why is the derivative of x squared 2x?");
+        assert!(!chat[0].content.contains("squared"), "{}", chat[0].content);
+        let before =
+            LocalPrompt::from_messages(&[messages[0].clone(), messages[1].clone()], "tutor");
+        assert!(p.lines == before.lines);
         // A side request in JSON keeps its shape.
         assert!(p.to_messages(true)[1].content.contains("JSON"));
         // Blank words ask nothing.

@@ -122,6 +122,12 @@ pub enum Action {
     /// The hold is over without a new question (a backchannel, no words, the hold's
     /// limit): the held voice plays on.
     Resume,
+    /// `speaker` will answer the human if they are asking something: it may read the
+    /// conversation so far into its model while the human is still talking, so that
+    /// only the question is left to read when the turn comes.
+    Prepare {
+        speaker: String,
+    },
 }
 
 /// Things worth logging. [`Notice::is_warning`] tells warnings from routine drops.
@@ -679,6 +685,14 @@ impl Conference {
     fn on_speech_started(&mut self, now: Duration, out: &mut Vec<Action>) {
         if self.held_since.replace(now).is_none() {
             out.push(Action::Hold);
+            let human = (0..self.engine.names().len())
+                .find(|&i| self.engine.is_human(i))
+                .map_or(turn_policy::HUMAN, |i| self.engine.name(i));
+            if let Some(index) = self.engine.answerer_if_human_spoke(human) {
+                out.push(Action::Prepare {
+                    speaker: self.engine.name(index).to_owned(),
+                });
+            }
         }
     }
 

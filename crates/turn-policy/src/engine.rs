@@ -258,6 +258,16 @@ impl PolicyEngine {
         self.bump_question_id()
     }
 
+    /// Who would answer if the human `name` finished speaking now (the turn in progress
+    /// cut short): decided on a copy, nothing changes. Lets an answer be prepared while
+    /// the human is still talking.
+    pub fn answerer_if_human_spoke(&self, name: &str) -> Option<usize> {
+        let mut after = self.clone();
+        after.finish_turn();
+        after.human_spoke(name, 0);
+        after.next_turn().map(|s| s.index)
+    }
+
     /// Back to the very beginning (cold start); returns a new question id.
     pub fn reset(&mut self) -> u64 {
         self.clear_rounds();
@@ -497,6 +507,28 @@ mod tests {
                 e.name(s.index).to_owned()
             })
             .collect()
+    }
+
+    #[test]
+    fn the_answerer_of_the_human_is_foretold_without_changing_anything() {
+        let mut e = engine("[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]");
+        run(&mut e, 3, |_| 5);
+        let before = format!("{e:?}");
+        let foretold = e
+            .answerer_if_human_spoke("human")
+            .map(|i| e.name(i).to_owned());
+        assert_eq!(foretold.as_deref(), Some("tutor"));
+        assert_eq!(format!("{e:?}"), before);
+        // What happens when the human does speak.
+        e.finish_turn();
+        e.human_spoke("human", 4);
+        let next = e.next_turn().unwrap();
+        assert_eq!(e.name(next.index), "tutor");
+        // In a round, the one after the human.
+        let mut round = engine("[human → a → b]");
+        run(&mut round, 2, |_| 3);
+        let foretold = round.answerer_if_human_spoke("human");
+        assert_eq!(foretold.map(|i| round.name(i)), Some("a"));
     }
 
     #[test]

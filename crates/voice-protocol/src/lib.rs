@@ -16,6 +16,9 @@ pub use redact::{Redactor, redact};
 pub mod ids {
     /// Controller output: the next speaker's name.
     pub const TURN: &str = "turn";
+    /// Controller output, bridge input: the participant named (Utf8, and `speaker`) will
+    /// answer the human who is speaking: it may read the conversation into its model now.
+    pub const PREPARE: &str = "prepare";
     /// Controller output: `cancel` or `reset`; drop everything older than its question id.
     pub const INTERRUPT: &str = "interrupt";
     /// Controller output: the policy stats JSON.

@@ -254,6 +254,11 @@ fn emit(
                 }
                 node.send_output(ids::PAUSE.into(), params.build(), "hold")?;
             }
+            Action::Prepare { speaker } => {
+                tracing::debug!(%speaker, "the human's answerer prepares");
+                let params = Params::new().string(keys::SPEAKER, speaker.clone()).build();
+                node.send_output(ids::PREPARE.into(), params, speaker)?;
+            }
             Action::Resume => {
                 tracing::info!("no question: the held voice goes on");
                 node.send_output(ids::RESUME.into(), Default::default(), "resume")?;

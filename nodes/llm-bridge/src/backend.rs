@@ -40,6 +40,11 @@ pub trait Backend: Send + Sync {
         events: Sender<BackendEvent>,
     ) -> Cancel;
 
+    /// Read the conversation in `request` into the model ahead of a turn (the human it
+    /// will answer is still speaking). Only a model that keeps a cache of its prompt
+    /// gains from it; the others ignore it.
+    fn prefill(&self, _request: GenerationRequest) {}
+
     /// The offline stand-in answers side requests itself (see [`SideRequest::offline_answer`]).
     fn is_offline(&self) -> bool {
         false

@@ -62,17 +62,25 @@ pub struct LocalConfig {
 /// Figures of one finished generation, for logs and benchmarks.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct GenerationStats {
+    /// The first attempt's prompt: its length, how much of it the cache held, and how
+    /// long reading the rest took.
     pub prompt_tokens: usize,
     pub reused_tokens: usize,
     pub prompt_ms: f64,
+    /// The last attempt's reply.
     pub generated_tokens: usize,
     pub generation_ms: f64,
+    /// How many times the turn was sampled (a reply whose every sentence was refused is
+    /// sampled again).
+    pub attempts: u32,
 }
 
 struct Job {
     request: GenerationRequest,
     cancel: Arc<AtomicBool>,
     events: Sender<BackendEvent>,
+    /// Only read the conversation into the cache ([`Backend::prefill`]); nothing is said.
+    prefill: bool,
 }
 
 pub struct LocalBackend {
@@ -179,6 +187,7 @@ impl Backend for LocalBackend {
             request,
             cancel: cancel.clone(),
             events: events.clone(),
+            prefill: false,
         };
         let queue = if question_id == 0 {
             &self.side_requests
@@ -192,6 +201,20 @@ impl Backend for LocalBackend {
             });
         }
         Box::new(move || cancel.store(true, Ordering::SeqCst))
+    }
+
+    /// Queued with the turns, so that it is read before the turn it prepares.
+    fn prefill(&self, request: GenerationRequest) {
+        let (events, _) = crossbeam_channel::bounded(0);
+        let job = Job {
+            request,
+            cancel: Arc::new(AtomicBool::new(false)),
+            events,
+            prefill: true,
+        };
+        if self.turns.send(job).is_err() {
+            tracing::debug!("the embedded model is not running; nothing prefilled");
+        }
     }
 }
 
@@ -314,6 +337,13 @@ fn worker(
         if engine.stopped(&job) {
             continue;
         }
+        if job.prefill {
+            if let Err(error) = engine.prefill(&job) {
+                tracing::debug!(%error, "prefill failed; the turn reads the whole prompt");
+                engine.reset();
+            }
+            continue;
+        }
         match engine.generate(&job) {
             Ok(Outcome::Cancelled) => {}
             Ok(Outcome::Finished) => {
@@ -367,6 +397,101 @@ impl Engine<'_> {
     fn reset(&mut self) {
         self.context.clear_kv_cache();
         self.cached.clear();
+    }
+
+    /// Reads the conversation so far into the cache, while the human it will answer is
+    /// still speaking: the part of the prompt that stays when their words come as the
+    /// next line (found by adding a line: the two prompts' common beginning). A turn that
+    /// comes meanwhile waits: it would read the same tokens first.
+    fn prefill(&mut self, job: &Job) -> Result<(), String> {
+        let started = Instant::now();
+        let mut prompt =
+            LocalPrompt::from_messages(&job.request.messages, self.persona.spoken_name());
+        prompt.lines = self.window.select(&prompt.lines);
+        let room = self.config.context_tokens as usize;
+        // Two stand-ins for the words to come: what the two prompts share stays.
+        let mut tokenized = Vec::new();
+        for words in ["What is it?", "Can you show me again, please?"] {
+            let (tokens, _) = prompt
+                .clone()
+                .answering(words)
+                .fit(false, room, self.config.max_tokens, |chat| {
+                    self.tokenize_chat(chat)
+                })
+                .map_err(|e| e.to_string())?;
+            tokenized.push(tokens);
+        }
+        let ids = |t: &[LlamaToken]| t.iter().map(|t| t.0).collect::<Vec<_>>();
+        let tokens = &tokenized[0];
+        let stable = reusable_prefix(&ids(&tokenized[1]), &ids(tokens));
+        let reused = self.keep_cached(&tokens[..stable]);
+        let shutdown = self.shutdown.clone();
+        let interrupted = self
+            .read_prompt(&tokens[..stable], reused, false, || {
+                shutdown.load(Ordering::SeqCst)
+            })?
+            .is_none();
+        tracing::debug!(
+            tokens = stable,
+            reused,
+            complete = !interrupted,
+            ms = started.elapsed().as_millis() as u64,
+            "prefilled the conversation"
+        );
+        Ok(())
+    }
+
+    /// Keeps the cache's common beginning with `tokens` and drops the rest; returns how
+    /// many tokens are kept.
+    fn keep_cached(&mut self, tokens: &[LlamaToken]) -> usize {
+        let reused = reusable_prefix(
+            &self.cached.iter().map(|t| t.0).collect::<Vec<_>>(),
+            &tokens.iter().map(|t| t.0).collect::<Vec<_>>(),
+        );
+        if self
+            .context
+            .clear_kv_cache_seq(Some(0), Some(reused as u32), None)
+            .unwrap_or(false)
+        {
+            self.cached.truncate(reused);
+            reused
+        } else {
+            self.reset();
+            0
+        }
+    }
+
+    /// Computes `tokens[from..]` into the cache in slices of 64, so that `stop` is seen
+    /// between them (`None`: stopped early). `logits` asks for the last token's logits
+    /// (a reply follows); returns where they are in the last slice.
+    fn read_prompt(
+        &mut self,
+        tokens: &[LlamaToken],
+        from: usize,
+        logits: bool,
+        stop: impl Fn() -> bool,
+    ) -> Result<Option<i32>, String> {
+        let mut batch = LlamaBatch::new(512, 1);
+        let mut position = from;
+        while position < tokens.len() {
+            if stop() {
+                return Ok(None);
+            }
+            let end = (position + 64).min(tokens.len());
+            batch.clear();
+            for (i, token) in tokens[position..end].iter().enumerate() {
+                let at = position + i;
+                batch
+                    .add(*token, at as i32, &[0], logits && at + 1 == tokens.len())
+                    .map_err(|e| format!("batch: {e}"))?;
+            }
+            self.context
+                .decode(&mut batch)
+                .map_err(|e| format!("the model failed on the prompt: {e}"))?;
+            self.cached.extend_from_slice(&tokens[position..end]);
+            position = end;
+        }
+        Ok(Some((batch.n_tokens() - 1).max(0)))
     }
 
     fn generate(&mut self, job: &Job) -> Result<Outcome, String> {
@@ -508,21 +633,7 @@ impl Engine<'_> {
                     Err(e) => tracing::debug!(error = %e, "the turn could not start afresh"),
                 }
             }
-            let reused = reusable_prefix(
-                &self.cached.iter().map(|t| t.0).collect::<Vec<_>>(),
-                &tokens.iter().map(|t| t.0).collect::<Vec<_>>(),
-            );
-            let reused = if self
-                .context
-                .clear_kv_cache_seq(Some(0), Some(reused as u32), None)
-                .unwrap_or(false)
-            {
-                self.cached.truncate(reused);
-                reused
-            } else {
-                self.reset();
-                0
-            };
+            let reused = self.keep_cached(&tokens);
             let (outcome, filter) =
                 self.generate_from(job, &tokens, reused, started, new_filter(attempt), attempt)?;
             let said_nothing = filter.emitted().trim().is_empty() && !request.json;
@@ -557,26 +668,12 @@ impl Engine<'_> {
     ) -> Result<(Outcome, OutputFilter), String> {
         let question_id = job.request.question_id;
         // The prompt, in slices, so that a cancel is seen between them.
-        let mut batch = LlamaBatch::new(512, 1);
-        let mut position = reused;
-        while position < tokens.len() {
-            if self.stopped(job) {
-                return Ok((Outcome::Cancelled, filter));
-            }
-            let end = (position + 64).min(tokens.len());
-            batch.clear();
-            for (i, token) in tokens[position..end].iter().enumerate() {
-                let at = position + i;
-                batch
-                    .add(*token, at as i32, &[0], at + 1 == tokens.len())
-                    .map_err(|e| format!("batch: {e}"))?;
-            }
-            self.context
-                .decode(&mut batch)
-                .map_err(|e| format!("the model failed on the prompt: {e}"))?;
-            self.cached.extend_from_slice(&tokens[position..end]);
-            position = end;
-        }
+        let cancel = job.cancel.clone();
+        let shutdown = self.shutdown.clone();
+        let stopped = || cancel.load(Ordering::SeqCst) || shutdown.load(Ordering::SeqCst);
+        let Some(mut logits_at) = self.read_prompt(tokens, reused, true, stopped)? else {
+            return Ok((Outcome::Cancelled, filter));
+        };
         let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
 
         let mut sampler = self.sampler(job.request.json, attempt)?;
@@ -587,10 +684,10 @@ impl Engine<'_> {
             let from = tokens.len().saturating_sub(REPETITION_WINDOW_TOKENS);
             sampler.accept_many(&tokens[from..]);
         }
+        let mut batch = LlamaBatch::new(1, 1);
         let mut utf8 = Utf8Stream::default();
         let mut first_text_ms = None;
         let mut generated = 0usize;
-        let mut logits_at = batch.n_tokens() - 1;
         let generation_started = Instant::now();
         let mut json = String::new();
         // What the model said before filtering, for the debug log.
@@ -648,13 +745,25 @@ impl Engine<'_> {
         }
         self.turns += 1;
         let seconds = generation_started.elapsed().as_secs_f64().max(1e-6);
-        *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = Some(GenerationStats {
-            prompt_tokens: tokens.len(),
-            reused_tokens: reused,
-            prompt_ms,
-            generated_tokens: generated,
-            generation_ms: seconds * 1000.0,
-        });
+        {
+            let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+            // The prompt a listener waits for is the first attempt's.
+            let first = match *stats {
+                Some(s) if attempt > 0 => s,
+                _ => GenerationStats {
+                    prompt_tokens: tokens.len(),
+                    reused_tokens: reused,
+                    prompt_ms,
+                    ..GenerationStats::default()
+                },
+            };
+            *stats = Some(GenerationStats {
+                generated_tokens: generated,
+                generation_ms: seconds * 1000.0,
+                attempts: attempt + 1,
+                ..first
+            });
+        }
         tracing::debug!(question_id, raw = %raw, spoken = %filter.emitted(), refused = ?filter.refused(), "model output");
         tracing::info!(
             question_id,
@@ -882,6 +991,83 @@ mod tests {
         }
         assert!(late <= 1, "{late} chunks after the cancel");
         assert!(!second.trim().is_empty());
+    }
+
+    /// Runs `request` to its end; returns the figures of the generation.
+    fn finish(backend: &LocalBackend, request: GenerationRequest) -> GenerationStats {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let question_id = request.question_id;
+        let _cancel = backend.start(request, History::new(4), tx);
+        loop {
+            match rx.recv_timeout(WAIT).expect("the turn ends") {
+                BackendEvent::Finished { question_id: q, .. } if q == question_id => break,
+                _ => {}
+            }
+        }
+        backend.last_stats().expect("figures of the turn")
+    }
+
+    /// Prefilled while the human speaks, the answer reads only what came after: the
+    /// human's line and the turn's direction.
+    #[test]
+    fn a_prefilled_conversation_is_not_read_again_by_the_answer() {
+        use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry};
+        let answer_after = |prefill: bool| {
+            let backend = LocalBackend::load(config(), Persona::fallback("tutor")).expect("model");
+            let mut core = BridgeCore::new(Persona::fallback("tutor"), None, 50);
+            for (i, (who, text)) in [
+                (
+                    "student1",
+                    "What does the derivative of a function tell us?",
+                ),
+                (
+                    "tutor",
+                    "It tells us how fast the function changes at each point.",
+                ),
+                (
+                    "student2",
+                    "So the slope of the tangent line is the derivative?",
+                ),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                core.handle(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1)));
+            }
+            if prefill {
+                let out = core.handle(BridgeInput::Prepare {
+                    speaker: "tutor".into(),
+                });
+                let [BridgeOutput::Prefill(request)] = &out[..] else {
+                    panic!("{out:?}")
+                };
+                backend.prefill(request.clone());
+            }
+            let mut human = Entry::new("human", "Can you show me one with numbers?", 4);
+            human.human = true;
+            core.handle(BridgeInput::Utterance(human));
+            let out = core.handle(BridgeInput::Turn {
+                speaker: "tutor".into(),
+                question_id: 5,
+                instruction: None,
+                context: None,
+            });
+            let [BridgeOutput::Generate(request)] = &out[..] else {
+                panic!("{out:?}")
+            };
+            finish(&backend, request.clone())
+        };
+        let cold = answer_after(false);
+        let warm = answer_after(true);
+        assert_eq!(cold.prompt_tokens, warm.prompt_tokens);
+        assert_eq!(cold.reused_tokens, 0);
+        // Only the human's words and the template's frame around them are left to read.
+        let unread = warm.prompt_tokens - warm.reused_tokens;
+        assert!(
+            unread * 5 < warm.prompt_tokens,
+            "read again: {unread} of {} tokens",
+            warm.prompt_tokens
+        );
     }
 
     #[test]

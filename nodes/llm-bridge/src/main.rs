@@ -137,6 +137,7 @@ fn main() -> eyre::Result<()> {
                     let cancel = backend.start(request, core.history().clone(), backend_tx.clone());
                     running = Some((question_id, cancel));
                 }
+                BridgeOutput::Prefill(request) => backend.prefill(request),
                 BridgeOutput::Cancel { question_id } => {
                     tracing::info!(question_id, "generation cancelled");
                     if running.as_ref().is_some_and(|(q, _)| *q == question_id)
@@ -201,6 +202,11 @@ fn to_bridge_input(
                     .map(str::to_owned),
             })
         }
+        ids::PREPARE => Some(BridgeInput::Prepare {
+            speaker: node_kit::string_param(params, keys::SPEAKER)
+                .unwrap_or(text.trim())
+                .to_owned(),
+        }),
         ids::INTERRUPT => {
             if InterruptKind::parse(&text).is_none() {
                 tracing::warn!(kind = %shorten(&text), "unknown interrupt kind; treating it as cancel");
