@@ -292,8 +292,9 @@ impl BridgeCore {
                 }));
             }
             BridgeInput::Prepare { speaker } => {
-                // A generation in progress has the model; the turn reads what it must.
-                if speaker == self.persona.name && self.active.is_none() {
+                // While a turn of its own generates, the reading waits behind it (the
+                // backend's queue): the question cancels that turn and finds it done.
+                if speaker == self.persona.name {
                     out.push(BridgeOutput::Prefill(self.answer_ahead()));
                 }
             }
@@ -482,8 +483,11 @@ mod tests {
         assert_eq!(prefill.plan, request.plan);
         assert!(prefill.instruction.is_none());
         assert!(prefill.plan.as_ref().unwrap().action == dialogue_planner::Move::AnswerHuman);
-        // While a turn generates, the model is busy: nothing to prefill.
-        assert!(c.handle(prepare("tutor")).is_empty());
+        // While a turn generates, the reading is asked for all the same.
+        assert!(matches!(
+            &c.handle(prepare("tutor"))[..],
+            [BridgeOutput::Prefill(_)]
+        ));
     }
 
     #[test]
