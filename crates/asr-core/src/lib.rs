@@ -11,9 +11,11 @@
 //! - [`whisper`]: Whisper's input features, prompt and token decoding (the network runs
 //!   in the node); [`clean_transcript`] drops the annotations of sounds from its text.
 //! - [`word_errors`]: word error rate, for benchmarks.
+//! - [`echo`]: the agents' own voices taken out of a microphone that hears the loudspeaker.
 //!
 //! Time is the number of samples pushed; audio arrives as mono `f32` at one sample rate.
 
+pub mod echo;
 pub mod end_of_turn;
 pub mod endpoint;
 pub mod whisper;

@@ -3,6 +3,7 @@
 
 use std::io::Cursor;
 
+pub mod room;
 mod stream;
 pub use stream::StreamResampler;
 

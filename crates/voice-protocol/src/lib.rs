@@ -50,6 +50,9 @@ pub mod ids {
     pub const BACKCHANNEL: &str = "backchannel";
     /// Player output: Float32 audio blocks as heard.
     pub const AUDIO: &str = "audio";
+    /// ASR input: the player's `audio`, what the loudspeaker plays: its echo is taken out
+    /// of the microphones.
+    pub const REFERENCE: &str = "reference";
     /// Player output: an utterance began to sound (Utf8 speaker).
     pub const PLAYBACK_STARTED: &str = "playback_started";
     /// Player output: an utterance finished or was cut off (Utf8: the text heard).

@@ -9,12 +9,16 @@
 //! Decisions live in [`asr_core`] (its `endpoint`); recognition runs on a worker thread.
 //! Any input named `audio_<source>` (e.g. `audio_console`, a browser's microphone) is a
 //! second microphone of the same human, with a voice detector of its own.
+//! Input `reference` (the player's `audio`, what the loudspeaker plays): its echo is taken
+//! out of the microphones named in `ECHO_CANCEL_INPUTS` (default `audio`) before voice is
+//! detected (`asr_core::echo`; `ECHO_TAIL_MS`, default 200, the longest echo path).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use asr_core::{
     BackchannelConfig, VadConfig,
+    echo::EchoCanceller,
     endpoint::{EndpointInput, EndpointOutput, Endpointer, JobId},
 };
 use audio_utils::{FiniteGuard, Pcm, resample_linear};
@@ -120,6 +124,21 @@ fn main() -> eyre::Result<()> {
     // One guard per audio input: NaN or infinite samples are heard as silence, and each
     // stream that sends any is named once in the log.
     let mut guards: BTreeMap<String, FiniteGuard> = BTreeMap::new();
+    // Once the player's output comes in (`reference`), one echo canceller per microphone:
+    // the agents' voices coming back through the room are no barge-in.
+    let echo_tail_ms: u32 = node_kit::env_parse("ECHO_TAIL_MS", 200)?;
+    if !(10..=2000).contains(&echo_tail_ms) {
+        bail!("ECHO_TAIL_MS ({echo_tail_ms}) must be 10 to 2000");
+    }
+    let mut cancellers: Option<BTreeMap<String, EchoCanceller>> = None;
+    // The microphones that hear the loudspeaker directly; a browser page cancels its own
+    // echo (getUserMedia), its input is left as it is.
+    let echo_inputs: BTreeSet<String> = node_kit::env_opt("ECHO_CANCEL_INPUTS")
+        .unwrap_or_else(|| ids::AUDIO.to_owned())
+        .split(',')
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect();
     let mut out = Outputs {
         node: &mut node,
         speaker,
@@ -154,7 +173,13 @@ fn main() -> eyre::Result<()> {
                     let endpointer = endpointers
                         .entry(id.to_string())
                         .or_insert_with(|| Endpointer::new(vad_config, backchannels.clone()));
-                    let audio = resample_linear(&clean.samples, rate, VAD_RATE);
+                    let mut audio = resample_linear(&clean.samples, rate, VAD_RATE);
+                    if let Some(cancellers) = cancellers.as_mut().filter(|_| echo_inputs.contains(id.as_str())) {
+                        audio = cancellers
+                            .entry(id.to_string())
+                            .or_insert_with(|| EchoCanceller::new(VAD_RATE, echo_tail_ms))
+                            .process(&audio);
+                    }
                     let mut outputs = endpointer.handle(EndpointInput::Audio(&audio));
                     while !outputs.is_empty() {
                         for output in outputs {
@@ -164,6 +189,26 @@ fn main() -> eyre::Result<()> {
                             .into_iter()
                             .flat_map(|job| endpointer.handle(EndpointInput::Dropped { job }))
                             .collect();
+                    }
+                }
+                Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::REFERENCE => {
+                    match node_kit::audio_of(&metadata.parameters, &data) {
+                        Ok(block) => {
+                            let played = resample_linear(&block.samples, block.sample_rate, VAD_RATE);
+                            let cancellers = cancellers.get_or_insert_with(|| {
+                                tracing::info!(tail_ms = echo_tail_ms, "the player's voice is taken out of the microphones");
+                                BTreeMap::new()
+                            });
+                            for input in endpointers.keys().filter(|i| echo_inputs.contains(i.as_str())) {
+                                cancellers
+                                    .entry(input.clone())
+                                    .or_insert_with(|| EchoCanceller::new(VAD_RATE, echo_tail_ms));
+                            }
+                            for canceller in cancellers.values_mut() {
+                                canceller.push_reference(&played);
+                            }
+                        }
+                        Err(problem) => tracing::warn!(%problem, "reference audio ignored"),
                     }
                 }
                 Ok(DoraEvent::Input { id, .. }) => tracing::warn!(input = %id, "unknown input ignored"),

@@ -408,3 +408,103 @@ fn nan_and_infinite_samples_are_silence_with_one_warning_per_input() {
     let words = run.texts_of("transcript")[0].split_whitespace().count();
     assert!(words >= 3, "{:?}", run.texts_of("transcript"));
 }
+
+/// An agent's sentence played by the loudspeaker comes back through the room (80 ms
+/// later, 6 dB weaker) while the human stays silent, then the human speaks over the end
+/// of it. With the player's output as `reference`, only the human is heard; without it,
+/// the agent's own voice reads as speech too (the room is loud enough to matter).
+#[test]
+fn the_agents_voice_through_the_room_is_no_barge_in_and_the_human_over_it_is_heard() {
+    let voiced = |voice: &str, text: &str| {
+        let out = Command::new("espeak-ng")
+            .args(["-v", voice, "--stdout", text])
+            .output()
+            .expect("espeak-ng installed");
+        decode_wav(&out.stdout).unwrap()
+    };
+    let agent = voiced(
+        "en-us+f3",
+        "The derivative tells us how fast a function changes. For x squared, the slope at three is six, and at four it is eight, so it grows as x grows.",
+    );
+    // The player's blocks at the voice's own rate; the room hears them at 16 kHz.
+    let played = resample(&agent.samples, agent.sample_rate, RATE);
+    let human = speech("Stop, can you show me another example with numbers?");
+    let start = RATE as usize / 2;
+    let human_at = start + played.len() - RATE as usize * 2;
+    // The player holds the agent's voice 200 ms after the human's first sound (the
+    // voice detector's onset and the controller's hold).
+    let played = &played[..human_at - start + RATE as usize / 5];
+    let player_samples = played.len() * agent.sample_rate as usize / RATE as usize;
+    let total = human_at + human.len() + RATE as usize * 3;
+    let delay = RATE as usize * 80 / 1000;
+    let gain = 10f32.powf(-6.0 / 20.0);
+    let mic: Vec<f32> = (0..total)
+        .map(|i| {
+            let echo = i
+                .checked_sub(start + delay)
+                .and_then(|j| played.get(j))
+                .map_or(0.0, |s| s * gain);
+            let said = i.checked_sub(human_at).and_then(|j| human.get(j));
+            echo + said.unwrap_or(&0.0)
+        })
+        .collect();
+    let player_block = agent.sample_rate as usize / 50;
+    let at = |i: usize| 0.01 + i as f64 * 0.02;
+    let mut events: Vec<TestEvent> = mic
+        .chunks(BLOCK)
+        .enumerate()
+        .map(|(i, block)| {
+            float32_input(
+                at(i),
+                "audio",
+                json!(block),
+                meta(&[("sample_rate", json!(RATE))]),
+            )
+        })
+        .collect();
+    let blocks = events.len();
+    let reference: Vec<TestEvent> = agent.samples[..player_samples]
+        .chunks(player_block)
+        .enumerate()
+        .map(|(i, block)| {
+            float32_input(
+                at(start / BLOCK + i),
+                "reference",
+                json!(block),
+                meta(&[("sample_rate", json!(agent.sample_rate))]),
+            )
+        })
+        .collect();
+    let with_reference = {
+        let mut all = events.clone();
+        all.extend(reference);
+        all.push(stop(at(blocks) + 0.04));
+        all.sort_by(|a, b| a.at_secs.total_cmp(&b.at_secs));
+        all
+    };
+    events.push(stop(at(blocks) + 0.04));
+    let run = run_node(
+        Path::new(BIN),
+        &[],
+        with_reference,
+        Duration::from_secs(120),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        ids(&run),
+        ["speech_started", "transcript"],
+        "{:?}\n{}",
+        run.texts(),
+        run.stderr
+    );
+    let heard = run.texts_of("transcript")[0].to_lowercase();
+    for word in ["stop", "show", "example"] {
+        assert!(heard.contains(word), "{word:?} not in {heard:?}");
+    }
+    assert!(!heard.contains("squared"), "the agent's words: {heard:?}");
+    // The same room without the reference: the agent's voice is taken for the human's.
+    let run = run_node(Path::new(BIN), &[], events, Duration::from_secs(120));
+    assert!(run.success, "{}", run.stderr);
+    let heard = run.texts_of("transcript").concat().to_lowercase();
+    assert!(heard.contains("squared"), "{:?}", run.texts());
+}

@@ -10,6 +10,7 @@ use std::{
 use serde_json::{Value, json};
 
 /// One scripted input event.
+#[derive(Debug, Clone)]
 pub struct TestEvent {
     pub at_secs: f64,
     pub value: Value,

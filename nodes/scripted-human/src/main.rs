@@ -7,11 +7,17 @@
 //! - voice: `audio`, Float32 blocks with `sample_rate`, streamed continuously in real time
 //!   like a microphone: silence, and each line spoken by espeak-ng (`HUMAN_VOICE`) or a
 //!   `.wav` file when the line's text names one.
+//!
+//! A simulated room (voice only): with `ROOM_ECHO_DB` set (e.g. `-10`; `off`: none), what
+//! the player plays (input `room`, its `audio`) comes back into the human's microphone
+//! `ROOM_ECHO_MS` (default 60) later and that much weaker, as a loudspeaker and an open
+//! microphone in one room would have it.
 
 mod voice;
 
 use std::time::{Duration, Instant};
 
+use audio_utils::{resample_linear, room::Room};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, eyre};
@@ -41,6 +47,17 @@ fn main() -> eyre::Result<()> {
         voice = voice.is_some(),
         "scripted human ready"
     );
+    let mut room = match (&voice, room_from_env()?) {
+        (Some(voice), Some((delay_ms, gain_db))) => {
+            tracing::info!(
+                delay_ms,
+                gain_db,
+                "the player's voice comes back through the room"
+            );
+            Some(Room::new(voice.rate(), delay_ms, gain_db))
+        }
+        _ => None,
+    };
     let dora_events = node_kit::forward_events(events);
     let mut script = HumanScript::new(lines);
     let start = Instant::now();
@@ -61,6 +78,14 @@ fn main() -> eyre::Result<()> {
         select! {
             recv(dora_events) -> event => match event {
                 Ok(DoraEvent::Input { id, .. }) if id.as_str() == ids::TURN => script.on_turn(start.elapsed()),
+                Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ROOM => {
+                    if let (Some(room), Some(voice)) = (room.as_mut(), voice.as_ref()) {
+                        match node_kit::audio_of(&metadata.parameters, &data) {
+                            Ok(block) => room.play(&resample_linear(&block.samples, block.sample_rate, voice.rate())),
+                            Err(problem) => tracing::warn!(%problem, "room audio ignored"),
+                        }
+                    }
+                }
                 Ok(DoraEvent::Input { id, .. }) => tracing::warn!(input = %id, "unknown input ignored"),
                 Ok(DoraEvent::Stop(_)) | Err(_) => break,
                 Ok(_) => {}
@@ -102,7 +127,10 @@ fn main() -> eyre::Result<()> {
                 if voice.next_block_at(start) > Instant::now() {
                     break;
                 }
-                let (rate, block) = voice.next_block();
+                let (rate, mut block) = voice.next_block();
+                if let Some(room) = room.as_mut() {
+                    room.mix_into(&mut block);
+                }
                 let params = Params::new()
                     .int(keys::SAMPLE_RATE, i64::from(rate))
                     .build();
@@ -111,6 +139,30 @@ fn main() -> eyre::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The input that carries what the player plays, for the simulated room.
+const ROOM: &str = "room";
+
+/// `ROOM_ECHO_DB` (below 0; unset or `off`: no room) and `ROOM_ECHO_MS`.
+fn room_from_env() -> eyre::Result<Option<(u32, f32)>> {
+    let gain_db = match node_kit::env_opt("ROOM_ECHO_DB") {
+        None => return Ok(None),
+        Some(off) if off.trim() == "off" => return Ok(None),
+        Some(db) => db
+            .trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|db| db.is_finite() && *db <= 0.0)
+            .ok_or_else(|| {
+                eyre!("ROOM_ECHO_DB={db:?}: expected decibels at or below 0, or `off`")
+            })?,
+    };
+    let delay_ms: u32 = node_kit::env_parse("ROOM_ECHO_MS", 60)?;
+    if delay_ms > 2000 {
+        return Err(eyre!("ROOM_ECHO_MS={delay_ms}: expected at most 2000"));
+    }
+    Ok(Some((delay_ms, gain_db)))
 }
 
 fn read_script() -> eyre::Result<Vec<ScriptLine>> {

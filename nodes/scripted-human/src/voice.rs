@@ -57,6 +57,11 @@ impl Voice {
         })
     }
 
+    /// The stream's sample rate.
+    pub fn rate(&self) -> u32 {
+        self.rate
+    }
+
     /// The lines, each lasting as long as its clip.
     pub fn timed(&self, mut lines: Vec<ScriptLine>) -> Vec<ScriptLine> {
         for (line, clip) in lines.iter_mut().zip(&self.clips) {
