@@ -47,7 +47,24 @@ for pause_ms in 0 250; do
   echo "VAD_PAUSE_MS=$pause_ms (session $session):"
   target/release/voice-bench session "$session"
 done
-rm -f "$v2v_flow" "$human"
+rm -f "$v2v_flow"
+echo "== no self-interruption: the agents' voices back into the human's microphone through a simulated room (80 ms, -6 dB), echo canceller on vs off ($minutes min each, the same questions)"
+# ROOM_ECHO_DB makes the scripted human's microphone hear the player; ECHO_CANCEL_INPUTS
+# names the microphones the ASR bridge cancels the player's echo in (none: off). Every
+# hold of the agents' voice beyond the human's own lines is a false barge-in.
+room_flow=dataflows/.bench-room-voice-chat.yml
+sed "s|HUMAN_SCRIPT: .*|HUMAN_SCRIPT: $human|" dataflows/voice-chat.yml > "$room_flow"
+spoken=$(awk -v end=$(( minutes * 60 )) '/at_secs:/ { if ($NF + 0 < end) n++ } END { print n + 0 }' "$human")
+for inputs in audio none; do
+  session=$(mktemp -d)
+  ROOM_ECHO_DB=-6 ROOM_ECHO_MS=80 ECHO_CANCEL_INPUTS=$inputs SESSION_DIR="$session" AUDIO_OUTPUT=none \
+    timeout $(( minutes * 60 + 300 )) .venv/bin/dora run "$room_flow" --stop-after "$(( minutes * 60 ))s" >/dev/null 2>&1 || true
+  holds=$(grep -c '"decisions":\["Hold"' "$session/decisions/conference-controller.jsonl" || true)
+  heard=$(grep -c '"human":true' "$session/timeline.jsonl" || true)
+  echo "ECHO_CANCEL_INPUTS=$inputs (session $session): $holds holds for $spoken lines the human began; $heard lines heard from the human"
+  target/release/voice-bench session "$session"
+done
+rm -f "$room_flow" "$human"
 echo "== pitch rehearsal: Q&A trigger (slide change on the moderator's control input) → first moderator audio"
 # Three offline runs of dataflows/rehearsal.yml (two section breaks each). The moderator
 # logs each trigger's latency to its first playback_started in rehearsal-events.jsonl.
