@@ -407,11 +407,16 @@ impl Engine<'_> {
         let started = Instant::now();
         let mut prompt =
             LocalPrompt::from_messages(&job.request.messages, self.persona.spoken_name());
-        prompt.lines = self.window.select(&prompt.lines);
+        // The window as it will be with the human's line: were it to move then, the
+        // answer would read everything again.
+        let mut ahead = prompt.lines.clone();
+        ahead.push(format!("human: {}", STAND_IN_WORDS[0]));
+        prompt.lines = self.window.select(&ahead);
+        prompt.lines.pop();
         let room = self.config.context_tokens as usize;
         // Two stand-ins for the words to come: what the two prompts share stays.
         let mut tokenized = Vec::new();
-        for words in ["What is it?", "Can you show me again, please?"] {
+        for words in STAND_IN_WORDS {
             let (tokens, _) = prompt
                 .clone()
                 .answering(words)
@@ -847,6 +852,9 @@ impl Engine<'_> {
     }
 }
 
+/// Words that stand for the human's while the answer is read ahead.
+const STAND_IN_WORDS: [&str; 2] = ["What is it?", "Can you show me again, please?"];
+
 /// How many more times a turn whose every sentence was refused is sampled.
 const RESAMPLES: u32 = 2;
 /// How many refused sentences, with nothing said yet, end an attempt early.
@@ -1012,8 +1020,8 @@ mod tests {
     #[test]
     fn a_prefilled_conversation_is_not_read_again_by_the_answer() {
         use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry};
-        let answer_after = |prefill: bool| {
-            let backend = LocalBackend::load(config(), Persona::fallback("tutor")).expect("model");
+        let answer_after = |prefill: bool, config: LocalConfig| {
+            let backend = LocalBackend::load(config, Persona::fallback("tutor")).expect("model");
             let mut core = BridgeCore::new(Persona::fallback("tutor"), None, 50);
             for (i, (who, text)) in [
                 (
@@ -1057,8 +1065,8 @@ mod tests {
             };
             finish(&backend, request.clone())
         };
-        let cold = answer_after(false);
-        let warm = answer_after(true);
+        let cold = answer_after(false, config());
+        let warm = answer_after(true, config());
         assert_eq!(cold.prompt_tokens, warm.prompt_tokens);
         assert_eq!(cold.reused_tokens, 0);
         // Only the human's words and the template's frame around them are left to read.
