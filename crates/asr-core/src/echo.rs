@@ -33,6 +33,13 @@ const MAX_LEAD_MS: usize = 500;
 /// reference, while a human speaking over it at least as loud as the echo passes.
 const ECHO_GATE: f32 = 0.3;
 
+/// While the filter has heard less of the loudspeaker than this, it has not learned the
+/// room yet and leaves most of the echo: the gate then stands above the loudest echo the
+/// room may return (6 dB down), so the session's first agent line is no barge-in either.
+/// (Measured: at 0.3 the first agent line of a session, 6 dB down, was heard as the human.)
+const LEARNING_MS: usize = 3000;
+const LEARNING_GATE: f32 = 0.6;
+
 /// One microphone's echo canceller.
 pub struct EchoCanceller {
     aec: aec_rs::Aec,
@@ -45,6 +52,9 @@ pub struct EchoCanceller {
     /// The level of each reference frame within the filter's reach, newest last.
     recent_levels: VecDeque<f32>,
     reach_frames: usize,
+    /// Reference frames with sound heard so far, up to the learning time.
+    heard_frames: usize,
+    learning_frames: usize,
 }
 
 impl std::fmt::Debug for EchoCanceller {
@@ -76,6 +86,8 @@ impl EchoCanceller {
             dropped: 0,
             recent_levels: VecDeque::new(),
             reach_frames: (sample_rate as usize * tail_ms as usize / 1000 / FRAME).max(1),
+            heard_frames: 0,
+            learning_frames: sample_rate as usize * LEARNING_MS / 1000 / FRAME,
         }
     }
 
@@ -108,12 +120,21 @@ impl EchoCanceller {
                 *f = self.reference.pop_front().map_or(0, to_i16);
             }
             self.aec.cancel_echo(&mic, &far, &mut residual);
-            self.recent_levels.push_back(level(&far));
+            let far_level = level(&far);
+            if far_level > 0.0 && self.heard_frames < self.learning_frames {
+                self.heard_frames += 1;
+            }
+            self.recent_levels.push_back(far_level);
             if self.recent_levels.len() > self.reach_frames {
                 self.recent_levels.pop_front();
             }
             let loudest = self.recent_levels.iter().copied().fold(0.0, f32::max);
-            if loudest > 0.0 && level(&residual) < ECHO_GATE * loudest {
+            let gate = if self.heard_frames < self.learning_frames {
+                LEARNING_GATE
+            } else {
+                ECHO_GATE
+            };
+            if loudest > 0.0 && level(&residual) < gate * loudest {
                 out.extend([0.0; FRAME]);
             } else {
                 out.extend(residual.iter().map(|&r| f32::from(r) / 32768.0));
