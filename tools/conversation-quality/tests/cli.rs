@@ -87,9 +87,10 @@ fn prints_a_markdown_row_per_session() {
     assert!(lines[0].starts_with("| session | agent lines |"), "{out}");
     // 4 agent lines, 1 human; 1 echo of 4; 2 on topic of 4; 1 identity slip; the answer
     // to the human misses; a silent turn (student2's); 1 markup line; the distinct
-    // bigrams of what was heard (the tutor's line only as far as "I'm Ben").
+    // bigrams of what was heard (the tutor's line only as far as "I'm Ben"); the agenda
+    // asks for no language.
     assert_eq!(
-        lines[2], "| smoke | 4 | 1 | 25.0 | 50.0 | 0 | 1 | 0/1 | 1 | 1 | 0 | 0.53 |",
+        lines[2], "| smoke | 4 | 1 | 25.0 | 50.0 | 0 | 1 | 0/1 | 1 | 1 | 0 | 0.53 | – |",
         "{out}"
     );
 }
