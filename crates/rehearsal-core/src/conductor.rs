@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use serde_json::{Value, json};
 use voice_protocol::{InterruptKind, SessionStatus, ids, shorten};
 
+use crate::board::Board;
 use crate::messages::{self, Control, parse_control};
 use crate::phrases::LoadReport;
 use crate::{
@@ -224,6 +225,8 @@ pub enum Out {
     Record(Record),
     /// Write `debrief.md`.
     Debrief(String),
+    /// `board`: what the presenter's screen shows, sent when it changed.
+    Board(Board),
     /// Freeze the context session (no more writes follow).
     FreezeContext,
 }
@@ -281,7 +284,10 @@ pub struct Conductor {
     awaiting_audio: HashMap<u64, Opening>,
     closing: Option<Closing>,
     finished: bool,
-    debrief_written: bool,
+    /// The debrief as written, for the board.
+    debrief: Option<String>,
+    /// The board as last sent.
+    board: Option<Board>,
     frozen: bool,
 }
 
@@ -307,7 +313,8 @@ impl Conductor {
             awaiting_audio: HashMap::new(),
             closing: None,
             finished: false,
-            debrief_written: false,
+            debrief: None,
+            board: None,
             frozen: false,
         })
     }
@@ -361,7 +368,17 @@ impl Conductor {
         }
         self.feed(Event::Tick, now_ms, &mut out);
         self.check_closing(now_ms);
+        self.board(now_ms, &mut out);
         out
+    }
+
+    /// The board, when it changed since it was last sent.
+    fn board(&mut self, now_ms: u64, out: &mut Vec<Out>) {
+        let board = Board::of(&self.core, self.debrief.as_deref(), now_ms);
+        if self.board.as_ref() != Some(&board) {
+            out.push(Out::Board(board.clone()));
+            self.board = Some(board);
+        }
     }
 
     /// When a [`Input::Tick`] must come at the latest.
@@ -419,6 +436,7 @@ impl Conductor {
             }
         }
         self.check_closing(now_ms);
+        self.board(now_ms, &mut out);
         out
     }
 
@@ -535,6 +553,7 @@ impl Conductor {
             Control::Answered => Event::PresenterAnswerFinished {
                 text: String::new(),
             },
+            Control::MoveOn => Event::MoveOnRequested,
             Control::End => Event::EndSession,
         };
         self.opening = Some(Opening {
@@ -882,7 +901,7 @@ impl Conductor {
                     format!("\n{markdown}"),
                     WriteMode::Append,
                 );
-                self.debrief_written = true;
+                self.debrief = Some(markdown);
                 Self::record(out, now_ms, "debrief", json!({ "file": "debrief.md" }));
             }
             Action::Notice(notice) => tracing::warn!("{notice}"),
@@ -1017,9 +1036,10 @@ impl Conductor {
         if self.frozen {
             return;
         }
-        if !self.debrief_written {
-            out.push(Out::Debrief(self.core.debrief_markdown()));
-            self.debrief_written = true;
+        if self.debrief.is_none() {
+            let markdown = self.core.debrief_markdown();
+            out.push(Out::Debrief(markdown.clone()));
+            self.debrief = Some(markdown);
         }
         out.push(Out::FreezeContext);
         self.frozen = true;

@@ -111,6 +111,9 @@ pub enum Event {
     /// The presenter finished answering. Empty `text`: use the transcript segments
     /// received since the agent's turn.
     PresenterAnswerFinished { text: String },
+    /// The presenter asks to move on (a button rather than the words): the answer so
+    /// far closes the exchange as if it ended with "let's move on".
+    MoveOnRequested,
     /// The moderator line `line_id` has been played.
     ModeratorLineFinished { line_id: u64 },
     /// Time passed.
@@ -397,6 +400,14 @@ impl Rehearsal {
         self.exchange.as_ref().map(|e| e.agent_turns)
     }
 
+    /// The exchange under way: its id, the panelist who opened it and the slide it is
+    /// about.
+    pub fn exchange(&self) -> Option<(u64, &str, usize)> {
+        self.exchange
+            .as_ref()
+            .map(|e| (e.id, self.config.agents[e.agent].name.as_str(), e.slide))
+    }
+
     /// Exchanges logged so far.
     pub fn records(&self) -> &[ExchangeRecord] {
         &self.records
@@ -496,6 +507,7 @@ impl Rehearsal {
                 text,
             } => self.on_agent_turn(agent, question_id, text, now, &mut out),
             Event::PresenterAnswerFinished { text } => self.on_answer_event(text, now, &mut out),
+            Event::MoveOnRequested => self.on_move_on(now, &mut out),
             Event::ModeratorLineFinished { line_id } => {
                 self.on_line_finished(line_id, now, &mut out)
             }
@@ -790,6 +802,16 @@ impl Rehearsal {
             relevance,
             received_ms: now,
         });
+        // In hand-raise mode a panelist with an urgent enough question raises its hand
+        // by itself while the presenter presents (the presenter takes it or not).
+        if self.config.mode == InteractionMode::HandRaise
+            && self.phase == Phase::Presenting
+            && self.exchange.is_none()
+            && relevance > self.config.thresholds.hand_raise_urgency
+            && self.hands.len() < self.config.thresholds.max_hands_raised
+        {
+            self.on_hand(&agent, relevance, out);
+        }
     }
 
     fn on_agent_turn(
@@ -855,6 +877,25 @@ impl Rehearsal {
             out.push(Action::Notice(Notice::EmptyAnswer));
             return;
         }
+        self.on_answer(text, now, out);
+    }
+
+    fn on_move_on(&mut self, now: u64, out: &mut Vec<Action>) {
+        let awaiting = self.exchange.as_ref().is_some_and(|e| {
+            matches!(e.step, Step::AwaitAnswer { .. } | Step::PileOnAnswer { .. })
+        });
+        if !awaiting {
+            out.push(Action::Notice(Notice::NotAwaitingAnswer));
+            return;
+        }
+        let said = self.presenter.answer.join(" ");
+        let text = if asks_to_move_on(&said) {
+            said
+        } else if said.trim().is_empty() {
+            "Let's move on.".to_owned()
+        } else {
+            format!("{} Let's move on.", said.trim())
+        };
         self.on_answer(text, now, out);
     }
 

@@ -10,6 +10,7 @@
 //! - [`select`]: who speaks next (focus match, least recent, relevance, rotation);
 //! - [`engine`]: the state machine — [`Rehearsal::handle`]`(event, now_ms) -> Vec<Action>`;
 //! - [`record`]: exchange records and the Markdown debrief;
+//! - [`board`]: what the presenter's screen shows (slide, phase, exchange, hands, debrief);
 //! - [`text`]: the word rules (content words, overlap, "move on" detection);
 //! - [`conductor`]: what the node does around the engine — `handle(input, now_ms) -> Vec<Out>`:
 //!   question ids, turn assembly, request/reply matching, playback pacing, the context
@@ -32,6 +33,7 @@
 //! assert!(actions.iter().any(|a| matches!(a, Action::CallAgent { agent, .. } if agent == "skeptic")));
 //! ```
 
+pub mod board;
 pub mod briefing;
 pub mod conductor;
 pub mod config;

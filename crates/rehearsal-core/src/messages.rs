@@ -26,6 +26,8 @@ pub enum Control {
     Ack(Option<String>),
     /// `answered`: the presenter finished answering.
     Answered,
+    /// `move_on`: the presenter asks to move on (closes the exchange under way).
+    MoveOn,
     /// `end`: the session is over.
     End,
 }
@@ -70,8 +72,9 @@ pub fn parse_control(text: &str) -> Result<Control, String> {
             })
         }
         _ if joined == "openqa" || joined == "qa" => Ok(Control::OpenQa),
+        _ if joined == "moveon" || joined == "letsmoveon" => Ok(Control::MoveOn),
         _ => Err(format!(
-            "unknown control command `{text}` (slide N, next, prev, open_qa, hand <agent>, ack, answered, end)"
+            "unknown control command `{text}` (slide N, next, prev, open_qa, hand <agent>, ack, answered, move_on, end)"
         )),
     }
 }
@@ -272,6 +275,8 @@ mod tests {
             })
         );
         assert_eq!(parse_control("ack"), Ok(Control::Ack(None)));
+        assert_eq!(parse_control("move_on"), Ok(Control::MoveOn));
+        assert_eq!(parse_control("Let's move on"), Ok(Control::MoveOn));
         assert!(parse_control("slide two").is_err());
         assert!(parse_control("dance").is_err());
         assert!(parse_control("  ").is_err());

@@ -252,6 +252,57 @@ fn hands_are_capped_announced_and_acknowledged() {
 }
 
 #[test]
+fn in_hand_raise_mode_an_urgent_candidate_raises_its_panelists_hand() {
+    let mut d = Driver::yaml("mode: hand_raise");
+    d.speech("Our robots pick items.");
+    // Below the urgency threshold (0.6): kept as a candidate, no hand.
+    d.candidate("skeptic", "What margin per robot?", 0.5);
+    assert!(d.core.hands_raised().is_empty());
+    d.candidate("analyst", "How did you measure the picking rate?", 0.75);
+    d.candidate("contrarian", "Why robots at all?", 0.875);
+    d.candidate("skeptic", "Which labour cost did you compare to?", 0.9);
+    assert_eq!(
+        d.core.hands_raised(),
+        ["analyst", "contrarian"],
+        "at most two"
+    );
+    // Taken, the hand's prepared question is the one asked.
+    let out = d.send(Event::PresenterAcknowledged {
+        agent: Some("contrarian".into()),
+    });
+    let asked = out.iter().find_map(|a| match a {
+        Action::CallAgent {
+            agent, candidate, ..
+        } if agent == "contrarian" => candidate.clone(),
+        _ => None,
+    });
+    assert_eq!(asked.as_deref(), Some("Why robots at all?"));
+    // During the exchange a candidate raises no hand.
+    d.candidate("skeptic", "Which labour cost did you compare to?", 0.9);
+    assert_eq!(d.core.hands_raised(), ["analyst"]);
+    // In section-breaks mode candidates never raise hands.
+    let mut d = Driver::yaml("");
+    d.candidate("analyst", "How did you measure the picking rate?", 0.9);
+    assert!(d.core.hands_raised().is_empty());
+}
+
+#[test]
+fn moving_on_by_button_closes_the_exchange_with_the_answer_so_far() {
+    let (mut d, out) = at_first_break("intensity: adversarial");
+    d.play_lines(&out);
+    d.agent_says("What gross margin per robot?");
+    d.speech("Sixty-two percent at fifty robots.");
+    let out = d.send(Event::MoveOnRequested);
+    let record = &logged(&out)[0];
+    assert_eq!(record.outcome, Outcome::PresenterMovedOn);
+    let answer = &record.turns.last().unwrap().text;
+    assert_eq!(answer, "Sixty-two percent at fifty robots. Let's move on.");
+    // Nothing to move on from: a notice, nothing else.
+    let out = d.send(Event::MoveOnRequested);
+    assert!(matches!(out.as_slice(), [Action::Notice(_)]), "{out:?}");
+}
+
+#[test]
 fn hand_raise_is_ignored_in_other_modes() {
     let mut d = Driver::yaml("");
     d.send(Event::HandRaised {

@@ -69,6 +69,9 @@ pub mod ids {
     /// Rehearsal moderator output: the phase entered (`presenting`, `qa_trigger`,
     /// `exchange`, `resolving`, `ended`).
     pub const PHASE: &str = "phase";
+    /// Rehearsal moderator output, console input: what the presenter's screen shows
+    /// (Utf8 JSON: slide, points, phase, exchange, hands, debrief), sent when it changes.
+    pub const BOARD: &str = "board";
     /// Moderator output, recorder input: one moderator decision (Utf8 JSON object).
     pub const DECISION: &str = "decision";
     /// Player input: a clip to prepare (Utf8 JSON [`crate::clips::ClipSpec`]).

@@ -7,7 +7,7 @@
 //! (answers to candidate-question requests), optional `playback_done`,
 //! `playback_started` (from the player) and `speech_started` (presenter voice activity).
 //! Outputs: `turn`, `text`, `request`, `utterance`, `interrupt`, `phase`,
-//! `presenter_text`. See docs/ARCHITECTURE.md.
+//! `presenter_text`, `board` (optional: what a presenter's page shows). See docs/ARCHITECTURE.md.
 
 mod files;
 mod setup;
@@ -220,6 +220,7 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
                 send(node, ids::INTERRUPT, params, kind.as_str().to_owned());
             }
             Out::Phase(phase) => send(node, ids::PHASE, Params::new(), phase.name().to_owned()),
+            Out::Board(board) => send(node, ids::BOARD, Params::new(), board.to_json()),
             Out::Context { file, text, mode } => files.write(&file, &text, mode),
             Out::Record(record) => files.record(&record),
             Out::Debrief(markdown) => files.debrief(&markdown),

@@ -586,7 +586,19 @@ fn the_end_freezes_the_context_and_waits_for_the_closing_line() {
     let out = control(&mut c, "end", 1_000);
     let (closing, kind) = *lines(&out).last().unwrap();
     assert_eq!(kind, PhraseKind::Closing);
-    assert_eq!(out.last(), Some(&Out::FreezeContext));
+    // The freeze is the last write; only the board (the debrief shown) follows it.
+    let writes: Vec<&Out> = out.iter().filter(|o| !matches!(o, Out::Board(_))).collect();
+    assert_eq!(writes.last(), Some(&&Out::FreezeContext));
+    let Some(Out::Board(board)) = out.last() else {
+        panic!("the board ends the output: {out:?}");
+    };
+    assert_eq!(board.phase, "ended");
+    assert!(
+        board
+            .debrief
+            .as_deref()
+            .is_some_and(|d| d.starts_with("# Rehearsal debrief"))
+    );
     assert!(!c.finished());
     assert_eq!(c.next_wake(), Some(1_000 + 15_000));
     // After the freeze: no more writes, and the presenter is no longer voiced.
