@@ -4,9 +4,34 @@
 #
 #   scripts/start.sh                          # the study session (dataflows/voice-chat.yml)
 #   scripts/start.sh dataflows/debate.yml     # any other dataflow
+#   scripts/start.sh dataflows/rehearsal-live.yml --deck my-pitch.md [--panel my-panel.yml] [--intel notes.md]
+#                                             # rehearse your own pitch (the page: http://127.0.0.1:8777/)
 set -euo pipefail
+here="$PWD"
 cd "$(dirname "$0")/.."
-dataflow="${1:-dataflows/voice-chat.yml}"
+dataflow="dataflows/voice-chat.yml"
+case "${1:-}" in -*|"") ;; *) dataflow="$1"; shift ;; esac
+
+# Files the dataflow's nodes read (DECK, PANEL, INTEL), as absolute paths (the nodes run
+# in dataflows/). The dora CLI expands `${DECK:-...}` in the YAML from its own
+# environment when it reads the dataflow, so they are exported to it.
+file_env() {
+    local name="$1" path="$2"
+    case "$path" in /*) ;; *) path="$here/$path" ;; esac
+    if [[ ! -f "$path" ]]; then
+        echo "start.sh: $name file not found: $path" >&2
+        exit 2
+    fi
+    export "$name=$path"
+}
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --deck) file_env DECK "${2:?--deck needs a Markdown file}"; shift 2 ;;
+        --panel) file_env PANEL "${2:?--panel needs a YAML file}"; shift 2 ;;
+        --intel) file_env INTEL "${2:?--intel needs a Markdown file}"; shift 2 ;;
+        *) echo "start.sh: unknown option $1 (--deck FILE, --panel FILE, --intel FILE)" >&2; exit 2 ;;
+    esac
+done
 
 scripts/setup.sh
 dora=.venv/bin/dora

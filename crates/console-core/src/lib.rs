@@ -68,8 +68,8 @@ pub enum Out {
 /// The console's dora outputs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DoraOut {
-    /// `control`: a command for the controller.
-    Control(&'static str),
+    /// `control`: a command for the decision node (controller or moderator).
+    Control(String),
     /// `human_text`: the human's typed words, as a final transcript (`speaker`,
     /// `session_status: ended`).
     HumanText { speaker: String, text: String },
@@ -160,6 +160,8 @@ pub struct Console {
     /// Player reports that arrived before their utterance: question id → (text, report).
     early_played: HashMap<u64, (String, PlayedReport)>,
     policy: PolicyView,
+    /// A rehearsal moderator's board (the presenter's view), as last received.
+    board: Option<serde_json::Map<String, Value>>,
     latency: Latency,
     speaking: Option<(String, u64)>,
     next_speaker: Option<(String, u64)>,
@@ -180,6 +182,7 @@ impl Console {
             next_seq: 0,
             early_played: HashMap::new(),
             policy: PolicyView::default(),
+            board: None,
             latency: Latency::default(),
             speaking: None,
             next_speaker: None,
@@ -199,6 +202,11 @@ impl Console {
 
     pub fn policy(&self) -> &PolicyView {
         &self.policy
+    }
+
+    /// The rehearsal board as last received.
+    pub fn board(&self) -> Option<&serde_json::Map<String, Value>> {
+        self.board.as_ref()
     }
 
     pub fn latency(&self) -> LatencyView {
@@ -226,6 +234,9 @@ impl Console {
             out.push(Out::To(client, line_msg(line)));
         }
         out.push(Out::To(client, self.policy_msg()));
+        if let Some(board) = &self.board {
+            out.push(Out::To(client, msg("board", Value::Object(board.clone()))));
+        }
         out.push(Out::To(client, self.speaking_msg()));
         out.push(Out::To(client, self.latency_msg()));
         out.push(Out::To(client, self.mic_msg(client)));
@@ -389,6 +400,15 @@ impl Console {
                     self.auction(text, now, &mut out);
                 }
             }
+            "board" => match text.map(serde_json::from_str::<Value>) {
+                Some(Ok(Value::Object(board))) => {
+                    out.push(Out::Broadcast(msg("board", Value::Object(board.clone()))));
+                    self.board = Some(board);
+                }
+                _ => out.push(Out::Warning(
+                    "a board that is not a JSON object ignored".to_owned(),
+                )),
+            },
             "phase" => {
                 let phase = text.unwrap_or_default().trim().to_owned();
                 if !phase.is_empty() {
@@ -425,7 +445,7 @@ impl Console {
         };
         match message {
             ClientMsg::Control(command) => {
-                let mut out = vec![Out::Dora(DoraOut::Control(command.as_str()))];
+                let mut out = vec![Out::Dora(DoraOut::Control(command.wire()))];
                 if command == Command::Stats {
                     out.push(Out::To(client, self.stats_msg()));
                 }

@@ -2,7 +2,9 @@
 //!
 //! Text frames are JSON objects with a `type`:
 //! `{"type":"control","command":"cancel"|"ready"|"reset"|"stats"}` (also `pause` =
-//! `cancel`, `resume` = `ready`), `{"type":"say","text":"..."}`,
+//! `cancel`, `resume` = `ready`) for a conference controller, and for a rehearsal
+//! moderator `next`, `prev`, `slide N`, `open_qa`, `ack [panelist]`, `answered`,
+//! `move_on`, `end`; `{"type":"say","text":"..."}`,
 //! `{"type":"mic","on":true|false}`, `{"type":"listen","on":true|false}`,
 //! `{"type":"ping"}`.
 //! Binary frames are audio: a little-endian `u32` sample rate, then little-endian `f32`
@@ -15,22 +17,92 @@ pub const MAX_SAY_CHARS: usize = 2000;
 /// Sample rates the page's microphone may use.
 pub const MIC_RATES: std::ops::RangeInclusive<u32> = 8_000..=48_000;
 
-/// A control command as the controller's `control` input takes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The highest slide number a page may name.
+pub const MAX_SLIDE: usize = 999;
+
+/// A control command as the decision node's `control` input takes it: the conference
+/// controller's, or the rehearsal moderator's.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     Cancel,
     Ready,
     Reset,
     Stats,
+    /// Rehearsal: the presenter's slide controls.
+    Next,
+    Prev,
+    Slide(usize),
+    OpenQa,
+    /// Rehearsal: take a raised hand (a panelist's id, or the earliest hand).
+    Ack(Option<String>),
+    Answered,
+    MoveOn,
+    End,
 }
 
 impl Command {
-    pub fn as_str(self) -> &'static str {
+    /// The command as the `control` output carries it.
+    pub fn wire(&self) -> String {
         match self {
-            Command::Cancel => "cancel",
-            Command::Ready => "ready",
-            Command::Reset => "reset",
-            Command::Stats => "stats",
+            Command::Cancel => "cancel".to_owned(),
+            Command::Ready => "ready".to_owned(),
+            Command::Reset => "reset".to_owned(),
+            Command::Stats => "stats".to_owned(),
+            Command::Next => "next".to_owned(),
+            Command::Prev => "prev".to_owned(),
+            Command::Slide(n) => format!("slide {n}"),
+            Command::OpenQa => "open_qa".to_owned(),
+            Command::Ack(None) => "ack".to_owned(),
+            Command::Ack(Some(agent)) => format!("ack {agent}"),
+            Command::Answered => "answered".to_owned(),
+            Command::MoveOn => "move_on".to_owned(),
+            Command::End => "end".to_owned(),
+        }
+    }
+
+    fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim().to_ascii_lowercase();
+        let mut words = text.split_whitespace();
+        let word = words.next().unwrap_or_default();
+        let argument = words.next();
+        if words.next().is_some() {
+            return Err(format!("`{}`: too many words", shorten(&text, 40)));
+        }
+        let bare = |command: Command| match argument {
+            None => Ok(command),
+            Some(_) => Err(format!("`{word}` takes no argument")),
+        };
+        match word {
+            "cancel" | "pause" => bare(Command::Cancel),
+            "ready" | "resume" => bare(Command::Ready),
+            "reset" => bare(Command::Reset),
+            "stats" => bare(Command::Stats),
+            "next" => bare(Command::Next),
+            "prev" => bare(Command::Prev),
+            "open_qa" => bare(Command::OpenQa),
+            "answered" => bare(Command::Answered),
+            "move_on" => bare(Command::MoveOn),
+            "end" => bare(Command::End),
+            "slide" => match argument.map(str::parse::<usize>) {
+                Some(Ok(n)) if n <= MAX_SLIDE => Ok(Command::Slide(n)),
+                _ => Err(format!("`slide` needs a slide number 0..={MAX_SLIDE}")),
+            },
+            "ack" => match argument {
+                None => Ok(Command::Ack(None)),
+                Some(agent)
+                    if agent.len() <= 40
+                        && agent
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+                {
+                    Ok(Command::Ack(Some(agent.to_owned())))
+                }
+                Some(_) => Err("`ack` takes a panelist's id (letters, digits, _ and -)".to_owned()),
+            },
+            other => Err(format!(
+                "unknown command `{}` (cancel, ready, reset, stats; next, prev, slide N, open_qa, ack, answered, move_on, end)",
+                shorten(other, 40)
+            )),
         }
     }
 }
@@ -63,22 +135,8 @@ pub fn parse_client(text: &str) -> Result<ClientMsg, String> {
             let command = value
                 .get("command")
                 .and_then(Value::as_str)
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase();
-            let command = match command.as_str() {
-                "cancel" | "pause" => Command::Cancel,
-                "ready" | "resume" => Command::Ready,
-                "reset" => Command::Reset,
-                "stats" => Command::Stats,
-                other => {
-                    return Err(format!(
-                        "unknown command `{}` (cancel, ready, reset, stats)",
-                        shorten(other, 40)
-                    ));
-                }
-            };
-            Ok(ClientMsg::Control(command))
+                .unwrap_or_default();
+            Ok(ClientMsg::Control(Command::parse(command)?))
         }
         "say" => {
             let text = value
@@ -183,6 +241,35 @@ mod tests {
         );
         assert!(parse_client(r#"{"type":"say","text":"   "}"#).is_err());
         assert!(parse_client(r#"{"type":"control","command":"shutdown"}"#).is_err());
+        let control = |command: &str| {
+            parse_client(&serde_json::json!({"type": "control", "command": command}).to_string())
+        };
+        for (command, wire) in [
+            ("next", "next"),
+            ("Slide 3", "slide 3"),
+            ("open_qa", "open_qa"),
+            ("ack", "ack"),
+            ("ack skeptic", "ack skeptic"),
+            ("answered", "answered"),
+            ("move_on", "move_on"),
+            ("end", "end"),
+        ] {
+            match control(command) {
+                Ok(ClientMsg::Control(c)) => assert_eq!(c.wire(), wire),
+                other => panic!("{command}: {other:?}"),
+            }
+        }
+        for bad in [
+            "slide",
+            "slide two",
+            "slide 1000",
+            "ack a b",
+            "ack {x}",
+            "next 2",
+            "",
+        ] {
+            assert!(control(bad).is_err(), "{bad:?}");
+        }
         assert!(parse_client(r#"{"type":"mic"}"#).is_err());
         assert!(parse_client("hello").is_err());
         let long = format!(

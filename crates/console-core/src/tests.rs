@@ -149,9 +149,9 @@ fn speaking_now_and_next() {
 fn page_controls_and_typed_words_become_outputs() {
     let mut c = Console::new(Config::default());
     let out = c.page_text(1, r#"{"type":"control","command":"pause"}"#, 0);
-    assert_eq!(out[0], Out::Dora(DoraOut::Control("cancel")));
+    assert_eq!(out[0], Out::Dora(DoraOut::Control("cancel".into())));
     let out = c.page_text(1, r#"{"type":"control","command":"resume"}"#, 0);
-    assert_eq!(out[0], Out::Dora(DoraOut::Control("ready")));
+    assert_eq!(out[0], Out::Dora(DoraOut::Control("ready".into())));
     let out = c.page_text(1, r#"{"type":"say","text":"Can you give an example?"}"#, 0);
     assert_eq!(
         out[0],
@@ -277,4 +277,41 @@ fn auction_bids_update_the_token_table() {
     let ana = &c.policy().auction["ana"];
     assert_eq!((ana.tokens, ana.bid), (Some(2), Some(3)));
     assert_eq!(c.lines().last().unwrap().kind, "auction");
+}
+
+#[test]
+fn a_rehearsal_board_reaches_every_page_and_its_controls_the_moderator() {
+    let mut c = Console::new(Config::default());
+    let board = r#"{"slide":1,"slides":4,"title":"Market Size","points":["TAM $40B"],"phase":"presenting","hands":[{"agent":"analyst","name":"Priya Sharma"}],"debrief":null}"#;
+    let out = c.input("board", Data::Text(board), &meta(), 5);
+    let shown = &of_type(&out, "board")[0];
+    assert_eq!(shown["title"], "Market Size");
+    assert_eq!(shown["hands"][0]["agent"], "analyst");
+    // A page that connects later gets it too.
+    let later = c.connected(7);
+    assert!(
+        later
+            .iter()
+            .any(|o| matches!(o, Out::To(7, m) if m.contains("\"type\":\"board\"")))
+    );
+    // Not an object: a warning, the board kept.
+    let out = c.input("board", Data::Text("[1,2]"), &meta(), 6);
+    assert!(matches!(out.as_slice(), [Out::Warning(_)]));
+    assert_eq!(c.board().unwrap()["slide"], 1);
+    // The presenter's controls become the moderator's commands.
+    for (sent, wire) in [
+        ("next", "next"),
+        ("open_qa", "open_qa"),
+        ("ack analyst", "ack analyst"),
+        ("answered", "answered"),
+        ("move_on", "move_on"),
+        ("end", "end"),
+    ] {
+        let out = c.page_text(
+            7,
+            &serde_json::json!({"type": "control", "command": sent}).to_string(),
+            10,
+        );
+        assert_eq!(out[0], Out::Dora(DoraOut::Control(wire.into())));
+    }
 }

@@ -803,10 +803,12 @@ impl Rehearsal {
             received_ms: now,
         });
         // In hand-raise mode a panelist with an urgent enough question raises its hand
-        // by itself while the presenter presents (the presenter takes it or not).
+        // by itself while the presenter presents, once they said something since the
+        // last exchange (the presenter takes it or not).
         if self.config.mode == InteractionMode::HandRaise
             && self.phase == Phase::Presenting
             && self.exchange.is_none()
+            && self.presenter.spoke_since_return
             && relevance > self.config.thresholds.hand_raise_urgency
             && self.hands.len() < self.config.thresholds.max_hands_raised
         {

@@ -254,6 +254,9 @@ fn hands_are_capped_announced_and_acknowledged() {
 #[test]
 fn in_hand_raise_mode_an_urgent_candidate_raises_its_panelists_hand() {
     let mut d = Driver::yaml("mode: hand_raise");
+    // Before the presenter said a word: no hand.
+    d.candidate("analyst", "How did you measure the picking rate?", 0.9);
+    assert!(d.core.hands_raised().is_empty());
     d.speech("Our robots pick items.");
     // Below the urgency threshold (0.6): kept as a candidate, no hand.
     d.candidate("skeptic", "What margin per robot?", 0.5);

@@ -49,6 +49,7 @@ function handle(m) {
     case "speaking": showSpeaking(m); break;
     case "level": showLevel(m); break;
     case "policy": showPolicy(m); break;
+    case "board": showBoard(m); break;
     case "latency": showLatency(m); break;
     case "stats": showStats(m); break;
     case "mic": micAnswer(m); break;
@@ -317,6 +318,127 @@ function micAnswer(m) {
 
 let openMicOn = false;
 const openMic = () => openMicOn;
+
+// --- the pitch rehearsal: the presenter's board (a rehearsal moderator's `board`) -----
+
+const PHASES = { presenting: "presenting", qa_trigger: "panel called", exchange: "Q&A exchange",
+  resolving: "wrapping up", ended: "session over" };
+
+function showBoard(b) {
+  const box = $("rehearsal");
+  box.hidden = false;
+  box.dataset.phase = b.phase;
+  document.title = "Pitch rehearsal — console";
+  document.querySelector("header h1").textContent = "Pitch rehearsal console";
+  $("rh-phase").textContent = PHASES[b.phase] || b.phase;
+  // Numbered as the deck and the debrief number them (a title slide is #0).
+  $("rh-slide-no").textContent = `slide #${b.slide} · ${b.slides} slides`;
+  $("rh-slide").dataset.slide = b.slide;
+  $("rh-time").textContent = b.phase === "ended" ? "" : `· ${b.minutes_left} min left · ${b.exchanges_logged} exchange(s) logged · ${String(b.mode).replace("_", " ")}, ${b.intensity}`;
+  $("rh-title").textContent = b.title;
+  const points = $("rh-points");
+  points.textContent = "";
+  for (const p of b.points || []) {
+    const li = document.createElement("li");
+    li.textContent = p;
+    points.appendChild(li);
+  }
+  const ex = b.exchange;
+  $("rh-exchange").textContent = ex
+    ? `exchange ${ex.id} with ${ex.name} on slide #${ex.slide}: turn ${ex.turns} of ${ex.max_turns}` +
+      (b.speaking ? ` · ${b.speaking} is asking` : " · your answer")
+    : "no exchange under way";
+  $("rh-exchange").dataset.turns = ex ? ex.turns : "";
+  const hands = $("rh-hands");
+  hands.textContent = "";
+  for (const h of b.hands || []) {
+    const li = document.createElement("li");
+    li.className = "hand";
+    li.dataset.agent = h.agent;
+    li.append(h.name);
+    const take = document.createElement("button");
+    take.className = "take";
+    take.textContent = "Take the question";
+    take.disabled = b.phase !== "presenting";
+    take.onclick = () => control(`ack ${h.agent}`);
+    li.appendChild(take);
+    hands.appendChild(li);
+  }
+  if (!hands.children.length) {
+    const li = document.createElement("li");
+    li.className = "small none";
+    li.textContent = "none";
+    hands.appendChild(li);
+  }
+  const over = b.phase === "ended";
+  // Once the session is over, the debrief replaces the controls.
+  for (const id of ["rh-controls", "rh-exchange", "rh-hands-box"]) $(id).hidden = over;
+  const inExchange = !!ex && !over;
+  $("rh-prev").disabled = over || b.slide === 0;
+  $("rh-next").disabled = over || b.slide + 1 >= b.slides;
+  $("rh-openqa").disabled = over || b.phase !== "presenting";
+  $("rh-answered").disabled = !inExchange;
+  $("rh-moveon").disabled = !inExchange;
+  $("rh-end").disabled = over;
+  const debrief = $("rh-debrief");
+  debrief.hidden = !b.debrief;
+  if (b.debrief) renderMarkdown(b.debrief, debrief);
+}
+
+// A small Markdown reader for the debrief: headings, tables, lists, paragraphs,
+// *emphasis*. It builds elements with textContent only: nothing is parsed as HTML.
+function renderMarkdown(text, into) {
+  into.textContent = "";
+  let list = null, table = null, para = null;
+  const inline = (el, s) => {
+    s.split(/(\*[^*]+\*)/).forEach((part) => {
+      if (part.length > 2 && part.startsWith("*") && part.endsWith("*")) {
+        const em = document.createElement("em");
+        em.textContent = part.slice(1, -1);
+        el.appendChild(em);
+      } else if (part) el.appendChild(document.createTextNode(part));
+    });
+    return el;
+  };
+  const close = () => { list = null; table = null; para = null; };
+  for (const raw of text.split("\n")) {
+    const line = raw.trimEnd();
+    const heading = /^(#{1,4})\s+(.*)$/.exec(line);
+    if (!line.trim()) { close(); continue; }
+    if (heading) {
+      close();
+      into.appendChild(inline(document.createElement(`h${Math.min(heading[1].length + 2, 6)}`), heading[2]));
+    } else if (line.trim().startsWith("|")) {
+      const cells = line.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+      if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+      if (!table) { list = null; para = null; table = document.createElement("table"); into.appendChild(table); }
+      const tr = document.createElement("tr");
+      for (const c of cells) tr.appendChild(inline(document.createElement(table.rows.length ? "td" : "th"), c));
+      table.appendChild(tr);
+    } else if (/^\s*- /.test(line)) {
+      const nested = /^\s{2,}- /.test(line);
+      if (!list) { table = null; para = null; list = document.createElement("ul"); into.appendChild(list); }
+      let target = list;
+      if (nested && list.lastElementChild) {
+        let sub = list.lastElementChild.querySelector("ul");
+        if (!sub) { sub = document.createElement("ul"); list.lastElementChild.appendChild(sub); }
+        target = sub;
+      }
+      target.appendChild(inline(document.createElement("li"), line.replace(/^\s*- /, "")));
+    } else {
+      if (!para) { list = null; table = null; para = document.createElement("p"); into.appendChild(para); }
+      else para.appendChild(document.createTextNode(" "));
+      inline(para, line.trim());
+    }
+  }
+}
+
+$("rh-prev").onclick = () => control("prev");
+$("rh-next").onclick = () => control("next");
+$("rh-openqa").onclick = () => control("open_qa");
+$("rh-answered").onclick = () => control("answered");
+$("rh-moveon").onclick = () => control("move_on");
+$("rh-end").onclick = () => control("end");
 
 // --- controls --------------------------------------------------------------------------
 

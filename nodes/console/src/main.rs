@@ -163,7 +163,7 @@ fn main() -> eyre::Result<()> {
 fn send(node: &mut DoraNode, out: DoraOut) {
     let result = match out {
         DoraOut::Control(command) => {
-            tracing::info!(command, "control from the page");
+            tracing::info!(%command, "control from the page");
             node.send_output(ids::CONTROL.into(), Default::default(), command)
         }
         DoraOut::HumanText { speaker, text } => {

@@ -2,7 +2,8 @@
 //! [`rehearsal_core::conductor::Conductor`] (around [`rehearsal_core::Rehearsal`]) →
 //! Arrow out, context files ([`agent_context`]) and the event log.
 //!
-//! Inputs: `presenter` (final presenter transcripts), `control` (`slide N`, `open_qa`,
+//! Inputs: `presenter` (final presenter transcripts), `human_text` (typed on a page,
+//! taken as said), `control` (`slide N`, `open_qa`,
 //! `end`, ...), one text stream per panelist (input id = the panelist's name), `reply*`
 //! (answers to candidate-question requests), optional `playback_done`,
 //! `playback_started` (from the player) and `speech_started` (presenter voice activity).
@@ -119,7 +120,8 @@ fn decode(input: Received<'_>) -> Option<Input> {
         }
         _ => {}
     }
-    if ![ids::PRESENTER, ids::CONTROL].contains(&id) && !id.starts_with(ids::REPLY) {
+    if ![ids::PRESENTER, ids::HUMAN_TEXT, ids::CONTROL].contains(&id) && !id.starts_with(ids::REPLY)
+    {
         // A panelist's stream, or an unknown input: the conductor tells them apart.
         let chunk = input.chunk();
         return Some(Input::Text {
@@ -132,7 +134,8 @@ fn decode(input: Received<'_>) -> Option<Input> {
     }
     let text = input.readable_text()?;
     Some(match id {
-        ids::PRESENTER => Input::Presenter {
+        // Typed on a page: said, as a final transcript is.
+        ids::PRESENTER | ids::HUMAN_TEXT => Input::Presenter {
             speaker: input.string(keys::SPEAKER),
             text,
             ended: input.chunk().ends,

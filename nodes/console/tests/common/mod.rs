@@ -168,3 +168,4 @@ pub fn http_get(port: u16, path: &str, headers: &str) -> Option<(u16, String)> {
         .unwrap_or(0);
     Some((status, response))
 }
+pub mod live;
