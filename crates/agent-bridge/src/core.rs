@@ -41,6 +41,9 @@ pub enum BridgeInput {
         /// Context assembled by the conductor for this call (persona, knowledge, session
         /// files): replaces the persona's system prompt for this turn.
         context: Option<String>,
+        /// Words prepared ahead for this turn (the participant's own, e.g. a candidate
+        /// question): said at once, without generating.
+        prepared: Option<String>,
     },
     /// `speaker` will answer the human who is speaking (the controller's `prepare`).
     Prepare { speaker: String },
@@ -249,6 +252,7 @@ impl BridgeCore {
                 question_id,
                 instruction,
                 context,
+                prepared,
             } => {
                 if speaker != self.persona.name
                     || self.stale.is_stale(question_id)
@@ -266,6 +270,18 @@ impl BridgeCore {
                     question_id,
                     sent_any: false,
                 });
+                // Prepared ahead (while others spoke): said now, as a generation would.
+                if let Some(words) = prepared.filter(|w| !w.trim().is_empty()) {
+                    out.extend(self.handle(BridgeInput::Chunk {
+                        question_id,
+                        text: words.trim().to_owned(),
+                    }));
+                    out.extend(self.handle(BridgeInput::Finished {
+                        question_id,
+                        error: None,
+                    }));
+                    return out;
+                }
                 let mut persona = self.persona.clone();
                 if let Some(context) = &context {
                     persona.system_prompt = context.clone();
@@ -374,6 +390,7 @@ mod tests {
             question_id: q,
             instruction: None,
             context: None,
+            prepared: None,
         }
     }
 
@@ -385,6 +402,7 @@ mod tests {
             question_id: 1,
             instruction: Some("Ask the presenter about churn.".into()),
             context: Some("You are Marcus Webb. The deck: ...".into()),
+            prepared: None,
         });
         let BridgeOutput::Generate(request) = &out[0] else {
             panic!("{out:?}")
@@ -410,6 +428,33 @@ mod tests {
             request.instruction.as_deref(),
             Some("Ask the presenter about churn.")
         );
+    }
+
+    #[test]
+    fn prepared_words_are_said_without_generating() {
+        let mut c = core();
+        let out = c.handle(BridgeInput::Turn {
+            speaker: "tutor".into(),
+            question_id: 3,
+            instruction: Some("Ask your prepared question: \u{201c}Why now?\u{201d}".into()),
+            context: None,
+            prepared: Some(" Why now? ".into()),
+        });
+        let said: Vec<(String, SessionStatus)> = out
+            .iter()
+            .map(|o| match o {
+                BridgeOutput::Text { text, status, .. } => (text.clone(), *status),
+                other => panic!("no generation expected: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("Why now?".to_owned(), SessionStatus::Started),
+                (String::new(), SessionStatus::Ended)
+            ]
+        );
+        assert_eq!(c.active(), None);
     }
 
     fn chunk(q: u64, t: &str) -> BridgeInput {

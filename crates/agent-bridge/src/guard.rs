@@ -134,6 +134,23 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "sorry but i can't",
     "i can't assist",
     "i cannot assist",
+    "not able to assist",
+    "unable to assist",
+    "can't help with that",
+    "cannot help with that",
+    "not able to help with that",
+    "can't fulfill",
+    "cannot fulfill",
+    "can't comply",
+    "cannot comply",
+    "apologize but",
+    "don't have enough context",
+    "don't have enough information",
+    "do not have enough context",
+    "do not have enough information",
+    "provide more details",
+    "provide more context",
+    "provide more information",
     "as an ai",
     "as a language model",
     "how can i help",
@@ -1079,6 +1096,23 @@ mod tests {
             opening.check("I'm sorry, but I can't assist with that request."),
             Some(Refusal::Pleasantry),
             "an assistant's line, even at the opening"
+        );
+        for refusal in [
+            "I apologize, but I'm not able to assist with that.",
+            "I'm afraid I cannot help with that.",
+            "Sorry, I am unable to assist with this request.",
+            "I'm sorry, I don't have enough context or information about what you're referring to.",
+            "Please provide more details so we can better understand and respond.",
+        ] {
+            assert_eq!(
+                opening.check(refusal),
+                Some(Refusal::Pleasantry),
+                "{refusal}"
+            );
+        }
+        assert_eq!(
+            opening.check("Who will help with that backlog of warehouse orders?"),
+            None
         );
     }
 

@@ -350,6 +350,30 @@ pub fn quoted_spans(text: &str) -> Vec<&str> {
     spans
 }
 
+/// What to say when every sample of a turn was refused but its direction quotes words
+/// prepared for it (a rehearsal panelist's candidate question): the quote's first two
+/// sentences, so that the turn is not silent. A quote of what someone said ("X just said:
+/// “…”") is theirs, never prepared words.
+pub fn prepared_words(direction: &str) -> Option<String> {
+    let quote = quoted_spans(direction).into_iter().find(|quote| {
+        let before = direction
+            .find(quote)
+            .map_or("", |at| &direction[..at])
+            .trim_end_matches(['“', '"', '「'])
+            .trim_end();
+        !before.ends_with("said:") && !before.ends_with("said")
+    })?;
+    let mut said = String::new();
+    for (n, sentence) in quote.split_inclusive(['.', '?', '!']).enumerate() {
+        if n == 2 {
+            break;
+        }
+        said.push_str(sentence);
+    }
+    let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!said.is_empty()).then_some(said)
+}
+
 /// Longest persona or conductor context a local prompt keeps (about 400 tokens): a model of
 /// this size does not use more, and reading it would cost seconds per turn.
 pub const MAX_SYSTEM_CHARS: usize = 1600;
@@ -840,6 +864,21 @@ fn clean_markup(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prepared_words_are_the_quotes_first_two_sentences() {
+        let direction = "The moderator gives you the floor on The Problem. Ask your prepared question, in one or two sentences: \u{201c}How does the robot  pick? Why now? What about drones?\u{201d}";
+        assert_eq!(
+            prepared_words(direction).as_deref(),
+            Some("How does the robot pick? Why now?")
+        );
+        assert_eq!(prepared_words("Ask one short follow-up question."), None);
+        assert_eq!(
+            prepared_words("Mia just said: \u{201c}Cities need trams.\u{201d}\nAnswer her."),
+            None
+        );
+        assert_eq!(prepared_words("Say \u{201c} \u{201d}"), None);
+    }
 
     #[test]
     fn a_bridges_window_drops_a_third_of_its_lines_at_a_time() {

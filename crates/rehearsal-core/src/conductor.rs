@@ -84,6 +84,8 @@ pub struct Turn {
     pub exchange_id: u64,
     /// What the panelist is asked to do, as sent.
     pub instruction: String,
+    /// The panelist's prepared question, when the turn asks it: said as it is.
+    pub prepared: Option<String>,
     pub kind: Instruction,
     pub at_ms: u64,
 }
@@ -96,7 +98,8 @@ impl Turn {
             "call",
             json!({ "agent": self.agent, "question_id": self.question_id,
                     "exchange_id": self.exchange_id, "instruction": self.kind,
-                    "text": self.instruction, "context_bytes": context_bytes,
+                    "text": self.instruction, "prepared": self.prepared,
+                    "context_bytes": context_bytes,
                     "context_parts": context_parts }),
         )
     }
@@ -824,11 +827,21 @@ impl Conductor {
                         text: ::conductor::Utterance::default(),
                     },
                 );
+                // A prepared question is said as prepared: its words were made while the
+                // presenter spoke, so the panelist asks at once (the transition line
+                // covers no generation).
+                let prepared = candidate
+                    .as_deref()
+                    .filter(|_| {
+                        matches!(instruction, Instruction::AskQuestion | Instruction::PileOn)
+                    })
+                    .and_then(messages::prepared_question);
                 out.push(Out::Turn(Turn {
                     agent,
                     question_id: q,
                     exchange_id,
                     instruction: text,
+                    prepared,
                     kind: instruction,
                     at_ms: now_ms,
                 }));

@@ -131,6 +131,20 @@ pub fn instruction_text(
     }
 }
 
+/// A candidate question as a panelist says it when called: its first two sentences
+/// (a small model sometimes prepares three questions at once); `None` if it has no words.
+pub fn prepared_question(candidate: &str) -> Option<String> {
+    let mut said = String::new();
+    for sentence in candidate.split_inclusive(['.', '?', '!']).take(2) {
+        said.push_str(sentence);
+    }
+    let said = unquoted(&said)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!said.is_empty()).then_some(said)
+}
+
 /// The prompt of a candidate-question request.
 pub fn request_prompt(
     purpose: CandidatePurpose,
@@ -281,6 +295,19 @@ mod tests {
         assert!(parse_control("dance").is_err());
         assert!(parse_control("  ").is_err());
         assert!(parse_control("hand").is_err());
+    }
+
+    #[test]
+    fn a_prepared_question_is_said_in_at_most_two_sentences() {
+        assert_eq!(
+            prepared_question("How does it  work? Why now? What about drones?").as_deref(),
+            Some("How does it work? Why now?")
+        );
+        assert_eq!(
+            prepared_question("\"What is your margin\"").as_deref(),
+            Some("What is your margin")
+        );
+        assert_eq!(prepared_question("  "), None);
     }
 
     #[test]

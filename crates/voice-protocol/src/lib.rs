@@ -150,6 +150,9 @@ pub mod keys {
     pub const INSTRUCTION: &str = "instruction";
     /// String, on `turn`: context assembled for this call; replaces the persona prompt.
     pub const CONTEXT: &str = "context";
+    /// String, on `turn`: words prepared ahead for this turn (a rehearsal panelist's
+    /// candidate question), said as they are, without generating.
+    pub const PREPARED: &str = "prepared";
     /// String, on `reply`: the side request answered.
     pub const REQUEST_ID: &str = "request_id";
     /// String, on `reply`: the kind of side request answered (echoed).

@@ -7,8 +7,9 @@
 //! screenshot of each view is kept in `target/rehearsal-live-test/`.
 //!
 //! It needs the workspace's binaries (scripts/setup.sh); scripted panelists and espeak
-//! voices keep it to about a minute. Skipped, with a message, only when chromium or
-//! chromedriver is not installed.
+//! voices keep it to about a minute (`REHEARSAL_LIVE_MODELS=1`: the shipped models and
+//! voices instead, to listen to `sessions`' recording). Skipped, with a message, only
+//! when chromium or chromedriver is not installed.
 
 use std::{path::Path, process::Command, time::Duration};
 
@@ -93,6 +94,19 @@ async fn a_presenter_rehearses_live_from_the_browser() {
     std::fs::write(&panel, PANEL).unwrap();
     let session = std::env::temp_dir().join(format!("rehearsal-live-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&session);
+    let mut env = vec![
+        ("DECK", deck.display().to_string()),
+        ("PANEL", panel.display().to_string()),
+        ("SESSION_DIR", session.display().to_string()),
+    ];
+    if std::env::var_os("REHEARSAL_LIVE_MODELS").is_none() {
+        env.extend([
+            ("LLM_BACKEND", "scripted".to_owned()),
+            ("OFFLINE_WORD_DELAY_MS", "30".to_owned()),
+            ("TTS_BACKEND", "espeak".to_owned()),
+            ("ESPEAK_SPEED", "260".to_owned()),
+        ]);
+    }
     let dataflow = LiveDataflow::start(
         "rehearsal-live.yml",
         &[
@@ -103,19 +117,12 @@ async fn a_presenter_rehearses_live_from_the_browser() {
             "asr-bridge",
             "session-recorder",
         ],
-        &[
-            ("DECK", deck.display().to_string()),
-            ("PANEL", panel.display().to_string()),
-            ("LLM_BACKEND", "scripted".to_owned()),
-            ("SESSION_DIR", session.display().to_string()),
-            ("OFFLINE_WORD_DELAY_MS", "30".to_owned()),
-            ("TTS_BACKEND", "espeak".to_owned()),
-            ("ESPEAK_SPEED", "260".to_owned()),
-        ],
+        &env,
         &out,
     );
     let (_driver, client) = live::browser(&chromium, &chromedriver, &wav).await;
     let result = rehearse(&client, dataflow.port, &out).await;
+    eprintln!("session: {}", session.display());
     let _ = client.close().await;
     drop(dataflow);
     if let Err(e) = result {

@@ -19,7 +19,10 @@ use std::{
 use agent_bridge::{
     GenerationRequest, History, Persona,
     guard::SentenceGuard,
-    local::{FitError, LocalPrompt, OutputFilter, PromptWindow, quoted_spans, reusable_prefix},
+    local::{
+        FitError, LocalPrompt, OutputFilter, PromptWindow, prepared_words, quoted_spans,
+        reusable_prefix,
+    },
 };
 use crossbeam_channel::{Receiver, Sender};
 use eyre::{Context, bail, eyre};
@@ -644,11 +647,25 @@ impl Engine<'_> {
             let said_nothing = filter.emitted().trim().is_empty() && !request.json;
             if !matches!(outcome, Outcome::Finished) || !said_nothing || attempt == RESAMPLES {
                 if said_nothing && !filter.refused().is_empty() {
-                    tracing::info!(
-                        question_id = request.question_id,
-                        refused = ?filter.refused(),
-                        "every sentence refused; the turn ends without words"
-                    );
+                    // Words prepared for the turn (a quoted candidate question) are
+                    // better than a silent turn.
+                    match prepared_words(direction).filter(|_| matches!(outcome, Outcome::Finished))
+                    {
+                        Some(words) => {
+                            tracing::info!(
+                                question_id = request.question_id,
+                                refused = ?filter.refused(),
+                                %words,
+                                "every sentence refused; the prepared words are said"
+                            );
+                            self.send(job, words, &mut None, started);
+                        }
+                        None => tracing::info!(
+                            question_id = request.question_id,
+                            refused = ?filter.refused(),
+                            "every sentence refused; the turn ends without words"
+                        ),
+                    }
                 }
                 return Ok(outcome);
             }
@@ -1059,6 +1076,7 @@ mod tests {
                 question_id: 5,
                 instruction: None,
                 context: None,
+                prepared: None,
             });
             let [BridgeOutput::Generate(request)] = &out[..] else {
                 panic!("{out:?}")

@@ -200,6 +200,9 @@ fn to_bridge_input(
                 context: node_kit::string_param(params, keys::CONTEXT)
                     .filter(|c| !c.trim().is_empty())
                     .map(str::to_owned),
+                prepared: node_kit::string_param(params, keys::PREPARED)
+                    .filter(|p| !p.trim().is_empty())
+                    .map(str::to_owned),
             })
         }
         ids::PREPARE => Some(BridgeInput::Prepare {

@@ -179,6 +179,9 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
                 if !context.is_empty() {
                     params = params.string(keys::CONTEXT, context);
                 }
+                if let Some(prepared) = turn.prepared {
+                    params = params.string(keys::PREPARED, prepared);
+                }
                 send(node, ids::TURN, params, turn.agent);
             }
             Out::Line {

@@ -351,6 +351,7 @@ pub fn converse(
             question_id,
             instruction,
             context: None,
+            prepared: None,
         });
         let Some(request) = outputs.into_iter().find_map(|o| match o {
             BridgeOutput::Generate(r) => Some(r),

@@ -264,6 +264,28 @@ fn a_section_break_sends_the_transition_line_and_the_turn_together() {
 }
 
 #[test]
+fn a_called_panelist_says_its_prepared_question_as_prepared() {
+    let (mut c, out) = started(false);
+    let id = requests(&out)[0]["id"].as_str().unwrap().to_owned();
+    let candidate = "How did Acme Robotics measure picking cost? Which sites? Which years?";
+    c.handle(reply("reply_skeptic", None, Some(&id), candidate), 50);
+    let (_, turn) = section_break(&mut c, false);
+    assert_eq!(turn.agent, "skeptic");
+    assert_eq!(
+        turn.prepared.as_deref(),
+        Some("How did Acme Robotics measure picking cost? Which sites?")
+    );
+    // A follow-up has nothing prepared: it is generated from the answer.
+    let q = turn.question_id;
+    c.handle(chunk("skeptic", Some(q), candidate, true), 1_500);
+    presenter(&mut c, "Across six pilot sites.", 2_000);
+    let out = control(&mut c, "answered", 3_000);
+    let follow_up = turns(&out).pop().expect("a follow-up");
+    assert_eq!(follow_up.kind, Instruction::FollowUp);
+    assert_eq!(follow_up.prepared, None);
+}
+
+#[test]
 fn a_panelists_chunks_make_one_turn_and_strays_are_dropped() {
     let (mut c, _) = started(false);
     let (_, turn) = section_break(&mut c, false);
