@@ -4,7 +4,9 @@
 //!
 //! What was played is queued behind a delay and added to the microphone's blocks at their
 //! pace; when the loudspeaker has been silent (the queue ran dry), the next sound is
-//! delayed again, so the delay holds whatever the blocks' sizes and timing.
+//! delayed again, so the delay holds whatever the blocks' sizes and timing. A room keeps
+//! no sound for long: what was played while the microphone took no blocks (a node busy
+//! starting up) is gone, not returned later all at once.
 
 use std::collections::VecDeque;
 
@@ -12,6 +14,8 @@ use std::collections::VecDeque;
 #[derive(Debug, Clone)]
 pub struct Room {
     delay: usize,
+    /// The most that may wait behind the delay: a microphone's block or two.
+    slack: usize,
     gain: f32,
     queue: VecDeque<f32>,
 }
@@ -21,6 +25,7 @@ impl Room {
     pub fn new(sample_rate: u32, delay_ms: u32, gain_db: f32) -> Self {
         Self {
             delay: (u64::from(sample_rate) * u64::from(delay_ms) / 1000) as usize,
+            slack: sample_rate as usize / 2,
             gain: 10f32.powf(gain_db / 20.0),
             queue: VecDeque::new(),
         }
@@ -32,6 +37,8 @@ impl Room {
             self.queue.extend(std::iter::repeat_n(0.0, self.delay));
         }
         self.queue.extend(samples);
+        let over = self.queue.len().saturating_sub(self.delay + self.slack);
+        self.queue.drain(..over);
     }
 
     /// Adds the echo due now to the microphone's next block.
@@ -65,6 +72,20 @@ mod tests {
         room.mix_into(&mut block);
         assert_eq!(block[..3], [0.0, 0.0, 0.0]);
         assert!(block[3] > 0.0);
+    }
+
+    #[test]
+    fn sound_played_while_the_microphone_took_nothing_is_gone() {
+        // A minute played while the microphone was not listening: only its last half
+        // second (and the delay) comes back, never the whole minute at once.
+        let mut room = Room::new(1000, 80, 0.0);
+        for _ in 0..60 {
+            room.play(&[1.0; 1000]);
+        }
+        let mut block = vec![0.0f32; 2000];
+        room.mix_into(&mut block);
+        let echoed = block.iter().filter(|&&s| s > 0.0).count();
+        assert_eq!(echoed, 80 + 500);
     }
 
     #[test]

@@ -7,12 +7,12 @@ mod common;
 
 use std::{
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    process::Command,
     time::{Duration, Instant},
 };
 
-use common::{Running, find_program, free_port};
-use fantoccini::{Client, ClientBuilder, Locator};
+use common::{Running, free_port};
+use fantoccini::{Client, Locator};
 use node_kit::testing::{TestEvent, float32_input, input, keepalive, meta, stop};
 use serde_json::{Value, json};
 
@@ -239,15 +239,6 @@ fn output_dir() -> PathBuf {
     dir
 }
 
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 async fn wait_for<T>(what: &str, mut check: impl AsyncFnMut() -> Option<T>) -> T {
     let start = Instant::now();
     loop {
@@ -265,13 +256,7 @@ async fn js(client: &Client, script: &str) -> Value {
 
 #[tokio::test(flavor = "current_thread")]
 async fn the_page_shows_the_session_and_the_human_can_join() {
-    let (Some(chromium), Some(chromedriver)) = (
-        find_program(&["chromium", "chromium-browser", "google-chrome"]),
-        find_program(&["chromedriver"]),
-    ) else {
-        eprintln!(
-            "SKIPPED: the browser test needs chromium and chromedriver (Debian: apt-get install chromium chromium-driver, or scripts/setup.sh)"
-        );
+    let Some((chromium, chromedriver)) = common::live::browser_programs() else {
         return;
     };
     let out = output_dir();
@@ -288,46 +273,12 @@ async fn the_page_shows_the_session_and_the_human_can_join() {
     let mut console = Running::start(&[], session(), port);
     console.wait_ready("");
 
-    let driver_port = free_port();
-    let _driver = Driver(
-        Command::new(&chromedriver)
-            .arg(format!("--port={driver_port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts"),
-    );
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", driver_port)).is_err() {
-        assert!(start.elapsed() < WAIT, "chromedriver did not listen");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let mut args = vec![
-        "--headless=new".to_owned(),
-        "--no-sandbox".to_owned(),
-        "--disable-gpu".to_owned(),
-        "--disable-dev-shm-usage".to_owned(),
-        "--window-size=1400,1000".to_owned(),
-        "--autoplay-policy=no-user-gesture-required".to_owned(),
-        "--use-fake-ui-for-media-stream".to_owned(),
-        "--use-fake-device-for-media-stream".to_owned(),
-    ];
-    if have_voice {
-        args.push(format!(
-            "--use-file-for-fake-audio-capture={}",
-            wav.display()
-        ));
-    }
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".to_owned(),
-        json!({ "binary": chromium, "args": args }),
-    );
-    let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{driver_port}"))
-        .await
-        .expect("a WebDriver session");
+    let (_driver, client) = common::live::browser(
+        &chromium,
+        &chromedriver,
+        have_voice.then_some(wav.as_path()),
+    )
+    .await;
     let result = drive(&client, &console, port, have_voice, &out).await;
     let shot = client.screenshot().await;
     if let Ok(png) = &shot {

@@ -55,7 +55,7 @@ async fn voice_chat_watched_and_joined_from_the_browser() {
         ],
         &out,
     );
-    let (_driver, client) = live::browser(&chromium, &chromedriver, &wav).await;
+    let (_driver, client) = live::browser(&chromium, &chromedriver, Some(&wav)).await;
     let result = drive(&client, dataflow.port).await;
     live::screenshot(&client, &out, "console-dataflow").await;
     let _ = client.close().await;

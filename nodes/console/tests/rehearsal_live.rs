@@ -120,7 +120,7 @@ async fn a_presenter_rehearses_live_from_the_browser() {
         &env,
         &out,
     );
-    let (_driver, client) = live::browser(&chromium, &chromedriver, &wav).await;
+    let (_driver, client) = live::browser(&chromium, &chromedriver, Some(&wav)).await;
     let result = rehearse(&client, dataflow.port, &out).await;
     eprintln!("session: {}", session.display());
     let _ = client.close().await;

@@ -214,8 +214,9 @@ impl LiveDataflow {
     }
 }
 
-/// Headless Chromium whose fake microphone plays `wav` (looped), over chromedriver.
-pub async fn browser(chromium: &Path, chromedriver: &Path, wav: &Path) -> (Killed, Client) {
+/// Headless Chromium whose fake microphone plays `wav` (looped; else a tone), over
+/// chromedriver.
+pub async fn browser(chromium: &Path, chromedriver: &Path, wav: Option<&Path>) -> (Killed, Client) {
     let driver_port = free_port();
     let driver = Killed(
         Command::new(chromedriver)
@@ -234,7 +235,7 @@ pub async fn browser(chromium: &Path, chromedriver: &Path, wav: &Path) -> (Kille
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let args = vec![
+    let mut args = vec![
         "--headless=new".to_owned(),
         "--no-sandbox".to_owned(),
         "--disable-gpu".to_owned(),
@@ -243,8 +244,13 @@ pub async fn browser(chromium: &Path, chromedriver: &Path, wav: &Path) -> (Kille
         "--autoplay-policy=no-user-gesture-required".to_owned(),
         "--use-fake-ui-for-media-stream".to_owned(),
         "--use-fake-device-for-media-stream".to_owned(),
-        format!("--use-file-for-fake-audio-capture={}", wav.display()),
     ];
+    if let Some(wav) = wav {
+        args.push(format!(
+            "--use-file-for-fake-audio-capture={}",
+            wav.display()
+        ));
+    }
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".to_owned(),
