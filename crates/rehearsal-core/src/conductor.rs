@@ -6,7 +6,7 @@
 //! the closing line before the node leaves. No I/O and no clock: time is passed in
 //! (ms since start).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use serde_json::{Value, json};
 use voice_protocol::{InterruptKind, SessionStatus, ids, shorten};
@@ -283,6 +283,9 @@ pub struct Conductor {
     break_slide: Option<usize>,
     /// While a control command is handled: it, and when it came.
     opening: Option<Opening>,
+    /// Notices said while the presenter presents ("Priya has a question.", an engagement
+    /// prompt) and not heard yet, by wire question id: moot once an exchange starts.
+    unheard_notices: BTreeSet<u64>,
     /// Transition lines waiting for their first audio, by wire question id.
     awaiting_audio: HashMap<u64, Opening>,
     closing: Option<Closing>,
@@ -313,6 +316,7 @@ impl Conductor {
             exchange_slide: None,
             break_slide: None,
             opening: None,
+            unheard_notices: BTreeSet::new(),
             awaiting_audio: HashMap::new(),
             closing: None,
             finished: false,
@@ -574,6 +578,7 @@ impl Conductor {
             tracing::warn!("playback_done without question_id ignored");
             return;
         };
+        self.unheard_notices.remove(&q);
         if let Some(line_id) = self.lines.heard_exactly(q)
             && self.config.paced
         {
@@ -931,6 +936,19 @@ impl Conductor {
         out: &mut Vec<Out>,
     ) -> Option<Event> {
         let q = self.fresh_question_id();
+        // The presenter took a question while notices still wait to be heard: they are
+        // moot (the hand is taken), and the transition line should not wait behind them.
+        if kind == PhraseKind::Transition && !self.unheard_notices.is_empty() {
+            let moot = std::mem::take(&mut self.unheard_notices);
+            tracing::info!(lines = ?moot, "notices not heard yet are cut: an exchange starts");
+            for notice in &moot {
+                self.lines.heard_exactly(*notice);
+            }
+            out.push(Out::Interrupt {
+                question_id: q,
+                kind: InterruptKind::Cancel,
+            });
+        }
         tracing::info!(kind = kind.slug(), question_id = q, %text, "moderator says");
         out.push(Out::Line {
             question_id: q,
@@ -963,6 +981,15 @@ impl Conductor {
         );
         if self.config.paced {
             self.lines.said(q, line_id);
+            if matches!(
+                kind,
+                PhraseKind::HandRaiseNotice
+                    | PhraseKind::EngagementPrompt
+                    | PhraseKind::SuggestPause
+                    | PhraseKind::EncourageAdvance
+            ) {
+                self.unheard_notices.insert(q);
+            }
             None
         } else {
             Some(Event::ModeratorLineFinished { line_id })

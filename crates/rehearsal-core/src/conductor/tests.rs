@@ -9,8 +9,12 @@ const PANEL: &str =
     "intensity: moderate\nthresholds:\n  answer_end_silence_ms: 0\n  exchanges_per_break: 1\n";
 
 fn started(paced: bool) -> (Conductor, Vec<Out>) {
+    started_with(PANEL, paced)
+}
+
+fn started_with(panel: &str, paced: bool) -> (Conductor, Vec<Out>) {
     let mut c = Conductor::new(
-        PanelConfig::from_yaml(PANEL).unwrap(),
+        PanelConfig::from_yaml(panel).unwrap(),
         Deck::parse(DECK),
         PhraseLibrary::builtin(),
         Config { paced },
@@ -283,6 +287,51 @@ fn a_called_panelist_says_its_prepared_question_as_prepared() {
     let follow_up = turns(&out).pop().expect("a follow-up");
     assert_eq!(follow_up.kind, Instruction::FollowUp);
     assert_eq!(follow_up.prepared, None);
+}
+
+#[test]
+fn notices_not_yet_heard_are_cut_when_the_presenter_takes_a_question() {
+    let hands = "mode: hand_raise\n";
+    for heard_first in [false, true] {
+        let (mut c, _) = started_with(hands, true);
+        presenter(&mut c, "Good morning, we are Acme Robotics.", 100);
+        control(&mut c, "hand analyst 0.9", 200);
+        // A second of quiet: the moderator says so.
+        let out = c.handle(Input::Tick, 1_200);
+        let [(notice, PhraseKind::HandRaiseNotice)] = lines(&out)[..] else {
+            panic!("{out:?}")
+        };
+        if heard_first {
+            c.handle(
+                Input::Played {
+                    question_id: Some(notice),
+                },
+                1_500,
+            );
+        }
+        let out = control(&mut c, "ack analyst", 2_000);
+        let (transition, kind) = lines(&out)[0];
+        assert_eq!(kind, PhraseKind::Transition);
+        let interrupts: Vec<(usize, u64)> = out
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                Out::Interrupt { question_id, .. } => Some((i, *question_id)),
+                _ => None,
+            })
+            .collect();
+        if heard_first {
+            assert!(interrupts.is_empty(), "{out:?}");
+        } else {
+            // Before the transition line, cutting everything older: the notice.
+            let line_at = out
+                .iter()
+                .position(|o| matches!(o, Out::Line { .. }))
+                .unwrap();
+            assert_eq!(interrupts, [(line_at - 1, transition)], "{out:?}");
+            assert!(notice < transition);
+        }
+    }
 }
 
 #[test]
