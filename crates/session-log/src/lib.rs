@@ -174,6 +174,8 @@ pub struct SessionLog {
     pending: BTreeMap<u64, Pending>,
     /// Reports that came before their utterance: (heard, interrupted, start, end).
     early_reports: BTreeMap<u64, (String, bool, u64, u64)>,
+    /// The newest interrupt seen: what is older and never began to sound never will.
+    interrupted_below: u64,
 }
 
 impl SessionLog {
@@ -212,6 +214,7 @@ impl SessionLog {
                 vec![event("turn", Some(speaker), Some(question_id), None)]
             }
             Observed::Interrupt { kind, question_id } => {
+                self.interrupted_below = self.interrupted_below.max(question_id);
                 vec![event("interrupt", None, Some(question_id), Some(kind))]
             }
             Observed::Error { source, message } => {
@@ -293,10 +296,13 @@ impl SessionLog {
                 }
                 let mut ready = human;
                 if human {
-                    // Older lines that never began to sound never will; one that is sounding
-                    // now waits for the player's report of how much was heard (the human's
-                    // words usually arrive before the report of the cut they caused).
-                    self.give_up_silent_below(question_id);
+                    // Older lines that never began to sound never will, when an interrupt
+                    // dropped them (a barge-in); one that is sounding now waits for the
+                    // player's report of how much was heard (the human's words usually
+                    // arrive before the report of the cut they caused). Without an
+                    // interrupt (a rehearsal's presenter cuts nobody) queued lines still
+                    // sound.
+                    self.give_up_silent_below(question_id.min(self.interrupted_below));
                 } else if let Some((heard, cut, start, end)) =
                     self.early_reports.remove(&question_id)
                 {
@@ -578,8 +584,16 @@ mod tests {
         assert_eq!(transcript(&out), [(2, Some("A long".into()), true)]);
         let out = log.observe(utterance("human", 4, "Wait!"), 50);
         assert_eq!(transcript(&out), [(4, None, false)]);
-        // A queued utterance nobody heard, released by the next human line.
+        // A queued utterance nobody heard (the human's barge-in dropped it), released by
+        // the next human line.
         log.observe(utterance("mia", 5, "Never heard."), 60);
+        log.observe(
+            Observed::Interrupt {
+                kind: "reset".into(),
+                question_id: 6,
+            },
+            65,
+        );
         let out = log.observe(utterance("human", 7, "Hello?"), 70);
         assert_eq!(
             transcript(&out),
@@ -601,8 +615,15 @@ mod tests {
             10,
         );
         log.observe(Observed::PlaybackStarted { question_id: 4 }, 20);
-        // Queued behind it, never started.
+        // Queued behind it, never started; the barge-in drops it.
         log.observe(utterance("ben", 5, "Me next."), 25);
+        log.observe(
+            Observed::Interrupt {
+                kind: "reset".into(),
+                question_id: 6,
+            },
+            28,
+        );
         // The human's words arrive before the player's report of the cut they caused.
         let out = log.observe(utterance("human", 6, "Wait, why?"), 30);
         assert!(transcript(&out).is_empty(), "{out:?}");
@@ -619,6 +640,25 @@ mod tests {
             panic!("{out:?}")
         };
         assert_eq!((cut.start_ms, cut.end_ms), (20, 35));
+    }
+
+    #[test]
+    fn a_line_queued_when_the_human_speaks_without_an_interrupt_still_sounds() {
+        // A rehearsal: the panelist's prepared question waits behind the moderator's
+        // line while the presenter goes on talking; nobody is cut.
+        let mut log = SessionLog::spoken();
+        log.observe(utterance("moderator", 3, "Marcus, your question."), 10);
+        log.observe(Observed::PlaybackStarted { question_id: 3 }, 11);
+        log.observe(utterance("skeptic", 4, "Why now?"), 12);
+        let out = log.observe(utterance("human", 5, "Picking is costly."), 20);
+        assert!(transcript(&out).is_empty(), "{out:?}");
+        log.observe(played(3, "Marcus, your question.", false), 30);
+        log.observe(Observed::PlaybackStarted { question_id: 4 }, 31);
+        let out = log.observe(played(4, "Why now?", false), 40);
+        assert_eq!(
+            transcript(&out),
+            [(4, Some("Why now?".into()), false), (5, None, false)]
+        );
     }
 
     #[test]
