@@ -330,6 +330,9 @@ function showBoard(b) {
   box.dataset.phase = b.phase;
   document.title = "Pitch rehearsal — console";
   document.querySelector("header h1").textContent = "Pitch rehearsal console";
+  // Pause / Resume / Reset / Stats are a conference controller's commands: a rehearsal
+  // moderator has its own controls below.
+  for (const id of ["btn-pause", "btn-resume", "btn-reset", "btn-stats"]) $(id).hidden = true;
   $("rh-phase").textContent = PHASES[b.phase] || b.phase;
   // Numbered as the deck and the debrief number them (a title slide is #0).
   $("rh-slide-no").textContent = `slide #${b.slide} · ${b.slides} slides`;
