@@ -121,8 +121,10 @@ fn voice_chat_through_a_running_coordinator() {
             "dora build: {}",
             String::from_utf8_lossy(&build.stderr)
         );
+        // `--env` reaches what the nodes read from their environment (SESSION_DIR); the
+        // YAML's node-level `${VAR:-default}` is expanded by the CLI from its own
+        // environment: the shipped model and voices run.
         let session = format!("SESSION_DIR={}", dir.display());
-        let model = format!("LLM_MODEL_PATH={}", small_model());
         let start = run(
             &[
                 "start",
@@ -132,12 +134,6 @@ fn voice_chat_through_a_running_coordinator() {
                 "--detach",
                 "--env",
                 &session,
-                "--env",
-                &model,
-                "--env",
-                "TTS_BACKEND=espeak",
-                "--env",
-                "HUMAN_VOICE=en-us+m7",
             ],
             120,
         );

@@ -154,24 +154,15 @@ fn voice_chat_across_two_daemons() {
         String::from_utf8_lossy(&build.stdout),
         String::from_utf8_lossy(&build.stderr)
     );
+    // `--env` reaches what the nodes read from their environment (SESSION_DIR); a
+    // node-level `${VAR:-default}` of the YAML is expanded by the CLI from its own
+    // environment, which `--env` does not change: the run has the shipped model and
+    // voices, as the single-daemon run does.
     let session = format!("SESSION_DIR={}", dir.display());
-    let model = format!("LLM_MODEL_PATH={}", e2e_tests::small_model());
     let name = format!("two-machines-{}", std::process::id());
     let start = cli(
         &[
-            "start",
-            SPLIT,
-            "--name",
-            &name,
-            "--detach",
-            "--env",
-            &session,
-            "--env",
-            &model,
-            "--env",
-            "TTS_BACKEND=espeak",
-            "--env",
-            "HUMAN_VOICE=en-us+m7",
+            "start", SPLIT, "--name", &name, "--detach", "--env", &session,
         ],
         120,
     );
