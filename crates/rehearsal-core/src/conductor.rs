@@ -935,20 +935,22 @@ impl Conductor {
         now_ms: u64,
         out: &mut Vec<Out>,
     ) -> Option<Event> {
-        let q = self.fresh_question_id();
         // The presenter took a question while notices still wait to be heard: they are
         // moot (the hand is taken), and the transition line should not wait behind them.
+        // The cut has an id of its own, so every id names one decision, in order.
         if kind == PhraseKind::Transition && !self.unheard_notices.is_empty() {
             let moot = std::mem::take(&mut self.unheard_notices);
             tracing::info!(lines = ?moot, "notices not heard yet are cut: an exchange starts");
             for notice in &moot {
                 self.lines.heard_exactly(*notice);
             }
+            let cut = self.fresh_question_id();
             out.push(Out::Interrupt {
-                question_id: q,
+                question_id: cut,
                 kind: InterruptKind::Cancel,
             });
         }
+        let q = self.fresh_question_id();
         tracing::info!(kind = kind.slug(), question_id = q, %text, "moderator says");
         out.push(Out::Line {
             question_id: q,
