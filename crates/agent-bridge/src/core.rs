@@ -11,6 +11,7 @@ use voice_protocol::{SessionStatus, StaleFilter};
 
 use crate::{
     history::{ChatMessage, ChatRole, Entry, History},
+    opener::{self, Openers},
     persona::Persona,
 };
 
@@ -88,10 +89,13 @@ pub enum BridgeOutput {
 /// who speaks, and the controller's humans are `human` unless named.
 const HUMAN_STAND_IN: &str = "human";
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Active {
     question_id: u64,
     sent_any: bool,
+    /// An opener was said: the reply's first words wait here until its own opening
+    /// pleasantry, if any, can be cut ([`opener::strip_lead`]).
+    lead: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -107,6 +111,8 @@ pub struct BridgeCore {
     active: Option<Active>,
     /// Turns up to this id were already answered (a repeated turn is ignored).
     answered: u64,
+    /// Answers to a human open with a word or two at once (`None`: they don't).
+    openers: Option<Openers>,
 }
 
 impl BridgeCore {
@@ -121,7 +127,15 @@ impl BridgeCore {
             stale: StaleFilter::new(),
             active: None,
             answered: 0,
+            openers: None,
         }
+    }
+
+    /// Answers to a human open at once with a word or two that fit what they said
+    /// ("Let me see.", "Sure."), while the model reads the question.
+    pub fn with_openers(mut self, on: bool) -> Self {
+        self.openers = on.then(Openers::default);
+        self
     }
 
     /// Participants known by name and role (`directory`), and the agenda the turns move
@@ -241,7 +255,7 @@ impl BridgeCore {
 
     /// The question id being generated, if any.
     pub fn active(&self) -> Option<u64> {
-        self.active.map(|a| a.question_id)
+        self.active.as_ref().map(|a| a.question_id)
     }
 
     pub fn handle(&mut self, input: BridgeInput) -> Vec<BridgeOutput> {
@@ -261,7 +275,7 @@ impl BridgeCore {
                     return out;
                 }
                 self.answered = question_id;
-                if let Some(a) = self.active {
+                if let Some(a) = &self.active {
                     out.push(BridgeOutput::Cancel {
                         question_id: a.question_id,
                     });
@@ -269,6 +283,7 @@ impl BridgeCore {
                 self.active = Some(Active {
                     question_id,
                     sent_any: false,
+                    lead: None,
                 });
                 // Prepared ahead (while others spoke): said now, as a generation would.
                 if let Some(words) = prepared.filter(|w| !w.trim().is_empty()) {
@@ -297,7 +312,25 @@ impl BridgeCore {
                     role: ChatRole::System,
                     content: format!("For this turn: {direction}"),
                 });
-
+                // An answer to the human opens at once; the line break lets the
+                // segmenter pass the opener on alone, before the model's words.
+                let human_words = self.history.entries().rfind(|e| e.human);
+                let opener = self
+                    .openers
+                    .as_mut()
+                    .filter(|_| plan.action == dialogue_planner::Move::AnswerHuman)
+                    .zip(human_words)
+                    .and_then(|(openers, line)| openers.choose(&line.text));
+                if let (Some(opener), Some(active)) = (opener, self.active.as_mut()) {
+                    active.sent_any = true;
+                    active.lead = Some(String::new());
+                    out.push(BridgeOutput::Text {
+                        question_id,
+                        text: format!("{opener}\n"),
+                        status: SessionStatus::Started,
+                        error: None,
+                    });
+                }
                 out.push(BridgeOutput::Generate(GenerationRequest {
                     question_id,
                     messages,
@@ -316,10 +349,7 @@ impl BridgeCore {
             }
             BridgeInput::Interrupt { question_id } => {
                 self.stale.interrupt(question_id);
-                if let Some(a) = self.active
-                    && self.stale.is_stale(a.question_id)
-                {
-                    self.active = None;
+                if let Some(a) = self.active.take_if(|a| self.stale.is_stale(a.question_id)) {
                     out.push(BridgeOutput::Cancel {
                         question_id: a.question_id,
                     });
@@ -338,6 +368,24 @@ impl BridgeCore {
                 if active.question_id != question_id || text.is_empty() {
                     return out;
                 }
+                let text = match active.lead.as_mut() {
+                    Some(lead) => {
+                        lead.push_str(&text);
+                        if !opener::lead_is_decided(lead) {
+                            return out;
+                        }
+                        // After the opener's line break: no leading space.
+                        let stripped = opener::strip_lead(lead).trim_start().to_owned();
+                        lead.clear();
+                        // A lone "Sure!": the next words may open with one too.
+                        if stripped.trim().is_empty() {
+                            return out;
+                        }
+                        active.lead = None;
+                        stripped
+                    }
+                    None => text,
+                };
                 let status = if active.sent_any {
                     SessionStatus::Ongoing
                 } else {
@@ -352,13 +400,21 @@ impl BridgeCore {
                 });
             }
             BridgeInput::Finished { question_id, error } => {
-                let Some(active) = self.active else {
+                let Some(active) = self.active.take_if(|a| a.question_id == question_id) else {
                     return out;
                 };
-                if active.question_id != question_id {
-                    return out;
+                // What waited to have its pleasantry cut, when the reply ended first.
+                if let Some(lead) = &active.lead {
+                    let rest = opener::strip_lead(lead).trim_start().to_owned();
+                    if !rest.is_empty() {
+                        out.push(BridgeOutput::Text {
+                            question_id,
+                            text: rest,
+                            status: SessionStatus::Ongoing,
+                            error: None,
+                        });
+                    }
                 }
-                self.active = None;
                 let error = match (error, active.sent_any) {
                     (None, false) => Some("the model returned an empty answer".to_owned()),
                     (error, _) => error,
@@ -428,6 +484,116 @@ mod tests {
             request.instruction.as_deref(),
             Some("Ask the presenter about churn.")
         );
+    }
+
+    fn asked(c: &mut BridgeCore, words: &str, q: u64) {
+        let mut human = Entry::new("human", words, q);
+        human.human = true;
+        c.handle(BridgeInput::Utterance(human));
+    }
+
+    fn texts(out: &[BridgeOutput]) -> Vec<(String, SessionStatus)> {
+        out.iter()
+            .filter_map(|o| match o {
+                BridgeOutput::Text { text, status, .. } => Some((text.clone(), *status)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_answer_to_the_human_opens_at_once_and_the_models_pleasantry_is_cut() {
+        let mut c = core().with_openers(true);
+        asked(&mut c, "Can you give me an example?", 1);
+        let out = c.handle(turn("tutor", 2));
+        assert_eq!(
+            texts(&out),
+            [("Sure.\n".to_owned(), SessionStatus::Started)]
+        );
+        assert!(
+            matches!(out.last(), Some(BridgeOutput::Generate(_))),
+            "{out:?}"
+        );
+        // The model's "Sure," waits for its mark, then goes without it.
+        let chunk = |c: &mut BridgeCore, text: &str| {
+            c.handle(BridgeInput::Chunk {
+                question_id: 2,
+                text: text.into(),
+            })
+        };
+        assert!(chunk(&mut c, "Sure").is_empty());
+        let out = chunk(&mut c, ", take f of x equals x squared.");
+        assert_eq!(
+            texts(&out),
+            [(
+                "Take f of x equals x squared.".to_owned(),
+                SessionStatus::Ongoing
+            )]
+        );
+        // Later words pass as they come.
+        let out = chunk(&mut c, " Sure, why not.");
+        assert_eq!(texts(&out)[0].0, " Sure, why not.");
+        let out = c.handle(BridgeInput::Finished {
+            question_id: 2,
+            error: None,
+        });
+        assert_eq!(texts(&out), [(String::new(), SessionStatus::Ended)]);
+    }
+
+    #[test]
+    fn a_reply_that_ends_while_its_lead_waits_says_what_it_had() {
+        let mut c = core().with_openers(true);
+        asked(&mut c, "Why is that?", 1);
+        c.handle(turn("tutor", 2));
+        for text in ["Great question!", " Zero"] {
+            c.handle(BridgeInput::Chunk {
+                question_id: 2,
+                text: text.into(),
+            });
+        }
+        let out = c.handle(BridgeInput::Finished {
+            question_id: 2,
+            error: None,
+        });
+        let said: Vec<String> = texts(&out).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(said, ["Zero", ""]);
+        // Only the opener: the turn still ends without an error (it said something).
+        asked(&mut c, "Why is that?", 3);
+        c.handle(turn("tutor", 4));
+        let out = c.handle(BridgeInput::Finished {
+            question_id: 4,
+            error: None,
+        });
+        assert!(
+            matches!(
+                &out[..],
+                [BridgeOutput::Text {
+                    error: None,
+                    status: SessionStatus::Ended,
+                    ..
+                }]
+            ),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn only_answers_to_a_human_open_and_only_when_asked_to() {
+        // The human did not speak last: a move of the tutor's own.
+        let mut c = core().with_openers(true);
+        asked(&mut c, "What is a limit?", 1);
+        c.handle(BridgeInput::Utterance(Entry::new(
+            "student1",
+            "A limit is where f goes.",
+            2,
+        )));
+        let out = c.handle(turn("tutor", 3));
+        assert!(texts(&out).is_empty(), "{out:?}");
+        // Openers off (the default).
+        let mut c = core();
+        asked(&mut c, "What is a limit?", 1);
+        let out = c.handle(turn("tutor", 2));
+        assert!(texts(&out).is_empty(), "{out:?}");
     }
 
     #[test]

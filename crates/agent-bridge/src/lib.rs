@@ -16,6 +16,7 @@ pub mod history;
 pub mod local;
 pub mod offline;
 pub mod openai;
+pub mod opener;
 pub mod persona;
 pub mod request;
 

@@ -24,10 +24,8 @@ fn main() -> eyre::Result<()> {
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let persona = load_persona(node.id().as_ref())?;
     let topic = node_kit::env_opt("TOPIC");
-    let backend: Arc<dyn Backend> = match node_kit::env_opt("LLM_BACKEND")
-        .as_deref()
-        .unwrap_or("local")
-    {
+    let backend_name = node_kit::env_opt("LLM_BACKEND").unwrap_or_else(|| "local".to_owned());
+    let backend: Arc<dyn Backend> = match backend_name.as_str() {
         "local" => {
             let config = local_config()?;
             Arc::new(LocalBackend::load(config, persona.clone())?)
@@ -52,7 +50,13 @@ fn main() -> eyre::Result<()> {
     let history = node_kit::env_parse("HISTORY_LIMIT", 60usize)?;
     let directory = load_directory(&persona);
     let agenda = load_agenda()?;
-    let mut core = BridgeCore::new(persona, topic, history).with_plan(directory, agenda);
+    // Answers to a human open with a word or two at once; the scripted stand-in keeps its
+    // template text exact unless asked.
+    let scripted = matches!(backend_name.as_str(), "scripted" | "offline");
+    let openers = node_kit::env_parse::<u8>("ANSWER_OPENERS", u8::from(!scripted))? != 0;
+    let mut core = BridgeCore::new(persona, topic, history)
+        .with_plan(directory, agenda)
+        .with_openers(openers);
 
     let dora_events = node_kit::forward_events(events);
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
