@@ -18,7 +18,11 @@
 //! by a space once `first_clause_words` words came before it, or, in a sentence running on
 //! past twice that many words without one, before a word that opens a phrase (else after
 //! twice that many words), so that the voice can start on a few words while the rest of
-//! the sentence is still being written.
+//! the sentence is still being written. A turn's first line leaves however short (an
+//! answer's opener, "Sure.", sent with a line break), and the first clause after it may
+//! still leave early.
+
+use voice_protocol::is_cjk;
 
 use crate::sanitize::sanitize;
 
@@ -77,10 +81,6 @@ fn is_closer(c: char) -> bool {
 
 fn is_clause_mark(c: char) -> bool {
     matches!(c, ',' | ';' | ':' | '—' | '，' | '、' | '：')
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3000..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xFF00..=0xFFEF)
 }
 
 /// One utterance's splitter: feed chunks, get the segments whose end is certain.
@@ -161,8 +161,14 @@ impl TurnSegmenter {
         if clean.is_empty() {
             return;
         }
+        // A turn's first line leaves however short: an answer's opener ("Sure.") is
+        // voiced while the rest is still being written, whose first clause may then
+        // leave early as a turn's first words do.
+        let first_line = !self.emitted && self.pending.is_empty() && raw.ends_with('\n');
         let merged = join(std::mem::take(&mut self.pending), &clean);
-        if merged.chars().count() < self.config.min_chars {
+        if first_line {
+            out.push(merged);
+        } else if merged.chars().count() < self.config.min_chars {
             self.pending = merged;
         } else {
             out.push(merged);
@@ -320,17 +326,25 @@ fn find_boundary(buf: &str, at_end: bool, max_chars: usize) -> Option<usize> {
             i = k + 1;
             continue;
         }
+        // A line break among the blanks after the mark ends the line too: the segment
+        // takes it, so that it ends the same however the text was chunked.
+        let line_end = chars[k + 1..]
+            .iter()
+            .take_while(|(_, c)| c.is_whitespace())
+            .position(|(_, c)| *c == '\n')
+            .map(|p| byte_end(k + 1 + p));
         match chars[k + 1..]
             .iter()
             .map(|(_, c)| *c)
             .find(|c| !c.is_whitespace())
         {
-            None if !at_end => return None,
+            // Only blanks so far: certain once a line break ended the line.
+            None if !at_end => return line_end,
             Some(word) if word.is_lowercase() => {
                 i = k + 1;
                 continue;
             }
-            _ => return Some(end),
+            _ => return Some(line_end.unwrap_or(end)),
         }
     }
     if n > max_chars {
@@ -655,6 +669,22 @@ mod tests {
             out.concat().replace(' ', ""),
             "Threereasonsmatterhere:noise,airandsafety."
         );
+    }
+
+    #[test]
+    fn a_turns_short_first_line_leaves_at_once() {
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        assert_eq!(s.push("Sure.\n"), ["Sure."]);
+        // The words after it still leave at their first clause.
+        assert_eq!(
+            s.push("Take f of x equals x squared, which"),
+            ["Take f of x equals x squared,"]
+        );
+        let mut out = s.push(" is a parabola. Then");
+        out.extend(s.finish());
+        assert_eq!(out, ["which is a parabola.", "Then"]);
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        assert!(s.push("Yes. Ok.").is_empty());
     }
 
     #[test]
