@@ -264,6 +264,17 @@ pub fn trim_silence(samples: &[f32], sample_rate: u32, threshold: f32) -> &[f32]
     &samples[first * frame..((last + 1) * frame).min(samples.len())]
 }
 
+/// `samples` from `keep_ms` before the first sample louder than `threshold` (peak): a
+/// voice's quiet lead-in shortened, its soft first sound kept. All of it when nothing is
+/// that loud.
+pub fn trim_lead_in(samples: &[f32], sample_rate: u32, threshold: f32, keep_ms: u32) -> &[f32] {
+    let Some(loud) = samples.iter().position(|s| s.abs() > threshold) else {
+        return samples;
+    };
+    let keep = (sample_rate as u64 * u64::from(keep_ms) / 1000) as usize;
+    &samples[loud.saturating_sub(keep)..]
+}
+
 /// Root mean square level.
 pub fn rms(samples: &[f32]) -> f32 {
     if samples.is_empty() {
@@ -308,6 +319,21 @@ mod tests {
         assert_eq!(trimmed.len(), 3200 + 1600 + 3200, "the middle pause stays");
         assert!(trim_silence(&vec![0.0; 1000], rate, 0.02).is_empty());
     }
+    #[test]
+    fn a_lead_in_is_shortened_to_what_is_kept_before_the_first_loud_sample() {
+        let rate = 16_000;
+        let mut samples = vec![0.0; 3200];
+        samples.extend(vec![0.004; 3200]);
+        samples.push(0.5);
+        samples.extend(vec![0.0; 100]);
+        let trimmed = trim_lead_in(&samples, rate, 0.02, 100);
+        assert_eq!(trimmed.len(), 1600 + 1 + 100);
+        assert_eq!(trimmed[1600], 0.5);
+        // Nothing loud: nothing cut; loud at once: nothing cut.
+        assert_eq!(trim_lead_in(&[0.001; 50], rate, 0.02, 100).len(), 50);
+        assert_eq!(trim_lead_in(&[0.5; 50], rate, 0.02, 100).len(), 50);
+    }
+
     use proptest::prelude::*;
 
     #[test]

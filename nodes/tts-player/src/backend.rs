@@ -79,6 +79,12 @@ pub trait TtsBackend: Send {
 
     /// Lets the next call run after a cancel.
     fn rearm(&mut self) {}
+
+    /// The speakers whose short phrases (answers' openers) are worth voicing ahead while
+    /// the voice is idle: a voice slow enough that they would otherwise wait (Kokoro).
+    fn speakers_to_prepare(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// espeak-ng from the system: `espeak-ng -v VOICE -s SPEED --stdout`, text on stdin.
@@ -204,6 +210,11 @@ impl KokoroVoices {
     }
 }
 
+/// A peak above this is speech in Kokoro's output (its lead-in stays below 0.01).
+const KOKORO_LOUD: f32 = 0.02;
+/// What stays of Kokoro's lead-in before the first loud sample.
+const KOKORO_LEAD_IN_MS: u32 = 100;
+
 impl TtsBackend for KokoroVoices {
     fn name(&self) -> &'static str {
         "kokoro"
@@ -215,7 +226,19 @@ impl TtsBackend for KokoroVoices {
             return self.espeak.speak(voice, text);
         }
         let voice = self.kokoro.voice(&spec)?;
-        self.kokoro.synthesize(&voice, text)
+        let mut pcm = self.kokoro.synthesize(&voice, text)?;
+        // Kokoro opens every clip with about 400 ms of silence and near-silence: a wait
+        // before each turn's first word and a longer pause at each segment's start. A
+        // tenth of a second of it stays, so that a soft first sound is not cut.
+        let kept = audio_utils::trim_lead_in(
+            &pcm.samples,
+            pcm.sample_rate,
+            KOKORO_LOUD,
+            KOKORO_LEAD_IN_MS,
+        )
+        .len();
+        pcm.samples.drain(..pcm.samples.len() - kept);
+        Ok(pcm)
     }
 
     fn canceller(&self) -> Option<Box<dyn Fn() + Send + Sync>> {
@@ -225,6 +248,14 @@ impl TtsBackend for KokoroVoices {
 
     fn rearm(&mut self) {
         self.kokoro.rearm();
+    }
+
+    fn speakers_to_prepare(&self) -> Vec<String> {
+        self.voices
+            .fixed()
+            .filter(|(_, spec)| !spec.starts_with("espeak:"))
+            .map(|(speaker, _)| speaker.to_owned())
+            .collect()
     }
 }
 

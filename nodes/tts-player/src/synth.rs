@@ -1,13 +1,16 @@
 //! The synthesis worker: one thread, jobs in arrival order, each sentence voiced piece by
 //! piece at the player's rate; jobs older than the newest interrupt are skipped.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicU64, Ordering},
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
 };
 
 use audio_utils::resample;
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use player_core::{PlayerInput, voice_text};
 
 use crate::backend::TtsBackend;
@@ -51,6 +54,56 @@ impl Cancellation {
     }
 }
 
+/// Short phrases voiced ahead, while the worker has no job: an answer's opener ("Sure.")
+/// then sounds the moment it arrives instead of after its own synthesis (Kokoro needs
+/// about a second of one core per second of speech). Only for a speaker who said one:
+/// voicing every phrase of every voice at the start would slow the first turns.
+#[derive(Debug, Default)]
+struct Prepared {
+    /// The speakers whose voice is worth it (the backend's choice).
+    speakers: Vec<String>,
+    phrases: &'static [&'static str],
+    /// Speakers whose phrases are voiced or queued.
+    started: Vec<String>,
+    /// What is left to voice, popped from the back.
+    todo: Vec<(String, String)>,
+    audio: HashMap<(String, String), Vec<f32>>,
+}
+
+impl Prepared {
+    fn new(speakers: Vec<String>, phrases: &'static [&'static str]) -> Self {
+        Self {
+            speakers,
+            phrases,
+            ..Self::default()
+        }
+    }
+
+    fn get(&self, speaker: &str, text: &str) -> Option<&Vec<f32>> {
+        self.audio.get(&(speaker.to_owned(), text.to_owned()))
+    }
+
+    /// `speaker` says `text`, voiced as `samples`: kept if it is a phrase, and the
+    /// speaker's other phrases are voiced ahead from now on.
+    fn said(&mut self, speaker: &str, text: &str, samples: &[f32]) {
+        if !self.phrases.contains(&text) || !self.speakers.iter().any(|s| s == speaker) {
+            return;
+        }
+        self.audio
+            .insert((speaker.to_owned(), text.to_owned()), samples.to_vec());
+        if !self.started.iter().any(|s| s == speaker) {
+            self.started.push(speaker.to_owned());
+            self.todo.extend(
+                self.phrases
+                    .iter()
+                    .rev()
+                    .filter(|p| **p != text)
+                    .map(|p| (speaker.to_owned(), (*p).to_owned())),
+            );
+        }
+    }
+}
+
 /// One synthesis worker, in arrival order; jobs older than the newest interrupt are
 /// skipped without synthesizing, abandoned between pieces of a long one, and stopped
 /// within a piece by [`Cancellation`] where the voice allows it.
@@ -68,8 +121,61 @@ pub fn spawn_synthesizer(
         running: running.clone(),
         cancel: backend.canceller(),
     };
+    let mut prepared = Prepared::new(
+        backend.speakers_to_prepare(),
+        voice_protocol::openers::PHRASES,
+    );
     std::thread::spawn(move || {
-        for job in job_rx {
+        loop {
+            let job = match job_rx.try_recv() {
+                Ok(job) => job,
+                Err(TryRecvError::Disconnected) => break,
+                Err(TryRecvError::Empty) => {
+                    // Idle: voice one phrase ahead (a short call), then look again.
+                    if let Some((speaker, text)) = prepared.todo.pop() {
+                        backend.rearm();
+                        let phrase = Job {
+                            speaker,
+                            question_id: NOT_RUNNING,
+                            index: 0,
+                            text,
+                            clip_id: None,
+                        };
+                        match voice(backend.as_mut(), &phrase, rate, || false) {
+                            Some(Ok(samples)) => {
+                                prepared
+                                    .audio
+                                    .insert((phrase.speaker, phrase.text), samples);
+                            }
+                            Some(Err(e)) => tracing::debug!(
+                                speaker = %phrase.speaker,
+                                text = %phrase.text,
+                                error = %format!("{e:#}"),
+                                "a phrase could not be voiced ahead; it will be voiced when said"
+                            ),
+                            None => {}
+                        }
+                        continue;
+                    }
+                    match job_rx.recv() {
+                        Ok(job) => job,
+                        Err(_) => break,
+                    }
+                }
+            };
+            if let (Some(samples), None) = (prepared.get(&job.speaker, &job.text), &job.clip_id) {
+                if job.question_id >= floor.load(Ordering::SeqCst) {
+                    let audio = PlayerInput::Audio {
+                        question_id: job.question_id,
+                        index: job.index,
+                        samples: samples.clone(),
+                    };
+                    if result_tx.send(audio).is_err() {
+                        break;
+                    }
+                }
+                continue;
+            }
             // In this order, a cancel cannot be lost: cleared first, then the job made
             // visible to the event loop, then its staleness read. An interrupt after the
             // read finds the job running and stops the call.
@@ -99,11 +205,14 @@ pub fn spawn_synthesizer(
                     index: job.index,
                     error: format!("{e:#}"),
                 },
-                (Ok(samples), None) => PlayerInput::Audio {
-                    question_id: job.question_id,
-                    index: job.index,
-                    samples,
-                },
+                (Ok(samples), None) => {
+                    prepared.said(&job.speaker, &job.text, &samples);
+                    PlayerInput::Audio {
+                        question_id: job.question_id,
+                        index: job.index,
+                        samples,
+                    }
+                }
                 (Err(e), None) => PlayerInput::SynthesisFailed {
                     question_id: job.question_id,
                     index: job.index,
@@ -205,6 +314,66 @@ mod tests {
             text: text.into(),
             clip_id: None,
         }
+    }
+
+    /// A voice that counts its calls and prepares phrases for `tutor`.
+    struct Counting(Arc<std::sync::Mutex<Vec<String>>>);
+
+    impl TtsBackend for Counting {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+
+        fn synthesize(&mut self, _speaker: &str, text: &str) -> eyre::Result<Pcm> {
+            self.0.lock().unwrap().push(text.to_owned());
+            Ok(Pcm {
+                sample_rate: 16_000,
+                samples: vec![0.1; 16 * text.len()],
+            })
+        }
+
+        fn speakers_to_prepare(&self) -> Vec<String> {
+            vec!["tutor".into()]
+        }
+    }
+
+    #[test]
+    fn a_speakers_openers_are_voiced_while_idle_once_it_said_one() {
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let backend = Box::new(Counting(calls.clone()));
+        let (jobs, results, _) = spawn_synthesizer(backend, 16_000, Arc::new(AtomicU64::new(0)));
+        let phrases = voice_protocol::openers::PHRASES;
+        let say = |index: u32, text: &str| {
+            jobs.send(Job { index, ..job(text) }).unwrap();
+            let Ok(PlayerInput::Audio { samples, .. }) =
+                results.recv_timeout(Duration::from_secs(10))
+            else {
+                panic!("no audio for {text:?}")
+            };
+            assert_eq!(samples.len(), 16 * text.len());
+        };
+        // Nothing is voiced ahead before the speaker says an opener.
+        say(0, "The slope is two.");
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(calls.lock().unwrap().len(), 1);
+        say(1, phrases[1]);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while calls.lock().unwrap().len() < phrases.len() + 1 {
+            assert!(std::time::Instant::now() < deadline, "not voiced ahead");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // Then every opener sounds from what was prepared: no call more.
+        for (index, text) in phrases.iter().enumerate() {
+            say(2 + index as u32, text);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        let calls = calls.lock().unwrap();
+        assert_eq!(calls.len(), phrases.len() + 1, "{calls:?}");
+        let mut voiced = calls[1..].to_vec();
+        voiced.sort();
+        let mut expected: Vec<String> = phrases.iter().map(|p| p.to_string()).collect();
+        expected.sort();
+        assert_eq!(voiced, expected);
     }
 
     const HOSTILE: &[&str] = &[
