@@ -1,7 +1,8 @@
 //! `voice-bench micro`: segmenter cost and throughput, espeak-ng latency for a first
 //! sentence, player cost per block.
-//! `voice-bench session <folder>`: end of the human's speech → first agent audio, dead
-//! air between utterances and barge-in latency from a recorded session (`timeline.jsonl`,
+//! `voice-bench session <folder>`: end of the human's speech → first agent audio and →
+//! the answer's own words (after an opener, from `conversation.wav`), dead air between
+//! utterances and barge-in latency from a recorded session (`timeline.jsonl`,
 //! `barge_in.jsonl`).
 //! `voice-bench voices DIR [VOICE...]`: each voice on the recognition corpus (see
 //! [`voices`]).
@@ -191,6 +192,17 @@ fn lines(path: &Path) -> Vec<serde_json::Value> {
 /// End of the human's speech → the answer's first audio, per spoken human line of the
 /// timeline: the first agent line of a newer question that sounded after it.
 fn voice_to_voice(humans: &[serde_json::Value], agents: &[serde_json::Value]) -> Vec<f64> {
+    answers(humans, agents)
+        .into_iter()
+        .filter_map(|(end, answer)| Some(answer["start_ms"].as_f64()? - end))
+        .collect()
+}
+
+/// Each spoken human line's end of speech and the agent line that answered it.
+fn answers<'a>(
+    humans: &[serde_json::Value],
+    agents: &'a [serde_json::Value],
+) -> Vec<(f64, &'a serde_json::Value)> {
     humans
         .iter()
         .filter(|h| h.get("typed").is_none())
@@ -200,7 +212,63 @@ fn voice_to_voice(humans: &[serde_json::Value], agents: &[serde_json::Value]) ->
                 a["question_id"].as_u64().is_some_and(|q| q > asked)
                     && a["start_ms"].as_f64().is_some_and(|s| s >= end)
             })?;
-            Some(answer["start_ms"].as_f64()? - end)
+            Some((end, answer))
+        })
+        .collect()
+}
+
+/// Where the answer's own words begin in `audio` (ms), for an answer that opened with an
+/// opener ("Sure."): the first sound after the opener's, which ends at 200 ms of
+/// silence (20 ms frames, RMS above 0.01 is sound). `None` when nothing sounds after it
+/// before `end_ms`.
+fn words_after_opener(audio: &[f32], rate: u32, start_ms: f64, end_ms: f64) -> Option<f64> {
+    let frame = (rate / 50) as usize;
+    let at = |ms: f64| (ms / 20.0) as usize;
+    let sounds = |i: usize| {
+        audio
+            .get(i * frame..(i + 1) * frame)
+            .is_some_and(|f| audio_utils::rms(f) > 0.01)
+    };
+    let last = at(end_ms).min(audio.len() / frame);
+    let mut i = at(start_ms);
+    while i < last && !sounds(i) {
+        i += 1;
+    }
+    let mut quiet = 0;
+    while i < last && quiet < 10 {
+        quiet = if sounds(i) { 0 } else { quiet + 1 };
+        i += 1;
+    }
+    while i < last && !sounds(i) {
+        i += 1;
+    }
+    (i < last).then_some(i as f64 * 20.0)
+}
+
+/// End of the human's speech → the answer's own words: after its opener when it opened
+/// with one (found in `conversation.wav`), else its first audio.
+fn voice_to_words(
+    dir: &Path,
+    humans: &[serde_json::Value],
+    agents: &[serde_json::Value],
+) -> Vec<f64> {
+    let audio = std::fs::read(dir.join("conversation.wav"))
+        .ok()
+        .and_then(|bytes| audio_utils::decode_wav(&bytes).ok());
+    answers(humans, agents)
+        .into_iter()
+        .filter_map(|(end, answer)| {
+            let start = answer["start_ms"].as_f64()?;
+            let text = answer["text_played"].as_str().unwrap_or_default();
+            let opened = voice_protocol::openers::PHRASES
+                .iter()
+                .any(|o| text.starts_with(o));
+            if !opened {
+                return Some(start - end);
+            }
+            let pcm = audio.as_ref()?;
+            let stop = answer["end_ms"].as_f64()?;
+            Some(words_after_opener(&pcm.samples, pcm.sample_rate, start, stop)? - end)
         })
         .collect()
 }
@@ -218,6 +286,14 @@ fn session(dir: &Path) {
         percentile(&mut voice.clone(), 0.5),
         percentile(&mut voice.clone(), 0.9),
         percentile(&mut voice, 1.0)
+    );
+    let mut words = voice_to_words(dir, &humans, &timeline);
+    println!(
+        "end of the human's speech → the answer's own words, after an opener ({} answers): p50 {:.0} ms, p90 {:.0} ms, max {:.0} ms",
+        words.len(),
+        percentile(&mut words.clone(), 0.5),
+        percentile(&mut words.clone(), 0.9),
+        percentile(&mut words, 1.0)
     );
     let mut gaps: Vec<f64> = timeline
         .windows(2)
@@ -325,5 +401,22 @@ mod tests {
             json!({"question_id": 10, "start_ms": 9500, "end_ms": 9900}),
         ];
         assert_eq!(voice_to_voice(&humans, &agents), [1200.0]);
+    }
+
+    #[test]
+    fn the_answers_own_words_start_after_the_openers_pause() {
+        let rate = 16_000;
+        let ms = |n: usize| n * 16;
+        let tone = |n: usize| (0..ms(n)).map(|i| (i as f32 * 0.3).sin() * 0.3);
+        // 100 ms quiet, a 500 ms opener with a 60 ms dip, 1 s of silence, the words.
+        let mut audio = vec![0.0; ms(100)];
+        audio.extend(tone(250));
+        audio.extend(vec![0.0; ms(60)]);
+        audio.extend(tone(250));
+        audio.extend(vec![0.0; ms(1000)]);
+        audio.extend(tone(400));
+        assert_eq!(words_after_opener(&audio, rate, 0.0, 3000.0), Some(1660.0));
+        // Nothing after the opener before the line ends.
+        assert_eq!(words_after_opener(&audio, rate, 0.0, 1500.0), None);
     }
 }
