@@ -341,7 +341,9 @@ fn worker(
             continue;
         }
         if job.prefill {
-            if let Err(error) = engine.prefill(&job) {
+            // A turn (or a newer reading) waiting stops this reading where it is: the
+            // turn reads the rest itself, so a reading never delays one.
+            if let Err(error) = engine.prefill(&job, || !turns.is_empty()) {
                 tracing::debug!(%error, "prefill failed; the turn reads the whole prompt");
                 engine.reset();
             }
@@ -403,10 +405,10 @@ impl Engine<'_> {
     }
 
     /// Reads the conversation so far into the cache, while the human it will answer is
-    /// still speaking: the part of the prompt that stays when their words come as the
-    /// next line (found by adding a line: the two prompts' common beginning). A turn that
-    /// comes meanwhile waits: it would read the same tokens first.
-    fn prefill(&mut self, job: &Job) -> Result<(), String> {
+    /// still speaking or the others talk: the part of the prompt that stays when their
+    /// words come as the next line (found by adding a line: the two prompts' common
+    /// beginning). Stops between slices once `superseded` (a job waits).
+    fn prefill(&mut self, job: &Job, superseded: impl Fn() -> bool) -> Result<(), String> {
         let started = Instant::now();
         let mut prompt =
             LocalPrompt::from_messages(&job.request.messages, self.persona.spoken_name());
@@ -436,7 +438,7 @@ impl Engine<'_> {
         let shutdown = self.shutdown.clone();
         let interrupted = self
             .read_prompt(&tokens[..stable], reused, false, || {
-                shutdown.load(Ordering::SeqCst)
+                shutdown.load(Ordering::SeqCst) || superseded()
             })?
             .is_none();
         tracing::debug!(
