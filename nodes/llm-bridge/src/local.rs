@@ -405,7 +405,7 @@ impl Engine<'_> {
     }
 
     /// Reads the conversation so far into the cache, while the human it will answer is
-    /// still speaking or the others talk: the part of the prompt that stays when their
+    /// still speaking: the part of the prompt that stays when their
     /// words come as the next line (found by adding a line: the two prompts' common
     /// beginning). Stops between slices once `superseded` (a job waits).
     fn prefill(&mut self, job: &Job, superseded: impl Fn() -> bool) -> Result<(), String> {
