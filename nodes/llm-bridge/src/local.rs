@@ -341,9 +341,7 @@ fn worker(
             continue;
         }
         if job.prefill {
-            // A turn (or a newer reading) waiting stops this reading where it is: the
-            // turn reads the rest itself, so a reading never delays one.
-            if let Err(error) = engine.prefill(&job, || !turns.is_empty()) {
+            if let Err(error) = engine.prefill(&job) {
                 tracing::debug!(%error, "prefill failed; the turn reads the whole prompt");
                 engine.reset();
             }
@@ -405,10 +403,10 @@ impl Engine<'_> {
     }
 
     /// Reads the conversation so far into the cache, while the human it will answer is
-    /// still speaking: the part of the prompt that stays when their
-    /// words come as the next line (found by adding a line: the two prompts' common
-    /// beginning). Stops between slices once `superseded` (a job waits).
-    fn prefill(&mut self, job: &Job, superseded: impl Fn() -> bool) -> Result<(), String> {
+    /// still speaking: the part of the prompt that stays when their words come as the
+    /// next line (found by adding a line: the two prompts' common beginning). A turn that
+    /// comes meanwhile waits: it would read the same tokens first.
+    fn prefill(&mut self, job: &Job) -> Result<(), String> {
         let started = Instant::now();
         let mut prompt =
             LocalPrompt::from_messages(&job.request.messages, self.persona.spoken_name());
@@ -438,7 +436,7 @@ impl Engine<'_> {
         let shutdown = self.shutdown.clone();
         let interrupted = self
             .read_prompt(&tokens[..stable], reused, false, || {
-                shutdown.load(Ordering::SeqCst) || superseded()
+                shutdown.load(Ordering::SeqCst)
             })?
             .is_none();
         tracing::debug!(
