@@ -545,7 +545,8 @@ mod tests {
         let mut c = core().with_openers(true);
         asked(&mut c, "Why is that?", 1);
         c.handle(turn("tutor", 2));
-        for text in ["Great question!", " Zero"] {
+        // " Sure" may still become "Sure," when the reply ends.
+        for text in ["Great question!", " Sure"] {
             c.handle(BridgeInput::Chunk {
                 question_id: 2,
                 text: text.into(),
@@ -556,7 +557,7 @@ mod tests {
             error: None,
         });
         let said: Vec<String> = texts(&out).into_iter().map(|(t, _)| t).collect();
-        assert_eq!(said, ["Zero", ""]);
+        assert_eq!(said, ["Sure", ""]);
         // Only the opener: the turn still ends without an error (it said something).
         asked(&mut c, "Why is that?", 3);
         c.handle(turn("tutor", 4));

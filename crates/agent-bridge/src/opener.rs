@@ -181,11 +181,17 @@ pub fn strip_lead(text: &str) -> String {
     }
 }
 
-/// Whether `text` shows where its lead ends: a sentence or clause mark after a word, or
-/// enough words that no lead is still growing.
+/// Whether `text` (a reply's first words, streamed) shows where its lead ends: a lead
+/// with its mark came, or no lead can begin it any more ("The", "Surely").
 pub fn lead_is_decided(text: &str) -> bool {
-    let words = text.split_whitespace().count();
-    words >= 6 || (words >= 1 && text.trim_end() != strip_lead(text).trim_end())
+    let start = text.trim_start().to_lowercase();
+    if start.is_empty() {
+        return false;
+    }
+    let cut = text.trim_end() != strip_lead(text).trim_end();
+    // Still a beginning of some lead ("sure", "great ques"): its mark may follow.
+    let may_grow = LEADS.iter().any(|lead| lead.starts_with(&start));
+    cut || !may_grow
 }
 
 #[cfg(test)]
@@ -265,11 +271,15 @@ mod tests {
     }
 
     #[test]
-    fn a_lead_is_decided_by_its_mark_or_enough_words() {
+    fn a_lead_is_decided_by_its_mark_or_as_soon_as_none_can_begin_the_text() {
+        assert!(!lead_is_decided(""));
         assert!(!lead_is_decided("Sure"));
+        assert!(!lead_is_decided("Great ques"));
         assert!(lead_is_decided("Sure,"));
-        assert!(!lead_is_decided("The derivative"));
-        assert!(lead_is_decided("The derivative of a constant is zero"));
+        assert!(lead_is_decided("Surely"));
+        assert!(lead_is_decided("The"));
+        assert!(lead_is_decided("Okay so the slope"));
+        assert!(lead_is_decided("Sure thing it is, the slope is two"));
     }
 
     #[test]
