@@ -352,21 +352,24 @@ mod tests {
             };
             assert_eq!(samples.len(), 16 * text.len());
         };
-        // Nothing is voiced ahead before the speaker says an opener.
         say(0, "The slope is two.");
-        std::thread::sleep(Duration::from_millis(50));
-        assert_eq!(calls.lock().unwrap().len(), 1);
         say(1, phrases[1]);
+        // Nothing was voiced ahead before the speaker said an opener: the worker voices
+        // one thing at a time, so a phrase voiced ahead would stand between the two.
+        assert_eq!(
+            calls.lock().unwrap()[..2],
+            ["The slope is two.".to_owned(), phrases[1].to_owned()]
+        );
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while calls.lock().unwrap().len() < phrases.len() + 1 {
             assert!(std::time::Instant::now() < deadline, "not voiced ahead");
             std::thread::sleep(Duration::from_millis(5));
         }
-        // Then every opener sounds from what was prepared: no call more.
+        // Then every opener sounds from what was prepared: no call more (each `say`
+        // waited for its audio, and nothing is left to voice ahead).
         for (index, text) in phrases.iter().enumerate() {
             say(2 + index as u32, text);
         }
-        std::thread::sleep(Duration::from_millis(50));
         let calls = calls.lock().unwrap();
         assert_eq!(calls.len(), phrases.len() + 1, "{calls:?}");
         let mut voiced = calls[1..].to_vec();
