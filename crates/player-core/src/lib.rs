@@ -19,6 +19,7 @@
 
 pub mod clips;
 pub mod human;
+pub mod prepared;
 pub mod voice_text;
 pub mod voices;
 

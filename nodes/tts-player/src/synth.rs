@@ -1,17 +1,14 @@
 //! The synthesis worker: one thread, jobs in arrival order, each sentence voiced piece by
 //! piece at the player's rate; jobs older than the newest interrupt are skipped.
 
-use std::{
-    collections::HashMap,
-    sync::{
-        Arc,
-        atomic::{AtomicU64, Ordering},
-    },
+use std::sync::{
+    Arc,
+    atomic::{AtomicU64, Ordering},
 };
 
 use audio_utils::resample;
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
-use player_core::{PlayerInput, voice_text};
+use player_core::{PlayerInput, prepared::Prepared, voice_text};
 
 use crate::backend::TtsBackend;
 
@@ -54,56 +51,6 @@ impl Cancellation {
     }
 }
 
-/// Short phrases voiced ahead, while the worker has no job: an answer's opener ("Sure.")
-/// then sounds the moment it arrives instead of after its own synthesis (Kokoro needs
-/// about a second of one core per second of speech). Only for a speaker who said one:
-/// voicing every phrase of every voice at the start would slow the first turns.
-#[derive(Debug, Default)]
-struct Prepared {
-    /// The speakers whose voice is worth it (the backend's choice).
-    speakers: Vec<String>,
-    phrases: &'static [&'static str],
-    /// Speakers whose phrases are voiced or queued.
-    started: Vec<String>,
-    /// What is left to voice, popped from the back.
-    todo: Vec<(String, String)>,
-    audio: HashMap<(String, String), Vec<f32>>,
-}
-
-impl Prepared {
-    fn new(speakers: Vec<String>, phrases: &'static [&'static str]) -> Self {
-        Self {
-            speakers,
-            phrases,
-            ..Self::default()
-        }
-    }
-
-    fn get(&self, speaker: &str, text: &str) -> Option<&Vec<f32>> {
-        self.audio.get(&(speaker.to_owned(), text.to_owned()))
-    }
-
-    /// `speaker` says `text`, voiced as `samples`: kept if it is a phrase, and the
-    /// speaker's other phrases are voiced ahead from now on.
-    fn said(&mut self, speaker: &str, text: &str, samples: &[f32]) {
-        if !self.phrases.contains(&text) || !self.speakers.iter().any(|s| s == speaker) {
-            return;
-        }
-        self.audio
-            .insert((speaker.to_owned(), text.to_owned()), samples.to_vec());
-        if !self.started.iter().any(|s| s == speaker) {
-            self.started.push(speaker.to_owned());
-            self.todo.extend(
-                self.phrases
-                    .iter()
-                    .rev()
-                    .filter(|p| **p != text)
-                    .map(|p| (speaker.to_owned(), (*p).to_owned())),
-            );
-        }
-    }
-}
-
 /// One synthesis worker, in arrival order; jobs older than the newest interrupt are
 /// skipped without synthesizing, abandoned between pieces of a long one, and stopped
 /// within a piece by [`Cancellation`] where the voice allows it.
@@ -132,7 +79,7 @@ pub fn spawn_synthesizer(
                 Err(TryRecvError::Disconnected) => break,
                 Err(TryRecvError::Empty) => {
                     // Idle: voice one phrase ahead (a short call), then look again.
-                    if let Some((speaker, text)) = prepared.todo.pop() {
+                    if let Some((speaker, text)) = prepared.next_to_voice() {
                         backend.rearm();
                         let phrase = Job {
                             speaker,
@@ -143,9 +90,7 @@ pub fn spawn_synthesizer(
                         };
                         match voice(backend.as_mut(), &phrase, rate, || false) {
                             Some(Ok(samples)) => {
-                                prepared
-                                    .audio
-                                    .insert((phrase.speaker, phrase.text), samples);
+                                prepared.said(&phrase.speaker, &phrase.text, &samples);
                             }
                             Some(Err(e)) => tracing::debug!(
                                 speaker = %phrase.speaker,
