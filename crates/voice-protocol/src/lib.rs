@@ -8,6 +8,7 @@ use std::fmt;
 
 pub mod clips;
 pub mod hub;
+pub mod messages;
 pub mod openers;
 pub mod redact;
 
@@ -151,6 +152,8 @@ pub mod keys {
     pub const LAST_SEGMENT: &str = "last_segment";
     /// Integer: characters of an utterance that were actually heard.
     pub const CHARS_PLAYED: &str = "chars_played";
+    /// String, on a dora node-hub TTS node's audio: the text it speaks.
+    pub const TEXT: &str = "text";
     /// Integer: audio sample rate in Hz.
     pub const SAMPLE_RATE: &str = "sample_rate";
     /// String, on `turn`: what the conductor asks of this turn.

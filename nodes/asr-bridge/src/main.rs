@@ -21,12 +21,13 @@ use asr_core::{
     echo::EchoCanceller,
     endpoint::{EndpointInput, EndpointOutput, Endpointer, JobId},
 };
-use audio_utils::{FiniteGuard, Pcm, resample_linear};
+use audio_utils::{Pcm, resample_linear};
 use crossbeam_channel::select;
-use dora_node_api::{DoraNode, Event as DoraEvent, arrow_v59::array::AsArray};
+use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
-use node_kit::Params;
-use voice_protocol::{SessionStatus, ids, keys};
+use node_kit::HeardSpan;
+use voice_protocol::ids;
+use voice_protocol::messages::{Audio, Backchannel, SpeechStarted, Transcript};
 
 use asr_bridge::{
     recognizer::{OpenAiTranscriber, Pocketsphinx, Recognizer},
@@ -123,7 +124,8 @@ fn main() -> eyre::Result<()> {
     let mut endpointers: BTreeMap<String, Endpointer> = BTreeMap::new();
     // One guard per audio input: NaN or infinite samples are heard as silence, and each
     // stream that sends any is named once in the log.
-    let mut guards: BTreeMap<String, FiniteGuard> = BTreeMap::new();
+    // The inputs already warned about for non-finite samples: once each.
+    let mut warned_inputs: BTreeSet<String> = BTreeSet::new();
     // Once the player's output comes in (`reference`), one echo canceller per microphone:
     // the agents' voices coming back through the room are no barge-in.
     let echo_tail_ms: u32 = node_kit::env_parse("ECHO_TAIL_MS", 200)?;
@@ -151,29 +153,24 @@ fn main() -> eyre::Result<()> {
         select! {
             recv(dora_events) -> event => match event {
                 Ok(DoraEvent::Input { id, metadata, data }) if is_audio_input(id.as_str()) => {
-                    let rate = match voice_protocol::valid_sample_rate(node_kit::int_param(&metadata.parameters, keys::SAMPLE_RATE)) {
-                        Ok(rate) => rate,
+                    let block = match node_kit::decode::<Audio>(&metadata.parameters, &data) {
+                        Ok(block) => block,
                         Err(problem) => {
                             tracing::warn!(%problem, "audio block ignored");
                             continue;
                         }
                     };
-                    let Some(samples) = data.as_array().as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>() else {
-                        tracing::warn!(data_type = %data.as_array().data_type(), "audio must be Float32; ignored");
-                        continue;
-                    };
-                    let clean = guards.entry(id.to_string()).or_default().clean(samples.values());
-                    if clean.first_in_stream {
+                    if block.silenced > 0 && warned_inputs.insert(id.to_string()) {
                         tracing::warn!(
                             input = %id,
-                            replaced = clean.replaced,
+                            replaced = block.silenced,
                             "audio holds non-finite samples (NaN or infinity): heard as silence; reported once per input"
                         );
                     }
                     let endpointer = endpointers
                         .entry(id.to_string())
                         .or_insert_with(|| Endpointer::new(vad_config, backchannels.clone()));
-                    let mut audio = resample_linear(&clean.samples, rate, VAD_RATE);
+                    let mut audio = resample_linear(&block.samples, block.sample_rate, VAD_RATE);
                     if let Some(cancellers) = cancellers.as_mut().filter(|_| echo_inputs.contains(id.as_str())) {
                         audio = cancellers
                             .entry(id.to_string())
@@ -192,7 +189,7 @@ fn main() -> eyre::Result<()> {
                     }
                 }
                 Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::REFERENCE => {
-                    match node_kit::audio_of(&metadata.parameters, &data) {
+                    match node_kit::decode::<Audio>(&metadata.parameters, &data) {
                         Ok(block) => {
                             let played = resample_linear(&block.samples, block.sample_rate, VAD_RATE);
                             let cancellers = cancellers.get_or_insert_with(|| {
@@ -319,13 +316,10 @@ impl Outputs<'_> {
         match output {
             EndpointOutput::SpeechStarted { at_ms } => {
                 tracing::info!(at_ms, "speech started");
-                self.node.send_output(
-                    ids::SPEECH_STARTED.into(),
-                    Params::new()
-                        .string(keys::SPEAKER, self.speaker.clone())
-                        .build(),
-                    self.speaker.clone(),
-                )?;
+                let started = SpeechStarted {
+                    speaker: self.speaker.clone(),
+                };
+                node_kit::send(self.node, started)?;
             }
             EndpointOutput::Recognize { job, audio } => {
                 let seconds = audio.samples.len() as f64 / f64::from(audio.sample_rate);
@@ -363,17 +357,15 @@ impl Outputs<'_> {
                 early,
             } => {
                 tracing::info!(%text, duration_ms = end_ms - start_ms, early, "heard");
-                let params = Params::new()
-                    .string(keys::SPEAKER, self.speaker.clone())
-                    .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
-                    .heard(&node_kit::HeardSpan {
+                let transcript = Transcript {
+                    heard: Some(HeardSpan {
                         audio_input: input.to_owned(),
                         start_ms,
                         end_ms,
-                    })
-                    .build();
-                self.node
-                    .send_output(ids::TRANSCRIPT.into(), params, text)?;
+                    }),
+                    ..Transcript::final_words(self.speaker.clone(), text)
+                };
+                node_kit::send(self.node, transcript)?;
             }
             EndpointOutput::Backchannel {
                 text,
@@ -381,13 +373,11 @@ impl Outputs<'_> {
                 end_ms,
             } => {
                 tracing::info!(%text, duration_ms = end_ms - start_ms, "backchannel; playback resumes");
-                self.node.send_output(
-                    ids::BACKCHANNEL.into(),
-                    Params::new()
-                        .string(keys::SPEAKER, self.speaker.clone())
-                        .build(),
+                let backchannel = Backchannel {
+                    speaker: self.speaker.clone(),
                     text,
-                )?;
+                };
+                node_kit::send(self.node, backchannel)?;
             }
         }
         Ok(())

@@ -17,10 +17,10 @@ use auction_core::conductor::{AUCTION_FORMAT, AuctionSetup, Incoming, Outgoing, 
 use auction_core::{RecordKind, render_auction_table};
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
-use node_kit::Params;
 use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
-use voice_protocol::{ids, keys, shorten};
+use voice_protocol::messages::{ClipJson, DecodeError, Interrupt, Plain, Turn, Utterance};
+use voice_protocol::{InterruptKind, ids};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -88,29 +88,32 @@ fn secs_to_ms(secs: f64, name: &str) -> eyre::Result<u64> {
 
 /// Decodes one input; `None` (with a warning) when it cannot be used.
 fn decode(input: Received<'_>, participants: &[String]) -> Option<Incoming> {
-    fn json<T: serde::de::DeserializeOwned>(id: &str, text: &str) -> Option<T> {
-        match serde_json::from_str(text) {
-            Ok(v) => Some(v),
+    fn clip<T: serde::de::DeserializeOwned>(input: &Received<'_>) -> Option<T> {
+        match input.decode::<ClipJson>().and_then(|clip| clip.parse()) {
+            Ok(report) => Some(report),
+            Err(e @ DecodeError::Payload(_)) => {
+                tracing::warn!(input = input.id, error = %e, "unreadable input ignored");
+                None
+            }
             Err(e) => {
-                tracing::warn!(input = id, error = %e, text = %shorten(text), "invalid JSON ignored");
+                tracing::warn!(input = input.id, error = %e, "invalid JSON ignored");
                 None
             }
         }
     }
     let id = input.id;
-    let text = input.readable_text()?;
     match id {
-        ids::CLIP_READY => return json(id, &text).map(Incoming::ClipReady),
-        ids::CLIP_STARTED => return json(id, &text).map(Incoming::ClipStarted),
-        ids::BEAT => return json(id, &text).map(Incoming::Beat),
-        ids::CLIP_FINISHED => return json(id, &text).map(Incoming::ClipFinished),
+        ids::CLIP_READY => return clip(&input).map(Incoming::ClipReady),
+        ids::CLIP_STARTED => return clip(&input).map(Incoming::ClipStarted),
+        ids::BEAT => return clip(&input).map(Incoming::Beat),
+        ids::CLIP_FINISHED => return clip(&input).map(Incoming::ClipFinished),
         _ => {}
     }
-    let reply = input.reply();
+    let reply = input.reply()?;
     if let Some(request_id) = reply.request_id {
         return Some(Incoming::Reply {
             request_id,
-            text,
+            text: reply.text,
             error: reply.error,
         });
     }
@@ -120,11 +123,19 @@ fn decode(input: Received<'_>, participants: &[String]) -> Option<Incoming> {
             tracing::warn!(input = id, "text without question_id ignored");
             return None;
         };
+        let ended = chunk.ends();
+        let text = match chunk.text {
+            Ok(text) => text,
+            Err(e) => {
+                tracing::warn!(input = id, error = %e, "unreadable input ignored");
+                return None;
+            }
+        };
         return Some(Incoming::Text {
             agent: agent.clone(),
             question_id,
             text,
-            ended: chunk.ends,
+            ended,
             error: chunk.error,
         });
     }
@@ -145,23 +156,19 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
                 instruction,
             } => {
                 tracing::info!(%agent, question_id, "segment requested");
-                let params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, agent.clone())
-                    .string(keys::INSTRUCTION, instruction)
-                    .build();
-                node.send_output(ids::TURN.into(), params, agent)?;
+                let turn = Turn {
+                    question_id,
+                    speaker: agent,
+                    instruction: Some(instruction),
+                    ..Turn::default()
+                };
+                node_kit::send(node, turn)?;
             }
             Outgoing::Request { agent, json } => {
-                node.send_output(
-                    format!("{}_{agent}", ids::REQUEST).into(),
-                    Default::default(),
-                    json,
-                )?;
+                node_kit::send_on(node, &format!("{}_{agent}", ids::REQUEST), Plain(json))?;
             }
             Outgoing::Interrupt { question_id } => {
-                let params = Params::new().question_id(question_id).build();
-                node.send_output(ids::INTERRUPT.into(), params, "cancel".to_owned())?;
+                node_kit::send(node, Interrupt::new(InterruptKind::Cancel, question_id))?;
             }
             Outgoing::Utterance {
                 speaker,
@@ -169,29 +176,24 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
                 text,
                 interrupted,
             } => {
-                let params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, speaker)
-                    .bool(keys::INTERRUPTED, interrupted)
-                    .bool(keys::IS_HUMAN, false)
-                    .build();
-                node.send_output(ids::UTTERANCE.into(), params, text)?;
+                let utterance = Utterance {
+                    question_id,
+                    speaker,
+                    text,
+                    interrupted,
+                    ..Utterance::default()
+                };
+                node_kit::send(node, utterance)?;
             }
             Outgoing::Clip(spec) => {
-                let params = Params::new()
-                    .string(keys::CLIP_ID, spec.clip_id.clone())
-                    .build();
-                node.send_output(ids::CLIP.into(), params, serde_json::to_string(&spec)?)?;
+                node_kit::send_on(node, ids::CLIP, ClipJson::of(spec.clip_id.clone(), &spec)?)?;
             }
             Outgoing::Command(command) => {
                 tracing::debug!(?command, "player command");
-                let params = Params::new()
-                    .string(keys::CLIP_ID, command.clip_id())
-                    .build();
-                node.send_output(
-                    ids::COMMAND.into(),
-                    params,
-                    serde_json::to_string(&command)?,
+                node_kit::send_on(
+                    node,
+                    ids::COMMAND,
+                    ClipJson::of(command.clip_id(), &command)?,
                 )?;
             }
             Outgoing::Record(record) => {
@@ -208,17 +210,13 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
                     }
                     _ => {}
                 }
-                node.send_output(
-                    ids::AUCTION.into(),
-                    Default::default(),
-                    record.to_json_line(),
-                )?;
+                node_kit::send_on(node, ids::AUCTION, Plain(record.to_json_line()))?;
             }
             Outgoing::Ended(reason) => {
                 tracing::info!(?reason, "the auction session ended");
                 // The end is on record for the session log too.
                 let record = serde_json::json!({ "event": "session_end", "reason": reason });
-                node.send_output(ids::AUCTION.into(), Default::default(), record.to_string())?;
+                node_kit::send_on(node, ids::AUCTION, Plain(record.to_string()))?;
             }
         }
     }

@@ -13,9 +13,12 @@ use conference_core::{Action, CONTROLLER_FORMAT, Conference, ControllerSetup, Ev
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail, eyre};
 use node_kit::decisions::DecisionWriter;
-use node_kit::{Next, Params, next_event, session_status, text_of};
+use node_kit::{HeardSpan, Next, next_event};
 use turn_policy::{Policy, Viability};
-use voice_protocol::{ControlCommand, ids, keys, shorten};
+use voice_protocol::messages::{
+    Chunk, Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance,
+};
+use voice_protocol::{ControlCommand, SessionStatus, ids, shorten};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -111,7 +114,7 @@ fn main() -> eyre::Result<()> {
                 }
                 DoraEvent::Input { id, metadata, data } => {
                     if id.as_str() == ids::HUMAN {
-                        heard = node_kit::HeardSpan::from_params(&metadata.parameters);
+                        heard = node_kit::DoraMeta(&metadata.parameters).heard();
                     }
                     if id.as_str() == ids::SPEECH_STARTED {
                         let sent = metadata.timestamp().get_time().to_system_time();
@@ -176,21 +179,35 @@ fn to_core_event(
     params: &dora_node_api::MetadataParameters,
     data: &dora_node_api::DoraArray,
 ) -> Option<Event> {
-    let status = match session_status(params) {
-        Ok(status) => status,
-        Err(raw) => {
-            tracing::warn!(input = id, value = %raw, "unknown session_status; treating the message as complete");
-            None
+    match id {
+        // Their payloads are not read.
+        ids::SPEECH_STARTED => return Some(Event::SpeechStarted),
+        ids::BACKCHANNEL => return Some(Event::Backchannel),
+        ids::PLAYBACK_DONE => {
+            return match node_kit::question_id(params) {
+                Some(question_id) => Some(Event::PlaybackDone { question_id }),
+                None => {
+                    tracing::warn!("playback_done without question_id ignored");
+                    None
+                }
+            };
+        }
+        _ => {}
+    }
+    let chunk = match node_kit::decode::<Chunk>(params, data) {
+        Ok(chunk) => chunk,
+        Err(e) => {
+            tracing::warn!(input = id, error = %e, "unreadable input ignored");
+            return None;
         }
     };
-    let text = match text_of(data) {
+    if let Some(raw) = &chunk.unknown_status {
+        tracing::warn!(input = id, value = %raw, "unknown session_status; treating the message as complete");
+    }
+    let text = match chunk.text {
         Ok(text) => text,
-        Err(e) if id == ids::SPEECH_STARTED || id == ids::BACKCHANNEL => {
-            tracing::debug!(input = id, error = %e, "payload ignored");
-            String::new()
-        }
         // An explicit stream status still counts (an `ended` chunk must end the turn).
-        Err(e) if status.is_some() => {
+        Err(e) if chunk.status.is_some() => {
             tracing::warn!(input = id, error = %e, "unreadable text; keeping only its session_status");
             String::new()
         }
@@ -207,31 +224,21 @@ fn to_core_event(
                 None
             }
         },
-        ids::SPEECH_STARTED => Some(Event::SpeechStarted),
-        ids::BACKCHANNEL => Some(Event::Backchannel),
-        ids::PLAYBACK_DONE => match node_kit::question_id(params) {
-            Some(question_id) => Some(Event::PlaybackDone { question_id }),
-            None => {
-                tracing::warn!("playback_done without question_id ignored");
-                None
-            }
-        },
         ids::HUMAN | ids::HUMAN_TEXT => {
-            if !voice_protocol::SessionStatus::ends_utterance(status) {
+            if !SessionStatus::ends_utterance(chunk.status) {
                 tracing::debug!(text = %shorten(&text), "partial human transcript ignored");
                 return None;
             }
-            let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("human");
             Some(Event::Human {
-                speaker: speaker.to_owned(),
+                speaker: chunk.speaker.unwrap_or_else(|| "human".to_owned()),
                 text,
             })
         }
         participant => Some(Event::Text {
             from: participant.to_owned(),
             text,
-            status,
-            question_id: node_kit::question_id(params),
+            status: chunk.status,
+            question_id: chunk.question_id,
         }),
     }
 }
@@ -242,57 +249,51 @@ fn emit(
     node: &mut DoraNode,
     actions: Vec<Action>,
     onset_sent_us: Option<i64>,
-    heard: Option<node_kit::HeardSpan>,
+    heard: Option<HeardSpan>,
 ) -> eyre::Result<()> {
     for action in actions {
         match action {
             Action::Hold => {
                 tracing::info!("the human speaks: the agents' voice is held");
-                let mut params = Params::new();
-                if let Some(at) = onset_sent_us {
-                    params = params.int(keys::ONSET_SENT_US, at);
-                }
-                node.send_output(ids::PAUSE.into(), params.build(), "hold")?;
+                node_kit::send(node, Pause { onset_sent_us })?;
             }
             Action::Prepare { speaker } => {
                 tracing::debug!(%speaker, "the human's answerer prepares");
-                let params = Params::new().string(keys::SPEAKER, speaker.clone()).build();
-                node.send_output(ids::PREPARE.into(), params, speaker)?;
+                node_kit::send(node, Prepare { speaker })?;
             }
             Action::Resume => {
                 tracing::info!("no question: the held voice goes on");
-                node.send_output(ids::RESUME.into(), Default::default(), "resume")?;
+                node_kit::send(node, Resume)?;
             }
             Action::Turn {
                 speaker,
                 question_id,
             } => {
                 tracing::info!(%speaker, question_id, "turn");
-                let params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, speaker.clone())
-                    .build();
-                node.send_output(ids::TURN.into(), params, speaker)?;
+                let turn = Turn {
+                    question_id,
+                    speaker,
+                    ..Turn::default()
+                };
+                node_kit::send(node, turn)?;
             }
             Action::Interrupt { kind, question_id } => {
                 tracing::info!(kind = kind.as_str(), question_id, "interrupt");
-                let params = Params::new().question_id(question_id).build();
-                node.send_output(ids::INTERRUPT.into(), params, kind.as_str())?;
+                node_kit::send(node, Interrupt::new(kind, question_id))?;
             }
             Action::Status(stats) => {
-                node.send_output(ids::STATUS.into(), Default::default(), stats.to_json())?;
+                node_kit::send_on(node, ids::STATUS, Plain(stats.to_json()))?;
             }
             Action::Utterance(u) => {
-                let mut params = Params::new()
-                    .question_id(u.question_id)
-                    .string(keys::SPEAKER, u.speaker)
-                    .bool(keys::INTERRUPTED, u.interrupted)
-                    .bool(keys::IS_HUMAN, u.human);
-                if let Some(span) = heard.as_ref().filter(|_| u.human) {
-                    params = params.heard(span);
-                }
-                let params = params.build();
-                node.send_output(ids::UTTERANCE.into(), params, u.text)?;
+                let utterance = Utterance {
+                    heard: heard.clone().filter(|_| u.human),
+                    question_id: u.question_id,
+                    speaker: u.speaker,
+                    text: u.text,
+                    interrupted: u.interrupted,
+                    human: u.human,
+                };
+                node_kit::send(node, utterance)?;
             }
             Action::Notice(notice) => match notice.level() {
                 NoticeLevel::Warning => tracing::warn!("{notice}"),

@@ -17,12 +17,13 @@ use console_core::{Config, Console, Data, DoraOut, Meta, Out};
 use console_node::{PageEvent, Pages, server};
 use crossbeam_channel::select;
 use dora_node_api::{
-    DoraNode, Event as DoraEvent, MetadataParameters, Parameter,
+    DoraNode, Event as DoraEvent, MetadataParameters,
     arrow_v59::{array::AsArray, datatypes::Float32Type},
 };
 use eyre::{Context, eyre};
-use node_kit::Params;
-use voice_protocol::{SessionStatus, ids, keys};
+use node_kit::DoraMeta;
+use voice_protocol::messages::{Audio, Meta as _, Plain, Transcript};
+use voice_protocol::{ids, keys};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -164,25 +165,20 @@ fn send(node: &mut DoraNode, out: DoraOut) {
     let result = match out {
         DoraOut::Control(command) => {
             tracing::info!(%command, "control from the page");
-            node.send_output(ids::CONTROL.into(), Default::default(), command)
+            node_kit::send_on(node, ids::CONTROL, Plain(command))
         }
         DoraOut::HumanText { speaker, text } => {
             tracing::info!(%speaker, %text, "typed on the page");
-            let params = Params::new()
-                .string(keys::SPEAKER, speaker)
-                .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
-                .build();
-            node.send_output(ids::HUMAN_TEXT.into(), params, text)
+            node_kit::send_on(
+                node,
+                ids::HUMAN_TEXT,
+                Transcript::final_words(speaker, text),
+            )
         }
         DoraOut::Audio {
             sample_rate,
             samples,
-        } => {
-            let params = Params::new()
-                .int(keys::SAMPLE_RATE, i64::from(sample_rate))
-                .build();
-            node.send_output(ids::AUDIO.into(), params, samples)
-        }
+        } => node_kit::send(node, Audio::new(sample_rate, samples)),
     };
     if let Err(e) = result {
         tracing::warn!(error = %e, "output not sent");
@@ -190,18 +186,18 @@ fn send(node: &mut DoraNode, out: DoraOut) {
 }
 
 fn to_meta(params: &MetadataParameters) -> Meta {
-    let string = |k: &str| node_kit::string_param(params, k).map(str::to_owned);
+    // The console shows every message it is wired to, whatever it is: it reads the
+    // keys any of them may carry.
+    let meta = DoraMeta(params);
+    let string = |k: &str| meta.text(k).map(str::to_owned);
     Meta {
-        question_id: node_kit::question_id(params),
+        question_id: meta.question_id(),
         speaker: string(keys::SPEAKER),
-        interrupted: node_kit::bool_param(params, keys::INTERRUPTED),
-        is_human: node_kit::bool_param(params, keys::IS_HUMAN),
+        interrupted: meta.flag(keys::INTERRUPTED),
+        is_human: meta.flag(keys::IS_HUMAN),
         session_status: string(keys::SESSION_STATUS),
-        chars_played: node_kit::int_param(params, keys::CHARS_PLAYED),
-        sample_rate: match params.get(keys::SAMPLE_RATE) {
-            Some(Parameter::Integer(n)) => Some(*n),
-            _ => None,
-        },
+        chars_played: meta.int(keys::CHARS_PLAYED),
+        sample_rate: meta.int(keys::SAMPLE_RATE),
         kind: string(keys::LINE_KIND).or_else(|| string(keys::KIND)),
     }
 }

@@ -9,8 +9,11 @@ use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, SideRequest};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
-use node_kit::{Params, text_of};
-use voice_protocol::{InterruptKind, ids, keys, shorten};
+use node_kit::text_of;
+use voice_protocol::ids;
+use voice_protocol::messages::{
+    Chunk, DecodeError, Interrupt, Played, Prepare, Reply, Turn, Utterance,
+};
 
 use llm_bridge::{
     backend::{Backend, BackendEvent, Cancel, OfflineBackend, OpenAiBackend},
@@ -105,23 +108,25 @@ fn main() -> eyre::Result<()> {
             },
             recv(reply_rx) -> reply => {
                 let Ok((request, answer)) = reply else { break };
-                let mut params = Params::new()
-                    .string(keys::REQUEST_ID, request.id.clone())
-                    .string(keys::KIND, request.kind.clone())
-                    .string(keys::SPEAKER, core.persona().name.clone());
-                let text = match answer {
-                    Ok(text) => text,
+                let (text, error) = match answer {
+                    Ok(text) => (text, None),
                     Err(error) => {
                         if backend.is_offline() {
                             tracing::debug!(request = %request.id, kind = %request.kind, %error, "side request not answered");
                         } else {
                             tracing::warn!(request = %request.id, kind = %request.kind, %error, "side request not answered");
                         }
-                        params = params.string(keys::ERROR, error);
-                        String::new()
+                        (String::new(), Some(error))
                     }
                 };
-                node.send_output(ids::REPLY.into(), params.build(), text)?;
+                let reply = Reply {
+                    request_id: Some(request.id),
+                    kind: Some(request.kind),
+                    speaker: Some(core.persona().name.clone()),
+                    error,
+                    text,
+                };
+                node_kit::send(&mut node, reply)?;
                 continue;
             }
             recv(backend_rx) -> event => match event {
@@ -156,15 +161,18 @@ fn main() -> eyre::Result<()> {
                     status,
                     error,
                 } => {
-                    let mut params = Params::new()
-                        .question_id(question_id)
-                        .string(keys::SESSION_STATUS, status.as_str())
-                        .string(keys::SPEAKER, core.persona().name.clone());
                     if let Some(error) = &error {
                         tracing::warn!(question_id, %error, "generation failed");
-                        params = params.string(keys::ERROR, error.clone());
                     }
-                    node.send_output(ids::TEXT.into(), params.build(), text)?;
+                    let chunk = Chunk {
+                        question_id: Some(question_id),
+                        speaker: Some(core.persona().name.clone()),
+                        status: Some(status),
+                        error,
+                        text: Ok(text),
+                        ..Chunk::default()
+                    };
+                    node_kit::send(&mut node, chunk)?;
                 }
             }
         }
@@ -180,73 +188,63 @@ fn to_bridge_input(
     params: &dora_node_api::MetadataParameters,
     data: &dora_node_api::DoraArray,
 ) -> Option<BridgeInput> {
-    let text = match text_of(data) {
-        Ok(text) => text,
-        Err(e) => {
-            tracing::warn!(input = id, error = %e, "unreadable input ignored");
-            return None;
-        }
+    let warn = |e: DecodeError| {
+        tracing::warn!(input = id, error = %e, "input ignored");
     };
-    let question_id = node_kit::question_id(params);
     match id {
         ids::TURN => {
-            let Some(question_id) = question_id else {
-                tracing::warn!("turn without question_id ignored");
-                return None;
-            };
+            let turn = node_kit::decode::<Turn>(params, data).map_err(warn).ok()?;
             Some(BridgeInput::Turn {
-                speaker: text.trim().to_owned(),
-                question_id,
-                instruction: node_kit::string_param(params, keys::INSTRUCTION)
-                    .map(str::trim)
-                    .filter(|i| !i.is_empty())
-                    .map(str::to_owned),
-                context: node_kit::string_param(params, keys::CONTEXT)
-                    .filter(|c| !c.trim().is_empty())
-                    .map(str::to_owned),
-                prepared: node_kit::string_param(params, keys::PREPARED)
-                    .filter(|p| !p.trim().is_empty())
-                    .map(str::to_owned),
+                speaker: turn.speaker,
+                question_id: turn.question_id,
+                instruction: turn.instruction,
+                context: turn.context,
+                prepared: turn.prepared,
             })
         }
-        ids::PREPARE => Some(BridgeInput::Prepare {
-            speaker: node_kit::string_param(params, keys::SPEAKER)
-                .unwrap_or(text.trim())
-                .to_owned(),
-        }),
+        ids::PREPARE => {
+            let prepare = node_kit::decode::<Prepare>(params, data)
+                .map_err(warn)
+                .ok()?;
+            Some(BridgeInput::Prepare {
+                speaker: prepare.speaker,
+            })
+        }
         ids::INTERRUPT => {
-            if InterruptKind::parse(&text).is_none() {
-                tracing::warn!(kind = %shorten(&text), "unknown interrupt kind; treating it as cancel");
+            let interrupt = node_kit::decode::<Interrupt>(params, data)
+                .map_err(warn)
+                .ok()?;
+            if let Some(kind) = interrupt.unknown_kind {
+                tracing::warn!(%kind, "unknown interrupt kind; treating it as cancel");
             }
-            let Some(question_id) = question_id else {
-                tracing::warn!("interrupt without question_id ignored");
-                return None;
-            };
-            Some(BridgeInput::Interrupt { question_id })
+            Some(BridgeInput::Interrupt {
+                question_id: interrupt.question_id,
+            })
         }
         ids::UTTERANCE => {
-            let speaker = node_kit::string_param(params, keys::SPEAKER)
-                .unwrap_or("unknown")
-                .to_owned();
+            let u = node_kit::decode::<Utterance>(params, data)
+                .map_err(warn)
+                .ok()?;
             Some(BridgeInput::Utterance(Entry {
-                human: node_kit::bool_param(params, keys::IS_HUMAN).unwrap_or(speaker == "human"),
-                interrupted: node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false),
-                question_id: question_id.unwrap_or(0),
-                speaker,
-                text,
+                human: u.human,
+                interrupted: u.interrupted,
+                question_id: u.question_id,
+                speaker: u.speaker,
+                text: u.text,
             }))
         }
         ids::PLAYED => {
+            let played = node_kit::decode::<Played>(params, data)
+                .map_err(warn)
+                .ok()?;
             // Only cut-off utterances change the context; complete ones are already in it.
-            if !node_kit::bool_param(params, keys::INTERRUPTED).unwrap_or(false) {
+            if !played.interrupted {
                 return None;
             }
             Some(BridgeInput::Heard {
-                speaker: node_kit::string_param(params, keys::SPEAKER)
-                    .unwrap_or("unknown")
-                    .to_owned(),
-                question_id: question_id?,
-                heard: text,
+                speaker: played.speaker,
+                question_id: played.question_id?,
+                heard: played.text,
             })
         }
         other => {

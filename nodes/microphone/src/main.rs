@@ -13,8 +13,7 @@ use std::{
 use audio_utils::StreamResampler;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
-use node_kit::Params;
-use voice_protocol::{ids, keys};
+use voice_protocol::messages::Audio;
 
 /// Where the samples come from.
 enum Source {
@@ -48,15 +47,7 @@ fn main() -> eyre::Result<()> {
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     // Stop when dora says so, even while a read is blocked.
     let dora_events = node_kit::forward_events(events);
-    let mut send = |samples: Vec<f32>| {
-        node.send_output(
-            ids::AUDIO.into(),
-            Params::new()
-                .int(keys::SAMPLE_RATE, i64::from(rate))
-                .build(),
-            samples,
-        )
-    };
+    let mut send = |samples: Vec<f32>| node_kit::send(&mut node, Audio::new(rate, samples));
     match source {
         Source::Command(command) => {
             let mut child = Command::new("sh")

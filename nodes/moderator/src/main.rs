@@ -16,9 +16,9 @@ use std::time::Instant;
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use moderator_core::Scenario;
-use node_kit::Params;
 use node_kit::conduct::{Conversions, Ending, Received};
-use voice_protocol::{SessionStatus, ids, keys};
+use voice_protocol::messages::{Chunk, Plain, Turn, Utterance};
+use voice_protocol::{SessionStatus, ids};
 
 use moderator_core::conductor::{
     Config, Input, MODERATOR, Out, ROUNDTABLE_FORMAT, RoundtableSetup,
@@ -130,19 +130,19 @@ fn decode(input: Received<'_>) -> Option<Input> {
         },
         ids::CONTROL => input.readable_text().map(Input::Control),
         reply if reply.starts_with(ids::REPLY) => {
-            let answer = input.readable_text()?;
-            let meta = input.reply();
+            let meta = input.reply()?;
             Some(Input::Reply {
                 input: reply.to_owned(),
                 speaker: meta.speaker,
                 request_id: meta.request_id,
-                answer,
+                answer: meta.text,
                 error: meta.error,
             })
         }
         agent => {
             let chunk = input.chunk();
-            let text = match input.text() {
+            let ends = chunk.ends();
+            let text = match chunk.text {
                 Ok(text) => text,
                 Err(e) => {
                     tracing::warn!(input = agent, error = %e, "unreadable input ignored");
@@ -156,7 +156,7 @@ fn decode(input: Received<'_>) -> Option<Input> {
             Some(Input::Text {
                 input: agent.to_owned(),
                 question_id: chunk.question_id,
-                ends: chunk.ends,
+                ends,
                 text,
                 error: chunk.error,
             })
@@ -172,49 +172,41 @@ fn emit(node: &mut DoraNode, out: Vec<Out>) -> eyre::Result<()> {
                 question_id,
                 instruction,
             } => {
-                let mut params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, agent.clone());
-                if let Some(instruction) = instruction {
-                    params = params.string(keys::INSTRUCTION, instruction);
-                }
-                node.send_output(ids::TURN.into(), params.build(), agent)?;
+                let turn = Turn {
+                    question_id,
+                    speaker: agent,
+                    instruction,
+                    ..Turn::default()
+                };
+                node_kit::send(node, turn)?;
             }
             Out::Line {
                 question_id,
                 text,
                 kind,
             } => {
-                let params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, MODERATOR)
-                    .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
-                    .string(keys::KIND, kind.as_str())
-                    .build();
-                node.send_output(ids::TEXT.into(), params, text)?;
+                let line = Chunk {
+                    kind: Some(kind.as_str().to_owned()),
+                    ..Chunk::line(question_id, MODERATOR, text)
+                };
+                node_kit::send(node, line)?;
             }
             Out::Utterance {
                 speaker,
                 question_id,
                 text,
             } => {
-                let params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, speaker)
-                    .bool(keys::INTERRUPTED, false)
-                    .bool(keys::IS_HUMAN, false)
-                    .build();
-                node.send_output(ids::UTTERANCE.into(), params, text)?;
+                let utterance = Utterance {
+                    question_id,
+                    speaker,
+                    text,
+                    ..Utterance::default()
+                };
+                node_kit::send(node, utterance)?;
             }
-            Out::Request(json) => {
-                node.send_output(ids::REQUEST.into(), Default::default(), json)?;
-            }
-            Out::Decision(json) => {
-                node.send_output(ids::DECISION.into(), Default::default(), json)?;
-            }
-            Out::Status(json) => {
-                node.send_output(ids::STATUS.into(), Default::default(), json)?;
-            }
+            Out::Request(json) => node_kit::send_on(node, ids::REQUEST, Plain(json))?,
+            Out::Decision(json) => node_kit::send_on(node, ids::DECISION, Plain(json))?,
+            Out::Status(json) => node_kit::send_on(node, ids::STATUS, Plain(json))?,
         }
     }
     Ok(())

@@ -10,10 +10,10 @@ use conductor::phrases::LoadReport;
 use conductor::{Call, Conductor};
 use dora_node_api::{DoraArray, Event, EventStream, MetadataParameters};
 use serde::Serialize;
-use voice_protocol::{SessionStatus, keys};
+use voice_protocol::messages::{Chunk, DecodeError, Message, Meta, Reply};
 
 use crate::decisions::RecordedConductor;
-use crate::{InputSources, Next, TextError, next_event};
+use crate::{DoraMeta, InputSources, Next, Payload, TextError, next_event};
 
 /// The shortest wait for input between two ticks: a conductor that still asks for a
 /// time already past after its tick is ticked again this often, not in a busy loop.
@@ -160,26 +160,6 @@ pub struct Received<'a> {
     pub data: &'a DoraArray,
 }
 
-/// The metadata of a streamed chunk of a speaker's text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chunk {
-    pub question_id: Option<u64>,
-    /// `None`: a complete message (an unknown status is taken as one, with a warning).
-    pub status: Option<SessionStatus>,
-    /// The chunk ends the utterance (`ended`, or a complete message).
-    pub ends: bool,
-    /// The bridge's `error`, on a chunk that ends a failed turn.
-    pub error: Option<String>,
-}
-
-/// The metadata of a reply to a side request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reply {
-    pub speaker: Option<String>,
-    pub request_id: Option<String>,
-    pub error: Option<String>,
-}
-
 impl Received<'_> {
     /// The payload as text.
     pub fn text(&self) -> Result<String, TextError> {
@@ -202,34 +182,39 @@ impl Received<'_> {
     }
 
     pub fn string(&self, key: &str) -> Option<String> {
-        crate::string_param(self.params, key).map(str::to_owned)
+        DoraMeta(self.params).text(key).map(str::to_owned)
     }
 
-    /// `session_status`; an unknown value is warned about and taken as a complete message.
-    pub fn status(&self) -> Option<SessionStatus> {
-        crate::session_status(self.params).unwrap_or_else(|raw| {
-            tracing::warn!(input = self.id, value = %raw, "unknown session_status; treating the message as complete");
-            None
-        })
+    /// The input as the protocol's message `M`.
+    pub fn decode<M: Message>(&self) -> Result<M, DecodeError>
+    where
+        M::Payload: Payload,
+    {
+        crate::decode(self.params, self.data)
     }
 
-    /// The input as a chunk of a speaker's streamed text.
+    /// The input as a chunk of a speaker's streamed text; an unknown status is warned
+    /// about and taken as a complete message.
     pub fn chunk(&self) -> Chunk {
-        let status = self.status();
-        Chunk {
-            question_id: self.question_id(),
-            status,
-            ends: SessionStatus::ends_utterance(status),
-            error: self.string(keys::ERROR),
+        let chunk = self.decode::<Chunk>().unwrap_or_else(|e| Chunk {
+            text: Err(e.to_string()),
+            ..Chunk::default()
+        });
+        if let Some(raw) = &chunk.unknown_status {
+            tracing::warn!(input = self.id, value = %raw, "unknown session_status; treating the message as complete");
         }
+        chunk
     }
 
-    /// The input as a reply to a side request.
-    pub fn reply(&self) -> Reply {
-        Reply {
-            speaker: self.string(keys::SPEAKER),
-            request_id: self.string(keys::REQUEST_ID),
-            error: self.string(keys::ERROR),
+    /// The input as a reply to a side request; `None`, with a warning, when its text
+    /// cannot be read.
+    pub fn reply(&self) -> Option<Reply> {
+        match self.decode::<Reply>() {
+            Ok(reply) => Some(reply),
+            Err(e) => {
+                tracing::warn!(input = self.id, error = %e, "unreadable input ignored");
+                None
+            }
         }
     }
 
@@ -265,6 +250,7 @@ pub fn report_phrases(source: &str, report: &LoadReport) {
 mod tests {
     use dora_node_api::Parameter;
     use dora_node_api::arrow_v59::array::{Int32Array, StringArray};
+    use voice_protocol::{SessionStatus, keys};
 
     use super::*;
 
@@ -292,15 +278,11 @@ mod tests {
             data: &data,
         };
         assert_eq!(r.readable_text().as_deref(), Some("Hello."));
-        assert_eq!(
-            r.chunk(),
-            Chunk {
-                question_id: Some(7),
-                status: Some(SessionStatus::Ongoing),
-                ends: false,
-                error: None,
-            }
-        );
+        let chunk = r.chunk();
+        assert_eq!(chunk.question_id, Some(7));
+        assert_eq!(chunk.status, Some(SessionStatus::Ongoing));
+        assert!(!chunk.ends());
+        assert_eq!(chunk.error, None);
         let p = params(&[
             (keys::SESSION_STATUS, Parameter::String("finished?".into())),
             (keys::ERROR, Parameter::String("timeout".into())),
@@ -311,7 +293,7 @@ mod tests {
             data: &data,
         };
         let chunk = r.chunk();
-        assert_eq!((chunk.status, chunk.ends), (None, true));
+        assert_eq!((chunk.status, chunk.ends()), (None, true));
         assert_eq!(chunk.error.as_deref(), Some("timeout"));
     }
 
@@ -328,14 +310,23 @@ mod tests {
             params: &p,
             data: &data,
         };
-        assert_eq!(
-            r.reply(),
-            Reply {
-                speaker: Some("bo".into()),
-                request_id: Some("intent-3".into()),
-                error: None,
-            }
-        );
+        // A reply's text must be readable.
+        assert_eq!(r.reply(), None);
+        let text = text("yes");
+        let r = Received {
+            id: "reply_bo",
+            params: &p,
+            data: &text,
+        };
+        let reply = r.reply().unwrap();
+        assert_eq!(reply.speaker.as_deref(), Some("bo"));
+        assert_eq!(reply.request_id.as_deref(), Some("intent-3"));
+        assert_eq!((reply.error, reply.text.as_str()), (None, "yes"));
+        let r = Received {
+            id: "reply_bo",
+            params: &p,
+            data: &data,
+        };
         assert_eq!(r.played(), Some(4));
         assert!(r.text().is_err());
         assert_eq!(r.readable_text(), None);

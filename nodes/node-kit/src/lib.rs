@@ -9,14 +9,15 @@ pub mod testing;
 use std::time::Duration;
 
 use dora_node_api::{
-    DoraArray, Event, EventStream, MetadataParameters, Parameter,
+    DoraArray, DoraNode, Event, EventStream, MetadataParameters, Parameter,
     arrow_v59::{
         array::{Array, AsArray},
         datatypes::DataType,
     },
 };
 use futures::{StreamExt, future::Either};
-use voice_protocol::{SessionStatus, keys};
+pub use voice_protocol::messages::HeardSpan;
+use voice_protocol::messages::{DecodeError, Fields, Message, Meta, Value, ValueRef};
 
 /// Logs to stderr (dora shows and stores it), level from `RUST_LOG` (default: `info`
 /// for our nodes, errors only for dora's transport internals).
@@ -89,136 +90,131 @@ pub fn text_of(data: &DoraArray) -> Result<String, TextError> {
     Ok(text)
 }
 
-/// A block of audio: Float32 samples and their `sample_rate` (16 kHz when absent, as
-/// node-hub's microphone sends it). Non-finite samples are silenced; how many were is
-/// told, so the caller can warn once.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AudioBlock {
-    pub sample_rate: u32,
-    pub samples: Vec<f32>,
-    pub silenced: usize,
-}
+/// dora's metadata parameters, read as the protocol's metadata.
+#[derive(Clone, Copy)]
+pub struct DoraMeta<'a>(pub &'a MetadataParameters);
 
-/// The audio block in `data`, or why it cannot be used.
-pub fn audio_of(params: &MetadataParameters, data: &DoraArray) -> Result<AudioBlock, String> {
-    let sample_rate = voice_protocol::valid_sample_rate(int_param(params, keys::SAMPLE_RATE))?;
-    let Some(samples) = data
-        .as_array()
-        .as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>()
-    else {
-        return Err(format!(
-            "audio must be Float32, not {}",
-            data.as_array().data_type()
-        ));
-    };
-    let mut samples = samples.values().to_vec();
-    let silenced = samples
-        .iter_mut()
-        .filter(|s| !s.is_finite())
-        .map(|s| *s = 0.0)
-        .count();
-    Ok(AudioBlock {
-        sample_rate,
-        samples,
-        silenced,
-    })
-}
-
-/// `question_id` as an unsigned id (Integer, or a String of digits for hand-written inputs).
-pub fn question_id(params: &MetadataParameters) -> Option<u64> {
-    match params.get(keys::QUESTION_ID)? {
-        Parameter::Integer(n) => u64::try_from(*n).ok(),
-        Parameter::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-/// `session_status`; an unknown value is reported as `Err` with the raw text.
-pub fn session_status(params: &MetadataParameters) -> Result<Option<SessionStatus>, String> {
-    match params.get(keys::SESSION_STATUS) {
-        None => Ok(None),
-        Some(Parameter::String(s)) => SessionStatus::parse(s).map(Some).ok_or_else(|| s.clone()),
-        Some(other) => Err(format!("{other:?}")),
-    }
-}
-
-pub fn string_param<'a>(params: &'a MetadataParameters, key: &str) -> Option<&'a str> {
-    match params.get(key)? {
-        Parameter::String(s) => Some(s.as_str()),
-        _ => None,
-    }
-}
-
-pub fn int_param(params: &MetadataParameters, key: &str) -> Option<i64> {
-    match params.get(key)? {
-        Parameter::Integer(n) => Some(*n),
-        _ => None,
-    }
-}
-
-pub fn bool_param(params: &MetadataParameters, key: &str) -> Option<bool> {
-    match params.get(key)? {
-        Parameter::Bool(b) => Some(*b),
-        _ => None,
-    }
-}
-
-/// When a human's words were spoken, as the ASR bridge heard them: carried from its
-/// `transcript` through the controller's `utterance` to the player, which puts the
-/// human on the recording's clock.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeardSpan {
-    /// The bridge's audio input (`audio`, `audio_<source>`): whose stream the times count.
-    pub audio_input: String,
-    /// Milliseconds of that stream.
-    pub start_ms: u64,
-    pub end_ms: u64,
-}
-
-impl HeardSpan {
-    /// The span in `params`, if they hold a whole one.
-    pub fn from_params(params: &MetadataParameters) -> Option<Self> {
-        let ms = |key| int_param(params, key).and_then(|n| u64::try_from(n).ok());
-        Some(Self {
-            audio_input: string_param(params, keys::AUDIO_INPUT)?.to_owned(),
-            start_ms: ms(keys::SPEECH_START_MS)?,
-            end_ms: ms(keys::SPEECH_END_MS)?,
+impl Meta for DoraMeta<'_> {
+    fn value(&self, key: &str) -> Option<ValueRef<'_>> {
+        Some(match self.0.get(key)? {
+            Parameter::Integer(n) => ValueRef::Int(*n),
+            Parameter::String(s) => ValueRef::Text(s),
+            Parameter::Bool(b) => ValueRef::Bool(*b),
+            _ => ValueRef::Other,
         })
     }
 }
 
-/// Builds metadata parameters fluently.
-#[derive(Debug, Default, Clone)]
-pub struct Params(MetadataParameters);
+/// A message's metadata as dora's parameters.
+pub fn parameters(fields: &Fields) -> MetadataParameters {
+    fields
+        .iter()
+        .map(|(key, value)| {
+            let value = match value {
+                Value::Int(n) => Parameter::Integer(*n),
+                Value::Text(s) => Parameter::String(s.clone()),
+                Value::Bool(b) => Parameter::Bool(*b),
+            };
+            (key.to_owned(), value)
+        })
+        .collect()
+}
 
-impl Params {
-    pub fn new() -> Self {
-        Self::default()
+/// A message payload as Arrow: the one place the protocol's payload types meet dora's.
+pub trait Payload: Sized {
+    /// The payload in `data`, or why it is not one.
+    fn read(data: &DoraArray) -> Result<Self, String>;
+    fn send(
+        self,
+        node: &mut DoraNode,
+        output: &str,
+        params: MetadataParameters,
+    ) -> eyre::Result<()>;
+}
+
+impl Payload for String {
+    fn read(data: &DoraArray) -> Result<Self, String> {
+        text_of(data).map_err(|e| e.to_string())
     }
-    pub fn question_id(self, id: u64) -> Self {
-        self.int(keys::QUESTION_ID, id as i64)
+
+    fn send(
+        self,
+        node: &mut DoraNode,
+        output: &str,
+        params: MetadataParameters,
+    ) -> eyre::Result<()> {
+        Ok(node.send_output(output.to_owned().into(), params, self)?)
     }
-    pub fn int(mut self, key: &str, value: i64) -> Self {
-        self.0.insert(key.to_owned(), Parameter::Integer(value));
-        self
+}
+
+/// Text that may not be readable: the message still counts (a stream's `ended`).
+impl Payload for Result<String, String> {
+    fn read(data: &DoraArray) -> Result<Self, String> {
+        Ok(String::read(data))
     }
-    pub fn string(mut self, key: &str, value: impl Into<String>) -> Self {
-        self.0
-            .insert(key.to_owned(), Parameter::String(value.into()));
-        self
+
+    fn send(
+        self,
+        node: &mut DoraNode,
+        output: &str,
+        params: MetadataParameters,
+    ) -> eyre::Result<()> {
+        self.unwrap_or_default().send(node, output, params)
     }
-    pub fn bool(mut self, key: &str, value: bool) -> Self {
-        self.0.insert(key.to_owned(), Parameter::Bool(value));
-        self
+}
+
+/// Audio samples, or why the data holds none: the message's metadata is judged first.
+impl Payload for Result<Vec<f32>, String> {
+    fn read(data: &DoraArray) -> Result<Self, String> {
+        let array = data.as_array();
+        Ok(
+            match array.as_primitive_opt::<dora_node_api::arrow_v59::datatypes::Float32Type>() {
+                Some(samples) => Ok(samples.values().to_vec()),
+                None => Err(format!("audio must be Float32, not {}", array.data_type())),
+            },
+        )
     }
-    pub fn heard(self, span: &HeardSpan) -> Self {
-        self.string(keys::AUDIO_INPUT, span.audio_input.clone())
-            .int(keys::SPEECH_START_MS, span.start_ms as i64)
-            .int(keys::SPEECH_END_MS, span.end_ms as i64)
+
+    fn send(
+        self,
+        node: &mut DoraNode,
+        output: &str,
+        params: MetadataParameters,
+    ) -> eyre::Result<()> {
+        let samples = self.unwrap_or_default();
+        Ok(node.send_output(output.to_owned().into(), params, samples)?)
     }
-    pub fn build(self) -> MetadataParameters {
-        self.0
-    }
+}
+
+/// Sends `message` on its own output ([`Message::OUTPUT`]).
+pub fn send<M: Message>(node: &mut DoraNode, message: M) -> eyre::Result<()>
+where
+    M::Payload: Payload,
+{
+    send_on(node, M::OUTPUT, message)
+}
+
+/// Sends `message` on `output`.
+pub fn send_on<M: Message>(node: &mut DoraNode, output: &str, message: M) -> eyre::Result<()>
+where
+    M::Payload: Payload,
+{
+    let (fields, payload) = message.encode();
+    payload.send(node, output, parameters(&fields))
+}
+
+/// Reads a message from an input's metadata and data.
+pub fn decode<M: Message>(params: &MetadataParameters, data: &DoraArray) -> Result<M, DecodeError>
+where
+    M::Payload: Payload,
+{
+    let payload = M::Payload::read(data).map_err(DecodeError::Payload)?;
+    M::decode(&DoraMeta(params), payload)
+}
+
+/// `question_id` as an unsigned id (Integer, or a String of digits for hand-written inputs).
+pub fn question_id(params: &MetadataParameters) -> Option<u64> {
+    DoraMeta(params).question_id()
 }
 
 /// Which inputs each upstream node feeds, as `(source node id, input id)`: when dora

@@ -17,11 +17,11 @@ use std::time::Instant;
 
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
-use node_kit::Params;
 use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use rehearsal_core::conductor::{Config, Input, MODERATOR, Out, REHEARSAL_FORMAT, RehearsalSetup};
-use voice_protocol::{SessionStatus, ids, keys};
+use voice_protocol::ids;
+use voice_protocol::messages::{Chunk, Interrupt, Plain, Transcript, Turn, Utterance};
 
 use crate::files::SessionFiles;
 use crate::setup::Setup;
@@ -127,27 +127,33 @@ fn decode(input: Received<'_>) -> Option<Input> {
         return Some(Input::Text {
             agent: id.to_owned(),
             question_id: chunk.question_id,
-            text: input.text().map_err(|e| e.to_string()),
+            text: chunk.text,
             status: chunk.status,
             error: chunk.error,
         });
     }
-    let text = input.readable_text()?;
     Some(match id {
         // Typed on a page: said, as a final transcript is.
-        ids::PRESENTER | ids::HUMAN_TEXT => Input::Presenter {
-            speaker: input.string(keys::SPEAKER),
-            text,
-            ended: input.chunk().ends,
-        },
-        ids::CONTROL => Input::Control(text),
+        ids::PRESENTER | ids::HUMAN_TEXT => {
+            let text = input.readable_text()?;
+            let transcript = input.decode::<Transcript>().ok()?;
+            if let Some(raw) = &transcript.unknown_status {
+                tracing::warn!(input = id, value = %raw, "unknown session_status; treating the message as complete");
+            }
+            Input::Presenter {
+                ended: transcript.is_final(),
+                speaker: transcript.speaker,
+                text,
+            }
+        }
+        ids::CONTROL => Input::Control(input.readable_text()?),
         reply => {
-            let meta = input.reply();
+            let meta = input.reply()?;
             Input::Reply {
                 input: reply.to_owned(),
                 speaker: meta.speaker,
                 request_id: meta.request_id,
-                text,
+                text: meta.text,
                 error: meta.error,
             }
         }
@@ -158,8 +164,8 @@ fn decode(input: Received<'_>) -> Option<Input> {
 /// if a send fails; the first send error is returned.
 fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::Result<()> {
     let mut sent = Ok(());
-    let mut send = |node: &mut DoraNode, id: &str, params: Params, data: String| {
-        if let Err(e) = node.send_output(id.to_owned().into(), params.build(), data)
+    let mut keep_first_error = |result: eyre::Result<()>| {
+        if let Err(e) = result
             && sent.is_ok()
         {
             sent = Err(e);
@@ -171,30 +177,26 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
                 let (context, parts) = files.assemble(&turn.agent);
                 tracing::info!(agent = %turn.agent, question_id = turn.question_id, instruction = ?turn.kind, context_bytes = context.len(), "turn");
                 files.record(&turn.record(context.len(), &parts));
-                let mut params = Params::new()
-                    .question_id(turn.question_id)
-                    .string(keys::SPEAKER, turn.agent.clone())
-                    .string(keys::INSTRUCTION, turn.instruction)
-                    .int(keys::EXCHANGE_ID, turn.exchange_id as i64);
-                if !context.is_empty() {
-                    params = params.string(keys::CONTEXT, context);
-                }
-                if let Some(prepared) = turn.prepared {
-                    params = params.string(keys::PREPARED, prepared);
-                }
-                send(node, ids::TURN, params, turn.agent);
+                let message = Turn {
+                    question_id: turn.question_id,
+                    speaker: turn.agent,
+                    instruction: Some(turn.instruction),
+                    context: Some(context).filter(|c| !c.is_empty()),
+                    prepared: turn.prepared,
+                    exchange_id: Some(turn.exchange_id),
+                };
+                keep_first_error(node_kit::send(node, message));
             }
             Out::Line {
                 question_id,
                 text,
                 kind,
             } => {
-                let params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, MODERATOR)
-                    .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
-                    .string(keys::LINE_KIND, kind.slug());
-                send(node, ids::TEXT, params, text);
+                let line = Chunk {
+                    line_kind: Some(kind.slug().to_owned()),
+                    ..Chunk::line(question_id, MODERATOR, text)
+                };
+                keep_first_error(node_kit::send(node, line));
             }
             Out::Utterance {
                 speaker,
@@ -202,36 +204,41 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
                 text,
                 human,
             } => {
-                let params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, speaker)
-                    .bool(keys::INTERRUPTED, false)
-                    .bool(keys::IS_HUMAN, human);
-                send(node, ids::UTTERANCE, params, text);
+                let utterance = Utterance {
+                    question_id,
+                    speaker,
+                    text,
+                    human,
+                    ..Utterance::default()
+                };
+                keep_first_error(node_kit::send(node, utterance));
             }
             Out::PresenterText {
                 speaker,
                 question_id,
                 text,
             } => {
-                let params = Params::new()
-                    .question_id(question_id)
-                    .string(keys::SPEAKER, speaker)
-                    .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str());
-                send(node, ids::PRESENTER_TEXT, params, text);
+                let said = Chunk::line(question_id, speaker, text);
+                keep_first_error(node_kit::send_on(node, ids::PRESENTER_TEXT, said));
             }
-            Out::Request(json) => send(node, ids::REQUEST, Params::new(), json),
+            Out::Request(json) => {
+                keep_first_error(node_kit::send_on(node, ids::REQUEST, Plain(json)))
+            }
             Out::Interrupt { question_id, kind } => {
-                let params = Params::new().question_id(question_id);
-                send(node, ids::INTERRUPT, params, kind.as_str().to_owned());
+                keep_first_error(node_kit::send(node, Interrupt::new(kind, question_id)));
             }
-            Out::Phase(phase) => send(node, ids::PHASE, Params::new(), phase.name().to_owned()),
-            Out::Board(board) => send(node, ids::BOARD, Params::new(), board.to_json()),
+            Out::Phase(phase) => {
+                let name = Plain(phase.name().to_owned());
+                keep_first_error(node_kit::send_on(node, ids::PHASE, name));
+            }
+            Out::Board(board) => {
+                keep_first_error(node_kit::send_on(node, ids::BOARD, Plain(board.to_json())));
+            }
             Out::Context { file, text, mode } => files.write(&file, &text, mode),
             Out::Record(record) => files.record(&record),
             Out::Debrief(markdown) => files.debrief(&markdown),
             Out::FreezeContext => files.freeze(),
         }
     }
-    Ok(sent?)
+    sent
 }

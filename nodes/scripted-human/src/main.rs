@@ -22,8 +22,8 @@ use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, eyre};
 use human_script::{HumanAction, HumanScript, ScriptLine, parse_script};
-use node_kit::Params;
-use voice_protocol::{SessionStatus, ids, keys};
+use voice_protocol::ids;
+use voice_protocol::messages::{Audio, SpeechStarted, Transcript};
 
 use crate::voice::Voice;
 
@@ -80,7 +80,7 @@ fn main() -> eyre::Result<()> {
                 Ok(DoraEvent::Input { id, .. }) if id.as_str() == ids::TURN => script.on_turn(start.elapsed()),
                 Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ROOM => {
                     if let (Some(room), Some(voice)) = (room.as_mut(), voice.as_ref()) {
-                        match node_kit::audio_of(&metadata.parameters, &data) {
+                        match node_kit::decode::<Audio>(&metadata.parameters, &data) {
                             Ok(block) => room.play(&resample_linear(&block.samples, block.sample_rate, voice.rate())),
                             Err(problem) => tracing::warn!(%problem, "room audio ignored"),
                         }
@@ -100,8 +100,7 @@ fn main() -> eyre::Result<()> {
                         voice.speak(line);
                     }
                     if text {
-                        let params = Params::new().string(keys::SPEAKER, speaker.clone()).build();
-                        node.send_output(ids::SPEECH_STARTED.into(), params, speaker)?;
+                        node_kit::send(&mut node, SpeechStarted { speaker })?;
                     }
                 }
                 HumanAction::Transcript {
@@ -111,11 +110,7 @@ fn main() -> eyre::Result<()> {
                 } => {
                     tracing::info!(%speaker, text = %said, "the human said");
                     if text {
-                        let params = Params::new()
-                            .string(keys::SPEAKER, speaker)
-                            .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
-                            .build();
-                        node.send_output(ids::TRANSCRIPT.into(), params, said)?;
+                        node_kit::send(&mut node, Transcript::final_words(speaker, said))?;
                     }
                 }
             }
@@ -131,10 +126,7 @@ fn main() -> eyre::Result<()> {
                 if let Some(room) = room.as_mut() {
                     room.mix_into(&mut block);
                 }
-                let params = Params::new()
-                    .int(keys::SAMPLE_RATE, i64::from(rate))
-                    .build();
-                node.send_output(ids::AUDIO.into(), params, block)?;
+                node_kit::send(&mut node, Audio::new(rate, block))?;
             }
         }
     }

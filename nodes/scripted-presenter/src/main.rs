@@ -12,8 +12,9 @@ use std::time::Instant;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, eyre};
 use human_script::presenter::{LineReport, Presenter, PresenterAction, parse_presenter_script};
-use node_kit::{Next, Params, next_event, text_of};
-use voice_protocol::{SessionStatus, ids, keys};
+use node_kit::{Next, next_event};
+use voice_protocol::ids;
+use voice_protocol::messages::{Chunk, Plain, SpeechStarted, Transcript};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -49,15 +50,20 @@ fn main() -> eyre::Result<()> {
             Next::Timeout => {}
             Next::Event(event) => match *event {
                 DoraEvent::Input { id, metadata, data } => {
-                    let params = &metadata.parameters;
-                    let text = match text_of(&data) {
+                    // A phase, an utterance or a report: the text and who said it are read.
+                    let line = node_kit::decode::<Chunk>(&metadata.parameters, &data)
+                        .unwrap_or_else(|e| Chunk {
+                            text: Err(e.to_string()),
+                            ..Chunk::default()
+                        });
+                    let text = match line.text {
                         Ok(text) => text,
                         Err(e) => {
                             tracing::warn!(input = %id, error = %e, "unreadable input ignored");
                             continue;
                         }
                     };
-                    let speaker = node_kit::string_param(params, keys::SPEAKER).unwrap_or("");
+                    let speaker = line.speaker.as_deref().unwrap_or("");
                     let now = start.elapsed();
                     match id.as_str() {
                         ids::PHASE => presenter.on_phase(&text, now),
@@ -75,20 +81,20 @@ fn main() -> eyre::Result<()> {
         for action in presenter.poll(start.elapsed()) {
             match action {
                 PresenterAction::SpeechStarted => {
-                    let params = Params::new().string(keys::SPEAKER, me.clone()).build();
-                    node.send_output(ids::SPEECH_STARTED.into(), params, me.clone())?;
+                    node_kit::send(
+                        &mut node,
+                        SpeechStarted {
+                            speaker: me.clone(),
+                        },
+                    )?;
                 }
                 PresenterAction::Said { text, answer } => {
                     tracing::info!(answer, %text, "presenter said");
-                    let params = Params::new()
-                        .string(keys::SPEAKER, me.clone())
-                        .string(keys::SESSION_STATUS, SessionStatus::Ended.as_str())
-                        .build();
-                    node.send_output(ids::TRANSCRIPT.into(), params, text)?;
+                    node_kit::send(&mut node, Transcript::final_words(me.clone(), text))?;
                 }
                 PresenterAction::Control(command) => {
                     tracing::info!(%command, "presenter control");
-                    node.send_output(ids::CONTROL.into(), Default::default(), command)?;
+                    node_kit::send_on(&mut node, ids::CONTROL, Plain(command))?;
                 }
                 PresenterAction::Finished => tracing::info!("presenter script finished"),
             }

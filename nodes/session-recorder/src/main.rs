@@ -22,9 +22,10 @@ use std::{
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
-use node_kit::{Next, next_event, text_of};
+use node_kit::{DoraMeta, Next, next_event, text_of};
 use session_log::{Observed, Record, SessionLog};
-use voice_protocol::{ids, keys};
+use voice_protocol::ids;
+use voice_protocol::messages::{Chunk, Message, Played, Utterance};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -97,36 +98,38 @@ fn main() -> eyre::Result<()> {
                             question_id,
                         },
                         ids::UTTERANCE => {
-                            let speaker = node_kit::string_param(params, keys::SPEAKER)
-                                .unwrap_or("unknown")
-                                .to_owned();
+                            let Ok(u) = Utterance::decode(&DoraMeta(params), text) else {
+                                continue;
+                            };
                             Observed::Utterance {
-                                human: node_kit::bool_param(params, keys::IS_HUMAN)
-                                    .unwrap_or(speaker == "human"),
-                                interrupted: node_kit::bool_param(params, keys::INTERRUPTED)
-                                    .unwrap_or(false),
-                                speaker,
-                                text,
-                                question_id,
+                                human: u.human,
+                                interrupted: u.interrupted,
+                                speaker: u.speaker,
+                                text: u.text,
+                                question_id: u.question_id,
                             }
                         }
-                        ids::PLAYED => Observed::Played {
-                            question_id,
-                            interrupted: node_kit::bool_param(params, keys::INTERRUPTED)
-                                .unwrap_or(false),
-                            heard: text,
-                        },
+                        ids::PLAYED => {
+                            let Ok(played) = Played::decode(&DoraMeta(params), text) else {
+                                continue;
+                            };
+                            Observed::Played {
+                                question_id,
+                                interrupted: played.interrupted,
+                                heard: played.text,
+                            }
+                        }
                         ids::PLAYBACK_STARTED => Observed::PlaybackStarted { question_id },
                         ids::DECISION => Observed::Decision { detail: text },
                         other => {
                             // Any other input: surface reported errors, ignore the rest
                             // (named once per input, so a wired report stream is no noise).
-                            match node_kit::string_param(params, keys::ERROR) {
-                                Some(message) => Observed::Error {
+                            match Chunk::decode(&DoraMeta(params), Ok(text)).map(|c| c.error) {
+                                Ok(Some(message)) => Observed::Error {
                                     source: other.to_owned(),
-                                    message: message.to_owned(),
+                                    message,
                                 },
-                                None => {
+                                _ => {
                                     if other_inputs.insert(other.to_owned()) {
                                         tracing::warn!(
                                             input = other,

@@ -6,9 +6,10 @@
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
-use node_kit::{Next, Params, next_event, session_status, text_of};
+use node_kit::{Next, next_event};
 use text_segmenter::{SegmenterConfig, SegmenterCore, SegmenterInput};
-use voice_protocol::{SessionStatus, hub::LocalQuestionIds, ids, keys};
+use voice_protocol::messages::{Chunk, Segment};
+use voice_protocol::{SessionStatus, hub::LocalQuestionIds, ids};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -31,23 +32,27 @@ fn main() -> eyre::Result<()> {
             Next::Closed | Next::Timeout => break,
             Next::Event(event) => match *event {
                 DoraEvent::Input { id, metadata, data } => {
-                    let params = &metadata.parameters;
-                    let given_id = node_kit::question_id(params);
                     if id.as_str() == ids::INTERRUPT {
-                        let Some(question_id) = given_id else {
+                        // Only its id counts: its kind is not read.
+                        let Some(question_id) = node_kit::question_id(&metadata.parameters) else {
                             tracing::warn!(input = %id, "interrupt without question_id ignored");
                             continue;
                         };
                         local_ids.observe(question_id);
                         SegmenterInput::Interrupt { question_id }
                     } else {
-                        let status = session_status(params).unwrap_or_else(|raw| {
+                        let chunk = node_kit::decode::<Chunk>(&metadata.parameters, &data)
+                            .unwrap_or_else(|e| Chunk {
+                                text: Err(e.to_string()),
+                                ..Chunk::default()
+                            });
+                        if let Some(raw) = &chunk.unknown_status {
                             tracing::warn!(input = %id, value = %raw, "unknown session_status; treating the message as complete");
-                            None
-                        });
-                        let text = match text_of(&data) {
+                        }
+                        let given_id = chunk.question_id;
+                        let text = match chunk.text {
                             Ok(text) => text,
-                            Err(e) if status.is_some() && given_id.is_some() => {
+                            Err(e) if chunk.status.is_some() && given_id.is_some() => {
                                 tracing::warn!(input = %id, error = %e, "unreadable text; keeping only its session_status");
                                 String::new()
                             }
@@ -61,13 +66,10 @@ fn main() -> eyre::Result<()> {
                         let status = if given_id.is_none() {
                             Some(SessionStatus::Ended)
                         } else {
-                            status
+                            chunk.status
                         };
-                        let speaker = node_kit::string_param(params, keys::SPEAKER)
-                            .unwrap_or(id.as_str())
-                            .to_owned();
                         SegmenterInput::Text {
-                            speaker,
+                            speaker: chunk.speaker.unwrap_or_else(|| id.to_string()),
                             question_id,
                             text,
                             status,
@@ -84,13 +86,14 @@ fn main() -> eyre::Result<()> {
         }
         for segment in segments {
             tracing::debug!(speaker = %segment.speaker, question_id = segment.question_id, index = segment.index, last = segment.last, text = %segment.text, "segment");
-            let params = Params::new()
-                .question_id(segment.question_id)
-                .string(keys::SPEAKER, segment.speaker)
-                .int(keys::SEGMENT_INDEX, i64::from(segment.index))
-                .bool(keys::LAST_SEGMENT, segment.last)
-                .build();
-            node.send_output(ids::SEGMENT.into(), params, segment.text)?;
+            let segment = Segment {
+                question_id: segment.question_id,
+                speaker: segment.speaker,
+                index: segment.index,
+                last: segment.last,
+                text: segment.text,
+            };
+            node_kit::send(&mut node, segment)?;
         }
     }
     Ok(())

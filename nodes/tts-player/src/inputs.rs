@@ -2,16 +2,17 @@
 //! and clip inputs, and dora node-hub's bare `text`/`audio` inputs.
 
 use audio_utils::resample;
-use node_kit::text_of;
 use player_core::PlayerInput;
-use voice_protocol::{hub, hub::LocalQuestionIds, ids, keys};
+use voice_protocol::messages::{Audio, Chunk, ClipJson, DecodeError, Pause, Segment};
+use voice_protocol::{hub, hub::LocalQuestionIds, ids};
 
 /// Microseconds from the voice's onset until now: from the time the controller's `pause`
 /// names (the voice detector's send), else from the pause's own send.
-pub fn since_onset_us(metadata: &dora_node_api::Metadata) -> u64 {
+pub fn since_onset_us(metadata: &dora_node_api::Metadata, data: &dora_node_api::DoraArray) -> u64 {
     let now = std::time::SystemTime::now();
-    match node_kit::int_param(&metadata.parameters, keys::ONSET_SENT_US) {
-        Some(onset) if onset > 0 => {
+    let pause = node_kit::decode::<Pause>(&metadata.parameters, data).unwrap_or_default();
+    match pause.onset_sent_us {
+        Some(onset) => {
             let onset = std::time::UNIX_EPOCH + std::time::Duration::from_micros(onset as u64);
             now.duration_since(onset).unwrap_or_default().as_micros() as u64
         }
@@ -43,57 +44,54 @@ pub fn to_player_input(
         ids::PAUSE => return Some(PlayerInput::Pause),
         ids::RESUME => return Some(PlayerInput::Resume),
         ids::CLIP | ids::COMMAND => {
-            let text = match text_of(data) {
-                Ok(text) => text,
-                Err(e) => {
-                    tracing::warn!(input = id, error = %e, "unreadable clip input ignored");
-                    return None;
+            let parsed = node_kit::decode::<ClipJson>(params, data).and_then(|clip| {
+                if id == ids::CLIP {
+                    clip.parse().map(PlayerInput::Clip)
+                } else {
+                    clip.parse().map(PlayerInput::Command)
                 }
-            };
-            let parsed = if id == ids::CLIP {
-                serde_json::from_str(&text).map(PlayerInput::Clip)
-            } else {
-                serde_json::from_str(&text).map(PlayerInput::Command)
-            };
+            });
             return match parsed {
                 Ok(input) => Some(input),
+                Err(e @ DecodeError::Payload(_)) => {
+                    tracing::warn!(input = id, error = %e, "unreadable clip input ignored");
+                    None
+                }
                 Err(e) => {
-                    tracing::warn!(input = id, error = %e, text = %voice_protocol::shorten(&text), "invalid clip JSON ignored");
+                    tracing::warn!(input = id, error = %e, "invalid clip JSON ignored");
                     None
                 }
             };
         }
+        // Only its id counts: its kind is not read.
+        ids::INTERRUPT => {
+            let Some(question_id) = node_kit::question_id(params) else {
+                tracing::warn!(input = id, "message without question_id ignored");
+                return None;
+            };
+            local_ids.observe(question_id);
+            return Some(PlayerInput::Interrupt { question_id });
+        }
         _ => {}
     }
-    let Some(question_id) = node_kit::question_id(params) else {
-        tracing::warn!(input = id, "message without question_id ignored");
-        return None;
-    };
-    local_ids.observe(question_id);
     match id {
-        ids::INTERRUPT => Some(PlayerInput::Interrupt { question_id }),
         ids::SEGMENT => {
-            let text = match text_of(data) {
-                Ok(text) => text,
+            if let Some(question_id) = node_kit::question_id(params) {
+                local_ids.observe(question_id);
+            }
+            let segment = match node_kit::decode::<Segment>(params, data) {
+                Ok(segment) => segment,
                 Err(e) => {
-                    tracing::warn!(error = %e, "unreadable segment ignored");
+                    tracing::warn!(input = id, error = %e, "segment ignored");
                     return None;
                 }
             };
-            let Some(index) = node_kit::int_param(params, keys::SEGMENT_INDEX)
-                .and_then(|i| u32::try_from(i).ok())
-            else {
-                tracing::warn!("segment without segment_index ignored");
-                return None;
-            };
             Some(PlayerInput::Segment {
-                speaker: node_kit::string_param(params, keys::SPEAKER)
-                    .unwrap_or("unknown")
-                    .to_owned(),
-                question_id,
-                index,
-                last: node_kit::bool_param(params, keys::LAST_SEGMENT).unwrap_or(false),
-                text,
+                speaker: segment.speaker,
+                question_id: segment.question_id,
+                index: segment.index,
+                last: segment.last,
+                text: segment.text,
             })
         }
         other => {
@@ -116,16 +114,11 @@ fn hub_input(
 ) -> Option<PlayerInput> {
     let is_text = hub::is_input(id, ids::TEXT);
     let prefix = if is_text { ids::TEXT } else { ids::AUDIO };
-    let speaker = hub::speaker_of(
-        id,
-        prefix,
-        node_kit::string_param(params, keys::SPEAKER),
-        id,
-    )
-    .to_owned();
-    let question_id = local_ids.or_fresh(node_kit::question_id(params));
     if is_text {
-        let text = match text_of(data) {
+        let chunk = node_kit::decode::<Chunk>(params, data).ok()?;
+        let question_id = local_ids.or_fresh(chunk.question_id);
+        let speaker = hub::speaker_of(id, prefix, chunk.speaker.as_deref(), id).to_owned();
+        let text = match chunk.text {
             Ok(text) => text,
             Err(e) => {
                 tracing::warn!(input = id, error = %e, "unreadable text ignored");
@@ -140,13 +133,15 @@ fn hub_input(
             text,
         });
     }
-    let block = match node_kit::audio_of(params, data) {
+    let question_id = local_ids.or_fresh(node_kit::question_id(params));
+    let block = match node_kit::decode::<Audio>(params, data) {
         Ok(block) => block,
         Err(problem) => {
             tracing::warn!(input = id, %problem, "audio ignored");
             return None;
         }
     };
+    let speaker = hub::speaker_of(id, prefix, block.speaker.as_deref(), id).to_owned();
     // NaN and infinities would poison the fades, the levels and the recording: silence.
     if block.silenced > 0 {
         tracing::warn!(
@@ -160,9 +155,8 @@ fn hub_input(
         question_id,
         index: 0,
         last: true,
-        text: node_kit::string_param(params, ids::TEXT)
-            .unwrap_or_default()
-            .to_owned(),
+        // A node-hub TTS node may say what the audio speaks.
+        text: block.text.unwrap_or_default(),
         samples: resample(&block.samples, block.sample_rate, rate),
     })
 }

@@ -30,12 +30,12 @@ use std::{
 use crossbeam_channel::{Sender, select};
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
-use node_kit::Params;
 use player_core::{
     Player, PlayerConfig, PlayerEvent, PlayerInput,
     human::{HumanLine, HumanRecorder},
 };
-use voice_protocol::{hub, hub::LocalQuestionIds, ids, keys};
+use voice_protocol::messages::{Audio, ClipJson, PlaybackStarted, Played, Utterance};
+use voice_protocol::{hub, hub::LocalQuestionIds, ids};
 
 use crate::{
     inputs::{micros_since_sent, since_onset_us, to_player_input},
@@ -94,7 +94,7 @@ fn main() -> eyre::Result<()> {
                 Ok(DoraEvent::Input { id, metadata, data }) if hub::is_input(id.as_str(), ids::HUMAN_AUDIO) => {
                     // The microphone the ASR bridge hears as `audio<suffix>`.
                     let mic = format!("{}{}", ids::AUDIO, &id.as_str()[ids::HUMAN_AUDIO.len()..]);
-                    match node_kit::audio_of(&metadata.parameters, &data) {
+                    match node_kit::decode::<Audio>(&metadata.parameters, &data) {
                         Ok(block) => {
                             if block.silenced > 0 && warned_inputs.insert(id.to_string()) {
                                 tracing::warn!(input = %id, replaced = block.silenced, "microphone audio holds non-finite samples: recorded as silence; reported once per input");
@@ -114,7 +114,7 @@ fn main() -> eyre::Result<()> {
                 Ok(DoraEvent::Input { id, metadata, data }) => {
                     let cut_off = matches!(id.as_str(), ids::PAUSE | ids::INTERRUPT);
                     let barge_in = (id.as_str() == ids::PAUSE)
-                        .then(|| (since_onset_us(&metadata), player.is_busy() && !player.is_paused()));
+                        .then(|| (since_onset_us(&metadata, &data), player.is_busy() && !player.is_paused()));
                     if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data, &mut local_ids, rate) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);
@@ -191,23 +191,21 @@ fn human_line(
     data: &dora_node_api::DoraArray,
     now_ms: u64,
 ) -> Option<HumanLine> {
-    if !node_kit::bool_param(params, keys::IS_HUMAN).unwrap_or(false) {
-        return None;
-    }
-    let text = match node_kit::text_of(data) {
-        Ok(text) => text,
+    let utterance = match node_kit::decode::<Utterance>(params, data) {
+        Ok(utterance) if utterance.human => utterance,
+        Ok(_) => return None,
         Err(e) => {
-            tracing::warn!(error = %e, "unreadable human utterance not put on the timeline");
+            tracing::debug!(error = %e, "unreadable utterance not put on the timeline");
             return None;
         }
     };
-    let heard = node_kit::HeardSpan::from_params(params);
     Some(
         human.line(
-            node_kit::string_param(params, keys::SPEAKER).unwrap_or("human"),
-            node_kit::question_id(params).unwrap_or(0),
-            text,
-            heard
+            &utterance.speaker,
+            utterance.question_id,
+            utterance.text,
+            utterance
+                .heard
                 .as_ref()
                 .map(|h| (h.audio_input.as_str(), h.start_ms, h.end_ms)),
             now_ms,
@@ -235,12 +233,12 @@ fn render_block(
     recording.write(block)?;
     let written_at = std::time::SystemTime::now();
     if let Some((speaker, question_id)) = rendered.speaker {
-        let params = Params::new()
-            .question_id(question_id)
-            .string(keys::SPEAKER, speaker)
-            .int(keys::SAMPLE_RATE, i64::from(rate))
-            .build();
-        node.send_output(ids::AUDIO.into(), params, block.to_vec())?;
+        let audio = Audio {
+            question_id: Some(question_id),
+            speaker: Some(speaker),
+            ..Audio::new(rate, block.to_vec())
+        };
+        node_kit::send(node, audio)?;
     }
     Ok((rendered.events, written_at))
 }
@@ -314,22 +312,23 @@ fn apply(
             at_ms,
         } => {
             tracing::debug!(%speaker, question_id, at_ms, "playback started");
-            let params = Params::new()
-                .question_id(question_id)
-                .string(keys::SPEAKER, speaker.clone())
-                .build();
-            node.send_output(ids::PLAYBACK_STARTED.into(), params, speaker)?;
+            let started = PlaybackStarted {
+                question_id: Some(question_id),
+                speaker,
+            };
+            node_kit::send(node, started)?;
         }
         PlayerEvent::PlaybackDone(record) => {
             tracing::info!(speaker = %record.speaker, question_id = record.question_id, interrupted = record.interrupted, chars = record.chars_played, "played");
             recording.timeline(&record)?;
-            let params = Params::new()
-                .question_id(record.question_id)
-                .string(keys::SPEAKER, record.speaker.clone())
-                .bool(keys::INTERRUPTED, record.interrupted)
-                .int(keys::CHARS_PLAYED, record.chars_played as i64)
-                .build();
-            node.send_output(ids::PLAYBACK_DONE.into(), params, record.text_played)?;
+            let played = Played {
+                question_id: Some(record.question_id),
+                speaker: record.speaker,
+                interrupted: record.interrupted,
+                chars_played: Some(record.chars_played as u64),
+                text: record.text_played,
+            };
+            node_kit::send(node, played)?;
         }
     }
     Ok(())
@@ -342,11 +341,5 @@ fn send_json(
     clip_id: &str,
     value: &impl serde::Serialize,
 ) -> eyre::Result<()> {
-    let params = Params::new().string(keys::CLIP_ID, clip_id).build();
-    node.send_output(
-        output.to_owned().into(),
-        params,
-        serde_json::to_string(value)?,
-    )?;
-    Ok(())
+    node_kit::send_on(node, output, ClipJson::of(clip_id, value)?)
 }
