@@ -92,6 +92,38 @@ pub enum Event {
     Tick,
 }
 
+/// The controller is a conductor like the others (docs/ARCHITECTURE.md, "Conductors"):
+/// its node runs on the same loop, its calls are recorded and replayed the same way.
+/// [`Event::Start`] and [`Event::Tick`] are the trait's own calls.
+impl conductor::Conductor for Conference {
+    type Input = Event;
+    type Output = Action;
+    type Opening = ();
+
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Action> {
+        Conference::handle(self, Event::Start, Duration::from_millis(now_ms))
+    }
+
+    fn handle(&mut self, input: Event, now_ms: u64) -> Vec<Action> {
+        Conference::handle(self, input, Duration::from_millis(now_ms))
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<Action> {
+        Conference::handle(self, Event::Tick, Duration::from_millis(now_ms))
+    }
+
+    /// The next deadline, rounded up to the millisecond it falls in.
+    fn next_wake(&self) -> Option<u64> {
+        self.next_deadline()
+            .map(|d| u64::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX))
+    }
+
+    /// The controller runs as long as its dataflow does.
+    fn finished(&self) -> bool {
+        false
+    }
+}
+
 /// A finished (or cut-short) utterance, for history and transcripts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Utterance {

@@ -68,6 +68,7 @@ fn main() -> eyre::Result<()> {
         restarted: |input: &str| Incoming::Restarted {
             input: input.to_owned(),
         },
+        closed: |_: &str| None,
         emit: |out| send(&mut node, out),
     };
     let ending =

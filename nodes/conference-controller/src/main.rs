@@ -7,13 +7,14 @@
 //! Outputs: `turn`, `interrupt`, `status`, `utterance`, and `pause` / `resume` for the
 //! player (the human's floor held and released). See docs/ARCHITECTURE.md.
 
-use std::time::Instant;
+use std::{cell::RefCell, time::Instant};
 
 use conference_core::{Action, CONTROLLER_FORMAT, Conference, ControllerSetup, Event, NoticeLevel};
-use dora_node_api::{DoraNode, Event as DoraEvent};
+use dora_node_api::DoraNode;
 use eyre::{Context, bail, eyre};
-use node_kit::decisions::DecisionWriter;
-use node_kit::{HeardSpan, Next, next_event};
+use node_kit::HeardSpan;
+use node_kit::conduct::{Conversions, Received};
+use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use turn_policy::{Policy, Viability};
 use voice_protocol::messages::{
     Chunk, Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance,
@@ -73,80 +74,66 @@ fn main() -> eyre::Result<()> {
     // Which inputs each upstream node feeds: a restarted node restarts those inputs.
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
-    let mut conference = Conference::new(engine, setup.config());
+    let now = || start.elapsed().as_millis() as u64;
     // Every call of the core, recorded for `replay` (docs/ARCHITECTURE.md, "Record and
     // replay").
     let session = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
-    let mut log = DecisionWriter::open(&session, node.id().as_ref(), CONTROLLER_FORMAT, &setup);
-    let mut decide = |conference: &mut Conference, event: Event| {
-        let now = start.elapsed();
-        let actions = conference.handle(event.clone(), now);
-        log.step(now, &event, &actions);
-        actions
+    let log = DecisionWriter::open(&session, node.id().as_ref(), CONTROLLER_FORMAT, &setup);
+    let mut conference = RecordedConductor::new(Conference::new(engine, setup.config()), (), log);
+    // What the player is told besides the core's decisions, noted as the inputs come.
+    let notes = RefCell::new(Notes::default());
+    let mut conversions = Conversions {
+        decode: |input: Received<'_>| {
+            notes.borrow_mut().observe(&input);
+            to_core_event(input.id, input.params, input.data)
+        },
+        restarted: |input: &str| Event::Restarted {
+            input: input.to_owned(),
+        },
+        closed: |input: &str| {
+            Some(Event::InputClosed {
+                input: input.to_owned(),
+            })
+        },
+        emit: |actions| emit(&mut node, actions, &mut notes.borrow_mut()),
     };
-
-    let actions = decide(&mut conference, Event::Start);
-    emit(&mut node, actions, None, None)?;
-    // When the voice detector sent the last `speech_started` (µs since the Unix epoch):
-    // the player's `pause` carries it, so onset → silence is measured over both hops.
-    let mut onset_sent_us = None;
-    // When the human's last transcript was spoken (see [`emit`]).
-    let mut heard = None;
-    loop {
-        let wait = conference
-            .next_deadline()
-            .map(|d| d.saturating_sub(start.elapsed()));
-        let event = match next_event(&mut events, wait) {
-            Next::Closed => break,
-            Next::Timeout => Event::Tick,
-            Next::Event(event) => match *event {
-                DoraEvent::NodeRestarted { id } => {
-                    tracing::warn!(node = %id, "an upstream node restarted");
-                    let mut actions = Vec::new();
-                    for input in sources.fed_by(id.as_ref()) {
-                        let event = Event::Restarted {
-                            input: input.to_owned(),
-                        };
-                        actions.extend(decide(&mut conference, event));
-                    }
-                    emit(&mut node, actions, None, None)?;
-                    continue;
-                }
-                DoraEvent::Input { id, metadata, data } => {
-                    if id.as_str() == ids::HUMAN {
-                        heard = node_kit::DoraMeta(&metadata.parameters).heard();
-                    }
-                    if id.as_str() == ids::SPEECH_STARTED {
-                        let sent = metadata.timestamp().get_time().to_system_time();
-                        onset_sent_us = sent
-                            .duration_since(std::time::UNIX_EPOCH)
-                            .ok()
-                            .map(|d| d.as_micros() as i64);
-                    }
-                    match to_core_event(id.as_str(), &metadata.parameters, &data) {
-                        Some(event) => event,
-                        None => continue,
-                    }
-                }
-                DoraEvent::InputClosed { id } => {
-                    tracing::debug!(input = %id, "input closed");
-                    Event::InputClosed {
-                        input: id.to_string(),
-                    }
-                }
-                DoraEvent::Stop(_) => break,
-                DoraEvent::Error(e) => {
-                    tracing::warn!(error = %e, "dora reported an error");
-                    continue;
-                }
-                _ => continue,
-            },
-        };
-        let actions = decide(&mut conference, event);
-        emit(&mut node, actions, onset_sent_us, heard.take())?;
-    }
-    tracing::info!(stats = %conference.engine().stats().to_json(), "conference controller stopped");
+    let ending = node_kit::conduct::run(
+        &mut conference,
+        &mut events,
+        &sources,
+        now,
+        &mut conversions,
+    )?;
+    tracing::debug!(?ending, "controller loop over");
+    tracing::info!(stats = %conference.conductor.engine().stats().to_json(), "conference controller stopped");
     Ok(())
+}
+
+/// What the player is told besides the core's decisions, from the inputs' metadata.
+#[derive(Default)]
+struct Notes {
+    /// When the voice detector sent the last `speech_started` (µs since the Unix epoch):
+    /// the player's `pause` carries it, so onset → silence is measured over both hops.
+    onset_sent_us: Option<i64>,
+    /// When the human's last transcript was spoken: passed on with their utterance (the
+    /// player puts them on the recording's clock).
+    heard: Option<HeardSpan>,
+}
+
+impl Notes {
+    fn observe(&mut self, input: &Received<'_>) {
+        match input.id {
+            ids::HUMAN => self.heard = node_kit::DoraMeta(input.params).heard(),
+            ids::SPEECH_STARTED => {
+                self.onset_sent_us = input
+                    .sent
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .ok()
+                    .map(|d| d.as_micros() as i64);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// What a participant of this dataflow lacks (its input here, at the segmenter, at the
@@ -243,14 +230,10 @@ fn to_core_event(
     }
 }
 
-/// `heard`: when the human's words that led to `actions` were spoken, passed on with
-/// their utterance (the player puts them on the recording's clock).
-fn emit(
-    node: &mut DoraNode,
-    actions: Vec<Action>,
-    onset_sent_us: Option<i64>,
-    heard: Option<HeardSpan>,
-) -> eyre::Result<()> {
+/// Sends the core's decisions, with what `notes` holds for the player.
+fn emit(node: &mut DoraNode, actions: Vec<Action>, notes: &mut Notes) -> eyre::Result<()> {
+    let heard = notes.heard.take();
+    let onset_sent_us = notes.onset_sent_us;
     for action in actions {
         match action {
             Action::Hold => {

@@ -87,6 +87,7 @@ fn main() -> eyre::Result<()> {
         restarted: |input: &str| Input::Restarted {
             input: input.to_owned(),
         },
+        closed: |_: &str| None,
         emit: |out| emit(&mut node, out),
     };
     let ending =

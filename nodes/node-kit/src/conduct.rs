@@ -65,11 +65,13 @@ where
 }
 
 /// What a conductor node is made of besides its conductor: its conversions.
-pub struct Conversions<D, R, E> {
+pub struct Conversions<D, R, K, E> {
     /// An input as the conductor's; `None` when it cannot be used (the function warns).
     pub decode: D,
     /// The input the conductor gets for each input an upstream node's restart broke off.
     pub restarted: R,
+    /// The input the conductor gets when an input closed (its sender is gone), if any.
+    pub closed: K,
     /// Sends and writes what the conductor decided, in order.
     pub emit: E,
 }
@@ -79,17 +81,18 @@ pub struct Conversions<D, R, E> {
 /// before each input ([`conductor::tick_due`], at the time it is), and hands it the
 /// decoded input. `now` is the node's clock in milliseconds of the run. Returns how the
 /// loop ended; a failed emit ends it with that error.
-pub fn run<C, D, R, E>(
+pub fn run<C, D, R, K, E>(
     conductor: &mut C,
     events: &mut EventStream,
     sources: &InputSources,
     now: impl Fn() -> u64,
-    conversions: &mut Conversions<D, R, E>,
+    conversions: &mut Conversions<D, R, K, E>,
 ) -> eyre::Result<Ending>
 where
     C: Conductor<Opening = ()>,
     D: FnMut(Received<'_>) -> Option<C::Input>,
     R: FnMut(&str) -> C::Input,
+    K: FnMut(&str) -> Option<C::Input>,
     E: FnMut(Vec<C::Output>) -> eyre::Result<()>,
 {
     let emit = &mut conversions.emit;
@@ -115,6 +118,7 @@ where
                         id: id.as_str(),
                         params: &metadata.parameters,
                         data: &data,
+                        sent: metadata.timestamp().get_time().to_system_time(),
                     };
                     match (conversions.decode)(received) {
                         Some(input) => vec![input],
@@ -130,7 +134,10 @@ where
                 }
                 Event::InputClosed { id } => {
                     tracing::debug!(input = %id, "input closed");
-                    continue;
+                    match (conversions.closed)(id.as_str()) {
+                        Some(input) => vec![input],
+                        None => continue,
+                    }
                 }
                 Event::Stop(_) => return Ok(Ending::Stopped),
                 Event::Error(e) => {
@@ -158,6 +165,8 @@ pub struct Received<'a> {
     pub id: &'a str,
     pub params: &'a MetadataParameters,
     pub data: &'a DoraArray,
+    /// When the sender sent it (its dora timestamp).
+    pub sent: std::time::SystemTime,
 }
 
 impl Received<'_> {
@@ -276,6 +285,7 @@ mod tests {
             id: "ann",
             params: &p,
             data: &data,
+            sent: std::time::UNIX_EPOCH,
         };
         assert_eq!(r.readable_text().as_deref(), Some("Hello."));
         let chunk = r.chunk();
@@ -291,6 +301,7 @@ mod tests {
             id: "ann",
             params: &p,
             data: &data,
+            sent: std::time::UNIX_EPOCH,
         };
         let chunk = r.chunk();
         assert_eq!((chunk.status, chunk.ends()), (None, true));
@@ -309,6 +320,7 @@ mod tests {
             id: "reply_bo",
             params: &p,
             data: &data,
+            sent: std::time::UNIX_EPOCH,
         };
         // A reply's text must be readable.
         assert_eq!(r.reply(), None);
@@ -317,6 +329,7 @@ mod tests {
             id: "reply_bo",
             params: &p,
             data: &text,
+            sent: std::time::UNIX_EPOCH,
         };
         let reply = r.reply().unwrap();
         assert_eq!(reply.speaker.as_deref(), Some("bo"));
@@ -326,6 +339,7 @@ mod tests {
             id: "reply_bo",
             params: &p,
             data: &data,
+            sent: std::time::UNIX_EPOCH,
         };
         assert_eq!(r.played(), Some(4));
         assert!(r.text().is_err());

@@ -140,8 +140,17 @@ fn replay_log(
                 }
                 setup.build().map_err(|e| e.to_string())
             },
-            |conference, event: &Event, at_ns| {
-                conference.handle(event.clone(), Duration::from_nanos(at_ns))
+            // At the recorded nanosecond: a controller recorded before it ran as a
+            // conductor passed its time with that precision.
+            |conference, call: &ControllerCall, at_ns| {
+                let event = match call.clone() {
+                    ControllerCall::Call(Call::Start) => Event::Start,
+                    ControllerCall::Call(Call::Tick) => Event::Tick,
+                    ControllerCall::Call(Call::Input(event)) | ControllerCall::Event(event) => {
+                        event
+                    }
+                };
+                conference.handle(event, Duration::from_nanos(at_ns))
             },
         )?,
         ROUNDTABLE_FORMAT => {
@@ -192,6 +201,16 @@ fn replay_log(
         format,
         segments,
     })
+}
+
+/// A step of the conference controller's log: a conductor's call, or, in a log recorded
+/// before the controller ran as a conductor, the event it was handed (its own start and
+/// ticks among them).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum ControllerCall {
+    Call(Call<Event>),
+    Event(Event),
 }
 
 /// Reads a log of setups `S` and inputs `I`, builds a fresh core per segment and compares

@@ -15,7 +15,12 @@ fn every_recorded_format_replays_identically() {
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         for node in &replays {
             for segment in &node.segments {
-                assert!(segment.decisions > 0, "{}: {} replayed nothing", dir.display(), node.node);
+                assert!(
+                    segment.decisions > 0,
+                    "{}: {} replayed nothing",
+                    dir.display(),
+                    node.node
+                );
                 assert!(
                     segment.first_difference.is_none(),
                     "{}: {} decided otherwise: {:#?}",
