@@ -21,7 +21,7 @@ use voice_protocol::clips::{
 /// What the node received, decoded.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Incoming {
+pub enum Input {
     /// A streamed chunk of a participant's `text`.
     Text {
         agent: String,
@@ -48,7 +48,7 @@ pub enum Incoming {
 
 /// What the node must send.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outgoing {
+pub enum Output {
     Turn {
         agent: String,
         question_id: u64,
@@ -161,7 +161,7 @@ impl Conductor {
         self.next_id
     }
 
-    pub fn start(&mut self, now: u64) -> Vec<Outgoing> {
+    pub fn start(&mut self, now: u64) -> Vec<Output> {
         let actions = self.core.handle(Event::Start, now);
         self.carry_out(actions, now)
     }
@@ -178,7 +178,7 @@ impl Conductor {
     }
 
     /// Time passed: expired waits give up, then the core ticks.
-    pub fn tick(&mut self, now: u64) -> Vec<Outgoing> {
+    pub fn tick(&mut self, now: u64) -> Vec<Output> {
         let mut out = Vec::new();
         let expired: Vec<u64> = self
             .segments
@@ -213,7 +213,7 @@ impl Conductor {
         for clip_id in expired {
             self.synthesizing.remove(&clip_id);
             tracing::warn!(%clip_id, "clip not synthesized in time; dropped");
-            out.push(Outgoing::Command(ClipCommand::Discard {
+            out.push(Output::Command(ClipCommand::Discard {
                 clip_id: clip_id.clone(),
             }));
             let actions = self.core.handle(Event::ClipFailed { clip_id }, now);
@@ -233,12 +233,12 @@ impl Conductor {
         (at_ms as i64 + offset).max(0) as u64
     }
 
-    pub fn handle(&mut self, incoming: Incoming, now: u64) -> Vec<Outgoing> {
+    pub fn handle(&mut self, incoming: Input, now: u64) -> Vec<Output> {
         let mut out = Vec::new();
         let event = match incoming {
             // A restarted bridge lost the segments it was writing: each fails now, as a
             // failed generation does (the round need not wait for a timeout).
-            Incoming::Restarted { input } => {
+            Input::Restarted { input } => {
                 let lost: Vec<u64> = self
                     .segments
                     .iter()
@@ -246,7 +246,7 @@ impl Conductor {
                     .map(|(q, _)| *q)
                     .collect();
                 for question_id in lost {
-                    let failed = Incoming::Text {
+                    let failed = Input::Text {
                         agent: input.clone(),
                         question_id,
                         text: String::new(),
@@ -257,7 +257,7 @@ impl Conductor {
                 }
                 return out;
             }
-            Incoming::Text {
+            Input::Text {
                 agent,
                 question_id,
                 text,
@@ -298,11 +298,11 @@ impl Conductor {
                     };
                     self.clips
                         .insert(spec.clip_id.clone(), ClipInfo { agent, question_id });
-                    out.push(Outgoing::Clip(spec));
+                    out.push(Output::Clip(spec));
                     return out;
                 }
             }
-            Incoming::Reply {
+            Input::Reply {
                 request_id,
                 text,
                 error,
@@ -330,7 +330,7 @@ impl Conductor {
                     },
                 }
             }
-            Incoming::ClipReady(ready) => {
+            Input::ClipReady(ready) => {
                 if self.synthesizing.remove(&ready.clip_id).is_some() {
                     match ready.error {
                         Some(_) => Event::ClipFailed {
@@ -374,22 +374,22 @@ impl Conductor {
                     }
                 } else {
                     tracing::debug!(clip_id = %ready.clip_id, "clip_ready of a clip no longer wanted");
-                    out.push(Outgoing::Command(ClipCommand::Discard {
+                    out.push(Output::Command(ClipCommand::Discard {
                         clip_id: ready.clip_id,
                     }));
                     return out;
                 }
             }
-            Incoming::ClipStarted(s) => Event::ClipStarted {
+            Input::ClipStarted(s) => Event::ClipStarted {
                 at_ms: self.player_time(s.at_ms, now),
                 clip_id: s.clip_id,
             },
-            Incoming::Beat(b) => Event::BeatReached {
+            Input::Beat(b) => Event::BeatReached {
                 at_ms: self.player_time(b.at_ms, now),
                 clip_id: b.clip_id,
                 beat: b.beat,
             },
-            Incoming::ClipFinished(f) => {
+            Input::ClipFinished(f) => {
                 let at_ms = self.player_time(f.end_ms, now);
                 let Some(info) = self.clips.remove(&f.clip_id) else {
                     tracing::debug!(clip_id = %f.clip_id, "end of an unknown clip ignored");
@@ -402,7 +402,7 @@ impl Conductor {
                 if !f.overlay {
                     self.last_speaker = Some(info.agent.clone());
                 }
-                out.push(Outgoing::Utterance {
+                out.push(Output::Utterance {
                     speaker: info.agent,
                     question_id: info.question_id,
                     text: f.text_played,
@@ -420,15 +420,15 @@ impl Conductor {
     }
 
     /// A pending segment is given up: stop its generation or drop its clip.
-    fn abandon(&mut self, s: &PendingSegment) -> Vec<Outgoing> {
+    fn abandon(&mut self, s: &PendingSegment) -> Vec<Output> {
         match s.stage {
             Stage::Generating => {
                 let question_id = self.fresh_id();
-                vec![Outgoing::Interrupt { question_id }]
+                vec![Output::Interrupt { question_id }]
             }
             Stage::Synthesizing => {
                 self.clips.remove(&s.req.clip_id);
-                vec![Outgoing::Command(ClipCommand::Discard {
+                vec![Output::Command(ClipCommand::Discard {
                     clip_id: s.req.clip_id.clone(),
                 })]
             }
@@ -440,7 +440,7 @@ impl Conductor {
     #[allow(clippy::too_many_arguments)]
     fn request(
         &mut self,
-        out: &mut Vec<Outgoing>,
+        out: &mut Vec<Output>,
         agent: &str,
         kind: &str,
         prompt: String,
@@ -453,13 +453,13 @@ impl Conductor {
         let body = serde_json::json!({
             "id": id, "kind": kind, "prompt": prompt, "json": json, "max_words": max_words,
         });
-        out.push(Outgoing::Request {
+        out.push(Output::Request {
             agent: agent.to_owned(),
             json: body.to_string(),
         });
     }
 
-    fn carry_out(&mut self, actions: Vec<Action>, now: u64) -> Vec<Outgoing> {
+    fn carry_out(&mut self, actions: Vec<Action>, now: u64) -> Vec<Output> {
         let mut out = Vec::new();
         for action in actions {
             match action {
@@ -473,7 +473,7 @@ impl Conductor {
                         .or_else(|| self.last_speaker.clone().filter(|s| *s != req.agent));
                     let heard = other.map(|o| self.last_heard(&o)).unwrap_or_default();
                     let instruction = segment_instruction(&req, heard);
-                    out.push(Outgoing::Turn {
+                    out.push(Output::Turn {
                         agent: req.agent.clone(),
                         question_id,
                         instruction,
@@ -578,7 +578,7 @@ impl Conductor {
                     );
                     self.synthesizing
                         .insert(clip_id.clone(), now + self.timeouts.request_ms);
-                    out.push(Outgoing::Clip(ClipSpec {
+                    out.push(Output::Clip(ClipSpec {
                         clip_id,
                         speaker: agent,
                         question_id,
@@ -595,7 +595,7 @@ impl Conductor {
                     if let Some(first) = split_sentences(&text).into_iter().next() {
                         self.last_words.insert(agent, first);
                     }
-                    out.push(Outgoing::Command(if overlay {
+                    out.push(Output::Command(if overlay {
                         ClipCommand::PlayOverlay { clip_id }
                     } else {
                         ClipCommand::Play { clip_id }
@@ -606,23 +606,23 @@ impl Conductor {
                     gain_db,
                     ramp_ms,
                     ..
-                } => out.push(Outgoing::Command(ClipCommand::Duck {
+                } => out.push(Output::Command(ClipCommand::Duck {
                     clip_id,
                     gain_db,
                     ramp_ms,
                 })),
                 Action::Unduck { clip_id, ramp_ms } => {
-                    out.push(Outgoing::Command(ClipCommand::Unduck { clip_id, ramp_ms }))
+                    out.push(Output::Command(ClipCommand::Unduck { clip_id, ramp_ms }))
                 }
                 Action::FadeOut { clip_id, fade_ms } => {
-                    out.push(Outgoing::Command(ClipCommand::FadeOut { clip_id, fade_ms }))
+                    out.push(Output::Command(ClipCommand::FadeOut { clip_id, fade_ms }))
                 }
                 Action::FadeIn {
                     clip_id,
                     delay_ms,
                     fade_ms,
                     ..
-                } => out.push(Outgoing::Command(ClipCommand::FadeIn {
+                } => out.push(Output::Command(ClipCommand::FadeIn {
                     clip_id,
                     delay_ms,
                     fade_ms,
@@ -635,7 +635,7 @@ impl Conductor {
                     });
                     self.synthesizing.remove(&clip_id);
                     self.clips.remove(&clip_id);
-                    out.push(Outgoing::Command(ClipCommand::Discard { clip_id }));
+                    out.push(Output::Command(ClipCommand::Discard { clip_id }));
                 }
                 Action::CancelSegment { segment_id } => {
                     if let Some((&q, _)) = self
@@ -647,8 +647,8 @@ impl Conductor {
                         out.extend(self.abandon(&s));
                     }
                 }
-                Action::Record(record) => out.push(Outgoing::Record(record)),
-                Action::End { reason } => out.push(Outgoing::Ended(reason)),
+                Action::Record(record) => out.push(Output::Record(record)),
+                Action::End { reason } => out.push(Output::Ended(reason)),
             }
         }
         out
@@ -759,19 +759,19 @@ pub fn role_name(role: ClipRole) -> &'static str {
 }
 
 impl ::conductor::Conductor for Conductor {
-    type Input = Incoming;
-    type Output = Outgoing;
+    type Input = Input;
+    type Output = Output;
     type Opening = ();
 
-    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Outgoing> {
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Output> {
         Conductor::start(self, now_ms)
     }
 
-    fn handle(&mut self, input: Incoming, now_ms: u64) -> Vec<Outgoing> {
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
         Conductor::handle(self, input, now_ms)
     }
 
-    fn tick(&mut self, now_ms: u64) -> Vec<Outgoing> {
+    fn tick(&mut self, now_ms: u64) -> Vec<Output> {
         Conductor::tick(self, now_ms)
     }
 
@@ -815,7 +815,7 @@ mod tests {
             .iter()
             .chain(out.iter().map(|(_, o)| o))
             .filter_map(|o| match o {
-                Outgoing::Turn { agent, .. } => Some(agent.clone()),
+                Output::Turn { agent, .. } => Some(agent.clone()),
                 _ => None,
             })
             .collect();
@@ -827,7 +827,7 @@ mod tests {
         let conductor = || {
             let mut c = three_participants();
             let started = c.start(0);
-            let (_, mut out): (Vec<u64>, Vec<Outgoing>) =
+            let (_, mut out): (Vec<u64>, Vec<Output>) =
                 ::conductor::drive(&mut c, [], 3_000).into_iter().unzip();
             out.extend(started);
             (c, out)
@@ -836,13 +836,13 @@ mod tests {
         let (agent, q) = out
             .iter()
             .find_map(|o| match o {
-                Outgoing::Turn {
+                Output::Turn {
                     agent, question_id, ..
                 } => Some((agent.clone(), *question_id)),
                 _ => None,
             })
             .expect("a turn within three seconds");
-        let restart = |input: &str| Incoming::Restarted {
+        let restart = |input: &str| Input::Restarted {
             input: input.into(),
         };
         let other = if agent == "ada" { "bo" } else { "ada" };
@@ -850,7 +850,7 @@ mod tests {
         let after_restart = restarted.handle(restart(&agent), 3_000);
         let (mut failed, _) = conductor();
         let after_error = failed.handle(
-            Incoming::Text {
+            Input::Text {
                 agent: agent.clone(),
                 question_id: q,
                 text: String::new(),
@@ -862,7 +862,7 @@ mod tests {
         assert_eq!(after_restart, after_error);
         assert!(!after_restart.is_empty());
         // The segment is gone: late text for it is ignored.
-        let late = Incoming::Text {
+        let late = Input::Text {
             agent,
             question_id: q,
             text: "Late.".into(),

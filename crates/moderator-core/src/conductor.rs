@@ -35,7 +35,7 @@ pub struct Config {
 
 /// A message for the dataflow.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Out {
+pub enum Output {
     /// `turn`: Utf8 agent id, with `question_id`, `speaker` and `instruction`.
     Turn {
         agent: String,
@@ -173,7 +173,7 @@ impl Conductor {
         self.finished
     }
 
-    pub fn start(&mut self, now_ms: u64) -> Vec<Out> {
+    pub fn start(&mut self, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
         let actions = self.rt.handle(Event::Start, now_ms);
         self.process(actions, now_ms, &mut out);
@@ -199,7 +199,7 @@ impl Conductor {
     }
 
     /// Time passed: overdue playback reports, missing intents, the driver's deadlines.
-    pub fn tick(&mut self, now_ms: u64) -> Vec<Out> {
+    pub fn tick(&mut self, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
         if self.finished {
             return out;
@@ -236,7 +236,7 @@ impl Conductor {
     /// A restarted bridge lost the turn it was answering: the turn ends now, with what was
     /// heard of it, as a failed generation ends (the next speaker need not wait for the
     /// speech timeout).
-    pub fn on_restarted(&mut self, input: &str, now_ms: u64) -> Vec<Out> {
+    pub fn on_restarted(&mut self, input: &str, now_ms: u64) -> Vec<Output> {
         let lost = self
             .floor
             .as_ref()
@@ -263,7 +263,7 @@ impl Conductor {
         text: &str,
         error: Option<&str>,
         now_ms: u64,
-    ) -> Vec<Out> {
+    ) -> Vec<Output> {
         let mut out = Vec::new();
         if self.rt.scenario().agent(input).is_none() {
             tracing::warn!(
@@ -303,7 +303,7 @@ impl Conductor {
         let text = floor.text.as_str().trim().to_owned();
         tracing::info!(agent = %floor.agent, question_id, text = %shorten(&text), "utterance finished");
         if !text.is_empty() {
-            out.push(Out::Utterance {
+            out.push(Output::Utterance {
                 speaker: floor.agent.clone(),
                 question_id,
                 text: text.clone(),
@@ -336,7 +336,7 @@ impl Conductor {
         answer: &str,
         error: Option<&str>,
         now_ms: u64,
-    ) -> Vec<Out> {
+    ) -> Vec<Output> {
         let mut out = Vec::new();
         let agent = match speaker {
             Some(s) if !s.trim().is_empty() => s.trim().to_owned(),
@@ -377,7 +377,7 @@ impl Conductor {
     }
 
     /// The player's `playback_done` for `question_id`.
-    pub fn on_played(&mut self, question_id: u64, now_ms: u64) -> Vec<Out> {
+    pub fn on_played(&mut self, question_id: u64, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
         self.last_progress_ms = now_ms;
         // The player sounds lines in question-id order: older ones are done too.
@@ -396,10 +396,10 @@ impl Conductor {
     }
 
     /// A `control` command: `stats` or `stop` (plain text or `{"command": "..."}`).
-    pub fn on_control(&mut self, text: &str, now_ms: u64) -> Vec<Out> {
+    pub fn on_control(&mut self, text: &str, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
         match parse_control(text) {
-            Some(Control::Stats) => out.push(Out::Status(self.status_json())),
+            Some(Control::Stats) => out.push(Output::Status(self.status_json())),
             Some(Control::Stop) => {
                 if self.ending.is_none() {
                     tracing::info!("stop requested: closing the roundtable");
@@ -436,7 +436,7 @@ impl Conductor {
         }
     }
 
-    fn deliver_held(&mut self, now_ms: u64, out: &mut Vec<Out>) {
+    fn deliver_held(&mut self, now_ms: u64, out: &mut Vec<Output>) {
         let Some(held) = self.held.take() else {
             return;
         };
@@ -458,7 +458,7 @@ impl Conductor {
         agent: &str,
         answer: Option<&str>,
         now_ms: u64,
-        out: &mut Vec<Out>,
+        out: &mut Vec<Output>,
     ) {
         let heuristic = |rt: &Roundtable| {
             rt.heuristic_context(agent)
@@ -486,7 +486,7 @@ impl Conductor {
         self.process(actions, now_ms, out);
     }
 
-    fn process(&mut self, actions: Vec<Action>, now_ms: u64, out: &mut Vec<Out>) {
+    fn process(&mut self, actions: Vec<Action>, now_ms: u64, out: &mut Vec<Output>) {
         for action in actions {
             match action {
                 Action::Decision(d) => {
@@ -498,7 +498,7 @@ impl Conductor {
                         reason = %d.reason,
                         "decision"
                     );
-                    out.push(Out::Decision(self.decision_json(&d, now_ms)));
+                    out.push(Output::Decision(self.decision_json(&d, now_ms)));
                 }
                 Action::ModeratorSay {
                     question_id,
@@ -516,12 +516,12 @@ impl Conductor {
                         self.unplayed.said(question_id, ());
                     }
                     self.last_line = Some((MODERATOR.to_owned(), text.clone()));
-                    out.push(Out::Line {
+                    out.push(Output::Line {
                         question_id,
                         text: text.clone(),
                         kind,
                     });
-                    out.push(Out::Utterance {
+                    out.push(Output::Utterance {
                         speaker: MODERATOR.to_owned(),
                         question_id,
                         text,
@@ -548,7 +548,7 @@ impl Conductor {
                             now_ms.saturating_add(window - window / 4),
                         ),
                     });
-                    out.push(Out::Request(self.request_json(question_id, phase)));
+                    out.push(Output::Request(self.request_json(question_id, phase)));
                 }
                 Action::GiveFloor {
                     agent,
@@ -568,7 +568,7 @@ impl Conductor {
                         question_id,
                         text: ::conductor::Utterance::default(),
                     });
-                    out.push(Out::Turn {
+                    out.push(Output::Turn {
                         agent,
                         question_id,
                         instruction,
@@ -677,14 +677,14 @@ fn parse_control(text: &str) -> Option<Control> {
 
 impl ::conductor::Conductor for Conductor {
     type Input = Input;
-    type Output = Out;
+    type Output = Output;
     type Opening = ();
 
-    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Out> {
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Output> {
         Conductor::start(self, now_ms)
     }
 
-    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Out> {
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
         match input {
             Input::Text {
                 input,
@@ -713,7 +713,7 @@ impl ::conductor::Conductor for Conductor {
         }
     }
 
-    fn tick(&mut self, now_ms: u64) -> Vec<Out> {
+    fn tick(&mut self, now_ms: u64) -> Vec<Output> {
         Conductor::tick(self, now_ms)
     }
 
@@ -802,7 +802,7 @@ phases:
             30,
         );
         assert!(
-            out.iter().any(|o| matches!(o, Out::Utterance { question_id, text, .. } if *question_id == q && text == "Cars are")),
+            out.iter().any(|o| matches!(o, Output::Utterance { question_id, text, .. } if *question_id == q && text == "Cars are")),
             "{out:#?}"
         );
         // The next turn comes from the conductor's own pacing, not the speech timeout.
@@ -834,19 +834,19 @@ phases:
         )
     }
 
-    fn turn(out: &[Out]) -> Option<(String, u64)> {
+    fn turn(out: &[Output]) -> Option<(String, u64)> {
         out.iter().find_map(|o| match o {
-            Out::Turn {
+            Output::Turn {
                 agent, question_id, ..
             } => Some((agent.clone(), *question_id)),
             _ => None,
         })
     }
 
-    fn lines(out: &[Out]) -> Vec<(u64, LineKind)> {
+    fn lines(out: &[Output]) -> Vec<(u64, LineKind)> {
         out.iter()
             .filter_map(|o| match o {
-                Out::Line {
+                Output::Line {
                     question_id, kind, ..
                 } => Some((*question_id, *kind)),
                 _ => None,
@@ -855,7 +855,7 @@ phases:
     }
 
     /// Plays a whole session: agents answer every turn at once, intents fall back.
-    fn play(c: &mut Conductor, paced: bool) -> Vec<Out> {
+    fn play(c: &mut Conductor, paced: bool) -> Vec<Output> {
         let mut now = 0;
         let mut all = c.start(now);
         let mut pending = all.clone();
@@ -897,7 +897,7 @@ phases:
             let kinds: Vec<LineKind> = all
                 .iter()
                 .filter_map(|o| match o {
-                    Out::Line { kind, .. } => Some(*kind),
+                    Output::Line { kind, .. } => Some(*kind),
                     _ => None,
                 })
                 .collect();
@@ -907,7 +907,9 @@ phases:
             let phases: std::collections::BTreeSet<String> = all
                 .iter()
                 .filter_map(|o| match o {
-                    Out::Decision(j) => Some(serde_json::from_str::<serde_json::Value>(j).unwrap()),
+                    Output::Decision(j) => {
+                        Some(serde_json::from_str::<serde_json::Value>(j).unwrap())
+                    }
                     _ => None,
                 })
                 .flat_map(|d| [d["phase"].clone(), d["next_phase"].clone()])
@@ -920,7 +922,7 @@ phases:
             let ids: Vec<u64> = all
                 .iter()
                 .filter_map(|o| match o {
-                    Out::Line { question_id, .. } | Out::Turn { question_id, .. } => {
+                    Output::Line { question_id, .. } | Output::Turn { question_id, .. } => {
                         Some(*question_id)
                     }
                     _ => None,
@@ -940,7 +942,7 @@ phases:
         assert!(turn(&out).is_none() && lines(&out).is_empty(), "{out:?}");
         assert!(
             out.iter()
-                .any(|o| matches!(o, Out::Utterance { speaker, .. } if speaker == "a"))
+                .any(|o| matches!(o, Output::Utterance { speaker, .. } if speaker == "a"))
         );
         // The player reports the moderator's lines: the next turn goes out, while the
         // agent's own utterance may still be unheard.
@@ -956,7 +958,7 @@ phases:
         assert!(
             c.on_text(&agent, Some(q), true, "Cars out.", None, 10)
                 .iter()
-                .all(|o| !matches!(o, Out::Turn { .. }))
+                .all(|o| !matches!(o, Output::Turn { .. }))
         );
         let wake = c.next_wake().unwrap();
         assert!(wake <= 10 + 5_000);
@@ -978,7 +980,7 @@ phases:
         let request = out
             .iter()
             .find_map(|o| match o {
-                Out::Request(j) => Some(serde_json::from_str::<serde_json::Value>(j).unwrap()),
+                Output::Request(j) => Some(serde_json::from_str::<serde_json::Value>(j).unwrap()),
                 _ => None,
             })
             .expect("free discussion asks for intents");
@@ -1064,7 +1066,7 @@ phases:
                 .is_empty()
         );
         let out = c.on_text(&agent, Some(q), true, "out.", None, 3);
-        assert!(out.contains(&Out::Utterance {
+        assert!(out.contains(&Output::Utterance {
             speaker: agent.clone(),
             question_id: q,
             text: "Cars out.".into()
@@ -1076,7 +1078,7 @@ phases:
         let mut c = conductor(true);
         c.start(0);
         let status: serde_json::Value = match &c.on_control("{\"command\":\"STATS\"}", 1)[..] {
-            [Out::Status(j)] => serde_json::from_str(j).unwrap(),
+            [Output::Status(j)] => serde_json::from_str(j).unwrap(),
             other => panic!("{other:?}"),
         };
         assert_eq!(status["phase"], "opening");
@@ -1099,7 +1101,7 @@ phases:
         let instruction = out
             .iter()
             .find_map(|o| match o {
-                Out::Turn { instruction, .. } => instruction.clone(),
+                Output::Turn { instruction, .. } => instruction.clone(),
                 _ => None,
             })
             .unwrap();
@@ -1187,10 +1189,10 @@ mod setup_tests {
         conductor.start(0);
         let out = conductor.on_control("stop", 1);
         let wake = conductor.next_wake().unwrap_or(1);
-        let out: Vec<Out> = out.into_iter().chain(conductor.tick(wake)).collect();
+        let out: Vec<Output> = out.into_iter().chain(conductor.tick(wake)).collect();
         assert!(
             out.iter()
-                .any(|o| matches!(o, Out::Line { text, .. } if text == "谢谢a和b，再见。")),
+                .any(|o| matches!(o, Output::Line { text, .. } if text == "谢谢a和b，再见。")),
             "{out:?}"
         );
     }

@@ -187,7 +187,7 @@ pub struct Briefing<'a> {
 
 /// What the node must do.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Out {
+pub enum Output {
     /// `turn`: Utf8 panelist name.
     Turn(Turn),
     /// `text`: a moderator line, complete.
@@ -343,10 +343,10 @@ impl Conductor {
 
     /// The session's first files (config, deck, intel, dossier, focus briefs), then the
     /// engine's first tick.
-    pub fn start(&mut self, briefing: &Briefing, now_ms: u64) -> Vec<Out> {
+    pub fn start(&mut self, briefing: &Briefing, now_ms: u64) -> Vec<Output> {
         let config = self.core.config();
         let deck = self.core.deck();
-        let shared = |file, text| Out::Context {
+        let shared = |file, text| Output::Context {
             file: ContextFile::Shared(file),
             text,
             mode: WriteMode::Overwrite,
@@ -367,7 +367,7 @@ impl Conductor {
             ),
         ];
         for agent in config.agents.iter().filter(|a| a.name != MODERATOR) {
-            out.push(Out::Context {
+            out.push(Output::Context {
                 file: ContextFile::agent(&agent.name, AgentFile::FocusBrief),
                 text: briefing::focus_brief_markdown(config, deck, &agent.name),
                 mode: WriteMode::Overwrite,
@@ -380,10 +380,10 @@ impl Conductor {
     }
 
     /// The board, when it changed since it was last sent.
-    fn board(&mut self, now_ms: u64, out: &mut Vec<Out>) {
+    fn board(&mut self, now_ms: u64, out: &mut Vec<Output>) {
         let board = Board::of(&self.core, self.debrief.as_deref(), now_ms);
         if self.board.as_ref() != Some(&board) {
-            out.push(Out::Board(board.clone()));
+            out.push(Output::Board(board.clone()));
             self.board = Some(board);
         }
     }
@@ -399,7 +399,7 @@ impl Conductor {
         }
     }
 
-    pub fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Out> {
+    pub fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
         match input {
             Input::Tick if self.closing.is_some() => {}
@@ -477,14 +477,14 @@ impl Conductor {
     }
 
     /// A context file write; none after the session is frozen.
-    fn write(&self, out: &mut Vec<Out>, file: ContextFile, text: String, mode: WriteMode) {
+    fn write(&self, out: &mut Vec<Output>, file: ContextFile, text: String, mode: WriteMode) {
         if !self.frozen {
-            out.push(Out::Context { file, text, mode });
+            out.push(Output::Context { file, text, mode });
         }
     }
 
-    fn record(out: &mut Vec<Out>, now_ms: u64, event: &'static str, fields: Value) {
-        out.push(Out::Record(Record::new(now_ms, event, fields)));
+    fn record(out: &mut Vec<Output>, now_ms: u64, event: &'static str, fields: Value) {
+        out.push(Output::Record(Record::new(now_ms, event, fields)));
     }
 
     // ----- inputs -------------------------------------------------------------------
@@ -495,7 +495,7 @@ impl Conductor {
         text: &str,
         ended: bool,
         now_ms: u64,
-        out: &mut Vec<Out>,
+        out: &mut Vec<Output>,
     ) {
         if !ended {
             tracing::debug!(text = %shorten(text), "partial presenter transcript ignored");
@@ -517,13 +517,13 @@ impl Conductor {
         }
         let speaker = speaker.unwrap_or_else(|| ids::PRESENTER.to_owned());
         let question_id = self.fresh_question_id();
-        out.push(Out::Utterance {
+        out.push(Output::Utterance {
             speaker: speaker.clone(),
             question_id,
             text: text.clone(),
             human: true,
         });
-        out.push(Out::PresenterText {
+        out.push(Output::PresenterText {
             speaker,
             question_id,
             text: text.clone(),
@@ -543,7 +543,7 @@ impl Conductor {
         );
     }
 
-    fn control(&mut self, control: Control, raw: &str, now_ms: u64, out: &mut Vec<Out>) {
+    fn control(&mut self, control: Control, raw: &str, now_ms: u64, out: &mut Vec<Output>) {
         let command = raw.trim().to_owned();
         tracing::info!(%command, "control");
         Self::record(out, now_ms, "control", json!({ "command": command }));
@@ -573,7 +573,7 @@ impl Conductor {
         self.break_slide = None;
     }
 
-    fn played(&mut self, question_id: Option<u64>, now_ms: u64, out: &mut Vec<Out>) {
+    fn played(&mut self, question_id: Option<u64>, now_ms: u64, out: &mut Vec<Output>) {
         let Some(q) = question_id else {
             tracing::warn!("playback_done without question_id ignored");
             return;
@@ -586,7 +586,7 @@ impl Conductor {
         }
     }
 
-    fn playback_started(&mut self, question_id: Option<u64>, now_ms: u64, out: &mut Vec<Out>) {
+    fn playback_started(&mut self, question_id: Option<u64>, now_ms: u64, out: &mut Vec<Output>) {
         let Some(q) = question_id else {
             tracing::warn!("playback_started without question_id ignored");
             return;
@@ -612,7 +612,7 @@ impl Conductor {
         text: &str,
         error: Option<String>,
         now_ms: u64,
-        out: &mut Vec<Out>,
+        out: &mut Vec<Output>,
     ) {
         let agent = speaker.or_else(|| {
             input
@@ -682,7 +682,7 @@ impl Conductor {
     /// A restarted bridge lost the turns it was answering: each ends now with what was said
     /// of it, as a failed generation ends (the exchange need not wait for the answer
     /// timeout).
-    fn restarted(&mut self, input: &str, now_ms: u64, out: &mut Vec<Out>) {
+    fn restarted(&mut self, input: &str, now_ms: u64, out: &mut Vec<Output>) {
         let lost: Vec<u64> = self
             .calls
             .iter()
@@ -711,7 +711,7 @@ impl Conductor {
         status: Option<SessionStatus>,
         error: Option<String>,
         now_ms: u64,
-        out: &mut Vec<Out>,
+        out: &mut Vec<Output>,
     ) {
         let panelist = self.is_panelist(agent);
         let text = match text {
@@ -759,7 +759,7 @@ impl Conductor {
             tracing::warn!(%agent, question_id = q, %error, "panelist turn failed");
         }
         let spoken = call.text.as_str().trim().to_owned();
-        out.push(Out::Utterance {
+        out.push(Output::Utterance {
             speaker: agent.to_owned(),
             question_id: q,
             text: spoken.clone(),
@@ -787,7 +787,7 @@ impl Conductor {
 
     /// Feeds the engine and carries out its actions (lines count as finished at once
     /// when no player reports them).
-    fn feed(&mut self, event: Event, now_ms: u64, out: &mut Vec<Out>) {
+    fn feed(&mut self, event: Event, now_ms: u64, out: &mut Vec<Output>) {
         let mut queue = VecDeque::from([event]);
         while let Some(event) = queue.pop_front() {
             for action in self.core.handle(event, now_ms) {
@@ -801,7 +801,7 @@ impl Conductor {
         }
     }
 
-    fn act(&mut self, action: Action, now_ms: u64, out: &mut Vec<Out>) -> Option<Event> {
+    fn act(&mut self, action: Action, now_ms: u64, out: &mut Vec<Output>) -> Option<Event> {
         match action {
             Action::Say {
                 line_id,
@@ -841,7 +841,7 @@ impl Conductor {
                         matches!(instruction, Instruction::AskQuestion | Instruction::PileOn)
                     })
                     .and_then(messages::prepared_question);
-                out.push(Out::Turn(Turn {
+                out.push(Output::Turn(Turn {
                     agent,
                     question_id: q,
                     exchange_id,
@@ -856,7 +856,7 @@ impl Conductor {
                     .retain(|_, c| !(c.agent == agent && c.core_question_id == question_id));
                 let q = self.fresh_question_id();
                 tracing::info!(%agent, question_id = q, "panelist turn cancelled");
-                out.push(Out::Interrupt {
+                out.push(Output::Interrupt {
                     question_id: q,
                     kind: InterruptKind::Cancel,
                 });
@@ -884,12 +884,12 @@ impl Conductor {
                     CandidatePurpose::PileOn => "pile_on",
                 };
                 let body = json!({ "id": id, "kind": kind, "prompt": prompt, "json": false, "max_words": 30 });
-                out.push(Out::Request(body.to_string()));
+                out.push(Output::Request(body.to_string()));
                 tracing::debug!(request = %id, slide, kind, "candidate questions requested");
             }
             Action::PhaseChanged { from, to } => {
                 tracing::info!(from = from.name(), to = to.name(), "phase");
-                out.push(Out::Phase(to));
+                out.push(Output::Phase(to));
                 Self::record(
                     out,
                     now_ms,
@@ -912,7 +912,7 @@ impl Conductor {
             }
             Action::LogExchange(record) => self.log_exchange(&record, now_ms, out),
             Action::WriteDebrief { markdown } => {
-                out.push(Out::Debrief(markdown.clone()));
+                out.push(Output::Debrief(markdown.clone()));
                 self.write(
                     out,
                     ContextFile::agent(MODERATOR, AgentFile::DebriefNotes),
@@ -933,7 +933,7 @@ impl Conductor {
         kind: PhraseKind,
         text: String,
         now_ms: u64,
-        out: &mut Vec<Out>,
+        out: &mut Vec<Output>,
     ) -> Option<Event> {
         // The presenter took a question while notices still wait to be heard: they are
         // moot (the hand is taken), and the transition line should not wait behind them.
@@ -945,19 +945,19 @@ impl Conductor {
                 self.lines.heard_exactly(*notice);
             }
             let cut = self.fresh_question_id();
-            out.push(Out::Interrupt {
+            out.push(Output::Interrupt {
                 question_id: cut,
                 kind: InterruptKind::Cancel,
             });
         }
         let q = self.fresh_question_id();
         tracing::info!(kind = kind.slug(), question_id = q, %text, "moderator says");
-        out.push(Out::Line {
+        out.push(Output::Line {
             question_id: q,
             text: text.clone(),
             kind,
         });
-        out.push(Out::Utterance {
+        out.push(Output::Utterance {
             speaker: MODERATOR.to_owned(),
             question_id: q,
             text: text.clone(),
@@ -998,7 +998,7 @@ impl Conductor {
         }
     }
 
-    fn log_exchange(&mut self, record: &ExchangeRecord, now_ms: u64, out: &mut Vec<Out>) {
+    fn log_exchange(&mut self, record: &ExchangeRecord, now_ms: u64, out: &mut Vec<Output>) {
         let outcome = messages::outcome_label(record.outcome);
         tracing::info!(exchange = record.id, agent = %record.agent, outcome, "exchange logged");
         self.write(
@@ -1074,16 +1074,16 @@ impl Conductor {
     }
 
     /// At the end: the debrief (if the engine has not written it) and the frozen context.
-    fn finish_files(&mut self, out: &mut Vec<Out>) {
+    fn finish_files(&mut self, out: &mut Vec<Output>) {
         if self.frozen {
             return;
         }
         if self.debrief.is_none() {
             let markdown = self.core.debrief_markdown();
-            out.push(Out::Debrief(markdown.clone()));
+            out.push(Output::Debrief(markdown.clone()));
             self.debrief = Some(markdown);
         }
-        out.push(Out::FreezeContext);
+        out.push(Output::FreezeContext);
         self.frozen = true;
     }
 }
@@ -1137,19 +1137,19 @@ impl RehearsalSetup {
 
 impl ::conductor::Conductor for Conductor {
     type Input = Input;
-    type Output = Out;
+    type Output = Output;
     /// The setup the conductor was built from holds the briefing it opens with.
     type Opening = RehearsalSetup;
 
-    fn start(&mut self, setup: &RehearsalSetup, now_ms: u64) -> Vec<Out> {
+    fn start(&mut self, setup: &RehearsalSetup, now_ms: u64) -> Vec<Output> {
         Conductor::start(self, &setup.briefing(), now_ms)
     }
 
-    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Out> {
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
         Conductor::handle(self, input, now_ms)
     }
 
-    fn tick(&mut self, now_ms: u64) -> Vec<Out> {
+    fn tick(&mut self, now_ms: u64) -> Vec<Output> {
         Conductor::handle(self, Input::Tick, now_ms)
     }
 

@@ -12,7 +12,7 @@
 //! - [`record`]: exchange records and the Markdown debrief;
 //! - [`board`]: what the presenter's screen shows (slide, phase, exchange, hands, debrief);
 //! - [`text`]: the word rules (content words, overlap, "move on" detection);
-//! - [`conductor`]: what the node does around the engine — `handle(input, now_ms) -> Vec<Out>`:
+//! - [`conductor`]: what the node does around the engine — `handle(input, now_ms) -> Vec<Output>`:
 //!   question ids, turn assembly, request/reply matching, playback pacing, the context
 //!   files and event records to write.
 //!

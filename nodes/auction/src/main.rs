@@ -13,7 +13,7 @@ mod setup;
 
 use std::time::Instant;
 
-use auction_core::conductor::{AUCTION_FORMAT, AuctionSetup, Incoming, Outgoing, Timeouts};
+use auction_core::conductor::{AUCTION_FORMAT, AuctionSetup, Input, Output, Timeouts};
 use auction_core::{RecordKind, render_auction_table};
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
@@ -65,7 +65,7 @@ fn main() -> eyre::Result<()> {
     let participants = &setup.participants;
     let mut conversions = Conversions {
         decode: |input: Received<'_>| decode(input, participants),
-        restarted: |input: &str| Incoming::Restarted {
+        restarted: |input: &str| Input::Restarted {
             input: input.to_owned(),
         },
         closed: |_: &str| None,
@@ -88,7 +88,7 @@ fn secs_to_ms(secs: f64, name: &str) -> eyre::Result<u64> {
 }
 
 /// Decodes one input; `None` (with a warning) when it cannot be used.
-fn decode(input: Received<'_>, participants: &[String]) -> Option<Incoming> {
+fn decode(input: Received<'_>, participants: &[String]) -> Option<Input> {
     fn clip<T: serde::de::DeserializeOwned>(input: &Received<'_>) -> Option<T> {
         match input.decode::<ClipJson>().and_then(|clip| clip.parse()) {
             Ok(report) => Some(report),
@@ -104,15 +104,15 @@ fn decode(input: Received<'_>, participants: &[String]) -> Option<Incoming> {
     }
     let id = input.id;
     match id {
-        ids::CLIP_READY => return clip(&input).map(Incoming::ClipReady),
-        ids::CLIP_STARTED => return clip(&input).map(Incoming::ClipStarted),
-        ids::BEAT => return clip(&input).map(Incoming::Beat),
-        ids::CLIP_FINISHED => return clip(&input).map(Incoming::ClipFinished),
+        ids::CLIP_READY => return clip(&input).map(Input::ClipReady),
+        ids::CLIP_STARTED => return clip(&input).map(Input::ClipStarted),
+        ids::BEAT => return clip(&input).map(Input::Beat),
+        ids::CLIP_FINISHED => return clip(&input).map(Input::ClipFinished),
         _ => {}
     }
     let reply = input.reply()?;
     if let Some(request_id) = reply.request_id {
-        return Some(Incoming::Reply {
+        return Some(Input::Reply {
             request_id,
             text: reply.text,
             error: reply.error,
@@ -132,7 +132,7 @@ fn decode(input: Received<'_>, participants: &[String]) -> Option<Incoming> {
                 return None;
             }
         };
-        return Some(Incoming::Text {
+        return Some(Input::Text {
             agent: agent.clone(),
             question_id,
             text,
@@ -148,10 +148,10 @@ fn decode(input: Received<'_>, participants: &[String]) -> Option<Incoming> {
 }
 
 /// Sends the conductor's messages.
-fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
+fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
     for o in out {
         match o {
-            Outgoing::Turn {
+            Output::Turn {
                 agent,
                 question_id,
                 instruction,
@@ -165,13 +165,13 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, turn)?;
             }
-            Outgoing::Request { agent, json } => {
+            Output::Request { agent, json } => {
                 node_kit::send_on(node, &format!("{}_{agent}", ids::REQUEST), Plain(json))?;
             }
-            Outgoing::Interrupt { question_id } => {
+            Output::Interrupt { question_id } => {
                 node_kit::send(node, Interrupt::new(InterruptKind::Cancel, question_id))?;
             }
-            Outgoing::Utterance {
+            Output::Utterance {
                 speaker,
                 question_id,
                 text,
@@ -186,10 +186,10 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, utterance)?;
             }
-            Outgoing::Clip(spec) => {
+            Output::Clip(spec) => {
                 node_kit::send_on(node, ids::CLIP, ClipJson::of(spec.clip_id.clone(), &spec)?)?;
             }
-            Outgoing::Command(command) => {
+            Output::Command(command) => {
                 tracing::debug!(?command, "player command");
                 node_kit::send_on(
                     node,
@@ -197,7 +197,7 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
                     ClipJson::of(command.clip_id(), &command)?,
                 )?;
             }
-            Outgoing::Record(record) => {
+            Output::Record(record) => {
                 match &record.kind {
                     RecordKind::Auction(a) => tracing::info!("\n{}", render_auction_table(a)),
                     RecordKind::Interrupt(i) => {
@@ -213,7 +213,7 @@ fn send(node: &mut DoraNode, out: Vec<Outgoing>) -> eyre::Result<()> {
                 }
                 node_kit::send_on(node, ids::AUCTION, Plain(record.to_json_line()))?;
             }
-            Outgoing::Ended(reason) => {
+            Output::Ended(reason) => {
                 tracing::info!(?reason, "the auction session ended");
                 // The end is on record for the session log too.
                 let record = serde_json::json!({ "event": "session_end", "reason": reason });

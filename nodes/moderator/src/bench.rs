@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use moderator_core::{SAMPLE_SCENARIO, Scenario};
 
-use moderator_core::conductor::{Conductor, Config, Out};
+use moderator_core::conductor::{Conductor, Config, Output};
 
 pub fn run(sessions: usize) -> eyre::Result<()> {
     let scenario = Scenario::from_yaml(SAMPLE_SCENARIO).map_err(|e| eyre::eyre!("{e}"))?;
@@ -60,9 +60,9 @@ fn play(scenario: &Scenario, seed: usize) -> usize {
         for out in std::mem::take(&mut queue) {
             now += 1;
             match out {
-                Out::Decision(_) => decisions += 1,
-                Out::Line { question_id, .. } => next.extend(c.on_played(question_id, now)),
-                Out::Request(json) => {
+                Output::Decision(_) => decisions += 1,
+                Output::Line { question_id, .. } => next.extend(c.on_played(question_id, now)),
+                Output::Request(json) => {
                     let id = request_id(&json);
                     for (i, agent) in ["economist", "engineer", "ethicist"].iter().enumerate() {
                         let answer = match (seed + turn + i) % 3 {
@@ -81,7 +81,7 @@ fn play(scenario: &Scenario, seed: usize) -> usize {
                         ));
                     }
                 }
-                Out::Turn {
+                Output::Turn {
                     agent, question_id, ..
                 } => {
                     turn += 1;
@@ -101,7 +101,7 @@ fn play(scenario: &Scenario, seed: usize) -> usize {
                     next.extend(c.on_text(&agent, Some(question_id), true, end, None, now));
                     next.extend(c.on_played(question_id, now));
                 }
-                Out::Utterance { .. } | Out::Status(_) => {}
+                Output::Utterance { .. } | Output::Status(_) => {}
             }
         }
         queue = next;

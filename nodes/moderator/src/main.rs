@@ -21,7 +21,7 @@ use voice_protocol::messages::{Chunk, Plain, Turn, Utterance};
 use voice_protocol::{SessionStatus, ids};
 
 use moderator_core::conductor::{
-    Config, Input, MODERATOR, Out, ROUNDTABLE_FORMAT, RoundtableSetup,
+    Config, Input, MODERATOR, Output, ROUNDTABLE_FORMAT, RoundtableSetup,
 };
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 
@@ -165,10 +165,10 @@ fn decode(input: Received<'_>) -> Option<Input> {
     }
 }
 
-fn emit(node: &mut DoraNode, out: Vec<Out>) -> eyre::Result<()> {
+fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
     for message in out {
         match message {
-            Out::Turn {
+            Output::Turn {
                 agent,
                 question_id,
                 instruction,
@@ -181,7 +181,7 @@ fn emit(node: &mut DoraNode, out: Vec<Out>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, turn)?;
             }
-            Out::Line {
+            Output::Line {
                 question_id,
                 text,
                 kind,
@@ -192,7 +192,7 @@ fn emit(node: &mut DoraNode, out: Vec<Out>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, line)?;
             }
-            Out::Utterance {
+            Output::Utterance {
                 speaker,
                 question_id,
                 text,
@@ -205,9 +205,9 @@ fn emit(node: &mut DoraNode, out: Vec<Out>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, utterance)?;
             }
-            Out::Request(json) => node_kit::send_on(node, ids::REQUEST, Plain(json))?,
-            Out::Decision(json) => node_kit::send_on(node, ids::DECISION, Plain(json))?,
-            Out::Status(json) => node_kit::send_on(node, ids::STATUS, Plain(json))?,
+            Output::Request(json) => node_kit::send_on(node, ids::REQUEST, Plain(json))?,
+            Output::Decision(json) => node_kit::send_on(node, ids::DECISION, Plain(json))?,
+            Output::Status(json) => node_kit::send_on(node, ids::STATUS, Plain(json))?,
         }
     }
     Ok(())

@@ -19,7 +19,9 @@ use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
-use rehearsal_core::conductor::{Config, Input, MODERATOR, Out, REHEARSAL_FORMAT, RehearsalSetup};
+use rehearsal_core::conductor::{
+    Config, Input, MODERATOR, Output, REHEARSAL_FORMAT, RehearsalSetup,
+};
 use voice_protocol::ids;
 use voice_protocol::messages::{Chunk, Interrupt, Plain, Transcript, Turn, Utterance};
 
@@ -163,7 +165,7 @@ fn decode(input: Received<'_>) -> Option<Input> {
 
 /// Sends and writes what the conductor returned, in order. Every file is written even
 /// if a send fails; the first send error is returned.
-fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::Result<()> {
+fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre::Result<()> {
     let mut sent = Ok(());
     let mut keep_first_error = |result: eyre::Result<()>| {
         if let Err(e) = result
@@ -174,7 +176,7 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
     };
     for message in out {
         match message {
-            Out::Turn(turn) => {
+            Output::Turn(turn) => {
                 let (context, parts) = files.assemble(&turn.agent);
                 tracing::info!(agent = %turn.agent, question_id = turn.question_id, instruction = ?turn.kind, context_bytes = context.len(), "turn");
                 files.record(&turn.record(context.len(), &parts));
@@ -188,7 +190,7 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
                 };
                 keep_first_error(node_kit::send(node, message));
             }
-            Out::Line {
+            Output::Line {
                 question_id,
                 text,
                 kind,
@@ -199,7 +201,7 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
                 };
                 keep_first_error(node_kit::send(node, line));
             }
-            Out::Utterance {
+            Output::Utterance {
                 speaker,
                 question_id,
                 text,
@@ -214,7 +216,7 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
                 };
                 keep_first_error(node_kit::send(node, utterance));
             }
-            Out::PresenterText {
+            Output::PresenterText {
                 speaker,
                 question_id,
                 text,
@@ -222,23 +224,23 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Out>) -> eyre::R
                 let said = Chunk::line(question_id, speaker, text);
                 keep_first_error(node_kit::send_on(node, ids::PRESENTER_TEXT, said));
             }
-            Out::Request(json) => {
+            Output::Request(json) => {
                 keep_first_error(node_kit::send_on(node, ids::REQUEST, Plain(json)))
             }
-            Out::Interrupt { question_id, kind } => {
+            Output::Interrupt { question_id, kind } => {
                 keep_first_error(node_kit::send(node, Interrupt::new(kind, question_id)));
             }
-            Out::Phase(phase) => {
+            Output::Phase(phase) => {
                 let name = Plain(phase.name().to_owned());
                 keep_first_error(node_kit::send_on(node, ids::PHASE, name));
             }
-            Out::Board(board) => {
+            Output::Board(board) => {
                 keep_first_error(node_kit::send_on(node, ids::BOARD, Plain(board.to_json())));
             }
-            Out::Context { file, text, mode } => files.write(&file, &text, mode),
-            Out::Record(record) => files.record(&record),
-            Out::Debrief(markdown) => files.debrief(&markdown),
-            Out::FreezeContext => files.freeze(),
+            Output::Context { file, text, mode } => files.write(&file, &text, mode),
+            Output::Record(record) => files.record(&record),
+            Output::Debrief(markdown) => files.debrief(&markdown),
+            Output::FreezeContext => files.freeze(),
         }
     }
     sent

@@ -170,7 +170,7 @@ fn replay_log(
                 text,
                 &mut traced,
                 |setup: &AuctionSetup| setup.build().map_err(|e| e.to_string()),
-                |conductor, call: &Call<auction::Incoming>, at_ns| {
+                |conductor, call: &Call<auction::Input>, at_ns| {
                     conductor::call(conductor, &(), call.clone(), at_ns / 1_000_000)
                 },
             )?

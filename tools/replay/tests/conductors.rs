@@ -7,10 +7,10 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use auction_core::conductor::{AUCTION_FORMAT, AuctionSetup, Incoming, Outgoing, Timeouts};
+use auction_core::conductor::{self as auction, AUCTION_FORMAT, AuctionSetup, Timeouts};
 use conductor::{Call, Conductor};
 use moderator_core::SAMPLE_SCENARIO;
-use moderator_core::conductor::{Config, Input, Out, ROUNDTABLE_FORMAT, RoundtableSetup};
+use moderator_core::conductor::{Config, Input, Output, ROUNDTABLE_FORMAT, RoundtableSetup};
 use serde::Serialize;
 use voice_protocol::clips::{
     BeatReached, ClipCommand, ClipFinished, ClipReady, ClipSpec, ClipStarted,
@@ -123,7 +123,7 @@ fn roundtable_log() -> String {
         for out in &pending {
             now += 10;
             match out {
-                Out::Turn {
+                Output::Turn {
                     agent, question_id, ..
                 } => {
                     for (text, ends) in [
@@ -148,7 +148,7 @@ fn roundtable_log() -> String {
                         },
                     ));
                 }
-                Out::Line { question_id, .. } => {
+                Output::Line { question_id, .. } => {
                     inputs.push((
                         now,
                         Input::Played {
@@ -156,7 +156,7 @@ fn roundtable_log() -> String {
                         },
                     ));
                 }
-                Out::Request(json) => {
+                Output::Request(json) => {
                     let request: serde_json::Value = serde_json::from_str(json).unwrap();
                     for (i, agent) in ["economist", "engineer", "ethicist"].iter().enumerate() {
                         let answer = match (round + i) % 3 {
@@ -224,14 +224,14 @@ fn auction_log(setup: &AuctionSetup) -> String {
     let mut clips: BTreeMap<String, ClipSpec> = BTreeMap::new();
     let mut now = 0;
     while now < 120_000 && !c.finished() {
-        let mut inputs: Vec<(u64, Incoming)> = Vec::new();
+        let mut inputs: Vec<(u64, auction::Input)> = Vec::new();
         for o in &pending {
             match o {
-                Outgoing::Turn {
+                auction::Output::Turn {
                     agent, question_id, ..
                 } => inputs.push((
                     now + 10,
-                    Incoming::Text {
+                    auction::Input::Text {
                         agent: agent.clone(),
                         question_id: *question_id,
                         text: format!("{agent} says cars choke the old town. Walking is better!"),
@@ -239,11 +239,11 @@ fn auction_log(setup: &AuctionSetup) -> String {
                         error: None,
                     },
                 )),
-                Outgoing::Clip(spec) => {
+                auction::Output::Clip(spec) => {
                     clips.insert(spec.clip_id.clone(), spec.clone());
                     inputs.push((
                         now + 20,
-                        Incoming::ClipReady(ClipReady {
+                        auction::Input::ClipReady(ClipReady {
                             clip_id: spec.clip_id.clone(),
                             speaker: spec.speaker.clone(),
                             sentence_ms: vec![1_000; spec.sentences.len()],
@@ -252,17 +252,18 @@ fn auction_log(setup: &AuctionSetup) -> String {
                         }),
                     ));
                 }
-                Outgoing::Command(
+                auction::Output::Command(
                     ClipCommand::Play { clip_id } | ClipCommand::PlayOverlay { clip_id },
                 ) => {
                     let Some(spec) = clips.get(clip_id) else {
                         continue;
                     };
-                    let overlay = matches!(o, Outgoing::Command(ClipCommand::PlayOverlay { .. }));
+                    let overlay =
+                        matches!(o, auction::Output::Command(ClipCommand::PlayOverlay { .. }));
                     let at = now + 30;
                     inputs.push((
                         at,
-                        Incoming::ClipStarted(ClipStarted {
+                        auction::Input::ClipStarted(ClipStarted {
                             clip_id: clip_id.clone(),
                             speaker: spec.speaker.clone(),
                             question_id: spec.question_id,
@@ -274,7 +275,7 @@ fn auction_log(setup: &AuctionSetup) -> String {
                     for beat in 1..=sentences {
                         inputs.push((
                             at + beat * 1_000,
-                            Incoming::Beat(BeatReached {
+                            auction::Input::Beat(BeatReached {
                                 clip_id: clip_id.clone(),
                                 beat: beat as u32,
                                 at_ms: at + beat * 1_000,
@@ -283,7 +284,7 @@ fn auction_log(setup: &AuctionSetup) -> String {
                     }
                     inputs.push((
                         at + sentences * 1_000,
-                        Incoming::ClipFinished(ClipFinished {
+                        auction::Input::ClipFinished(ClipFinished {
                             speaker: spec.speaker.clone(),
                             question_id: spec.question_id,
                             start_ms: at,

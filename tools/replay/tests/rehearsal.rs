@@ -5,7 +5,7 @@
 use std::{collections::VecDeque, path::PathBuf};
 
 use conductor::Call;
-use rehearsal_core::conductor::{Config, Input, Out, REHEARSAL_FORMAT, RehearsalSetup};
+use rehearsal_core::conductor::{Config, Input, Output, REHEARSAL_FORMAT, RehearsalSetup};
 use voice_protocol::SessionStatus;
 
 const DECK: &str = include_str!("../../../crates/rehearsal-core/examples/deck.md");
@@ -55,7 +55,7 @@ impl Run<'_> {
         self.log.push('\n');
         for o in &out {
             match o {
-                Out::Request(json) => {
+                Output::Request(json) => {
                     let request: serde_json::Value = serde_json::from_str(json).unwrap();
                     for p in PANELISTS {
                         self.panel.push_back(Input::Reply {
@@ -67,7 +67,7 @@ impl Run<'_> {
                         });
                     }
                 }
-                Out::Turn(turn) => {
+                Output::Turn(turn) => {
                     for (part, status) in [
                         ("What does picking ", SessionStatus::Started),
                         ("cost per site?", SessionStatus::Ended),

@@ -8,11 +8,11 @@ const DECK: &str = include_str!("../../examples/deck.md");
 const PANEL: &str =
     "intensity: moderate\nthresholds:\n  answer_end_silence_ms: 0\n  exchanges_per_break: 1\n";
 
-fn started(paced: bool) -> (Conductor, Vec<Out>) {
+fn started(paced: bool) -> (Conductor, Vec<Output>) {
     started_with(PANEL, paced)
 }
 
-fn started_with(panel: &str, paced: bool) -> (Conductor, Vec<Out>) {
+fn started_with(panel: &str, paced: bool) -> (Conductor, Vec<Output>) {
     let mut c = Conductor::new(
         PanelConfig::from_yaml(panel).unwrap(),
         Deck::parse(DECK),
@@ -29,11 +29,11 @@ fn started_with(panel: &str, paced: bool) -> (Conductor, Vec<Out>) {
     (c, out)
 }
 
-fn control(c: &mut Conductor, command: &str, now: u64) -> Vec<Out> {
+fn control(c: &mut Conductor, command: &str, now: u64) -> Vec<Output> {
     c.handle(Input::Control(command.into()), now)
 }
 
-fn presenter(c: &mut Conductor, text: &str, now: u64) -> Vec<Out> {
+fn presenter(c: &mut Conductor, text: &str, now: u64) -> Vec<Output> {
     c.handle(
         Input::Presenter {
             speaker: None,
@@ -58,19 +58,19 @@ fn chunk(agent: &str, question_id: Option<u64>, text: &str, ended: bool) -> Inpu
     }
 }
 
-fn turns(out: &[Out]) -> Vec<Turn> {
+fn turns(out: &[Output]) -> Vec<Turn> {
     out.iter()
         .filter_map(|o| match o {
-            Out::Turn(t) => Some(t.clone()),
+            Output::Turn(t) => Some(t.clone()),
             _ => None,
         })
         .collect()
 }
 
-fn lines(out: &[Out]) -> Vec<(u64, PhraseKind)> {
+fn lines(out: &[Output]) -> Vec<(u64, PhraseKind)> {
     out.iter()
         .filter_map(|o| match o {
-            Out::Line {
+            Output::Line {
                 question_id, kind, ..
             } => Some((*question_id, *kind)),
             _ => None,
@@ -78,25 +78,25 @@ fn lines(out: &[Out]) -> Vec<(u64, PhraseKind)> {
         .collect()
 }
 
-fn records(out: &[Out], event: &str) -> Vec<Value> {
+fn records(out: &[Output], event: &str) -> Vec<Value> {
     out.iter()
         .filter_map(|o| match o {
-            Out::Record(r) if r.event == event => Some(r.fields.clone()),
+            Output::Record(r) if r.event == event => Some(r.fields.clone()),
             _ => None,
         })
         .collect()
 }
 
-fn writes(out: &[Out]) -> Vec<(ContextFile, String, WriteMode)> {
+fn writes(out: &[Output]) -> Vec<(ContextFile, String, WriteMode)> {
     out.iter()
         .filter_map(|o| match o {
-            Out::Context { file, text, mode } => Some((file.clone(), text.clone(), *mode)),
+            Output::Context { file, text, mode } => Some((file.clone(), text.clone(), *mode)),
             _ => None,
         })
         .collect()
 }
 
-fn written_to(out: &[Out], target: &ContextFile) -> Vec<String> {
+fn written_to(out: &[Output], target: &ContextFile) -> Vec<String> {
     writes(out)
         .into_iter()
         .filter(|(f, _, _)| f == target)
@@ -104,10 +104,10 @@ fn written_to(out: &[Out], target: &ContextFile) -> Vec<String> {
         .collect()
 }
 
-fn requests(out: &[Out]) -> Vec<Value> {
+fn requests(out: &[Output]) -> Vec<Value> {
     out.iter()
         .filter_map(|o| match o {
-            Out::Request(j) => Some(serde_json::from_str(j).unwrap()),
+            Output::Request(j) => Some(serde_json::from_str(j).unwrap()),
             _ => None,
         })
         .collect()
@@ -118,7 +118,7 @@ fn agent_file(agent: &str, file: AgentFile) -> ContextFile {
 }
 
 /// Presents the problem slide and moves on: a section break about "The Problem".
-fn section_break(c: &mut Conductor, paced: bool) -> (Vec<Out>, Turn) {
+fn section_break(c: &mut Conductor, paced: bool) -> (Vec<Output>, Turn) {
     presenter(c, "Good morning, we are Acme Robotics.", 100);
     control(c, "slide 1", 200);
     presenter(c, "Picking is more than half of labour cost.", 300);
@@ -191,13 +191,13 @@ fn the_presenter_is_voiced_with_a_fresh_id_and_written_to_the_transcript() {
         written_to(&out, &ContextFile::Shared(SharedFile::PresenterTranscript)),
         ["[1:01] Good morning.\n"]
     );
-    assert!(out.contains(&Out::Utterance {
+    assert!(out.contains(&Output::Utterance {
         speaker: "presenter".into(),
         question_id: 1,
         text: "Good morning.".into(),
         human: true,
     }));
-    assert!(out.contains(&Out::PresenterText {
+    assert!(out.contains(&Output::PresenterText {
         speaker: "presenter".into(),
         question_id: 1,
         text: "Good morning.".into(),
@@ -211,7 +211,7 @@ fn the_presenter_is_voiced_with_a_fresh_id_and_written_to_the_transcript() {
         62_000,
     );
     assert!(named.iter().any(
-        |o| matches!(o, Out::PresenterText { speaker, question_id: 2, .. } if speaker == "ana")
+        |o| matches!(o, Output::PresenterText { speaker, question_id: 2, .. } if speaker == "ana")
     ));
 }
 
@@ -259,7 +259,7 @@ fn a_section_break_sends_the_transition_line_and_the_turn_together() {
     let line_out = records(&out, "qa_line_out");
     assert_eq!(line_out[0]["command"], "slide 2");
     assert_eq!(line_out[0]["question_id"], 3);
-    assert!(out.contains(&Out::Phase(Phase::QaTrigger)));
+    assert!(out.contains(&Output::Phase(Phase::QaTrigger)));
     let state = written_to(&out, &agent_file(MODERATOR, AgentFile::SessionState));
     assert!(
         state[0].starts_with("# Session state\n\nstate: QA_TRIGGER\n"),
@@ -316,7 +316,7 @@ fn notices_not_yet_heard_are_cut_when_the_presenter_takes_a_question() {
             .iter()
             .enumerate()
             .filter_map(|(i, o)| match o {
-                Out::Interrupt { question_id, .. } => Some((i, *question_id)),
+                Output::Interrupt { question_id, .. } => Some((i, *question_id)),
                 _ => None,
             })
             .collect();
@@ -326,7 +326,7 @@ fn notices_not_yet_heard_are_cut_when_the_presenter_takes_a_question() {
             // Just before the transition line, cutting everything older: the notice.
             let line_at = out
                 .iter()
-                .position(|o| matches!(o, Out::Line { .. }))
+                .position(|o| matches!(o, Output::Line { .. }))
                 .unwrap();
             let [(at, cut)] = interrupts[..] else {
                 panic!("{out:?}")
@@ -378,7 +378,7 @@ fn a_panelists_chunks_make_one_turn_and_strays_are_dropped() {
         error: Some("model failed".into()),
     };
     let out = c.handle(unreadable_end, 61_300);
-    assert!(out.contains(&Out::Utterance {
+    assert!(out.contains(&Output::Utterance {
         speaker: "skeptic".into(),
         question_id: q,
         text: "What margin".into(),
@@ -445,7 +445,7 @@ fn paced_lines_finish_only_when_heard() {
         },
         1_200,
     );
-    assert!(out.contains(&Out::Phase(Phase::Exchange)), "{out:?}");
+    assert!(out.contains(&Output::Phase(Phase::Exchange)), "{out:?}");
     // Reported twice: counted once.
     assert!(
         c.handle(
@@ -588,7 +588,7 @@ fn a_turn_not_finished_in_time_is_cancelled_and_its_text_dropped() {
     let cancel = out
         .iter()
         .find_map(|o| match o {
-            Out::Interrupt { question_id, kind } => Some((*question_id, *kind)),
+            Output::Interrupt { question_id, kind } => Some((*question_id, *kind)),
             _ => None,
         })
         .expect("an interrupt");
@@ -602,7 +602,7 @@ fn a_turn_not_finished_in_time_is_cancelled_and_its_text_dropped() {
         47_000,
     );
     assert!(
-        !late.iter().any(|o| matches!(o, Out::Utterance { .. })),
+        !late.iter().any(|o| matches!(o, Output::Utterance { .. })),
         "{late:?}"
     );
 }
@@ -641,7 +641,7 @@ fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
     let debriefs: Vec<&String> = out
         .iter()
         .filter_map(|o| match o {
-            Out::Debrief(m) => Some(m),
+            Output::Debrief(m) => Some(m),
             _ => None,
         })
         .collect();
@@ -661,9 +661,12 @@ fn the_end_freezes_the_context_and_waits_for_the_closing_line() {
     let (closing, kind) = *lines(&out).last().unwrap();
     assert_eq!(kind, PhraseKind::Closing);
     // The freeze is the last write; only the board (the debrief shown) follows it.
-    let writes: Vec<&Out> = out.iter().filter(|o| !matches!(o, Out::Board(_))).collect();
-    assert_eq!(writes.last(), Some(&&Out::FreezeContext));
-    let Some(Out::Board(board)) = out.last() else {
+    let writes: Vec<&Output> = out
+        .iter()
+        .filter(|o| !matches!(o, Output::Board(_)))
+        .collect();
+    assert_eq!(writes.last(), Some(&&Output::FreezeContext));
+    let Some(Output::Board(board)) = out.last() else {
         panic!("the board ends the output: {out:?}");
     };
     assert_eq!(board.phase, "ended");
@@ -711,8 +714,11 @@ fn without_a_player_the_node_leaves_at_the_end() {
 fn a_stop_ends_the_session_and_freezes_once() {
     let (mut c, _) = started(true);
     let out = c.handle(Input::Stop, 5_000);
-    assert!(out.iter().any(|o| matches!(o, Out::Debrief(_))));
-    assert_eq!(out.iter().filter(|o| **o == Out::FreezeContext).count(), 1);
+    assert!(out.iter().any(|o| matches!(o, Output::Debrief(_))));
+    assert_eq!(
+        out.iter().filter(|o| **o == Output::FreezeContext).count(),
+        1
+    );
     assert!(c.finished());
     assert!(c.handle(Input::Stop, 6_000).is_empty());
 }
@@ -803,10 +809,10 @@ fn check_ids_grow_and_nothing_is_written_after_the_freeze(paced: bool, steps: Ve
     let ids: Vec<u64> = all
         .iter()
         .filter_map(|o| match o {
-            Out::Line { question_id, .. }
-            | Out::Turn(Turn { question_id, .. })
-            | Out::PresenterText { question_id, .. }
-            | Out::Interrupt { question_id, .. } => Some(*question_id),
+            Output::Line { question_id, .. }
+            | Output::Turn(Turn { question_id, .. })
+            | Output::PresenterText { question_id, .. }
+            | Output::Interrupt { question_id, .. } => Some(*question_id),
             _ => None,
         })
         .collect();
@@ -814,13 +820,13 @@ fn check_ids_grow_and_nothing_is_written_after_the_freeze(paced: bool, steps: Ve
     let freezes: Vec<usize> = all
         .iter()
         .enumerate()
-        .filter(|(_, o)| **o == Out::FreezeContext)
+        .filter(|(_, o)| **o == Output::FreezeContext)
         .map(|(i, _)| i)
         .collect();
     assert_eq!(freezes.len(), 1);
     let written_after = all[freezes[0]..]
         .iter()
-        .any(|o| matches!(o, Out::Context { .. }));
+        .any(|o| matches!(o, Output::Context { .. }));
     assert!(!written_after);
     assert!(c.finished());
 }
@@ -880,7 +886,7 @@ fn a_restarted_panelists_bridge_ends_its_turn_at_once_with_what_it_had_said() {
     assert!(c.handle(restarted(other), 1_300).is_empty());
     let out = c.handle(restarted(&turn.agent), 1_400);
     assert!(
-        out.contains(&Out::Utterance {
+        out.contains(&Output::Utterance {
             speaker: turn.agent.clone(),
             question_id: q,
             text: "What margin".into(),
@@ -908,7 +914,7 @@ fn a_runaway_panelist_stream_is_kept_to_the_utterance_limit() {
     let said = out
         .iter()
         .find_map(|o| match o {
-            Out::Utterance { text, .. } => Some(text.clone()),
+            Output::Utterance { text, .. } => Some(text.clone()),
             _ => None,
         })
         .expect("the turn ends");
@@ -923,10 +929,10 @@ fn a_runaway_panelist_stream_is_kept_to_the_utterance_limit() {
 /// The moderator's template library, both languages.
 const TEMPLATE_PHRASES: &str = include_str!("../../../../templates/moderator/phrase-library.md");
 
-fn spoken(out: &[Out]) -> Vec<String> {
+fn spoken(out: &[Output]) -> Vec<String> {
     out.iter()
         .filter_map(|o| match o {
-            Out::Line { text, .. } => Some(text.clone()),
+            Output::Line { text, .. } => Some(text.clone()),
             _ => None,
         })
         .collect()
