@@ -204,6 +204,51 @@ pub struct HeardSpan {
     pub end_ms: u64,
 }
 
+/// The speaker a message names: its metadata's, else its payload's.
+fn named(meta: &impl Meta, text: &str) -> String {
+    meta.text(keys::SPEAKER).unwrap_or(text.trim()).to_owned()
+}
+
+/// Messages that only name a speaker, in their metadata and as their payload.
+macro_rules! speaker_message {
+    ($(#[$doc:meta])* $name:ident, $output:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $name {
+            pub speaker: String,
+        }
+
+        impl Message for $name {
+            const OUTPUT: &'static str = $output;
+            type Payload = String;
+
+            fn encode(self) -> (Fields, String) {
+                (Fields::new().with_text(keys::SPEAKER, self.speaker.clone()), self.speaker)
+            }
+
+            /// The speaker in the metadata, else the payload's.
+            fn decode(meta: &impl Meta, text: String) -> Result<Self, DecodeError> {
+                Ok(Self {
+                    speaker: named(meta, &text),
+                })
+            }
+        }
+    };
+}
+
+speaker_message!(
+    /// The controller's `prepare`: `speaker` will answer the human who is speaking.
+    Prepare,
+    ids::PREPARE
+);
+
+speaker_message!(
+    /// The voice detector heard a human begin to speak (`speech_started`); acting on it
+    /// needs nothing but its arrival.
+    SpeechStarted,
+    ids::SPEECH_STARTED
+);
+
 /// A text that is empty after trimming counts as none.
 fn non_blank(text: Option<&str>) -> Option<String> {
     text.filter(|t| !t.trim().is_empty()).map(str::to_owned)
@@ -252,30 +297,6 @@ impl Message for Turn {
             exchange_id: meta
                 .int(keys::EXCHANGE_ID)
                 .and_then(|id| u64::try_from(id).ok()),
-        })
-    }
-}
-
-/// The controller's `prepare`: `speaker` will answer the human who is speaking.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prepare {
-    pub speaker: String,
-}
-
-impl Message for Prepare {
-    const OUTPUT: &'static str = ids::PREPARE;
-    type Payload = String;
-
-    fn encode(self) -> (Fields, String) {
-        (
-            Fields::new().with_text(keys::SPEAKER, self.speaker.clone()),
-            self.speaker,
-        )
-    }
-
-    fn decode(meta: &impl Meta, text: String) -> Result<Self, DecodeError> {
-        Ok(Self {
-            speaker: meta.text(keys::SPEAKER).unwrap_or(text.trim()).to_owned(),
         })
     }
 }
@@ -511,31 +532,6 @@ impl Message for Transcript {
     }
 }
 
-/// The voice detector heard a human begin to speak (`speech_started`); its payload, the
-/// speaker's name, is not needed to act on it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpeechStarted {
-    pub speaker: String,
-}
-
-impl Message for SpeechStarted {
-    const OUTPUT: &'static str = ids::SPEECH_STARTED;
-    type Payload = String;
-
-    fn encode(self) -> (Fields, String) {
-        (
-            Fields::new().with_text(keys::SPEAKER, self.speaker.clone()),
-            self.speaker,
-        )
-    }
-
-    fn decode(meta: &impl Meta, text: String) -> Result<Self, DecodeError> {
-        Ok(Self {
-            speaker: meta.text(keys::SPEAKER).unwrap_or(text.trim()).to_owned(),
-        })
-    }
-}
-
 /// The human's sound was only a backchannel (`backchannel`: what was heard).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Backchannel {
@@ -625,7 +621,7 @@ impl Message for PlaybackStarted {
     fn decode(meta: &impl Meta, text: String) -> Result<Self, DecodeError> {
         Ok(Self {
             question_id: meta.question_id(),
-            speaker: meta.text(keys::SPEAKER).unwrap_or(text.trim()).to_owned(),
+            speaker: named(meta, &text),
         })
     }
 }

@@ -9,7 +9,7 @@ pub mod testing;
 use std::time::Duration;
 
 use dora_node_api::{
-    DoraArray, DoraNode, Event, EventStream, MetadataParameters, Parameter,
+    DoraArray, DoraNode, Event, EventStream, IntoArrow, MetadataParameters, Parameter,
     arrow_v59::{
         array::{Array, AsArray},
         datatypes::DataType,
@@ -122,49 +122,42 @@ pub fn parameters(fields: &Fields) -> MetadataParameters {
 
 /// A message payload as Arrow: the one place the protocol's payload types meet dora's.
 pub trait Payload: Sized {
+    /// What is sent for it.
+    type Arrow: IntoArrow;
     /// The payload in `data`, or why it is not one.
     fn read(data: &DoraArray) -> Result<Self, String>;
-    fn send(
-        self,
-        node: &mut DoraNode,
-        output: &str,
-        params: MetadataParameters,
-    ) -> eyre::Result<()>;
+    fn into_arrow(self) -> Self::Arrow;
 }
 
 impl Payload for String {
+    type Arrow = String;
+
     fn read(data: &DoraArray) -> Result<Self, String> {
         text_of(data).map_err(|e| e.to_string())
     }
 
-    fn send(
-        self,
-        node: &mut DoraNode,
-        output: &str,
-        params: MetadataParameters,
-    ) -> eyre::Result<()> {
-        Ok(node.send_output(output.to_owned().into(), params, self)?)
+    fn into_arrow(self) -> String {
+        self
     }
 }
 
 /// Text that may not be readable: the message still counts (a stream's `ended`).
 impl Payload for Result<String, String> {
+    type Arrow = String;
+
     fn read(data: &DoraArray) -> Result<Self, String> {
         Ok(String::read(data))
     }
 
-    fn send(
-        self,
-        node: &mut DoraNode,
-        output: &str,
-        params: MetadataParameters,
-    ) -> eyre::Result<()> {
-        self.unwrap_or_default().send(node, output, params)
+    fn into_arrow(self) -> String {
+        self.unwrap_or_default()
     }
 }
 
 /// Audio samples, or why the data holds none: the message's metadata is judged first.
 impl Payload for Result<Vec<f32>, String> {
+    type Arrow = Vec<f32>;
+
     fn read(data: &DoraArray) -> Result<Self, String> {
         let array = data.as_array();
         Ok(
@@ -175,14 +168,8 @@ impl Payload for Result<Vec<f32>, String> {
         )
     }
 
-    fn send(
-        self,
-        node: &mut DoraNode,
-        output: &str,
-        params: MetadataParameters,
-    ) -> eyre::Result<()> {
-        let samples = self.unwrap_or_default();
-        Ok(node.send_output(output.to_owned().into(), params, samples)?)
+    fn into_arrow(self) -> Vec<f32> {
+        self.unwrap_or_default()
     }
 }
 
@@ -200,7 +187,8 @@ where
     M::Payload: Payload,
 {
     let (fields, payload) = message.encode();
-    payload.send(node, output, parameters(&fields))
+    let params = parameters(&fields);
+    Ok(node.send_output(output.to_owned().into(), params, payload.into_arrow())?)
 }
 
 /// Reads a message from an input's metadata and data.
