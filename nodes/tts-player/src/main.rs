@@ -40,7 +40,7 @@ use voice_protocol::{hub, hub::LocalQuestionIds, ids};
 use crate::{
     inputs::{micros_since_sent, since_onset_us, to_player_input},
     output::{Device, Recording},
-    synth::{Job, spawn_synthesizer},
+    synth::{Job, PartOf, spawn_synthesizer},
 };
 
 fn main() -> eyre::Result<()> {
@@ -258,10 +258,9 @@ fn apply(
         } => {
             let _ = jobs.send(Job {
                 speaker,
-                question_id,
                 index,
                 text,
-                clip_id: None,
+                part_of: PartOf::Turn { question_id },
             });
         }
         PlayerEvent::SynthesizeClip {
@@ -272,10 +271,9 @@ fn apply(
         } => {
             let _ = jobs.send(Job {
                 speaker,
-                question_id: u64::MAX,
                 index,
                 text,
-                clip_id: Some(clip_id),
+                part_of: PartOf::Clip { clip_id },
             });
         }
         PlayerEvent::ClipRefused { clip_id, reason } => {

@@ -14,11 +14,20 @@ use crate::backend::TtsBackend;
 
 pub struct Job {
     pub speaker: String,
-    pub question_id: u64,
     pub index: u32,
     pub text: String,
-    /// Clip mode: the clip this sentence belongs to.
-    pub clip_id: Option<String>,
+    pub part_of: PartOf,
+}
+
+/// What a sentence to voice belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartOf {
+    /// An utterance of a turn: stale once an interrupt passes its question id.
+    Turn { question_id: u64 },
+    /// A clip (clip mode): never stale, cut only by its commands.
+    Clip { clip_id: String },
+    /// A phrase voiced ahead, while idle (an opener).
+    Ahead,
 }
 
 /// Jobs waiting for the synthesis worker. The player's queue caps how many it asks for
@@ -83,10 +92,9 @@ pub fn spawn_synthesizer(
                         backend.rearm();
                         let phrase = Job {
                             speaker,
-                            question_id: NOT_RUNNING,
                             index: 0,
                             text,
-                            clip_id: None,
+                            part_of: PartOf::Ahead,
                         };
                         match voice(backend.as_mut(), &phrase, rate, || false) {
                             Some(Ok(samples)) => {
@@ -108,10 +116,12 @@ pub fn spawn_synthesizer(
                     }
                 }
             };
-            if let (Some(samples), None) = (prepared.get(&job.speaker, &job.text), &job.clip_id) {
-                if job.question_id >= floor.load(Ordering::SeqCst) {
+            if let (Some(samples), PartOf::Turn { question_id }) =
+                (prepared.get(&job.speaker, &job.text), &job.part_of)
+            {
+                if *question_id >= floor.load(Ordering::SeqCst) {
                     let audio = PlayerInput::Audio {
-                        question_id: job.question_id,
+                        question_id: *question_id,
                         index: job.index,
                         samples: samples.clone(),
                     };
@@ -125,44 +135,43 @@ pub fn spawn_synthesizer(
             // visible to the event loop, then its staleness read. An interrupt after the
             // read finds the job running and stops the call.
             backend.rearm();
-            running.store(
-                if job.clip_id.is_none() {
-                    job.question_id
-                } else {
-                    NOT_RUNNING
-                },
-                Ordering::SeqCst,
-            );
-            let stale = || job.clip_id.is_none() && job.question_id < floor.load(Ordering::SeqCst);
+            let turn = match job.part_of {
+                PartOf::Turn { question_id } => Some(question_id),
+                PartOf::Clip { .. } | PartOf::Ahead => None,
+            };
+            running.store(turn.unwrap_or(NOT_RUNNING), Ordering::SeqCst);
+            let stale = || turn.is_some_and(|id| id < floor.load(Ordering::SeqCst));
             let voiced = voice(backend.as_mut(), &job, rate, stale);
             running.store(NOT_RUNNING, Ordering::SeqCst);
             let Some(voiced) = voiced else {
                 continue;
             };
-            let result = match (voiced, job.clip_id) {
-                (Ok(samples), Some(clip_id)) => PlayerInput::ClipAudio {
+            let result = match (voiced, job.part_of) {
+                (Ok(samples), PartOf::Clip { clip_id }) => PlayerInput::ClipAudio {
                     clip_id,
                     index: job.index,
                     samples,
                 },
-                (Err(e), Some(clip_id)) => PlayerInput::ClipSynthesisFailed {
+                (Err(e), PartOf::Clip { clip_id }) => PlayerInput::ClipSynthesisFailed {
                     clip_id,
                     index: job.index,
                     error: format!("{e:#}"),
                 },
-                (Ok(samples), None) => {
+                (Ok(samples), PartOf::Turn { question_id }) => {
                     prepared.said(&job.speaker, &job.text, &samples);
                     PlayerInput::Audio {
-                        question_id: job.question_id,
+                        question_id,
                         index: job.index,
                         samples,
                     }
                 }
-                (Err(e), None) => PlayerInput::SynthesisFailed {
-                    question_id: job.question_id,
+                (Err(e), PartOf::Turn { question_id }) => PlayerInput::SynthesisFailed {
+                    question_id,
                     index: job.index,
                     error: format!("{e:#}"),
                 },
+                // Only the worker voices ahead, above, and keeps what it voiced there.
+                (_, PartOf::Ahead) => continue,
             };
             if result_tx.send(result).is_err() {
                 break;
@@ -186,9 +195,8 @@ fn voice(
     let plan = voice_text::plan(&job.text);
     if plan.dropped_chars > 0 {
         tracing::warn!(
-            question_id = job.question_id,
+            part_of = ?job.part_of,
             index = job.index,
-            clip_id = job.clip_id.as_deref(),
             dropped_chars = plan.dropped_chars,
             max_chars = voice_text::MAX_SEGMENT_CHARS,
             "segment too long: its end is not voiced"
@@ -254,10 +262,9 @@ mod tests {
     fn job(text: &str) -> Job {
         Job {
             speaker: "tutor".into(),
-            question_id: 1,
             index: 0,
             text: text.into(),
-            clip_id: None,
+            part_of: PartOf::Turn { question_id: 1 },
         }
     }
 
