@@ -445,6 +445,60 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
+/// Where a transcript line goes in the agent-context session of a conversation
+/// (see the agent-context crate): every line into the shared exchange history, a human's
+/// into the shared presenter transcript, an agent's into its own exchange notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextLines {
+    /// `shared/exchange-history.md`
+    pub history: String,
+    /// `shared/presenter-transcript.md`, for human lines.
+    pub presenter: Option<String>,
+    /// `<speaker>/exchange-notes.md`, for agent lines: (agent, text).
+    pub own_notes: Option<(String, String)>,
+}
+
+/// `[mm:ss]` of a session time.
+pub fn clock(ms: u64) -> String {
+    let secs = ms / 1000;
+    format!("[{:02}:{:02}]", secs / 60, secs % 60)
+}
+
+impl TranscriptLine {
+    /// What was heard: the played part in spoken sessions, else the whole text.
+    pub fn heard(&self) -> &str {
+        self.text_played.as_deref().unwrap_or(&self.text).trim()
+    }
+
+    /// The Markdown lines this utterance adds to the context session.
+    pub fn context_lines(&self) -> ContextLines {
+        let heard = self.heard();
+        let text = match (heard.is_empty(), self.interrupted) {
+            (true, _) => "(cut off before a word was heard)".to_owned(),
+            (false, true) => format!("{heard} — (interrupted)"),
+            (false, false) => heard.to_owned(),
+        };
+        let at = clock(self.start_ms);
+        let history = format!("- {at} **{}**: {text}\n", self.speaker);
+        if self.human {
+            ContextLines {
+                history,
+                presenter: Some(format!("{at} {text}\n")),
+                own_notes: None,
+            }
+        } else {
+            ContextLines {
+                history,
+                presenter: None,
+                own_notes: Some((
+                    self.speaker.clone(),
+                    format!("- {at} I said (q{}): {text}\n", self.question_id),
+                )),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -698,60 +752,6 @@ mod tests {
         assert!(is_valid_session_id(&session_id_for_dataflow("../../etc")));
         for bad in ["", "..", "../x", "a/b", ".hidden", "a\\b", "x y"] {
             assert!(!is_valid_session_id(bad), "{bad}");
-        }
-    }
-}
-
-/// Where a transcript line goes in the agent-context session of a conversation
-/// (see the agent-context crate): every line into the shared exchange history, a human's
-/// into the shared presenter transcript, an agent's into its own exchange notes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContextLines {
-    /// `shared/exchange-history.md`
-    pub history: String,
-    /// `shared/presenter-transcript.md`, for human lines.
-    pub presenter: Option<String>,
-    /// `<speaker>/exchange-notes.md`, for agent lines: (agent, text).
-    pub own_notes: Option<(String, String)>,
-}
-
-/// `[mm:ss]` of a session time.
-pub fn clock(ms: u64) -> String {
-    let secs = ms / 1000;
-    format!("[{:02}:{:02}]", secs / 60, secs % 60)
-}
-
-impl TranscriptLine {
-    /// What was heard: the played part in spoken sessions, else the whole text.
-    pub fn heard(&self) -> &str {
-        self.text_played.as_deref().unwrap_or(&self.text).trim()
-    }
-
-    /// The Markdown lines this utterance adds to the context session.
-    pub fn context_lines(&self) -> ContextLines {
-        let heard = self.heard();
-        let text = match (heard.is_empty(), self.interrupted) {
-            (true, _) => "(cut off before a word was heard)".to_owned(),
-            (false, true) => format!("{heard} — (interrupted)"),
-            (false, false) => heard.to_owned(),
-        };
-        let at = clock(self.start_ms);
-        let history = format!("- {at} **{}**: {text}\n", self.speaker);
-        if self.human {
-            ContextLines {
-                history,
-                presenter: Some(format!("{at} {text}\n")),
-                own_notes: None,
-            }
-        } else {
-            ContextLines {
-                history,
-                presenter: None,
-                own_notes: Some((
-                    self.speaker.clone(),
-                    format!("- {at} I said (q{}): {text}\n", self.question_id),
-                )),
-            }
         }
     }
 }
