@@ -5,7 +5,7 @@
 //!   attribution for a model call.
 //! - [`core`]: the bridge state machine: which turns to answer, when to cancel, and how a
 //!   backend's chunks become the `text` stream (`started` / `ongoing` / `ended`).
-//! - [`offline`]: the deterministic offline model used when no service is configured.
+//! - [`scripted`]: the scripted stand-in, a deterministic template model for tests.
 //! - [`local`]: prompts and output filtering for a small embedded model.
 //! - [`guard`]: sentences a participant must not say (echoes, filler, another's name).
 //! - [`request`]: side requests (intents, bids, short lines) answered on `reply`.
@@ -14,11 +14,11 @@ pub mod core;
 pub mod guard;
 pub mod history;
 pub mod local;
-pub mod offline;
 pub mod openai;
 pub mod opener;
 pub mod persona;
 pub mod request;
+pub mod scripted;
 
 pub use crate::core::{BridgeCore, BridgeInput, BridgeOutput, GenerationRequest};
 pub use history::{ChatMessage, ChatRole, Entry, History};

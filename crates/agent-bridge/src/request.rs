@@ -6,15 +6,15 @@
 //! `{"id": "r-12", "kind": "intent", "prompt": "...", "json": true, "max_words": 12}`.
 //! `id` and `prompt` are required; `kind` is free text echoed back (it names what is
 //! asked); `json: true` asks for a JSON-only answer, which the conductor validates
-//! itself. The offline model answers no JSON requests: the conductor's heuristic
+//! itself. The scripted stand-in answers no JSON requests: the conductor's heuristic
 //! decides then, exactly as when a service fails or times out.
 
 use serde::Deserialize;
 
 use crate::{
     history::{ChatMessage, ChatRole, History},
-    offline,
     persona::Persona,
+    scripted,
 };
 
 /// Longest accepted prompt, in bytes; longer requests are refused, not cut.
@@ -87,9 +87,9 @@ impl SideRequest {
         messages
     }
 
-    /// The offline model's answer: a short persona line for text requests; an error for
+    /// The scripted stand-in's answer: a short persona line for text requests; an error for
     /// JSON requests (the conductor's heuristic decides).
-    pub fn offline_answer(
+    pub fn scripted_answer(
         &self,
         persona: &Persona,
         topic: Option<&str>,
@@ -101,7 +101,7 @@ impl SideRequest {
                     .to_owned(),
             );
         }
-        Ok(offline::short_line(
+        Ok(scripted::short_line(
             persona,
             topic,
             history,
@@ -145,17 +145,17 @@ mod tests {
     }
 
     #[test]
-    fn offline_answers_text_but_not_json() {
+    fn scripted_answers_text_but_not_json() {
         let persona = Persona::fallback("skeptic");
         let history = History::new(4);
         let text = SideRequest::parse(
             r#"{"id":"k","kind":"kicker","prompt":"Cut in on the revenue claim","max_words":8}"#,
         )
         .unwrap();
-        let answer = text.offline_answer(&persona, None, &history).unwrap();
+        let answer = text.scripted_answer(&persona, None, &history).unwrap();
         assert!(answer.split_whitespace().count() <= 8, "{answer}");
         let json = SideRequest::parse(r#"{"id":"b","prompt":"bid","json":true}"#).unwrap();
-        assert!(json.offline_answer(&persona, None, &history).is_err());
+        assert!(json.scripted_answer(&persona, None, &history).is_err());
         let m = json.messages(&persona, Some("cities"), &history);
         assert!(m.last().unwrap().content.contains("JSON"));
     }

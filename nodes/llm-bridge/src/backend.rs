@@ -10,10 +10,11 @@ use std::{
 };
 
 use agent_bridge::{
-    GenerationRequest, History, Persona, SideRequest, offline,
+    GenerationRequest, History, Persona, SideRequest,
     openai::{
         ChatSettings, ChunkError, SseEvent, SseParser, is_retryable, parse_chunk, request_body,
     },
+    scripted,
 };
 use crossbeam_channel::Sender;
 use futures_util::StreamExt;
@@ -45,8 +46,8 @@ pub trait Backend: Send + Sync {
     /// gains from it; the others ignore it.
     fn prefill(&self, _request: GenerationRequest) {}
 
-    /// The offline stand-in answers side requests itself (see [`SideRequest::offline_answer`]).
-    fn is_offline(&self) -> bool {
+    /// The offline stand-in answers side requests itself (see [`SideRequest::scripted_answer`]).
+    fn is_scripted(&self) -> bool {
         false
     }
 
@@ -125,14 +126,14 @@ pub fn ask(
     });
 }
 
-/// The deterministic offline model, streamed word by word at a speaking-like pace.
-pub struct OfflineBackend {
+/// The scripted stand-in (a test double), streamed word by word at a speaking-like pace.
+pub struct ScriptedBackend {
     persona: Persona,
     topic: Option<String>,
     word_delay: Duration,
 }
 
-impl OfflineBackend {
+impl ScriptedBackend {
     pub fn new(persona: Persona, topic: Option<String>, word_delay: Duration) -> Self {
         Self {
             persona,
@@ -142,8 +143,8 @@ impl OfflineBackend {
     }
 }
 
-impl Backend for OfflineBackend {
-    fn is_offline(&self) -> bool {
+impl Backend for ScriptedBackend {
+    fn is_scripted(&self) -> bool {
         true
     }
 
@@ -154,13 +155,13 @@ impl Backend for OfflineBackend {
         events: Sender<BackendEvent>,
     ) -> Cancel {
         let text = match &request.instruction {
-            Some(instruction) => offline::instructed_reply(
+            Some(instruction) => scripted::instructed_reply(
                 &self.persona,
                 self.topic.as_deref(),
                 &history,
                 instruction,
             ),
-            None => offline::reply(&self.persona, self.topic.as_deref(), &history),
+            None => scripted::reply(&self.persona, self.topic.as_deref(), &history),
         };
         let delay = self.word_delay;
         let question_id = request.question_id;

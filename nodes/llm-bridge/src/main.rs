@@ -16,7 +16,7 @@ use voice_protocol::messages::{
 };
 
 use llm_bridge::{
-    backend::{Backend, BackendEvent, Cancel, OfflineBackend, OpenAiBackend},
+    backend::{Backend, BackendEvent, Cancel, OpenAiBackend, ScriptedBackend},
     local::LocalBackend,
 };
 
@@ -37,7 +37,7 @@ fn main() -> eyre::Result<()> {
         "scripted" | "offline" => {
             let delay = Duration::from_millis(node_kit::env_parse("OFFLINE_WORD_DELAY_MS", 90)?);
             tracing::info!(participant = %persona.name, "using the scripted stand-in model (template text, for tests)");
-            Arc::new(OfflineBackend::new(persona.clone(), topic.clone(), delay))
+            Arc::new(ScriptedBackend::new(persona.clone(), topic.clone(), delay))
         }
         "openai" => {
             let config = openai_config()?;
@@ -79,8 +79,8 @@ fn main() -> eyre::Result<()> {
                             continue;
                         }
                     };
-                    if backend.is_offline() {
-                        let answer = request.offline_answer(core.persona(), core.topic(), core.history());
+                    if backend.is_scripted() {
+                        let answer = request.scripted_answer(core.persona(), core.topic(), core.history());
                         let _ = reply_tx.send((request, answer));
                     } else {
                         let messages = request.messages(core.persona(), core.topic(), core.history());
@@ -111,7 +111,7 @@ fn main() -> eyre::Result<()> {
                 let (text, error) = match answer {
                     Ok(text) => (text, None),
                     Err(error) => {
-                        if backend.is_offline() {
+                        if backend.is_scripted() {
                             tracing::debug!(request = %request.id, kind = %request.kind, %error, "side request not answered");
                         } else {
                             tracing::warn!(request = %request.id, kind = %request.kind, %error, "side request not answered");

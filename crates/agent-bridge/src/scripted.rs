@@ -1,4 +1,5 @@
-//! The offline model: deterministic, persona-aware replies without any network.
+//! The scripted stand-in: deterministic, persona-aware template replies without any
+//! model, a test double (the embedded model is the default, and offline too).
 //!
 //! It keeps every dataflow runnable on a fresh machine and makes tests reproducible. The
 //! reply depends only on the persona, the topic and the conversation so far: it picks a
@@ -443,7 +444,7 @@ mod tests {
     }
 
     #[test]
-    fn instructions_steer_the_offline_reply() {
+    fn instructions_steer_the_scripted_reply() {
         let skeptic = Persona::fallback("skeptic");
         let h = History::new(5);
         assert_eq!(
