@@ -158,6 +158,9 @@ const AUXILIARIES: &[&str] = &[
 /// speaker usually goes on.
 const MIN_STATEMENT_WORDS: usize = 4;
 
+/// A statement that opens with an apology and is shorter than this is an opener too.
+const MIN_APOLOGY_WORDS: usize = 6;
+
 /// Whether `text`, the words recognized so far of the human's turn, is a finished turn.
 pub fn completion(text: &str) -> Completion {
     let text = text.trim();
@@ -195,6 +198,12 @@ pub fn completion(text: &str) -> Completion {
     if !asks && words.len() < MIN_STATEMENT_WORDS {
         return Completion::Incomplete;
     }
+    // "Sorry to interrupt," is followed by what the human came to say, even when the
+    // recognizer heard it as a longer sentence ("Sorry to enter out.").
+    let apologizes = matches!(words[0], "sorry" | "excuse" | "pardon");
+    if !asks && apologizes && words.len() < MIN_APOLOGY_WORDS {
+        return Completion::Incomplete;
+    }
     let asks_to_speak =
         asks && words.len() <= 5 && matches!(words[..], ["can" | "may" | "could", "i", ..]);
     if asks_to_speak {
@@ -211,6 +220,24 @@ fn is_cjk(c: char) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_short_apology_is_an_opener_however_it_was_heard() {
+        for opener in [
+            "Sorry to interrupt.",
+            "Sorry to enter out.",
+            "Excuse me, one thing.",
+            "Sorry, sorry, go on.",
+        ] {
+            assert_eq!(completion(opener), Completion::Incomplete, "{opener}");
+        }
+        for turn in [
+            "Sorry, but I think the derivative is two x.",
+            "Sorry, what was the derivative again?",
+        ] {
+            assert_eq!(completion(turn), Completion::Complete, "{turn}");
+        }
+    }
 
     #[test]
     fn finished_questions_and_sentences_are_complete() {
