@@ -16,9 +16,7 @@ use node_kit::HeardSpan;
 use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use turn_policy::{Policy, Viability};
-use voice_protocol::messages::{
-    Chunk, Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance,
-};
+use voice_protocol::messages::{Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance};
 use voice_protocol::{ControlCommand, SessionStatus, ids, shorten};
 
 fn main() -> eyre::Result<()> {
@@ -181,16 +179,7 @@ fn to_core_event(
         }
         _ => {}
     }
-    let chunk = match node_kit::decode::<Chunk>(params, data) {
-        Ok(chunk) => chunk,
-        Err(e) => {
-            tracing::warn!(input = id, error = %e, "unreadable input ignored");
-            return None;
-        }
-    };
-    if let Some(raw) = &chunk.unknown_status {
-        tracing::warn!(input = id, value = %raw, "unknown session_status; treating the message as complete");
-    }
+    let chunk = node_kit::read_chunk(id, params, data);
     let text = match chunk.text {
         Ok(text) => text,
         // An explicit stream status still counts (an `ended` chunk must end the turn).

@@ -205,14 +205,7 @@ impl Received<'_> {
     /// The input as a chunk of a speaker's streamed text; an unknown status is warned
     /// about and taken as a complete message.
     pub fn chunk(&self) -> Chunk {
-        let chunk = self.decode::<Chunk>().unwrap_or_else(|e| Chunk {
-            text: Err(e.to_string()),
-            ..Chunk::default()
-        });
-        if let Some(raw) = &chunk.unknown_status {
-            tracing::warn!(input = self.id, value = %raw, "unknown session_status; treating the message as complete");
-        }
-        chunk
+        crate::read_chunk(self.id, self.params, self.data)
     }
 
     /// The input as a reply to a side request; `None`, with a warning, when its text

@@ -17,7 +17,7 @@ use dora_node_api::{
 };
 use futures::{StreamExt, future::Either};
 pub use voice_protocol::messages::HeardSpan;
-use voice_protocol::messages::{DecodeError, Fields, Message, Meta, Value, ValueRef};
+use voice_protocol::messages::{Chunk, DecodeError, Fields, Message, Meta, Value, ValueRef};
 
 /// Logs to stderr (dora shows and stores it), level from `RUST_LOG` (default: `info`
 /// for our nodes, errors only for dora's transport internals).
@@ -198,6 +198,20 @@ where
 {
     let payload = M::Payload::read(data).map_err(DecodeError::Payload)?;
     M::decode(&DoraMeta(params), payload)
+}
+
+/// The input `id` as a chunk of a speaker's streamed text. It never fails: an unreadable
+/// text is kept as the chunk's `Err` (its status may still end a turn), and an unknown
+/// status is warned about and taken as a complete message.
+pub fn read_chunk(id: &str, params: &MetadataParameters, data: &DoraArray) -> Chunk {
+    let chunk = decode::<Chunk>(params, data).unwrap_or_else(|e| Chunk {
+        text: Err(e.to_string()),
+        ..Chunk::default()
+    });
+    if let Some(raw) = &chunk.unknown_status {
+        tracing::warn!(input = id, value = %raw, "unknown session_status; treating the message as complete");
+    }
+    chunk
 }
 
 /// `question_id` as an unsigned id (Integer, or a String of digits for hand-written inputs).

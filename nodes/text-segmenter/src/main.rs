@@ -8,7 +8,7 @@ use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
 use node_kit::{Next, next_event};
 use text_segmenter::{SegmenterConfig, SegmenterCore, SegmenterInput};
-use voice_protocol::messages::{Chunk, Segment};
+use voice_protocol::messages::Segment;
 use voice_protocol::{SessionStatus, hub::LocalQuestionIds, ids};
 
 fn main() -> eyre::Result<()> {
@@ -41,14 +41,7 @@ fn main() -> eyre::Result<()> {
                         local_ids.observe(question_id);
                         SegmenterInput::Interrupt { question_id }
                     } else {
-                        let chunk = node_kit::decode::<Chunk>(&metadata.parameters, &data)
-                            .unwrap_or_else(|e| Chunk {
-                                text: Err(e.to_string()),
-                                ..Chunk::default()
-                            });
-                        if let Some(raw) = &chunk.unknown_status {
-                            tracing::warn!(input = %id, value = %raw, "unknown session_status; treating the message as complete");
-                        }
+                        let chunk = node_kit::read_chunk(id.as_str(), &metadata.parameters, &data);
                         let given_id = chunk.question_id;
                         let text = match chunk.text {
                             Ok(text) => text,
