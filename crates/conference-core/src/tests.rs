@@ -812,3 +812,24 @@ fn a_restarted_player_is_not_waited_for() {
     );
     assert_eq!(turns(&out).len(), 1, "the next turn goes out at once");
 }
+
+#[test]
+fn as_a_conductor_it_decides_what_its_own_calls_decide_and_wakes_on_the_deadline() {
+    use conductor::Conductor as _;
+    let mut direct = conference(STUDY);
+    let mut conducted = conference(STUDY);
+    let first = direct.handle(Event::Start, Duration::from_millis(5));
+    assert_eq!(conductor::Conductor::start(&mut conducted, &(), 5), first);
+    // The turn's deadline, in whole milliseconds, rounded up from the core's own.
+    let deadline = direct.next_deadline().expect("a turn is running");
+    let wake = conducted.next_wake().expect("a turn is running");
+    assert_eq!(u128::from(wake), deadline.as_nanos().div_ceil(1_000_000));
+    let at = wake + 1;
+    let timed_out = direct.handle(Event::Tick, Duration::from_millis(at));
+    assert_eq!(conducted.tick(at), timed_out);
+    assert!(
+        !turns(&timed_out).is_empty(),
+        "the silent speaker is skipped"
+    );
+    assert!(!conducted.finished());
+}
