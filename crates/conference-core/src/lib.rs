@@ -269,6 +269,9 @@ pub struct Conference {
     held_since: Option<Duration>,
     /// A turn fell due while the floor was held: it goes out when the hold ends.
     turn_due: bool,
+    /// The newest question id handed out (a turn's or an interrupt's); the policy only
+    /// says who speaks, the controller numbers what it sends.
+    question_id: u64,
 }
 
 impl Conference {
@@ -282,7 +285,19 @@ impl Conference {
             timed_out: std::collections::BTreeMap::new(),
             held_since: None,
             turn_due: false,
+            question_id: 0,
         }
+    }
+
+    /// A fresh question id, strictly greater than every one before.
+    fn next_question_id(&mut self) -> u64 {
+        self.question_id += 1;
+        self.question_id
+    }
+
+    /// The published status: the policy's share of the floor and the newest question id.
+    pub fn status(&self) -> PolicyStats {
+        self.engine.stats(self.question_id)
     }
 
     /// Whether the human holds the floor (speaking, no transcript yet).
@@ -378,7 +393,7 @@ impl Conference {
                     reason: "no answer within the turn timeout".to_owned(),
                 }));
                 self.cut_short(turn, out);
-                let question_id = self.engine.bump_question_id();
+                let question_id = self.next_question_id();
                 out.push(Action::Interrupt {
                     kind: InterruptKind::Cancel,
                     question_id,
@@ -400,25 +415,26 @@ impl Conference {
             // Nobody starts while the human talks; the turn goes out when the hold ends.
             self.turn_due = true;
             self.floor = Floor::Idle;
-            out.push(Action::Status(self.engine.stats()));
+            out.push(Action::Status(self.status()));
             return;
         }
         self.turn_due = false;
         self.retry_timed_out(out);
         match self.engine.next_turn() {
-            Some(selection) => {
+            Some(speaker) => {
+                let question_id = self.next_question_id();
                 for (index, turns) in &mut self.timed_out {
-                    if *index != selection.index {
+                    if *index != speaker {
                         *turns += 1;
                     }
                 }
                 out.push(Action::Turn {
-                    speaker: self.engine.name(selection.index).to_owned(),
-                    question_id: selection.question_id,
+                    speaker: self.engine.name(speaker).to_owned(),
+                    question_id,
                 });
                 self.floor = Floor::Speaking(ActiveTurn {
-                    index: selection.index,
-                    question_id: selection.question_id,
+                    index: speaker,
+                    question_id,
                     started_at: now,
                     text: String::new(),
                     truncated: false,
@@ -429,7 +445,7 @@ impl Conference {
                 out.push(Action::Notice(Notice::FloorOpen));
             }
         }
-        out.push(Action::Status(self.engine.stats()));
+        out.push(Action::Status(self.status()));
     }
 
     /// Offers the turn again to participants that were skipped for long enough for not
@@ -511,7 +527,7 @@ impl Conference {
         }));
         match &self.floor {
             Floor::Speaking(turn) if turn.index == index => self.abandon_turn(now, out),
-            _ => out.push(Action::Status(self.engine.stats())),
+            _ => out.push(Action::Status(self.status())),
         }
     }
 
@@ -523,7 +539,7 @@ impl Conference {
             return;
         };
         self.cut_short(turn, out);
-        let question_id = self.engine.bump_question_id();
+        let question_id = self.next_question_id();
         out.push(Action::Interrupt {
             kind: InterruptKind::Cancel,
             question_id,
@@ -557,7 +573,7 @@ impl Conference {
         match &self.floor {
             Floor::Speaking(turn) if turn.index == index => self.abandon_turn(now, out),
             Floor::Open => self.give_next_turn(now, out),
-            _ => out.push(Action::Status(self.engine.stats())),
+            _ => out.push(Action::Status(self.status())),
         }
     }
 
@@ -569,8 +585,11 @@ impl Conference {
             self.cut_short(turn, out);
         }
         let question_id = match kind {
-            InterruptKind::Cancel => self.engine.bump_question_id(),
-            InterruptKind::Reset => self.engine.reset(),
+            InterruptKind::Cancel => self.next_question_id(),
+            InterruptKind::Reset => {
+                self.engine.reset();
+                self.next_question_id()
+            }
         };
         out.push(Action::Interrupt { kind, question_id });
         question_id
@@ -601,12 +620,12 @@ impl Conference {
             out.push(Action::Notice(Notice::Returned {
                 speaker: from.clone(),
             }));
-            out.push(Action::Status(self.engine.stats()));
+            out.push(Action::Status(self.status()));
             if matches!(self.floor, Floor::Open) {
                 self.give_next_turn(now, out);
             }
         }
-        let current = self.engine.question_id();
+        let current = self.question_id;
         let turn = match &mut self.floor {
             Floor::Speaking(turn)
                 if turn.index == index && question_id.is_none_or(|q| q == turn.question_id) =>
@@ -666,7 +685,7 @@ impl Conference {
             }
             if self.too_much_unplayed() {
                 self.floor = Floor::AwaitingPlayback { since: now };
-                out.push(Action::Status(self.engine.stats()));
+                out.push(Action::Status(self.status()));
             } else {
                 self.give_next_turn(now, out);
             }
@@ -688,7 +707,8 @@ impl Conference {
             self.cut_short(turn, out);
         }
         self.unplayed.clear();
-        let question_id = self.engine.human_spoke(&speaker, count_words(&text));
+        self.engine.human_spoke(&speaker, count_words(&text));
+        let question_id = self.next_question_id();
         out.push(Action::Interrupt {
             kind: InterruptKind::Reset,
             question_id,
@@ -742,7 +762,7 @@ impl Conference {
 
     fn on_control(&mut self, command: ControlCommand, now: Duration, out: &mut Vec<Action>) {
         match command {
-            ControlCommand::Stats => out.push(Action::Status(self.engine.stats())),
+            ControlCommand::Stats => out.push(Action::Status(self.status())),
             ControlCommand::Reset => {
                 self.interrupt(InterruptKind::Reset, out);
                 self.give_next_turn(now, out);
@@ -751,7 +771,7 @@ impl Conference {
                 // Paused: nothing starts when a hold ends either.
                 self.turn_due = false;
                 self.interrupt(InterruptKind::Cancel, out);
-                out.push(Action::Status(self.engine.stats()));
+                out.push(Action::Status(self.status()));
             }
             ControlCommand::Ready => match &self.floor {
                 // Repeat the current turn for a node that joined late; nodes ignore a

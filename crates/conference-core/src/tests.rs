@@ -88,7 +88,7 @@ fn cold_start_then_turns_follow_the_policy() {
     assert!(!said[0].interrupted);
     assert_eq!(turns(&out), [("tutor".to_owned(), 2)]);
     // Each chunk's words count once: 4 + 1.
-    assert_eq!(c.engine().stats().word_counts.get("student1"), Some(5));
+    assert_eq!(c.status().word_counts.get("student1"), Some(5));
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
     assert_eq!(next.len(), 1);
     assert_eq!(next[0].0, "tutor");
     assert!(next[0].1 > reset[0].1);
-    let stats = c.engine().stats();
+    let stats = c.status();
     assert_eq!(stats.word_counts.get("human"), Some(5));
 }
 
@@ -409,7 +409,7 @@ fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
         handed.extend(turns(&out).into_iter().map(|(s, _)| s));
     }
     assert!(!handed.iter().any(|s| s == "student1"), "{handed:?}");
-    assert_eq!(c.engine().stats().absent, ["student1"]);
+    assert_eq!(c.status().absent, ["student1"]);
     // Late text from it (stale, but alive): it takes turns again.
     let out = c.handle(
         text("student1", "sorry", Some(SessionStatus::Ended), Some(1)),
@@ -418,7 +418,7 @@ fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
     assert!(out.iter().any(
         |a| matches!(a, Action::Notice(Notice::Returned { speaker }) if speaker == "student1")
     ));
-    assert!(c.engine().stats().absent.is_empty());
+    assert!(c.status().absent.is_empty());
     let mut handed = Vec::new();
     for t in 0..4 {
         let out = speak(&mut c, "a few words here", secs(81 + t));
@@ -463,7 +463,7 @@ fn a_participant_that_timed_out_is_offered_the_turn_again_after_a_few_turns() {
         .position(|s| s == "student1")
         .expect("retried");
     assert!(first >= 3, "{handed:?}");
-    assert!(c.engine().stats().absent.is_empty());
+    assert!(c.status().absent.is_empty());
     // Silent again: absent again, and retried again later.
     for _ in 0..8 {
         if c.current_turn().unwrap().0 == "student1" {
@@ -763,7 +763,7 @@ fn a_restarted_participant_loses_the_turn_it_was_in_and_takes_turns_again() {
     assert!(said[0].interrupted && said[0].text == "Half a");
     assert!(interrupts(&out).iter().any(|(_, id)| *id > q));
     assert_ne!(turns(&out)[0].0, "student1");
-    assert!(c.engine().stats().absent.is_empty());
+    assert!(c.status().absent.is_empty());
     let mut handed = Vec::new();
     for t in 0..4 {
         let out = speak(&mut c, "a few words here", secs(3 + t));
@@ -777,14 +777,14 @@ fn a_restarted_absent_participant_is_present_again() {
     let mut c = conference(STUDY);
     c.handle(Event::Start, secs(0));
     c.handle(Event::Tick, secs(60));
-    assert_eq!(c.engine().stats().absent, ["student1"]);
+    assert_eq!(c.status().absent, ["student1"]);
     c.handle(
         Event::Restarted {
             input: "student1".into(),
         },
         secs(61),
     );
-    assert!(c.engine().stats().absent.is_empty());
+    assert!(c.status().absent.is_empty());
 }
 
 #[test]

@@ -60,13 +60,6 @@ pub enum LastSpeaker {
     Participant(usize),
 }
 
-/// A decision: participant `index` speaks, under a fresh `question_id`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Selection {
-    pub index: usize,
-    pub question_id: u64,
-}
-
 /// The policy state and selection algorithm.
 #[derive(Debug, Clone)]
 pub struct PolicyEngine {
@@ -86,7 +79,6 @@ pub struct PolicyEngine {
     position: usize,
     cycle: u64,
     turns: u64,
-    question_id: u64,
 }
 
 impl PolicyEngine {
@@ -126,7 +118,6 @@ impl PolicyEngine {
             position: 0,
             cycle: 0,
             turns: 0,
-            question_id: 0,
         }
     }
 
@@ -197,10 +188,6 @@ impl PolicyEngine {
         self.current_speaker
     }
 
-    pub fn question_id(&self) -> u64 {
-        self.question_id
-    }
-
     pub fn cycle(&self) -> u64 {
         self.cycle
     }
@@ -209,15 +196,10 @@ impl PolicyEngine {
         self.word_counts[index]
     }
 
-    /// A fresh, strictly greater question id (for interrupts).
-    pub fn bump_question_id(&mut self) -> u64 {
-        self.question_id += 1;
-        self.question_id
-    }
-
-    /// Decides who speaks next and hands them the turn under a new question id.
-    /// `None` means the floor is open: only a human can continue the conversation.
-    pub fn next_turn(&mut self) -> Option<Selection> {
+    /// Decides who speaks next (by index) and counts it as their turn. `None` means the
+    /// floor is open: only a human can continue the conversation. The turn's question id
+    /// is the controller's to give.
+    pub fn next_turn(&mut self) -> Option<usize> {
         let index = match self.policy {
             Policy::Sequential(_) => self.select_sequential()?,
             Policy::RatioPriority(_) => self.select_ratio_priority()?,
@@ -227,10 +209,7 @@ impl PolicyEngine {
         self.last_speaker = LastSpeaker::Participant(index);
         self.current_speaker = Some(index);
         self.mark_spoken(index);
-        Some(Selection {
-            index,
-            question_id: self.bump_question_id(),
-        })
+        Some(index)
     }
 
     /// Adds words spoken by participant `index` (count each streamed chunk once).
@@ -247,15 +226,13 @@ impl PolicyEngine {
     }
 
     /// A human spoke: word counts and round tracking restart, `last_speaker` becomes the
-    /// human (so priority answers first, not a cold start) and a new question id is
-    /// returned for the interrupt.
-    pub fn human_spoke(&mut self, name: &str, words: u64) -> u64 {
+    /// human (so priority answers first, not a cold start).
+    pub fn human_spoke(&mut self, name: &str, words: u64) {
         self.clear_rounds();
         self.last_speaker = LastSpeaker::Human(name.to_owned());
         if let Some(i) = self.index_of(name) {
             self.record_words(i, words);
         }
-        self.bump_question_id()
     }
 
     /// Who would answer if the human `name` finished speaking now (the turn in progress
@@ -265,16 +242,15 @@ impl PolicyEngine {
         let mut after = self.clone();
         after.finish_turn();
         after.human_spoke(name, 0);
-        after.next_turn().map(|s| s.index)
+        after.next_turn()
     }
 
-    /// Back to the very beginning (cold start); returns a new question id.
-    pub fn reset(&mut self) -> u64 {
+    /// Back to the very beginning (cold start).
+    pub fn reset(&mut self) {
         self.clear_rounds();
         self.last_speaker = LastSpeaker::Nobody;
         self.last_turn.fill(0);
         self.turns = 0;
-        self.bump_question_id()
     }
 
     /// The spec's `ratio_difference` of participant `index` (priority: `None`).
@@ -287,7 +263,9 @@ impl PolicyEngine {
         Some((ideal - self.word_counts[index] as f64) / ratio)
     }
 
-    pub fn stats(&self) -> PolicyStats {
+    /// The published status; `question_id` is the conversation's newest, which the
+    /// controller hands out (the policy only says who speaks).
+    pub fn stats(&self, question_id: u64) -> PolicyStats {
         let weights = match &self.policy {
             Policy::Sequential(names) => names
                 .iter()
@@ -322,7 +300,7 @@ impl PolicyEngine {
                 LastSpeaker::Human(name) => Some(name.clone()),
                 LastSpeaker::Participant(i) => Some(self.names[*i].clone()),
             },
-            question_id: self.question_id,
+            question_id,
             absent: self
                 .names
                 .iter()
@@ -502,9 +480,9 @@ mod tests {
         (0..turns)
             .map(|t| {
                 let s = e.next_turn().expect("someone speaks");
-                e.record_words(s.index, words(t));
+                e.record_words(s, words(t));
                 e.finish_turn();
-                e.name(s.index).to_owned()
+                e.name(s).to_owned()
             })
             .collect()
     }
@@ -523,7 +501,7 @@ mod tests {
         e.finish_turn();
         e.human_spoke("human", 4);
         let next = e.next_turn().unwrap();
-        assert_eq!(e.name(next.index), "tutor");
+        assert_eq!(e.name(next), "tutor");
         // In a round, the one after the human.
         let mut round = engine("[human → a → b]");
         run(&mut round, 2, |_| 3);
@@ -539,7 +517,7 @@ mod tests {
             .map(|_| {
                 let s = e.next_turn().unwrap();
                 cycles.push(e.cycle());
-                e.name(s.index).to_owned()
+                e.name(s).to_owned()
             })
             .collect();
         assert_eq!(
@@ -566,21 +544,6 @@ mod tests {
     }
 
     #[test]
-    fn question_ids_strictly_increase() {
-        let mut e = engine("[(human, 0.001), (tutor, *), (s1, 1), (s2, 1)]");
-        let mut last = 0;
-        for i in 0..50 {
-            let q = if i % 7 == 3 {
-                e.human_spoke("human", 3)
-            } else {
-                e.next_turn().unwrap().question_id
-            };
-            assert!(q > last);
-            last = q;
-        }
-    }
-
-    #[test]
     fn example_1_typical_flow() {
         let mut e = engine("[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]");
         // Cold start: a student, not the tutor; then tutor after every student.
@@ -588,8 +551,8 @@ mod tests {
         assert_eq!(flow, ["student1", "tutor", "student2", "tutor", "student1"]);
         // Human interrupts: tutor answers first, then ratio balancing resumes.
         e.human_spoke("human", 8);
-        assert_eq!(e.stats().word_counts.get("human"), Some(8));
-        assert_eq!(e.stats().word_counts.get("student1"), Some(0));
+        assert_eq!(e.stats(0).word_counts.get("human"), Some(8));
+        assert_eq!(e.stats(0).word_counts.get("student1"), Some(0));
         let flow = run(&mut e, 4, |_| 20);
         assert_eq!(flow, ["tutor", "student1", "tutor", "student2"]);
     }
@@ -682,7 +645,7 @@ mod tests {
     fn example_3_shares_converge() {
         let mut e = engine("[(moderator, 3), (expert1, 2), (expert2, 2), (guest, 1)]");
         run(&mut e, 1000, varying);
-        let stats = e.stats();
+        let stats = e.stats(0);
         let total: u64 = stats.word_counts.0.iter().map(|(_, c)| c).sum();
         for (name, target) in [
             ("moderator", 3.0 / 8.0),
@@ -702,8 +665,8 @@ mod tests {
     fn stats_json_matches_the_spec_shape() {
         let mut e = engine("[(human, 0.001), (tutor, *), (student1, 1), (student2, 1)]");
         let s = e.next_turn().unwrap();
-        e.record_words(s.index, 12);
-        let json: serde_json::Value = serde_json::from_str(&e.stats().to_json()).unwrap();
+        e.record_words(s, 12);
+        let json: serde_json::Value = serde_json::from_str(&e.stats(0).to_json()).unwrap();
         assert_eq!(json["mode"], "ratio_priority");
         assert_eq!(
             json["participants"],
@@ -720,7 +683,7 @@ mod tests {
         let keys: Vec<&String> = json["word_counts"].as_object().unwrap().keys().collect();
         assert_eq!(keys.len(), 4);
         assert_eq!(
-            serde_json::from_str::<serde_json::Value>(&engine("[a → b]").stats().to_json())
+            serde_json::from_str::<serde_json::Value>(&engine("[a → b]").stats(0).to_json())
                 .unwrap()["mode"],
             "sequential"
         );
@@ -735,11 +698,11 @@ mod tests {
         let spoken = run(&mut e, 8, |_| 5);
         assert!(!spoken.iter().any(|n| n == "s1"), "{spoken:?}");
         assert!(e.cycle() >= 3, "rounds close without s1: {}", e.cycle());
-        assert_eq!(e.stats().absent, ["s1"]);
+        assert_eq!(e.stats(0).absent, ["s1"]);
         e.set_absent(s1, false);
         let spoken = run(&mut e, 4, |_| 5);
         assert!(spoken.iter().any(|n| n == "s1"), "{spoken:?}");
-        assert!(e.stats().absent.is_empty());
+        assert!(e.stats(0).absent.is_empty());
     }
 
     #[test]

@@ -13,6 +13,6 @@ pub mod grammar;
 pub mod sim;
 pub mod words;
 
-pub use engine::{HUMAN, LastSpeaker, PolicyEngine, PolicyStats, Selection, Viability};
+pub use engine::{HUMAN, LastSpeaker, PolicyEngine, PolicyStats, Viability};
 pub use grammar::{Participant, Policy, PolicyError, PolicyErrorKind, Weight};
 pub use words::count_words;

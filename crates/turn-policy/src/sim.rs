@@ -29,6 +29,14 @@ pub enum SimEnd {
     },
 }
 
+/// How a simulation ended, and the newest question id a controller would have handed
+/// out by then (one per human utterance and one per turn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Simulated {
+    pub end: SimEnd,
+    pub question_id: u64,
+}
+
 /// Runs `turns` decisions; `words` fixes every utterance's length (else
 /// [`default_words`]); the human speaks just before each turn listed in `human_at`.
 /// Calls `on_turn` for every turn, so a caller can stream a million turns without
@@ -39,29 +47,38 @@ pub fn simulate(
     words: Option<u64>,
     human_at: &[u64],
     mut on_turn: impl FnMut(SimTurn),
-) -> SimEnd {
+) -> Simulated {
+    let mut question_id = 0;
     let mut human_at: Vec<u64> = human_at.to_vec();
     human_at.sort_unstable();
     let mut next_human = human_at.into_iter().peekable();
     for turn in 1..=turns {
         while next_human.next_if(|t| *t <= turn).is_some() {
             engine.human_spoke(HUMAN, HUMAN_WORDS);
+            question_id += 1;
         }
-        let Some(selection) = engine.next_turn() else {
-            return SimEnd::FloorOpen {
-                after_turn: turn - 1,
+        let Some(speaker) = engine.next_turn() else {
+            return Simulated {
+                end: SimEnd::FloorOpen {
+                    after_turn: turn - 1,
+                },
+                question_id,
             };
         };
+        question_id += 1;
         let w = words.unwrap_or_else(|| default_words(turn));
-        engine.record_words(selection.index, w);
+        engine.record_words(speaker, w);
         engine.finish_turn();
         on_turn(SimTurn {
             turn,
-            speaker: selection.index,
+            speaker,
             words: w,
         });
     }
-    SimEnd::Completed
+    Simulated {
+        end: SimEnd::Completed,
+        question_id,
+    }
 }
 
 #[cfg(test)]
@@ -86,7 +103,7 @@ mod tests {
         let end = simulate(&mut engine, 12, Some(10), &[10], |t| {
             speakers.push(engine_name(t.speaker))
         });
-        assert_eq!(end, SimEnd::Completed);
+        assert_eq!(end.end, SimEnd::Completed);
         // Turn 10 follows the human: the tutor answers.
         assert_eq!(speakers[9], "tutor");
     }
@@ -100,6 +117,6 @@ mod tests {
         let policy = Policy::parse("[(human, 1), (assistant, *)]").unwrap();
         let mut engine = PolicyEngine::new(policy, &[] as &[&str]);
         let end = simulate(&mut engine, 5, None, &[], |_| {});
-        assert_eq!(end, SimEnd::FloorOpen { after_turn: 1 });
+        assert_eq!(end.end, SimEnd::FloorOpen { after_turn: 1 });
     }
 }

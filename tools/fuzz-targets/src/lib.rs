@@ -119,7 +119,7 @@ pub fn policy_grammar(data: &[u8]) {
         }
         engine.finish_turn();
     }
-    let _ = engine.stats().to_json();
+    let _ = engine.stats(0).to_json();
 }
 
 pub fn control_command(data: &[u8]) {

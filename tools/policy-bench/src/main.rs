@@ -26,10 +26,10 @@ fn engine_ns_per_decision(pattern: &str, decisions: u64) -> f64 {
                 let mut engine = PolicyEngine::new(policy.clone(), &[] as &[&str]);
                 let start = Instant::now();
                 for turn in 1..=decisions {
-                    let selection = engine.next_turn().expect("someone speaks");
-                    engine.record_words(selection.index, black_box(default_words(turn)));
+                    let speaker = engine.next_turn().expect("someone speaks");
+                    engine.record_words(speaker, black_box(default_words(turn)));
                     engine.finish_turn();
-                    black_box(selection);
+                    black_box(speaker);
                 }
                 start.elapsed().as_nanos() as f64 / decisions as f64
             })

@@ -10,7 +10,7 @@ use std::{
 
 use clap::Parser;
 use turn_policy::{
-    Policy, PolicyEngine,
+    Policy, PolicyEngine, PolicyStats,
     sim::{SimEnd, simulate},
 };
 
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut write_error = None;
-    let end = simulate(&mut engine, args.turns, args.words, &args.human_at, |t| {
+    let simulated = simulate(&mut engine, args.turns, args.words, &args.human_at, |t| {
         if write_error.is_some() {
             return;
         }
@@ -83,16 +83,16 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    if let SimEnd::FloorOpen { after_turn } = end {
+    if let SimEnd::FloorOpen { after_turn } = simulated.end {
         eprintln!(
             "policy-sim: after turn {after_turn} nobody but a human can speak; stopping (a live conference waits for the human)"
         );
     }
-    let stats = engine.stats();
+    let stats = engine.stats(simulated.question_id);
     let result = if args.json {
         writeln!(out, "{}", stats.to_json())
     } else {
-        write_stats_block(&mut out, &engine)
+        write_stats_block(&mut out, &stats)
     };
     match result.and_then(|_| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -104,8 +104,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn write_stats_block(out: &mut impl Write, engine: &PolicyEngine) -> std::io::Result<()> {
-    let stats = engine.stats();
+fn write_stats_block(out: &mut impl Write, stats: &PolicyStats) -> std::io::Result<()> {
     let total: u64 = stats.word_counts.0.iter().map(|(_, c)| c).sum();
     let width = stats
         .participants
