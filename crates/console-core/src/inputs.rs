@@ -1,0 +1,438 @@
+//! One dora input: transcript lines, the player's reports, the voices' and the microphone's
+//! audio, decisions, auction events.
+
+use serde_json::Value;
+
+use crate::to_pages::{line_msg, msg};
+use crate::*;
+
+impl Console {
+    /// One dora input.
+    pub fn input(&mut self, id: &str, data: Data<'_>, meta: &Meta, now: u64) -> Vec<Out> {
+        *self.inputs_seen.entry(shorten_id(id)).or_default() += 1;
+        let text = match data {
+            Data::Text(t) => Some(t),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        match id {
+            "status" => {
+                if let Some(status) = text.and_then(|t| shares::parse_status(t).ok()) {
+                    self.policy.status = Some(status);
+                    out.push(Out::Broadcast(self.policy_msg()));
+                }
+            }
+            "utterance" => {
+                if let Some(text) = text {
+                    self.utterance(text, meta, now, &mut out);
+                }
+            }
+            "turn" => {
+                let speaker = meta
+                    .speaker
+                    .clone()
+                    .or_else(|| text.map(str::to_owned))
+                    .unwrap_or_default();
+                if let Some(q) = meta.question_id {
+                    if self.latency.turn(q, &speaker, now) {
+                        out.push(Out::Broadcast(self.latency_msg()));
+                    }
+                    self.next_speaker = Some((speaker, q));
+                    out.push(Out::Broadcast(self.speaking_msg()));
+                }
+            }
+            "interrupt" => {
+                let kind = text.unwrap_or_default().trim();
+                // Question 0 is older than anything: a no-op (test keep-alives).
+                if meta.question_id.is_some_and(|q| q > 0) {
+                    let line = self.push_line(
+                        "interrupt",
+                        String::new(),
+                        meta.question_id,
+                        page::shorten(kind, 20),
+                        now,
+                    );
+                    out.push(Out::Broadcast(line));
+                }
+            }
+            "playback_started" => {
+                let speaker = meta
+                    .speaker
+                    .clone()
+                    .or_else(|| text.map(str::to_owned))
+                    .unwrap_or_default();
+                let q = meta.question_id.unwrap_or(0);
+                if self.latency.voice_started(q, &speaker, now) {
+                    out.push(Out::Broadcast(self.latency_msg()));
+                }
+                if self.next_speaker.as_ref().is_some_and(|(_, nq)| *nq == q) {
+                    self.next_speaker = None;
+                }
+                self.speaking = Some((speaker, q));
+                out.push(Out::Broadcast(self.speaking_msg()));
+            }
+            "playback_done" | "played" => {
+                let report = PlayedReport {
+                    interrupted: meta.interrupted.unwrap_or(false),
+                    chars: meta.chars_played.and_then(|c| usize::try_from(c).ok()),
+                };
+                if let Some(q) = meta.question_id {
+                    self.played(q, text.unwrap_or_default(), report, &mut out);
+                }
+                if self.latency.voice_done(meta.question_id, now) {
+                    out.push(Out::Broadcast(self.latency_msg()));
+                }
+                if self.speaking.as_ref().map(|s| s.1) == meta.question_id {
+                    self.speaking = None;
+                    out.push(Out::Broadcast(self.speaking_msg()));
+                }
+            }
+            "audio" => {
+                if let Data::Samples(samples) = data {
+                    self.voice_audio(samples, meta, now, &mut out);
+                }
+            }
+            "human_audio" | "mic" => {
+                if let Data::Samples(samples) = data {
+                    self.human_audio(samples, now, &mut out);
+                }
+            }
+            "speech_started" => {
+                self.latency.speech_started(now);
+                self.human_speaking = true;
+                out.push(Out::Broadcast(self.speaking_msg()));
+            }
+            "transcript" => {
+                self.latency.human_words(false, now);
+                out.push(Out::Broadcast(self.latency_msg()));
+                self.human_speaking = false;
+                out.push(Out::Broadcast(self.speaking_msg()));
+            }
+            "backchannel" => {
+                self.human_speaking = false;
+                if self.latency.backchannel() {
+                    out.push(Out::Broadcast(self.latency_msg()));
+                }
+                let speaker = meta
+                    .speaker
+                    .clone()
+                    .unwrap_or_else(|| self.config.human_speaker.clone());
+                let line = self.push_line(
+                    "backchannel",
+                    speaker,
+                    None,
+                    text.unwrap_or_default().trim().to_owned(),
+                    now,
+                );
+                out.push(Out::Broadcast(line));
+                out.push(Out::Broadcast(self.speaking_msg()));
+            }
+            "decision" => {
+                if let Some(text) = text {
+                    self.decision(text, now, &mut out);
+                }
+            }
+            "auction" => {
+                if let Some(text) = text {
+                    self.auction(text, now, &mut out);
+                }
+            }
+            "board" => match text.map(serde_json::from_str::<Value>) {
+                Some(Ok(Value::Object(board))) => {
+                    out.push(Out::Broadcast(msg("board", Value::Object(board.clone()))));
+                    self.board = Some(board);
+                }
+                _ => out.push(Out::Warning(
+                    "a board that is not a JSON object ignored".to_owned(),
+                )),
+            },
+            "phase" => {
+                let phase = text.unwrap_or_default().trim().to_owned();
+                if !phase.is_empty() {
+                    self.policy.phase = Some(phase.clone());
+                    let line = self.push_line("phase", String::new(), None, phase, now);
+                    out.push(Out::Broadcast(line));
+                    out.push(Out::Broadcast(self.policy_msg()));
+                }
+            }
+            _ if id == "text" || id.starts_with("text_") => {
+                if let Some(q) = meta.question_id
+                    && text.is_some_and(|t| !t.trim().is_empty())
+                    && self.latency.token(q, now)
+                {
+                    out.push(Out::Broadcast(self.latency_msg()));
+                }
+            }
+            other => out.push(Out::Warning(format!(
+                "unknown input {:?} ignored",
+                other.chars().take(64).collect::<String>()
+            ))),
+        }
+        out
+    }
+
+    pub(crate) fn utterance(&mut self, text: &str, meta: &Meta, now: u64, out: &mut Vec<Out>) {
+        let speaker = meta.speaker.clone().unwrap_or_default();
+        let human = meta.is_human.unwrap_or(false);
+        let kind = if human {
+            "human"
+        } else if speaker == "moderator" {
+            "moderator"
+        } else {
+            "agent"
+        };
+        let seq = self.next_seq;
+        let line = Line {
+            seq,
+            kind,
+            speaker,
+            question_id: meta.question_id,
+            text: text.to_owned(),
+            played: None,
+            cut: None,
+            interrupted: meta.interrupted.unwrap_or(false),
+            at_ms: now,
+        };
+        self.next_seq += 1;
+        self.lines.push_back(line);
+        self.trim_lines();
+        if !human
+            && let Some(q) = meta.question_id
+            && let Some((played, report)) = self.early_played.remove(&q)
+        {
+            self.played(q, &played, report, out);
+        }
+        if let Some(line) = self.lines.iter().find(|l| l.seq == seq) {
+            out.push(Out::Broadcast(line_msg(line)));
+        }
+        if human {
+            self.human_speaking = false;
+            out.push(Out::Broadcast(self.speaking_msg()));
+        }
+    }
+
+    /// The player reported what was heard of question `q`.
+    pub(crate) fn played(
+        &mut self,
+        q: u64,
+        played: &str,
+        report: PlayedReport,
+        out: &mut Vec<Out>,
+    ) {
+        let Some(line) = self
+            .lines
+            .iter_mut()
+            .rev()
+            .find(|l| l.question_id == Some(q) && l.kind != "human" && l.kind != "interrupt")
+        else {
+            self.early_played.insert(q, (played.to_owned(), report));
+            if self.early_played.len() > 64
+                && let Some(&oldest) = self.early_played.keys().min()
+            {
+                self.early_played.remove(&oldest);
+            }
+            return;
+        };
+        let (heard, cut) = split_heard(&line.text, played, report.chars);
+        line.interrupted |= report.interrupted;
+        line.played = Some(heard);
+        line.cut = (line.interrupted && !cut.is_empty()).then_some(cut);
+        out.push(Out::Broadcast(line_msg(line)));
+    }
+
+    pub(crate) fn voice_audio(
+        &mut self,
+        samples: &[f32],
+        meta: &Meta,
+        now: u64,
+        out: &mut Vec<Out>,
+    ) {
+        let (rms, peak) = levels(samples);
+        if self.latency.voice_block(meta.question_id, rms, now) {
+            out.push(Out::Broadcast(self.latency_msg()));
+        }
+        if self.level_due("voice", now) {
+            out.push(Out::Broadcast(msg(
+                "level",
+                serde_json::json!({
+                    "source": "voice",
+                    "speaker": meta.speaker,
+                    "rms": round3(rms),
+                    "peak": round3(peak),
+                }),
+            )));
+        }
+        if !self.listeners.is_empty()
+            && let Ok(rate) = voice_rate(meta.sample_rate)
+        {
+            out.push(Out::Audio {
+                frame: page::encode_audio(rate, samples),
+                to: self.listeners.iter().copied().collect(),
+            });
+        }
+    }
+
+    pub(crate) fn human_audio(&mut self, samples: &[f32], now: u64, out: &mut Vec<Out>) {
+        let (rms, peak) = levels(samples);
+        self.latency.human_audio(rms, now);
+        if self.level_due("human", now) {
+            out.push(Out::Broadcast(msg(
+                "level",
+                serde_json::json!({
+                    "source": "human",
+                    "speaker": self.config.human_speaker,
+                    "rms": round3(rms),
+                    "peak": round3(peak),
+                }),
+            )));
+        }
+    }
+
+    pub(crate) fn level_due(&mut self, source: &'static str, now: u64) -> bool {
+        let due = self
+            .last_level
+            .get(source)
+            .is_none_or(|&t| now.saturating_sub(t) >= self.config.level_interval_ms || now < t);
+        if due {
+            self.last_level.insert(source, now);
+        }
+        due
+    }
+
+    pub(crate) fn decision(&mut self, text: &str, now: u64, out: &mut Vec<Out>) {
+        let Ok(value) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        let field = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default();
+        let action = field("action");
+        let target = field("target");
+        let reason = field("reason");
+        let mut summary = action.to_owned();
+        if !target.is_empty() {
+            summary.push_str(" → ");
+            summary.push_str(target);
+        }
+        if !reason.is_empty() {
+            summary.push_str(": ");
+            summary.push_str(reason);
+        }
+        let summary = page::shorten(&summary, 300);
+        self.policy.last_decision = Some(summary.clone());
+        self.policy.moderator_action = (!action.is_empty()).then(|| action.to_owned());
+        if let Some(phase) = value
+            .get("next_phase")
+            .and_then(Value::as_str)
+            .or_else(|| value.get("phase").and_then(Value::as_str))
+        {
+            self.policy.phase = Some(phase.to_owned());
+        }
+        let line = self.push_line("decision", "moderator".to_owned(), None, summary, now);
+        out.push(Out::Broadcast(line));
+        out.push(Out::Broadcast(self.policy_msg()));
+    }
+
+    pub(crate) fn auction(&mut self, text: &str, now: u64, out: &mut Vec<Out>) {
+        let Ok(value) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        let event = value
+            .get("event")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let str_of = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
+        match event.as_str() {
+            "bid" => {
+                if let Some(agent) = str_of("agent_id") {
+                    let entry = self.policy.auction.entry(agent).or_default();
+                    entry.bid = value.get("bid").and_then(Value::as_u64);
+                    entry.tokens = value.get("tokens").and_then(Value::as_u64).or(entry.tokens);
+                    out.push(Out::Broadcast(self.policy_msg()));
+                }
+            }
+            "segment" | "timing" | "bid_fallback" => {}
+            _ => {
+                if let Some(rows) = value.get("rows").and_then(Value::as_array) {
+                    for row in rows {
+                        if let Some(agent) = row.get("agent_id").and_then(Value::as_str) {
+                            let entry = self.policy.auction.entry(agent.to_owned()).or_default();
+                            if let Some(t) = row.get("tokens_left").and_then(Value::as_u64) {
+                                entry.tokens = Some(t);
+                            }
+                        }
+                    }
+                }
+                let summary = auction_summary(&event, &value);
+                self.policy.last_decision = Some(summary.clone());
+                let line = self.push_line("auction", event, None, summary, now);
+                out.push(Out::Broadcast(line));
+                out.push(Out::Broadcast(self.policy_msg()));
+            }
+        }
+    }
+}
+
+/// Splits a line's text into what was heard and what was cut: by the heard text when
+/// the line starts with it, else by the character count.
+pub fn split_heard(text: &str, played: &str, chars: Option<usize>) -> (String, String) {
+    if !played.is_empty() && text.starts_with(played) {
+        return (played.to_owned(), text[played.len()..].to_owned());
+    }
+    let n = chars.unwrap_or_else(|| played.chars().count());
+    let cut_at = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+    if played.is_empty() && chars.is_none() {
+        return (String::new(), text.to_owned());
+    }
+    (text[..cut_at].to_owned(), text[cut_at..].to_owned())
+}
+
+/// RMS and peak of a block (0 for an empty one; non-finite samples count as 0).
+pub fn levels(samples: &[f32]) -> (f32, f32) {
+    if samples.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mut sum = 0.0f64;
+    let mut peak = 0.0f32;
+    for &s in samples {
+        let s = if s.is_finite() { s } else { 0.0 };
+        sum += f64::from(s) * f64::from(s);
+        peak = peak.max(s.abs());
+    }
+    ((sum / samples.len() as f64).sqrt() as f32, peak)
+}
+
+pub(crate) fn voice_rate(rate: Option<i64>) -> Result<u32, ()> {
+    match rate {
+        Some(r) if (4_000..=384_000).contains(&r) => Ok(r as u32),
+        _ => Err(()),
+    }
+}
+
+pub(crate) fn round3(x: f32) -> f64 {
+    (f64::from(x) * 1000.0).round() / 1000.0
+}
+
+pub(crate) fn shorten_id(id: &str) -> String {
+    page::shorten(id, 40)
+}
+
+pub(crate) fn auction_summary(event: &str, value: &Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(obj) = value.as_object() {
+        for (k, v) in obj {
+            if matches!(k.as_str(), "event" | "provenance" | "rows") {
+                continue;
+            }
+            let v = match v {
+                Value::String(s) => s.clone(),
+                Value::Null => continue,
+                other => other.to_string(),
+            };
+            parts.push(format!("{k}={}", page::shorten(&v, 60)));
+            if parts.len() >= 6 {
+                break;
+            }
+        }
+    }
+    page::shorten(&format!("{event} {}", parts.join(" ")), 300)
+}
