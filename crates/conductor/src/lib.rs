@@ -43,8 +43,8 @@ pub trait Conductor {
     fn finished(&self) -> bool;
 }
 
-/// The most characters an utterance keeps: far above any spoken turn, low enough that a
-/// runaway stream cannot grow a conductor's memory.
+/// The most characters an utterance keeps, the controller's and every conductor's: far
+/// above any spoken turn, low enough that a runaway stream cannot grow a core's memory.
 pub const MAX_UTTERANCE_CHARS: usize = 8_000;
 
 /// A speaker's streamed chunks assembled into one utterance, kept to
@@ -74,6 +74,10 @@ impl Utterance {
 
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+
+    pub fn into_string(self) -> String {
+        self.text
     }
 
     pub fn is_truncated(&self) -> bool {

@@ -14,7 +14,7 @@ pub use setup::{CONTROLLER_FORMAT, ControllerSetup, SetupError};
 use voice_protocol::{ControlCommand, InterruptKind, SessionStatus};
 
 /// Text kept per utterance; longer utterances still count all their words.
-pub const MAX_UTTERANCE_CHARS: usize = 100_000;
+pub use conductor::MAX_UTTERANCE_CHARS;
 
 /// How long the human's floor is held at most: the voice detector's longest utterance
 /// (30 s) and the time to recognise it. The player's own limit on a held voice (a safety
@@ -235,8 +235,8 @@ struct ActiveTurn {
     index: usize,
     question_id: u64,
     started_at: Duration,
-    text: String,
-    truncated: bool,
+    /// What it said so far, kept to [`MAX_UTTERANCE_CHARS`].
+    text: conductor::Utterance,
 }
 
 #[derive(Debug, Clone)]
@@ -436,8 +436,7 @@ impl Conference {
                     index: speaker,
                     question_id,
                     started_at: now,
-                    text: String::new(),
-                    truncated: false,
+                    text: conductor::Utterance::default(),
                 });
             }
             None => {
@@ -480,10 +479,10 @@ impl Conference {
     /// Ends `turn`; what it said (if anything) becomes an utterance.
     fn end_turn(&mut self, turn: ActiveTurn, interrupted: bool, out: &mut Vec<Action>) {
         self.engine.finish_turn();
-        if !turn.text.trim().is_empty() {
+        if !turn.text.as_str().trim().is_empty() {
             out.push(Action::Utterance(Utterance {
                 speaker: self.engine.name(turn.index).to_owned(),
-                text: turn.text,
+                text: turn.text.into_string(),
                 question_id: turn.question_id,
                 interrupted,
                 human: false,
@@ -660,17 +659,9 @@ impl Conference {
             }
         };
         let words = count_words(&text);
-        let room = MAX_UTTERANCE_CHARS.saturating_sub(turn.text.len());
-        if text.len() <= room {
-            turn.text.push_str(&text);
-        } else {
-            // Keep what fits, cut at a character boundary; the words all count.
-            turn.text
-                .push_str(&text[..floor_char_boundary(&text, room)]);
-            if !turn.truncated {
-                turn.truncated = true;
-                out.push(Action::Notice(Notice::Truncated { speaker: from }));
-            }
+        // Keep what fits; the words all count.
+        if turn.text.push(&text) {
+            out.push(Action::Notice(Notice::Truncated { speaker: from }));
         }
         self.engine.record_words(index, words);
         if SessionStatus::ends_utterance(status) {
@@ -678,7 +669,7 @@ impl Conference {
                 unreachable!("matched Speaking above");
             };
             let question_id = turn.question_id;
-            let said_something = !turn.text.trim().is_empty();
+            let said_something = !turn.text.as_str().trim().is_empty();
             self.end_turn(turn, false, out);
             if said_something && self.config.max_unplayed.is_some() {
                 self.unplayed.insert(question_id);
@@ -713,16 +704,15 @@ impl Conference {
             kind: InterruptKind::Reset,
             question_id,
         });
-        let mut kept = text;
-        if kept.len() > MAX_UTTERANCE_CHARS {
-            kept.truncate(floor_char_boundary(&kept, MAX_UTTERANCE_CHARS));
+        let mut kept = conductor::Utterance::default();
+        if kept.push(&text) {
             out.push(Action::Notice(Notice::Truncated {
                 speaker: speaker.clone(),
             }));
         }
         out.push(Action::Utterance(Utterance {
             speaker,
-            text: kept,
+            text: kept.into_string(),
             question_id,
             interrupted: false,
             human: true,
@@ -786,17 +776,6 @@ impl Conference {
             },
         }
     }
-}
-
-/// The largest char boundary of `text` at or below `at`.
-fn floor_char_boundary(text: &str, at: usize) -> usize {
-    if at >= text.len() {
-        return text.len();
-    }
-    (0..=at)
-        .rev()
-        .find(|i| text.is_char_boundary(*i))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
