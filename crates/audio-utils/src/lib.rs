@@ -201,51 +201,6 @@ pub fn silence_non_finite(samples: &mut [f32]) -> usize {
     replaced
 }
 
-/// One audio stream's guard against non-finite samples: each block comes back clean
-/// (borrowed when it already was), and the first block that held any says so once, so
-/// the node warns once per stream instead of fifty times a second.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FiniteGuard {
-    replaced: u64,
-}
-
-/// A block as [`FiniteGuard::clean`] returns it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cleaned<'a> {
-    pub samples: std::borrow::Cow<'a, [f32]>,
-    /// Non-finite samples replaced by silence in this block.
-    pub replaced: usize,
-    /// This is the stream's first block with any: the moment to warn.
-    pub first_in_stream: bool,
-}
-
-impl FiniteGuard {
-    /// `samples` with every non-finite sample replaced by silence.
-    pub fn clean<'a>(&mut self, samples: &'a [f32]) -> Cleaned<'a> {
-        if samples.iter().all(|s| s.is_finite()) {
-            return Cleaned {
-                samples: std::borrow::Cow::Borrowed(samples),
-                replaced: 0,
-                first_in_stream: false,
-            };
-        }
-        let mut owned = samples.to_vec();
-        let replaced = silence_non_finite(&mut owned);
-        let first_in_stream = self.replaced == 0;
-        self.replaced += replaced as u64;
-        Cleaned {
-            samples: std::borrow::Cow::Owned(owned),
-            replaced,
-            first_in_stream,
-        }
-    }
-
-    /// Non-finite samples replaced so far in this stream.
-    pub fn replaced(&self) -> u64 {
-        self.replaced
-    }
-}
-
 /// Clamped conversion to 16-bit PCM.
 pub fn to_i16(sample: f32) -> i16 {
     (sample.clamp(-1.0, 1.0) * f32::from(i16::MAX)) as i16
@@ -422,22 +377,12 @@ mod tests {
     }
 
     #[test]
-    fn non_finite_samples_become_silence_and_are_reported_once_per_stream() {
+    fn non_finite_samples_become_silence() {
         let mut s = [0.5, f32::NAN, f32::INFINITY, -0.25, f32::NEG_INFINITY];
         assert_eq!(silence_non_finite(&mut s), 3);
         assert_eq!(s, [0.5, 0.0, 0.0, -0.25, 0.0]);
-        let mut guard = FiniteGuard::default();
-        let clean = guard.clean(&[0.1, 0.2]);
-        assert!(matches!(clean.samples, std::borrow::Cow::Borrowed(_)));
-        assert!(!clean.first_in_stream);
-        let first = guard.clean(&[f32::NAN, 0.3]);
-        assert_eq!(&*first.samples, &[0.0, 0.3]);
-        assert_eq!((first.replaced, first.first_in_stream), (1, true));
-        let second = guard.clean(&[f32::NAN, f32::NAN]);
-        assert_eq!((second.replaced, second.first_in_stream), (2, false));
-        assert_eq!(guard.replaced(), 3);
-        // The levels and resampling of a cleaned block stay finite.
-        assert!(rms(&second.samples).is_finite());
+        // The levels of a cleaned block stay finite.
+        assert!(rms(&s).is_finite());
     }
 
     proptest! {
@@ -465,14 +410,12 @@ mod tests {
                 0..500,
             ),
         ) {
-            let mut guard = FiniteGuard::default();
-            let clean = guard.clean(&samples);
-            prop_assert_eq!(clean.samples.len(), samples.len());
-            prop_assert!(clean.samples.iter().all(|s| s.is_finite()));
+            let mut clean = samples.clone();
+            let replaced = silence_non_finite(&mut clean);
+            prop_assert!(clean.iter().all(|s| s.is_finite()));
             let bad = samples.iter().filter(|s| !s.is_finite()).count();
-            prop_assert_eq!(clean.replaced, bad);
-            prop_assert_eq!(clean.first_in_stream, bad > 0);
-            for (a, b) in samples.iter().zip(clean.samples.iter()) {
+            prop_assert_eq!(replaced, bad);
+            for (a, b) in samples.iter().zip(clean.iter()) {
                 if a.is_finite() {
                     prop_assert_eq!(a.to_bits(), b.to_bits());
                 } else {
