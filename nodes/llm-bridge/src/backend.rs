@@ -11,13 +11,11 @@ use std::{
 
 use agent_bridge::{
     GenerationRequest, History, Persona, SideRequest,
-    openai::{
-        ChatSettings, ChunkError, SseEvent, SseParser, is_retryable, parse_chunk, request_body,
-    },
+    openai::{ChatSettings, request_body},
     scripted,
 };
 use crossbeam_channel::Sender;
-use futures_util::StreamExt;
+use service_client::{ChatClient, ServiceSettings, StreamLimits};
 
 pub enum BackendEvent {
     Chunk {
@@ -193,59 +191,36 @@ impl Backend for ScriptedBackend {
 }
 
 /// Settings of the OpenAI-compatible backend (from env, see the README).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct OpenAiConfig {
-    pub base_url: String,
-    pub api_key: Option<String>,
-    pub settings: ChatSettings,
+    /// Where the service is, its key and what messages call it.
+    pub service: ServiceSettings,
+    pub chat: ChatSettings,
     pub connect_timeout: Duration,
-    pub first_token_timeout: Duration,
-    pub stall_timeout: Duration,
+    pub limits: StreamLimits,
     /// Limit of a whole turn, retries included: keep-alives and trickles count too.
     pub turn_timeout: Duration,
-    pub max_retries: u32,
-}
-
-/// The most of an error answer's body read for its message (bytes).
-const MAX_ERROR_BODY_BYTES: usize = 16 * 1024;
-
-// The key must never reach a log line.
-impl std::fmt::Debug for OpenAiConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiConfig")
-            .field("base_url", &self.redactor().redact(&self.base_url))
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
-            .field("model", &self.settings.model)
-            .finish()
-    }
-}
-
-impl OpenAiConfig {
-    /// What keeps this service's key and URL credentials out of messages.
-    pub fn redactor(&self) -> voice_protocol::Redactor {
-        voice_protocol::Redactor::new(self.api_key.as_deref(), &self.base_url)
-    }
 }
 
 /// Any OpenAI-compatible chat-completions server, streamed over SSE.
 pub struct OpenAiBackend {
-    config: Arc<OpenAiConfig>,
-    client: reqwest::Client,
+    client: Arc<ChatClient>,
+    chat: Arc<ChatSettings>,
+    turn_timeout: Duration,
     runtime: tokio::runtime::Runtime,
 }
 
 impl OpenAiBackend {
     pub fn new(config: OpenAiConfig) -> eyre::Result<Self> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .build()?;
+        let client = ChatClient::new(config.service, config.connect_timeout, config.limits)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()?;
         Ok(Self {
-            config: Arc::new(config),
-            client,
+            client: Arc::new(client),
+            chat: Arc::new(config.chat),
+            turn_timeout: config.turn_timeout,
             runtime,
         })
     }
@@ -258,197 +233,26 @@ impl Backend for OpenAiBackend {
         _history: History,
         events: Sender<BackendEvent>,
     ) -> Cancel {
-        let config = self.config.clone();
         let client = self.client.clone();
+        let chat = self.chat.clone();
+        let turn_timeout = self.turn_timeout;
         let question_id = request.question_id;
         let task = self.runtime.spawn(async move {
-            let turn = stream_chat(&client, &config, &request, &events);
-            let error = match tokio::time::timeout(config.turn_timeout, turn).await {
-                Ok(result) => result.err(),
+            let body = request_body(&chat, &request.messages);
+            let turn = client.stream(&body, |text| {
+                let _ = events.send(BackendEvent::Chunk { question_id, text });
+            });
+            // The client's errors come redacted: a service may quote the key back.
+            let error = match tokio::time::timeout(turn_timeout, turn).await {
+                Ok(result) => result.err().map(|e| e.to_string()),
                 Err(_) => Some(format!(
-                    "the turn did not end within {:?} (LLM_TURN_TIMEOUT_SECS)",
-                    config.turn_timeout
+                    "the turn did not end within {turn_timeout:?} (LLM_TURN_TIMEOUT_SECS)"
                 )),
             };
-            // A service may quote the key or the URL's credentials back: never pass them on.
-            let error = error.map(|e| config.redactor().redact(&e));
             let _ = events.send(BackendEvent::Finished { question_id, error });
         });
         Box::new(move || task.abort())
     }
-}
-
-/// One generation, with bounded retries before the first byte of a reply.
-async fn stream_chat(
-    client: &reqwest::Client,
-    config: &OpenAiConfig,
-    request: &GenerationRequest,
-    events: &Sender<BackendEvent>,
-) -> Result<(), String> {
-    let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
-    let body = request_body(&config.settings, &request.messages);
-    let mut attempt = 0;
-    let response = loop {
-        let mut call = client
-            .post(&url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
-        if let Some(key) = &config.api_key {
-            call = call.bearer_auth(key);
-        }
-        let outcome = tokio::time::timeout(config.first_token_timeout, call.send()).await;
-        let retry_after = match outcome {
-            Err(_) => {
-                return Err(format!(
-                    "no answer from {url} within {:?}",
-                    config.first_token_timeout
-                ));
-            }
-            Ok(Err(e)) if attempt < config.max_retries && (e.is_connect() || e.is_timeout()) => {
-                None
-            }
-            Ok(Err(e)) => {
-                return Err(format!(
-                    "cannot reach the model service at {url}: {}",
-                    without_url(&e)
-                ));
-            }
-            Ok(Ok(response)) if response.status().is_success() => break response,
-            Ok(Ok(response)) => {
-                let status = response.status();
-                let retry_after = response
-                    .headers()
-                    .get(reqwest::header::RETRY_AFTER)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<u64>().ok());
-                if !(is_retryable(status.as_u16()) && attempt < config.max_retries) {
-                    let text = error_body(response, config.first_token_timeout).await;
-                    let message = serde_json::from_str::<serde_json::Value>(&text)
-                        .ok()
-                        .and_then(|v| {
-                            v.pointer("/error/message")
-                                .and_then(|m| m.as_str())
-                                .map(str::to_owned)
-                        })
-                        .unwrap_or_else(|| voice_protocol::shorten(&text));
-                    return Err(format!(
-                        "the model service answered HTTP {status}: {message}"
-                    ));
-                }
-                retry_after
-            }
-        };
-        // Exponential backoff (0.5 s, 1 s, 2 s ...), or what the server asked for, capped.
-        let backoff =
-            retry_after.map_or(Duration::from_millis(500 << attempt), Duration::from_secs);
-        tracing::warn!(
-            attempt = attempt + 1,
-            wait_ms = backoff.as_millis() as u64,
-            "model service busy or unreachable; retrying"
-        );
-        tokio::time::sleep(backoff.min(Duration::from_secs(10))).await;
-        attempt += 1;
-    };
-
-    let mut stream = std::pin::pin!(response.bytes_stream());
-    let mut parser = SseParser::new();
-    let mut got_content = false;
-    let mut finish_reason = false;
-    loop {
-        let wait = if got_content {
-            config.stall_timeout
-        } else {
-            config.first_token_timeout
-        };
-        let next = match tokio::time::timeout(wait, stream.next()).await {
-            Err(_) if got_content => return Err(format!("the stream stalled for {wait:?}")),
-            Err(_) => return Err(format!("no first token within {wait:?}")),
-            Ok(next) => next,
-        };
-        let sse = match next {
-            None => {
-                let tail = parser.finish();
-                // Some servers end with a finish reason and close without `[DONE]`.
-                if !handle_events(
-                    tail,
-                    request.question_id,
-                    events,
-                    &mut got_content,
-                    &mut finish_reason,
-                )? && !finish_reason
-                {
-                    return Err("the stream was dropped before it ended".to_owned());
-                }
-                return Ok(());
-            }
-            Some(Err(e)) => return Err(format!("the stream broke: {}", without_url(&e))),
-            Some(Ok(bytes)) => parser.push(&bytes).map_err(|e| e.to_string())?,
-        };
-        if handle_events(
-            sse,
-            request.question_id,
-            events,
-            &mut got_content,
-            &mut finish_reason,
-        )? {
-            return Ok(());
-        }
-    }
-}
-
-/// The start of an error answer's body, as text: at most [`MAX_ERROR_BODY_BYTES`], read
-/// within `timeout` (a body that never ends must not hold the turn).
-async fn error_body(response: reqwest::Response, timeout: Duration) -> String {
-    let mut body = Vec::new();
-    let mut stream = std::pin::pin!(response.bytes_stream());
-    let read = async {
-        while let Some(Ok(bytes)) = stream.next().await {
-            let room = MAX_ERROR_BODY_BYTES - body.len();
-            body.extend_from_slice(&bytes[..bytes.len().min(room)]);
-            if body.len() >= MAX_ERROR_BODY_BYTES {
-                break;
-            }
-        }
-    };
-    let _ = tokio::time::timeout(timeout, read).await;
-    String::from_utf8_lossy(&body).into_owned()
-}
-
-/// Forwards content; returns true at `[DONE]`.
-fn handle_events(
-    sse: Vec<SseEvent>,
-    question_id: u64,
-    events: &Sender<BackendEvent>,
-    got_content: &mut bool,
-    finish_reason: &mut bool,
-) -> Result<bool, String> {
-    for event in sse {
-        match event {
-            SseEvent::Done => return Ok(true),
-            SseEvent::Data(data) => match parse_chunk(&data) {
-                Ok(delta) => {
-                    *finish_reason |= delta.finish_reason.is_some();
-                    if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-                        *got_content = true;
-                        let _ = events.send(BackendEvent::Chunk { question_id, text });
-                    }
-                }
-                Err(e @ (ChunkError::Malformed(_) | ChunkError::Service(_))) => {
-                    return Err(e.to_string());
-                }
-            },
-        }
-    }
-    Ok(false)
-}
-
-/// reqwest's message without the URL (it may carry credentials in odd setups).
-fn without_url(e: &reqwest::Error) -> String {
-    let mut e = e.to_string();
-    if let Some(i) = e.find(" for url (") {
-        e.truncate(i);
-    }
-    e
 }
 
 #[cfg(test)]

@@ -47,30 +47,28 @@ pub fn local_config() -> eyre::Result<LocalConfig> {
 /// The OpenAI-compatible backend's settings from env. The key itself is read from the
 /// variable named by `LLM_API_KEY_ENV` and never logged.
 pub fn openai_config() -> eyre::Result<OpenAiConfig> {
-    let model = node_kit::env_opt("LLM_MODEL").ok_or_else(|| {
+    let service = service_client::ServiceSettings::from_env("LLM", "model service");
+    let model = service.model.clone().ok_or_else(|| {
         eyre!("LLM_BACKEND=openai needs LLM_MODEL (e.g. gpt-4o-mini, deepseek-chat)")
     })?;
-    let key_env =
-        node_kit::env_opt("LLM_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
-    let api_key = node_kit::env_opt(&key_env);
-    if api_key.is_none() {
-        tracing::warn!(variable = %key_env, "no API key in the environment; sending requests without one (fine for local servers)");
+    if service.api_key.is_none() {
+        tracing::warn!(variable = %service.key_env, "no API key in the environment; sending requests without one (fine for local servers)");
     }
     let secs = node_kit::env_secs;
     Ok(OpenAiConfig {
-        base_url: node_kit::env_opt("LLM_BASE_URL")
-            .unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
-        api_key,
-        settings: agent_bridge::openai::ChatSettings {
+        service,
+        chat: agent_bridge::openai::ChatSettings {
             model,
             temperature: node_kit::env_parse("LLM_TEMPERATURE", 0.7)?,
             max_tokens: node_kit::env_parse("LLM_MAX_TOKENS", 256)?,
         },
         connect_timeout: secs("LLM_CONNECT_TIMEOUT_SECS", 5.0)?,
-        first_token_timeout: secs("LLM_FIRST_TOKEN_TIMEOUT_SECS", 20.0)?,
-        stall_timeout: secs("LLM_STALL_TIMEOUT_SECS", 20.0)?,
+        limits: service_client::StreamLimits {
+            first_token: secs("LLM_FIRST_TOKEN_TIMEOUT_SECS", 20.0)?,
+            stall: secs("LLM_STALL_TIMEOUT_SECS", 20.0)?,
+            max_retries: node_kit::env_parse("LLM_MAX_RETRIES", 2)?,
+        },
         turn_timeout: secs("LLM_TURN_TIMEOUT_SECS", 120.0)?,
-        max_retries: node_kit::env_parse("LLM_MAX_RETRIES", 2)?,
     })
 }
 
