@@ -1,0 +1,136 @@
+//! Who speaks when: `prepare`, `speech_started`, `turn`, `interrupt`.
+
+use super::{DecodeError, Fields, Message, Meta, missing, named, non_blank};
+use crate::{InterruptKind, ids, keys};
+
+/// Messages that only name a speaker, in their metadata and as their payload.
+macro_rules! speaker_message {
+    ($(#[$doc:meta])* $name:ident, $output:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $name {
+            pub speaker: String,
+        }
+
+        impl Message for $name {
+            const OUTPUT: &'static str = $output;
+            type Payload = String;
+
+            fn encode(self) -> (Fields, String) {
+                (Fields::new().with_text(keys::SPEAKER, self.speaker.clone()), self.speaker)
+            }
+
+            /// The speaker in the metadata, else the payload's.
+            fn decode(meta: &impl Meta, text: String) -> Result<Self, DecodeError> {
+                Ok(Self {
+                    speaker: named(meta, &text),
+                })
+            }
+        }
+    };
+}
+
+speaker_message!(
+    /// The controller's `prepare`: `speaker` will answer the human who is speaking.
+    Prepare,
+    ids::PREPARE
+);
+
+speaker_message!(
+    /// The voice detector heard a human begin to speak (`speech_started`); acting on it
+    /// needs nothing but its arrival.
+    SpeechStarted,
+    ids::SPEECH_STARTED
+);
+
+/// The controller's (or a conductor's) `turn`: `speaker` speaks now. Its payload is the
+/// speaker's name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Turn {
+    pub question_id: u64,
+    pub speaker: String,
+    /// What the conductor asks of this turn.
+    pub instruction: Option<String>,
+    /// Context assembled for this call; replaces the persona prompt.
+    pub context: Option<String>,
+    /// Words prepared ahead, said as they are.
+    pub prepared: Option<String>,
+    /// The rehearsal exchange the turn belongs to.
+    pub exchange_id: Option<u64>,
+}
+
+impl Message for Turn {
+    const OUTPUT: &'static str = ids::TURN;
+    type Payload = String;
+
+    fn encode(self) -> (Fields, String) {
+        let fields = Fields::new()
+            .with_question_id(self.question_id)
+            .with_text(keys::SPEAKER, self.speaker.clone())
+            .maybe_text(keys::INSTRUCTION, self.instruction)
+            .maybe_int(keys::EXCHANGE_ID, self.exchange_id.map(|id| id as i64))
+            .maybe_text(keys::CONTEXT, self.context)
+            .maybe_text(keys::PREPARED, self.prepared);
+        (fields, self.speaker)
+    }
+
+    fn decode(meta: &impl Meta, speaker: String) -> Result<Self, DecodeError> {
+        Ok(Self {
+            question_id: meta
+                .question_id()
+                .ok_or_else(|| missing("turn", keys::QUESTION_ID))?,
+            speaker: speaker.trim().to_owned(),
+            instruction: non_blank(meta.text(keys::INSTRUCTION)).map(|i| i.trim().to_owned()),
+            context: non_blank(meta.text(keys::CONTEXT)),
+            prepared: non_blank(meta.text(keys::PREPARED)),
+            exchange_id: meta
+                .int(keys::EXCHANGE_ID)
+                .and_then(|id| u64::try_from(id).ok()),
+        })
+    }
+}
+
+/// `interrupt`: drop everything older than `question_id`. Its payload is the kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interrupt {
+    pub question_id: u64,
+    pub kind: InterruptKind,
+    /// The kind said, when it was none of ours (taken as a cancel).
+    pub unknown_kind: Option<String>,
+}
+
+impl Interrupt {
+    pub fn new(kind: InterruptKind, question_id: u64) -> Self {
+        Self {
+            question_id,
+            kind,
+            unknown_kind: None,
+        }
+    }
+}
+
+impl Message for Interrupt {
+    const OUTPUT: &'static str = ids::INTERRUPT;
+    type Payload = String;
+
+    fn encode(self) -> (Fields, String) {
+        (
+            Fields::new().with_question_id(self.question_id),
+            self.kind.as_str().to_owned(),
+        )
+    }
+
+    fn decode(meta: &impl Meta, kind: String) -> Result<Self, DecodeError> {
+        let question_id = meta
+            .question_id()
+            .ok_or_else(|| missing("interrupt", keys::QUESTION_ID))?;
+        Ok(match InterruptKind::parse(&kind) {
+            Some(kind) => Self::new(kind, question_id),
+            None => Self {
+                question_id,
+                kind: InterruptKind::Cancel,
+                unknown_kind: Some(crate::shorten(&kind)),
+            },
+        })
+    }
+}

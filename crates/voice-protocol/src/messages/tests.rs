@@ -1,0 +1,205 @@
+
+use super::*;
+use crate::InterruptKind;
+use proptest::prelude::*;
+
+fn round_trip<M: Message + Clone + PartialEq + std::fmt::Debug>(message: M) {
+    let (fields, payload) = message.clone().encode();
+    assert_eq!(M::decode(&fields, payload).unwrap(), message);
+}
+
+#[test]
+fn a_turn_carries_only_what_it_has_and_reads_blank_as_none() {
+    let turn = Turn {
+        question_id: 4,
+        speaker: "ann".into(),
+        instruction: Some("Ask a question.".into()),
+        ..Turn::default()
+    };
+    let (fields, payload) = turn.clone().encode();
+    assert_eq!(payload, "ann");
+    assert_eq!(fields.text(keys::CONTEXT), None);
+    assert_eq!(fields.text(keys::SPEAKER), Some("ann"));
+    round_trip(turn);
+    let fields = Fields::new()
+        .with_text(keys::QUESTION_ID, " 9 ")
+        .with_text(keys::INSTRUCTION, "  ")
+        .with_text(keys::CONTEXT, "\n");
+    let turn = Turn::decode(&fields, " bo\n".into()).unwrap();
+    assert_eq!((turn.question_id, turn.speaker.as_str()), (9, "bo"));
+    assert_eq!((turn.instruction, turn.context), (None, None));
+    assert_eq!(
+        Turn::decode(&Fields::new(), "bo".into()),
+        Err(missing("turn", keys::QUESTION_ID))
+    );
+}
+
+#[test]
+fn an_unknown_interrupt_kind_is_a_cancel_that_says_so() {
+    round_trip(Interrupt::new(InterruptKind::Reset, 3));
+    let interrupt = Interrupt::decode(&Fields::new().with_question_id(3), "stop!".into()).unwrap();
+    assert_eq!(interrupt.kind, InterruptKind::Cancel);
+    assert_eq!(interrupt.unknown_kind.as_deref(), Some("stop!"));
+}
+
+#[test]
+fn chunks_keep_an_unreadable_text_and_an_unknown_status_apart() {
+    round_trip(Chunk::line(2, "ann", "Hello."));
+    let fields = Fields::new().with_text(keys::SESSION_STATUS, "finished?");
+    let chunk = Chunk::decode(&fields, Err("Int32".into())).unwrap();
+    assert!(chunk.ends());
+    assert_eq!(chunk.unknown_status.as_deref(), Some("finished?"));
+    assert_eq!(chunk.text, Err("Int32".into()));
+}
+
+#[test]
+fn an_utterance_without_metadata_takes_the_node_hub_defaults() {
+    let u = Utterance::decode(&Fields::new(), "hi".into()).unwrap();
+    assert_eq!(
+        (u.speaker.as_str(), u.human, u.question_id),
+        ("unknown", false, 0)
+    );
+    let u = Utterance::decode(
+        &Fields::new().with_text(keys::SPEAKER, "human"),
+        "hi".into(),
+    );
+    assert!(u.unwrap().human);
+}
+
+#[test]
+fn audio_at_an_impossible_rate_is_refused_and_non_finite_samples_are_silenced() {
+    let fields = Fields::new().with_int(keys::SAMPLE_RATE, 1);
+    assert!(Audio::decode(&fields, Ok(vec![0.0])).is_err());
+    let audio = Audio::decode(&Fields::new(), Ok(vec![f32::NAN, 0.5, f32::INFINITY])).unwrap();
+    assert_eq!((audio.sample_rate, audio.silenced), (16_000, 2));
+    assert_eq!(audio.samples, vec![0.0, 0.5, 0.0]);
+}
+
+#[test]
+fn a_segment_needs_its_id_and_index() {
+    let segment = Segment {
+        question_id: 1,
+        speaker: "ann".into(),
+        index: 0,
+        last: true,
+        text: "Hi.".into(),
+    };
+    round_trip(segment);
+    let fields = Fields::new().with_question_id(1);
+    assert_eq!(
+        Segment::decode(&fields, "Hi.".into()),
+        Err(missing("segment", keys::SEGMENT_INDEX))
+    );
+}
+
+fn name() -> impl Strategy<Value = String> {
+    "[a-z]{1,8}"
+}
+
+fn span() -> impl Strategy<Value = Option<HeardSpan>> {
+    proptest::option::of((name(), 0u64..1 << 40, 0u64..1 << 40).prop_map(
+        |(audio_input, start_ms, end_ms)| HeardSpan {
+            audio_input,
+            start_ms,
+            end_ms,
+        },
+    ))
+}
+
+proptest! {
+    #[test]
+    fn every_message_reads_back_as_it_was_written(
+        question_id in 0u64..1 << 62,
+        speaker in name(),
+        text in "\\PC{0,40}",
+        flags in any::<(bool, bool)>(),
+        index in any::<u32>(),
+        extra in proptest::option::of("[a-z]{1,12}"),
+        heard in span(),
+        rate in 4_000u32..=384_000,
+        samples in proptest::collection::vec(-1.0f32..1.0, 0..32),
+    ) {
+        round_trip(Turn {
+            question_id,
+            speaker: speaker.clone(),
+            instruction: extra.clone(),
+            context: extra.clone(),
+            prepared: extra.clone(),
+            exchange_id: Some(index.into()),
+        });
+        round_trip(Prepare { speaker: speaker.clone() });
+        round_trip(Utterance {
+            question_id,
+            speaker: speaker.clone(),
+            text: text.clone(),
+            interrupted: flags.0,
+            human: flags.1,
+            heard: heard.clone(),
+        });
+        round_trip(Chunk {
+            question_id: Some(question_id),
+            speaker: Some(speaker.clone()),
+            status: Some(SessionStatus::Ongoing),
+            error: extra.clone(),
+            kind: extra.clone(),
+            line_kind: extra.clone(),
+            text: Ok(text.clone()),
+            unknown_status: None,
+        });
+        round_trip(Transcript {
+            speaker: Some(speaker.clone()),
+            status: Some(SessionStatus::Ended),
+            text: text.clone(),
+            heard,
+            unknown_status: None,
+        });
+        round_trip(Segment { question_id, speaker: speaker.clone(), index, last: flags.0, text: text.clone() });
+        round_trip(Played {
+            question_id: Some(question_id),
+            speaker: speaker.clone(),
+            interrupted: flags.1,
+            chars_played: Some(index.into()),
+            text: text.clone(),
+        });
+        round_trip(PlaybackStarted { question_id: Some(question_id), speaker: speaker.clone() });
+        round_trip(Backchannel { speaker: speaker.clone(), text: text.clone() });
+        round_trip(Reply {
+            request_id: extra.clone(),
+            kind: extra.clone(),
+            speaker: Some(speaker.clone()),
+            error: extra,
+            text,
+        });
+        round_trip(Audio { question_id: Some(question_id), speaker: Some(speaker), ..Audio::new(rate, samples) });
+    }
+
+    #[test]
+    fn decoding_any_metadata_never_panics(
+        entries in proptest::collection::vec(
+            (prop_oneof![
+                Just(keys::QUESTION_ID), Just(keys::SESSION_STATUS), Just(keys::SPEAKER),
+                Just(keys::SEGMENT_INDEX), Just(keys::SAMPLE_RATE), Just(keys::SPEECH_START_MS),
+            ],
+            prop_oneof![
+                any::<i64>().prop_map(Value::Int),
+                "\\PC{0,12}".prop_map(Value::Text),
+                any::<bool>().prop_map(Value::Bool),
+            ]),
+            0..6,
+        ),
+        text in "\\PC{0,20}",
+    ) {
+        let mut fields = Fields::new();
+        for (key, value) in entries {
+            fields.set(key, value);
+        }
+        let _ = Turn::decode(&fields, text.clone());
+        let _ = Interrupt::decode(&fields, text.clone());
+        let _ = Utterance::decode(&fields, text.clone());
+        let _ = Chunk::decode(&fields, Ok(text.clone()));
+        let _ = Transcript::decode(&fields, text.clone());
+        let _ = Segment::decode(&fields, text.clone());
+        let _ = Played::decode(&fields, text.clone());
+        let _ = Audio::decode(&fields, Ok(vec![0.0; 4]));
+    }
+}
