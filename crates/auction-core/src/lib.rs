@@ -2,10 +2,13 @@
 //! interject briefly under a ducked speaker, and occasionally cut each other off.
 //!
 //! Everything here is pure and deterministic: time comes in as monotonic milliseconds,
-//! randomness from an explicit seed. A dataflow node drives [`AuctionCore`] with
-//! [`Event`]s (segments ready, beats reached with measured times, clips finished,
-//! model answers) and carries out the returned [`Action`]s (request segments, bids,
-//! kickers and interjections from the models; play, duck, fade clips; write records).
+//! randomness from an explicit seed. The format is one state machine, [`AuctionDebate`]:
+//! its node hands it messages ([`Input`]: streamed text, replies, the player's clip
+//! reports) and sends what it returns ([`Output`]: turns, side requests, clips and
+//! commands, utterances, records); underneath, it decides on [`Event`]s (segments ready,
+//! beats reached with measured times, clips finished, model answers) and decides
+//! [`Action`]s (request segments, bids, kickers and interjections from the models; play,
+//! duck, fade clips; write records), the level the offline simulation drives.
 //!
 //! Sub-managers, one module each:
 //! - [`tokens`]: accrual, bank limits, anti-hoarding decay, reserve expiry, stipends;
@@ -21,12 +24,11 @@
 //! - [`sanitize`]: spoken-text cleaning for kickers and interjections;
 //! - [`config`]: the YAML configuration and presets; [`ids`]: deterministic ids;
 //! - [`records`], [`table`]: serializable event records and the per-auction log table;
-//! - [`driver`]: the sans-IO state machine; [`sim`]: an offline simulated session.
+//! - [`debate`]: the state machine; [`sim`]: an offline simulated session.
 
 pub mod bidding;
-pub mod conductor;
 pub mod config;
-pub mod driver;
+pub mod debate;
 pub mod emotion;
 pub mod evidence;
 pub mod fairness;
@@ -46,9 +48,9 @@ pub mod table;
 pub mod tokens;
 
 pub use config::{AuctionConfig, ConfigError};
-pub use driver::{
-    Acknowledgement, Action, AgentSnapshot, AuctionCore, BeatPlan, CoreError, EndReason, Event,
-    HintKind, SegmentHint, SegmentRequest,
+pub use debate::{
+    AUCTION_FORMAT, Acknowledgement, Action, AgentSnapshot, AuctionDebate, AuctionSetup, BeatPlan,
+    DebateError, EndReason, Event, HintKind, Input, Output, SegmentHint, SegmentRequest, Timeouts,
 };
 pub use emotion::Mood;
 pub use llm::{SegmentPayload, parse_bid, parse_mood, parse_segment_payload};

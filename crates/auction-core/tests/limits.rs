@@ -1,10 +1,12 @@
 //! The knobs that bound model requests and adapt the resolve lead, driven through the
-//! sans-IO core with scripted times.
+//! debate's decisions with scripted times.
 
 use auction_core::config::BidSource;
 use auction_core::interrupt::InterruptBlock;
 use auction_core::records::RecordKind;
-use auction_core::{Action, AuctionConfig, AuctionCore, BeatPlan, Event, SegmentRequest};
+use auction_core::{
+    Action, AuctionConfig, AuctionDebate, BeatPlan, Event, SegmentRequest, Timeouts,
+};
 
 const AGENTS: [&str; 3] = ["ada", "bo", "cy"];
 
@@ -80,9 +82,9 @@ fn bid(agent: &str, auction: &str, text: &str) -> Event {
 }
 
 /// Starts a session and plays its first segment (ada's) from t = 100.
-fn first_segment(c: &mut AuctionCore) -> (SegmentRequest, Vec<Action>) {
-    let r = requests(&c.handle(Event::Start, 0)).pop().unwrap();
-    let out = c.handle(ready(&r, 5000), 100);
+fn first_segment(c: &mut AuctionDebate) -> (SegmentRequest, Vec<Action>) {
+    let r = requests(&c.decide(Event::Start, 0)).pop().unwrap();
+    let out = c.decide(ready(&r, 5000), 100);
     (r, out)
 }
 
@@ -90,7 +92,7 @@ fn first_segment(c: &mut AuctionCore) -> (SegmentRequest, Vec<Action>) {
 fn global_limit_replaces_model_bids_over_it_with_heuristic_ones() {
     let mut cfg = llm_config();
     cfg.concurrency.global_limit = Some(1);
-    let mut c = AuctionCore::new(cfg, &AGENTS, "t", 7).unwrap();
+    let mut c = AuctionDebate::new(cfg, &AGENTS, "t", 7, Timeouts::default()).unwrap();
     let (_, out) = first_segment(&mut c);
     let asked = bid_requests(&out);
     assert_eq!(asked.len(), 1, "{out:#?}");
@@ -106,7 +108,7 @@ fn call_budget_counts_segments_and_falls_back_within_the_minute() {
     let mut cfg = llm_config();
     // The cold-start segment and one bid fill the minute.
     cfg.quality.llm_calls_per_min = Some(2);
-    let mut c = AuctionCore::new(cfg, &AGENTS, "t", 7).unwrap();
+    let mut c = AuctionDebate::new(cfg, &AGENTS, "t", 7, Timeouts::default()).unwrap();
     let (_, out) = first_segment(&mut c);
     assert_eq!(bid_requests(&out).len(), 1);
     assert_eq!(
@@ -117,7 +119,7 @@ fn call_budget_counts_segments_and_falls_back_within_the_minute() {
 
 #[test]
 fn without_limits_every_model_bidder_is_asked() {
-    let mut c = AuctionCore::new(llm_config(), &AGENTS, "t", 7).unwrap();
+    let mut c = AuctionDebate::new(llm_config(), &AGENTS, "t", 7, Timeouts::default()).unwrap();
     let (_, out) = first_segment(&mut c);
     assert_eq!(bid_requests(&out).len(), 2);
     assert!(fallbacks(&out).is_empty());
@@ -127,10 +129,10 @@ fn without_limits_every_model_bidder_is_asked() {
 fn per_agent_limit_keeps_the_winner_to_its_segment() {
     let mut cfg = llm_config();
     cfg.concurrency.per_agent_limit = Some(1);
-    let mut c = AuctionCore::new(cfg, &AGENTS, "t", 7).unwrap();
+    let mut c = AuctionDebate::new(cfg, &AGENTS, "t", 7, Timeouts::default()).unwrap();
     let (_, out) = first_segment(&mut c);
     let auction = bid_requests(&out)[0].1.clone();
-    c.handle(
+    c.decide(
         bid(
             "bo",
             &auction,
@@ -138,7 +140,7 @@ fn per_agent_limit_keeps_the_winner_to_its_segment() {
         ),
         200,
     );
-    let out = c.handle(
+    let out = c.decide(
         bid(
             "cy",
             &auction,
@@ -170,11 +172,11 @@ fn lead_time_grows_after_a_late_segment_and_closes_bidding_earlier() {
     cfg.lead_time.add_increase_ms = 3000;
     cfg.lead_time.miss_rate_threshold = 0.0;
     cfg.lead_time.window_segments = 1;
-    let mut c = AuctionCore::new(cfg, &AGENTS, "t", 7).unwrap();
+    let mut c = AuctionDebate::new(cfg, &AGENTS, "t", 7, Timeouts::default()).unwrap();
     assert_eq!(c.lead_ms(), 1000);
     let (r, out) = first_segment(&mut c);
     let auction = bid_requests(&out)[0].1.clone();
-    c.handle(
+    c.decide(
         bid(
             "bo",
             &auction,
@@ -182,7 +184,7 @@ fn lead_time_grows_after_a_late_segment_and_closes_bidding_earlier() {
         ),
         200,
     );
-    let out = c.handle(
+    let out = c.decide(
         bid(
             "cy",
             &auction,
@@ -192,7 +194,7 @@ fn lead_time_grows_after_a_late_segment_and_closes_bidding_earlier() {
     );
     let next = requests(&out).pop().unwrap();
     // ada's clip ends before bo's segment is ready: the floor waits (a miss).
-    c.handle(
+    c.decide(
         Event::ClipFinished {
             clip_id: r.clip_id.clone(),
             at_ms: 5100,
@@ -202,7 +204,7 @@ fn lead_time_grows_after_a_late_segment_and_closes_bidding_earlier() {
     assert_eq!(c.lead_ms(), 1000, "a miss counts once the segment starts");
     // bo's 4-second segment starts at 6000: the lead is now 4 s, so the bidding must
     // close at once; before the miss it would have waited for the model bids.
-    let out = c.handle(ready(&next, 4000), 6000);
+    let out = c.decide(ready(&next, 4000), 6000);
     assert_eq!(c.lead_ms(), 4000);
     assert_eq!(bid_requests(&out).len(), 2);
     assert_eq!(requests(&out).len(), 1, "resolved at once: {out:#?}");
@@ -218,10 +220,10 @@ fn lead_time_stays_at_the_floor_when_segments_are_on_time() {
     let mut cfg = llm_config();
     cfg.lead_time.miss_rate_threshold = 0.0;
     cfg.lead_time.window_segments = 1;
-    let mut c = AuctionCore::new(cfg, &AGENTS, "t", 7).unwrap();
+    let mut c = AuctionDebate::new(cfg, &AGENTS, "t", 7, Timeouts::default()).unwrap();
     let (r, out) = first_segment(&mut c);
     let auction = bid_requests(&out)[0].1.clone();
-    c.handle(
+    c.decide(
         bid(
             "bo",
             &auction,
@@ -229,7 +231,7 @@ fn lead_time_stays_at_the_floor_when_segments_are_on_time() {
         ),
         200,
     );
-    let out = c.handle(
+    let out = c.decide(
         bid(
             "cy",
             &auction,
@@ -239,8 +241,8 @@ fn lead_time_stays_at_the_floor_when_segments_are_on_time() {
     );
     let next = requests(&out).pop().unwrap();
     // The next segment is ready before ada's clip ends.
-    c.handle(ready(&next, 4000), 3000);
-    c.handle(
+    c.decide(ready(&next, 4000), 3000);
+    c.decide(
         Event::ClipFinished {
             clip_id: r.clip_id.clone(),
             at_ms: 5100,

@@ -1,7 +1,7 @@
 //! `auction`: the organic-auction conductor. Participants bid for the floor with tokens
 //! each micro-turn, interject briefly under a ducked speaker, and sometimes cut each other
-//! off with a kicker. Decisions live in [`auction_core::AuctionCore`]; [`auction_core::conductor`]
-//! carries them out as messages; this file moves data.
+//! off with a kicker. Decisions and the messages that carry them out live in
+//! [`auction_core::AuctionDebate`]; this file moves data.
 //!
 //! Inputs: one per participant (its bridge's `text`), any number of bridges' `reply`
 //! (recognised by their `request_id`), and the player's `clip_ready`, `clip_started`,
@@ -13,8 +13,9 @@ mod setup;
 
 use std::time::Instant;
 
-use auction_core::conductor::{AUCTION_FORMAT, AuctionSetup, Input, Output, Timeouts};
-use auction_core::{RecordKind, render_auction_table};
+use auction_core::{
+    AUCTION_FORMAT, AuctionSetup, Input, Output, RecordKind, Timeouts, render_auction_table,
+};
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use node_kit::conduct::{Conversions, Received};
@@ -74,7 +75,7 @@ fn main() -> eyre::Result<()> {
     let ending =
         node_kit::conduct::run(&mut conductor, &mut events, &sources, now, &mut conversions)?;
     tracing::debug!(?ending, "auction loop over");
-    for agent in conductor.conductor.core().snapshot() {
+    for agent in conductor.conductor.snapshot() {
         tracing::info!(agent = %agent.name, tokens = agent.tokens, talk_ms = agent.talk_ms, interrupts = agent.interrupts, interjections = agent.interjections, "final standing");
     }
     Ok(())
@@ -207,7 +208,7 @@ fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                         tracing::info!(agent = %i.agent_id, speaker = %i.speaker_id, kind = ?i.kind, "interjection")
                     }
                     RecordKind::Segment(s) => {
-                        tracing::debug!(agent = %s.agent_id, clip = %s.clip_id, role = auction_core::conductor::role_name(s.role), "main clip")
+                        tracing::debug!(agent = %s.agent_id, clip = %s.clip_id, role = auction_core::debate::role_name(s.role), "main clip")
                     }
                     _ => {}
                 }

@@ -1,13 +1,13 @@
-//! Auction resolution time per micro-turn: drives [`AuctionCore`] through micro-turns
-//! (segments always ready, no model or audio latency) and times the event that closes
-//! one micro-turn and opens the next: bookkeeping, heuristic bids of every listener,
-//! ranking, pricing, interjection and kicker planning, records.
+//! Auction resolution time per micro-turn: drives the decisions of an [`AuctionDebate`]
+//! through micro-turns (segments always ready, no model or audio latency) and times the
+//! event that closes one micro-turn and opens the next: bookkeeping, heuristic bids of
+//! every listener, ranking, pricing, interjection and kicker planning, records.
 //!
 //!   target/release/auction-bench [micro-turns per size, default 20000]
 
 use std::time::Instant;
 
-use auction_core::{Action, AuctionConfig, AuctionCore, BeatPlan, Event};
+use auction_core::{Action, AuctionConfig, AuctionDebate, BeatPlan, Event, Timeouts};
 
 fn main() {
     let turns: usize = std::env::args()
@@ -33,13 +33,19 @@ fn main() {
 /// Times of each micro-turn switch in ns, and the number of records written.
 fn run(agents: usize, turns: usize) -> (Vec<u128>, usize) {
     let names: Vec<String> = (0..agents).map(|i| format!("a{i}")).collect();
-    let mut core = AuctionCore::new(AuctionConfig::debate_snappy(), &names, "bench", 42)
-        .expect("valid session");
+    let mut debate = AuctionDebate::new(
+        AuctionConfig::debate_snappy(),
+        &names,
+        "bench",
+        42,
+        Timeouts::default(),
+    )
+    .expect("valid session");
     let mut now = 0u64;
     let mut main: Option<String> = None;
     let mut times = Vec::with_capacity(turns);
     let mut records = 0usize;
-    let mut pending = core.handle(Event::Start, now);
+    let mut pending = debate.decide(Event::Start, now);
     while times.len() < turns {
         // Answer every request at once; remember the main clip.
         let mut follow = Vec::new();
@@ -68,7 +74,7 @@ fn run(agents: usize, turns: usize) -> (Vec<u128>, usize) {
         }
         if !follow.is_empty() {
             for event in follow {
-                pending.extend(core.handle(event, now));
+                pending.extend(debate.decide(event, now));
             }
             continue;
         }
@@ -78,7 +84,7 @@ fn run(agents: usize, turns: usize) -> (Vec<u128>, usize) {
         };
         now += 3600;
         let t = Instant::now();
-        pending = core.handle(
+        pending = debate.decide(
             Event::ClipFinished {
                 clip_id,
                 at_ms: now,

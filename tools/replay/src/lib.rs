@@ -7,7 +7,7 @@ use std::{
     time::Duration,
 };
 
-use auction_core::conductor::{self as auction, AUCTION_FORMAT, AuctionSetup};
+use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup};
 use conductor::Call;
 use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Event};
 use decision_log::{Comparison, Segment};

@@ -7,7 +7,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use auction_core::conductor::{self as auction, AUCTION_FORMAT, AuctionSetup, Timeouts};
+use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup, Timeouts};
 use conductor::{Call, Conductor};
 use moderator_core::SAMPLE_SCENARIO;
 use moderator_core::conductor::{Config, Input, Output, ROUNDTABLE_FORMAT, RoundtableSetup};

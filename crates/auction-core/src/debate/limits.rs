@@ -1,12 +1,12 @@
-//! Model requests the driver may make: what is in flight, and whether an optional one
+//! Model requests the auction may make: what is in flight, and whether an optional one
 //! (a model bid, a kicker, an interjection) fits `concurrency` and `quality`.
 
 use crate::governor::{InFlight, Refusal};
 
-use super::AuctionCore;
+use super::AuctionDebate;
 use super::state::Round;
 
-impl AuctionCore {
+impl AuctionDebate {
     /// Model requests outstanding: the next segment until its text is in, model bids
     /// not yet answered, a kicker or interjection not yet written.
     pub(super) fn in_flight(&self) -> InFlight {

@@ -5,11 +5,11 @@ use crate::emotion::MoodEvent;
 use crate::records::ClipRole;
 use crate::sanitize::sanitize_spoken;
 
-use super::AuctionCore;
+use super::AuctionDebate;
 use super::events::Action;
 use super::state::MainClip;
 
-impl AuctionCore {
+impl AuctionDebate {
     pub(super) fn on_clip_ready(&mut self, clip_id: &str, now: u64) {
         let Some(round) = self.round.as_mut() else {
             return;

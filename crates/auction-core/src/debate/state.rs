@@ -1,4 +1,4 @@
-//! The driver's private bookkeeping: agents, the playing clip, the open round and
+//! The decisions' private bookkeeping: agents, the playing clip, the open round and
 //! the prepared next segment.
 
 use crate::bidding::Bid;

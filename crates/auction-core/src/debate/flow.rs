@@ -7,10 +7,10 @@ use crate::records::{ClipRole, RecordKind, SegmentRecord};
 
 use super::events::{Action, BeatPlan, EndReason, HintKind, SegmentHint, SegmentRequest};
 use super::state::{MainClip, MainStart, NextSegment, ReadySegment, Round};
-use super::{AuctionCore, record};
+use super::{AuctionDebate, record};
 
-impl AuctionCore {
-    pub(super) fn start(&mut self, now: u64, out: &mut Vec<Action>) {
+impl AuctionDebate {
+    pub(super) fn cold_start(&mut self, now: u64, out: &mut Vec<Action>) {
         if self.started {
             return;
         }

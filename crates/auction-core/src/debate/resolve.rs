@@ -14,9 +14,9 @@ use crate::resolver::{self, Candidate};
 use super::events::{Action, HintKind};
 use super::limits::count_round;
 use super::state::{KickerPlan, Round};
-use super::{AuctionCore, record};
+use super::{AuctionDebate, record};
 
-impl AuctionCore {
+impl AuctionDebate {
     /// Resolves the open round: fills missing bids, ranks, charges, plans a kicker and
     /// asks the next speaker for its segment.
     pub(super) fn resolve(&mut self, now: u64, guard_missed: bool, out: &mut Vec<Action>) {

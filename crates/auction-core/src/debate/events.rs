@@ -1,5 +1,6 @@
-//! The driver's vocabulary: the [`Event`]s a node reports, the [`Action`]s it must
-//! carry out, and the public values they carry.
+//! The decisions' vocabulary: the [`Event`]s the auction decides on (what its messages
+//! mean, or what the offline simulation reports), the [`Action`]s it decides, and the
+//! public values they carry.
 
 use serde::{Deserialize, Serialize};
 
@@ -58,7 +59,7 @@ pub enum Event {
     },
     /// The model did not answer a bid request in time.
     LlmBidTimeout { agent: String, auction_id: String },
-    /// Time passed (call at [`AuctionCore::next_deadline`] at the latest).
+    /// Time passed (call at [`super::AuctionDebate::decision_deadline`] at the latest).
     Tick,
     /// End the session now.
     Stop,

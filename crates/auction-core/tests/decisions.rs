@@ -1,15 +1,16 @@
-//! Scripted scenarios of the sans-IO driver.
+//! Scripted scenarios of the auction debate's decisions.
 
 use auction_core::config::BidSource;
 use auction_core::records::{Decision, RecordKind};
 use auction_core::{
-    Action, AuctionConfig, AuctionCore, BeatPlan, EndReason, Event, HintKind, SegmentRequest,
+    Action, AuctionConfig, AuctionDebate, BeatPlan, EndReason, Event, HintKind, SegmentRequest,
+    Timeouts,
 };
 
 const AGENTS: [&str; 3] = ["ada", "bo", "cy"];
 
-fn core(cfg: AuctionConfig) -> AuctionCore {
-    AuctionCore::new(cfg, &AGENTS, "t", 7).unwrap()
+fn debate(cfg: AuctionConfig) -> AuctionDebate {
+    AuctionDebate::new(cfg, &AGENTS, "t", 7, Timeouts::default()).unwrap()
 }
 
 fn llm_config() -> AuctionConfig {
@@ -64,8 +65,8 @@ fn records(actions: &[Action]) -> Vec<RecordKind> {
 
 #[test]
 fn cold_start_request_play_and_next_auction() {
-    let mut c = core(AuctionConfig::default());
-    let out = c.handle(Event::Start, 0);
+    let mut c = debate(AuctionConfig::default());
+    let out = c.decide(Event::Start, 0);
     let reqs = requests(&out);
     assert_eq!(reqs.len(), 1);
     let r = &reqs[0];
@@ -78,9 +79,9 @@ fn cold_start_request_play_and_next_auction() {
     // A stale answer is ignored.
     let mut stale = r.clone();
     stale.segment_id = "seg_other".into();
-    assert!(c.handle(ready(&stale, &[], 3000), 50).is_empty());
+    assert!(c.decide(ready(&stale, &[], 3000), 50).is_empty());
 
-    let out = c.handle(ready(r, &[(1, 1500)], 3000), 100);
+    let out = c.decide(ready(r, &[(1, 1500)], 3000), 100);
     assert!(out.iter().any(|a| matches!(a,
         Action::PlayClip { clip_id, overlay: false, .. } if *clip_id == r.clip_id)));
     // Heuristic bids resolve at once; the winner is asked for the next segment.
@@ -99,22 +100,22 @@ fn cold_start_request_play_and_next_auction() {
 fn all_pass_continues_then_hands_to_least_recent() {
     let mut cfg = AuctionConfig::default();
     cfg.bidding.pass_below = 1000.0;
-    let mut c = core(cfg);
+    let mut c = debate(cfg);
     let mut now = 0;
-    let mut out = c.handle(Event::Start, now);
+    let mut out = c.decide(Event::Start, now);
     let mut speakers = Vec::new();
     for _ in 0..4 {
         let r = requests(&out).pop().expect("someone is always asked");
         speakers.push(r.agent.clone());
         now += 100;
-        let played = c.handle(ready(&r, &[], 3000), now);
+        let played = c.decide(ready(&r, &[], 3000), now);
         now += 3000;
         let clip = r.clip_id.clone();
         out = played;
         if requests(&out).is_empty() {
-            out = c.handle(Event::Tick, now);
+            out = c.decide(Event::Tick, now);
         }
-        let mut fin = c.handle(
+        let mut fin = c.decide(
             Event::ClipFinished {
                 clip_id: clip,
                 at_ms: now,
@@ -128,11 +129,11 @@ fn all_pass_continues_then_hands_to_least_recent() {
 }
 
 /// Drives a session to the point where `bo` won with a kicker against `ada`.
-fn kicker_setup(c: &mut AuctionCore) -> (SegmentRequest, String, String) {
-    let out = c.handle(Event::Start, 0);
+fn kicker_setup(c: &mut AuctionDebate) -> (SegmentRequest, String, String) {
+    let out = c.decide(Event::Start, 0);
     let r = requests(&out).pop().unwrap();
     assert_eq!(r.agent, "ada");
-    let out = c.handle(ready(&r, &[(1, 2000), (2, 3500)], 5000), 100);
+    let out = c.decide(ready(&r, &[(1, 2000), (2, 3500)], 5000), 100);
     let asked: Vec<_> = out
         .iter()
         .filter_map(|a| match a {
@@ -145,7 +146,7 @@ fn kicker_setup(c: &mut AuctionCore) -> (SegmentRequest, String, String) {
     assert_eq!(asked.len(), 2);
     let auction = asked[0].1.clone();
     assert!(
-        c.handle(
+        c.decide(
             bid(
                 "bo",
                 &auction,
@@ -155,7 +156,7 @@ fn kicker_setup(c: &mut AuctionCore) -> (SegmentRequest, String, String) {
         )
         .is_empty()
     );
-    let out = c.handle(
+    let out = c.decide(
         bid(
             "cy",
             &auction,
@@ -180,7 +181,7 @@ fn kicker_setup(c: &mut AuctionCore) -> (SegmentRequest, String, String) {
         .expect("kicker requested");
     let reserve = requests(&out).pop().unwrap();
     assert_eq!(reserve.agent, "bo");
-    let out = c.handle(
+    let out = c.decide(
         Event::KickerReady {
             clip_id: kicker_clip.clone(),
             text:
@@ -203,10 +204,10 @@ fn kicker_setup(c: &mut AuctionCore) -> (SegmentRequest, String, String) {
 
 #[test]
 fn hard_interrupt_commits_when_kicker_ready_before_guard() {
-    let mut c = core(llm_config());
+    let mut c = debate(llm_config());
     let (r, kicker, reserve) = kicker_setup(&mut c);
     assert!(
-        c.handle(
+        c.decide(
             Event::ClipReady {
                 clip_id: kicker.clone()
             },
@@ -214,7 +215,7 @@ fn hard_interrupt_commits_when_kicker_ready_before_guard() {
         )
         .is_empty()
     );
-    let out = c.handle(
+    let out = c.decide(
         Event::BeatReached {
             clip_id: r.clip_id.clone(),
             beat: 1,
@@ -240,7 +241,7 @@ fn hard_interrupt_commits_when_kicker_ready_before_guard() {
     assert_eq!(c.balances()[1], 8 - 5 - 1 + 1);
     // Later beats of the cut clip are ignored; the interrupted speaker will respond.
     assert!(
-        c.handle(
+        c.decide(
             Event::BeatReached {
                 clip_id: r.clip_id.clone(),
                 beat: 2,
@@ -255,16 +256,16 @@ fn hard_interrupt_commits_when_kicker_ready_before_guard() {
 
 #[test]
 fn kicker_ready_too_late_lets_the_segment_finish() {
-    let mut c = core(llm_config());
+    let mut c = debate(llm_config());
     let (r, kicker, _) = kicker_setup(&mut c);
     // Ready 100 ms before the planned beat: inside the 200 ms guard band.
-    c.handle(
+    c.decide(
         Event::ClipReady {
             clip_id: kicker.clone(),
         },
         2000,
     );
-    let out = c.handle(
+    let out = c.decide(
         Event::BeatReached {
             clip_id: r.clip_id.clone(),
             beat: 1,
@@ -273,7 +274,7 @@ fn kicker_ready_too_late_lets_the_segment_finish() {
         2100,
     );
     assert!(!out.iter().any(|a| matches!(a, Action::FadeOut { .. })));
-    let out = c.handle(
+    let out = c.decide(
         Event::ClipFinished {
             clip_id: r.clip_id.clone(),
             at_ms: 5100,
@@ -293,10 +294,10 @@ fn kicker_ready_too_late_lets_the_segment_finish() {
 
 #[test]
 fn interjection_waits_out_a_late_beat_and_unducks() {
-    let mut c = core(llm_config());
-    let out = c.handle(Event::Start, 0);
+    let mut c = debate(llm_config());
+    let out = c.decide(Event::Start, 0);
     let r = requests(&out).pop().unwrap();
-    let out = c.handle(ready(&r, &[(1, 1500), (2, 3000)], 5000), 100);
+    let out = c.decide(ready(&r, &[(1, 1500), (2, 3000)], 5000), 100);
     let auction = out
         .iter()
         .find_map(|a| match a {
@@ -304,7 +305,7 @@ fn interjection_waits_out_a_late_beat_and_unducks() {
             _ => None,
         })
         .unwrap();
-    c.handle(
+    c.decide(
         bid(
             "bo",
             &auction,
@@ -312,7 +313,7 @@ fn interjection_waits_out_a_late_beat_and_unducks() {
         ),
         150,
     );
-    let out = c.handle(
+    let out = c.decide(
         bid(
             "cy",
             &auction,
@@ -330,21 +331,21 @@ fn interjection_waits_out_a_late_beat_and_unducks() {
             _ => None,
         })
         .expect("interjection requested");
-    c.handle(
+    c.decide(
         Event::InterjectionReady {
             clip_id: ij.clone(),
             text: "Wait, which costs do you mean?".into(),
         },
         400,
     );
-    c.handle(
+    c.decide(
         Event::ClipReady {
             clip_id: ij.clone(),
         },
         500,
     );
     // Beat 1 is 400 ms late: nothing lands, the timing record says deferred.
-    let out = c.handle(
+    let out = c.decide(
         Event::BeatReached {
             clip_id: r.clip_id.clone(),
             beat: 1,
@@ -359,7 +360,7 @@ fn interjection_waits_out_a_late_beat_and_unducks() {
         )
     );
     // Beat 2 on time: duck + overlay.
-    let out = c.handle(
+    let out = c.decide(
         Event::BeatReached {
             clip_id: r.clip_id.clone(),
             beat: 2,
@@ -376,7 +377,7 @@ fn interjection_waits_out_a_late_beat_and_unducks() {
             |a| matches!(a, Action::PlayClip { clip_id, overlay: true, .. } if *clip_id == ij)
         )
     );
-    let out = c.handle(
+    let out = c.decide(
         Event::ClipFinished {
             clip_id: ij.clone(),
             at_ms: 4300,
@@ -392,10 +393,10 @@ fn interjection_waits_out_a_late_beat_and_unducks() {
 
 #[test]
 fn cancelled_interjection_never_ducks() {
-    let mut c = core(llm_config());
-    let out = c.handle(Event::Start, 0);
+    let mut c = debate(llm_config());
+    let out = c.decide(Event::Start, 0);
     let r = requests(&out).pop().unwrap();
-    let out = c.handle(ready(&r, &[(1, 1500)], 5000), 100);
+    let out = c.decide(ready(&r, &[(1, 1500)], 5000), 100);
     let auction = out
         .iter()
         .find_map(|a| match a {
@@ -403,8 +404,8 @@ fn cancelled_interjection_never_ducks() {
             _ => None,
         })
         .unwrap();
-    c.handle(bid("bo", &auction, "garbage"), 150);
-    let out = c.handle(
+    c.decide(bid("bo", &auction, "garbage"), 150);
+    let out = c.decide(
         bid("cy", &auction, r#"{"action":"interject","bid":0}"#),
         160,
     );
@@ -415,26 +416,26 @@ fn cancelled_interjection_never_ducks() {
             _ => None,
         })
         .unwrap();
-    c.handle(
+    c.decide(
         Event::InterjectionReady {
             clip_id: ij.clone(),
             text: "Exactly right.".into(),
         },
         400,
     );
-    c.handle(
+    c.decide(
         Event::ClipReady {
             clip_id: ij.clone(),
         },
         500,
     );
-    c.handle(
+    c.decide(
         Event::ClipFailed {
             clip_id: ij.clone(),
         },
         1599,
     );
-    let out = c.handle(
+    let out = c.decide(
         Event::BeatReached {
             clip_id: r.clip_id.clone(),
             beat: 1,
@@ -450,10 +451,10 @@ fn cancelled_interjection_never_ducks() {
 
 #[test]
 fn garbage_and_timeouts_fall_back_to_heuristics() {
-    let mut c = core(llm_config());
-    let out = c.handle(Event::Start, 0);
+    let mut c = debate(llm_config());
+    let out = c.decide(Event::Start, 0);
     let r = requests(&out).pop().unwrap();
-    let out = c.handle(ready(&r, &[(1, 1500)], 5000), 100);
+    let out = c.decide(ready(&r, &[(1, 1500)], 5000), 100);
     let auction = out
         .iter()
         .find_map(|a| match a {
@@ -461,39 +462,57 @@ fn garbage_and_timeouts_fall_back_to_heuristics() {
             _ => None,
         })
         .unwrap();
-    assert_eq!(c.next_deadline(), Some(600));
-    let out = c.handle(bid("bo", &auction, "I bid everything!"), 200);
+    assert_eq!(c.decision_deadline(), Some(600));
+    let out = c.decide(bid("bo", &auction, "I bid everything!"), 200);
     assert!(
         records(&out)
             .iter()
             .any(|k| matches!(k, RecordKind::BidFallback(f) if f.agent_id == "bo"))
     );
     // cy never answers: the deadline resolves the auction.
-    let out = c.handle(Event::Tick, 600);
+    let out = c.decide(Event::Tick, 600);
     assert!(records(&out).iter().any(
         |k| matches!(k, RecordKind::BidFallback(f) if f.agent_id == "cy" && f.reason == "timeout")
     ));
     assert_eq!(requests(&out).len(), 1);
-    assert_eq!(c.next_deadline(), None);
+    assert_eq!(c.decision_deadline(), None);
 }
 
 #[test]
 fn stop_ends_the_session() {
-    let mut c = core(AuctionConfig::default());
-    c.handle(Event::Start, 0);
-    let out = c.handle(Event::Stop, 10);
+    let mut c = debate(AuctionConfig::default());
+    c.decide(Event::Start, 0);
+    let out = c.decide(Event::Stop, 10);
     assert_eq!(
         out,
         vec![Action::End {
             reason: EndReason::Stopped
         }]
     );
-    assert!(c.handle(Event::Tick, 20).is_empty());
+    assert!(c.decide(Event::Tick, 20).is_empty());
     assert!(c.is_ended());
 }
 
 #[test]
 fn construction_errors() {
-    assert!(AuctionCore::new(AuctionConfig::default(), &["solo"], "s", 0).is_err());
-    assert!(AuctionCore::new(AuctionConfig::default(), &["a", "a"], "s", 0).is_err());
+    assert!(
+        AuctionDebate::new(
+            AuctionConfig::default(),
+            &["solo"],
+            "s",
+            0,
+            Timeouts::default()
+        )
+        .is_err()
+    );
+    assert!(
+        AuctionDebate::new(
+            AuctionConfig::default(),
+            &["a", "a"],
+            "s",
+            0,
+            Timeouts::default()
+        )
+        .is_err()
+    );
 }

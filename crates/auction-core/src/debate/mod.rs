@@ -1,5 +1,11 @@
-//! The sans-IO driver: [`AuctionCore::handle`] takes an [`Event`] with the current
-//! monotonic time in milliseconds and returns the [`Action`]s the node must carry out.
+//! [`AuctionDebate`]: the auction-debate format as one sans-IO state machine. Its node
+//! drives it through [`conductor::Conductor`]: [`Input`]s (a participant's streamed text,
+//! replies to side requests, the player's clip reports) in, [`Output`]s (turns, side
+//! requests, clips and commands, utterances, records) out. The offline simulation
+//! ([`crate::sim`]) and the scenario tests drive its decisions directly:
+//! [`AuctionDebate::decide`] takes an [`Event`] with the current monotonic time in
+//! milliseconds and returns the [`Action`]s decided, which the node's side of the same
+//! machine otherwise carries out as messages.
 //!
 //! # Micro-turns
 //!
@@ -34,23 +40,34 @@
 //!
 //! # Files
 //!
-//! - `events`: the public vocabulary ([`Event`], [`Action`] and what they carry);
-//! - `state`: the private bookkeeping (agents, the playing clip, the round, the reserve);
+//! - `events`: the decisions' vocabulary ([`Event`], [`Action`] and what they carry);
+//! - `state`: the decisions' private bookkeeping (agents, the playing clip, the round);
 //! - `flow`: cold start, segment requests and answers, handing the floor on, the end;
 //! - `round`: opening an auction (bids, the interjection intent, bidding deadlines);
 //! - `resolve`: resolving it (ranking, charging, the kicker plan, records);
 //! - `beats`: a beat's hard interrupt or ducked interjection;
 //! - `clips`: kicker and interjection text and audio, the end of a clip;
-//! - `limits`: model requests in flight, checked against `concurrency` and `quality`.
+//! - `limits`: model requests in flight, checked against `concurrency` and `quality`;
+//! - `inputs`: the node's messages in: text gathered into segments, replies matched to
+//!   their requests, the player's clock, waits that time out;
+//! - `outputs`: the decisions carried out as messages: turns, side requests, clips;
+//! - `prompts`: what a participant is asked to say, and a text's sentences (its beats);
+//! - `setup`: what a debate is built from, as its decision log records it.
 
 mod beats;
 mod clips;
 mod events;
 mod flow;
+mod inputs;
 mod limits;
+mod outputs;
+mod prompts;
 mod resolve;
 mod round;
+mod setup;
 mod state;
+
+use std::collections::BTreeMap;
 
 use crate::config::AuctionConfig;
 use crate::emotion::EmotionState;
@@ -70,11 +87,19 @@ pub use events::{
     Acknowledgement, Action, AgentSnapshot, BeatPlan, EndReason, Event, HintKind, SegmentHint,
     SegmentRequest,
 };
+pub use inputs::Input;
+use inputs::{ClipInfo, PendingSegment, RequestKind};
+pub use outputs::Output;
+pub use prompts::{role_name, segment_instruction, split_sentences};
+pub use setup::{AUCTION_FORMAT, AuctionSetup, Timeouts};
 use state::{AgentState, MainClip, NextSegment, Overlay, Round};
 
-/// The auction conversation state machine.
+/// Side requests remembered at most (each also has a deadline).
+const MAX_OPEN_REQUESTS: usize = 256;
+
+/// The auction debate: its decisions and the messages that carry them.
 #[derive(Debug, Clone)]
-pub struct AuctionCore {
+pub struct AuctionDebate {
     cfg: AuctionConfig,
     session: String,
     rng: SplitMix64,
@@ -103,11 +128,30 @@ pub struct AuctionCore {
     floor_waiting: bool,
     /// Limits on model requests in flight and per minute.
     governor: RequestGovernor,
+
+    /// How long the node waits for other nodes.
+    timeouts: Timeouts,
+    /// The last question id handed out (turns, interrupts, clips).
+    question_id: u64,
+    /// Segments asked for, by the question id of their turn.
+    segments: BTreeMap<u64, PendingSegment>,
+    /// Side requests (bids, kickers, interjections) awaiting their replies.
+    requests: ::conductor::Requests<RequestKind>,
+    /// Kicker and interjection clips waiting for `clip_ready`: deadline.
+    synthesizing: BTreeMap<String, u64>,
+    /// Clips handed to the player, for the utterance each becomes.
+    clips: BTreeMap<String, ClipInfo>,
+    /// Node clock minus player clock (smallest seen: the least delayed report).
+    clock_offset: Option<i64>,
+    /// The last sentence heard from each agent, for prompts.
+    last_words: BTreeMap<String, String>,
+    /// The speaker of the latest finished main utterance.
+    last_voice: Option<String>,
 }
 
-/// Why a core could not be built.
+/// Why a debate could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum CoreError {
+pub enum DebateError {
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
     #[error("an auction needs at least two agents")]
@@ -116,23 +160,24 @@ pub enum CoreError {
     DuplicateAgent(String),
 }
 
-impl AuctionCore {
+impl AuctionDebate {
     /// A session of `agents` (in a fixed order: their indices appear in ids), with a
-    /// short session id for ids and a seed for the few random choices.
+    /// short session id for ids, a seed for the few random choices and the node's waits.
     pub fn new<S: AsRef<str>>(
         cfg: AuctionConfig,
         agents: &[S],
         session: &str,
         seed: u64,
-    ) -> Result<Self, CoreError> {
+        timeouts: Timeouts,
+    ) -> Result<Self, DebateError> {
         cfg.validate()?;
         if agents.len() < 2 {
-            return Err(CoreError::TooFewAgents);
+            return Err(DebateError::TooFewAgents);
         }
         let names: Vec<String> = agents.iter().map(|a| a.as_ref().to_owned()).collect();
         for (i, n) in names.iter().enumerate() {
             if names[..i].contains(n) {
-                return Err(CoreError::DuplicateAgent(n.clone()));
+                return Err(DebateError::DuplicateAgent(n.clone()));
             }
         }
         let n = names.len();
@@ -173,6 +218,15 @@ impl AuctionCore {
             failures: 0,
             fade_until: None,
             floor_waiting: false,
+            timeouts,
+            question_id: 0,
+            segments: BTreeMap::new(),
+            requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
+            synthesizing: BTreeMap::new(),
+            clips: BTreeMap::new(),
+            clock_offset: None,
+            last_words: BTreeMap::new(),
+            last_voice: None,
         })
     }
 
@@ -225,8 +279,8 @@ impl AuctionCore {
             .collect()
     }
 
-    /// When the node must send [`Event::Tick`] at the latest (bid timeout or guard band).
-    pub fn next_deadline(&self) -> Option<u64> {
+    /// When [`Event::Tick`] is due at the latest (bid timeout or guard band).
+    pub fn decision_deadline(&self) -> Option<u64> {
         let mut deadline = self.fade_until;
         if let Some(round) = self.round.as_ref()
             && !round.resolved
@@ -240,8 +294,8 @@ impl AuctionCore {
         deadline
     }
 
-    /// Processes one event at monotonic time `now_ms`.
-    pub fn handle(&mut self, event: Event, now_ms: u64) -> Vec<Action> {
+    /// Decides on one event at monotonic time `now_ms`.
+    pub fn decide(&mut self, event: Event, now_ms: u64) -> Vec<Action> {
         let mut out = Vec::new();
         if self.ended {
             return out;
@@ -249,7 +303,7 @@ impl AuctionCore {
         self.tokens
             .advance(now_ms, self.main.as_ref().map(|m| m.agent));
         match event {
-            Event::Start => self.start(now_ms, &mut out),
+            Event::Start => self.cold_start(now_ms, &mut out),
             Event::SegmentReady {
                 agent,
                 segment_id,
@@ -316,4 +370,30 @@ impl AuctionCore {
 
 fn record(kind: RecordKind) -> Action {
     Action::Record(EventRecord::new(kind))
+}
+
+impl ::conductor::Conductor for AuctionDebate {
+    type Input = Input;
+    type Output = Output;
+    type Opening = ();
+
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Output> {
+        AuctionDebate::start(self, now_ms)
+    }
+
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
+        AuctionDebate::handle(self, input, now_ms)
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<Output> {
+        AuctionDebate::tick(self, now_ms)
+    }
+
+    fn next_wake(&self) -> Option<u64> {
+        self.next_deadline()
+    }
+
+    fn finished(&self) -> bool {
+        self.is_ended()
+    }
 }

@@ -1,6 +1,7 @@
-//! An offline session: [`run`] drives an [`AuctionCore`] with a simulated node (models
-//! answering after random latencies, a player with beat-callback jitter, late beats and
-//! last-moment clip failures), all from one seed, and reports what was heard.
+//! An offline session: [`run`] drives the decisions of an [`AuctionDebate`] with a
+//! simulated node (models answering after random latencies, a player with beat-callback
+//! jitter, late beats and last-moment clip failures), all from one seed, and reports what
+//! was heard.
 //!
 //! The report's audio spans let tests check the audio rules: no two voices overlap,
 //! except an interjection over a ducked speaker; no clip is ducked twice.
@@ -9,9 +10,13 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use crate::config::AuctionConfig;
-use crate::driver::{Action, AgentSnapshot, AuctionCore, BeatPlan, EndReason, Event};
-use crate::records::{ClipRole, EventRecord};
+use crate::debate::{Action, AuctionDebate, BeatPlan, DebateError, Event, Timeouts};
+use crate::records::ClipRole;
 use crate::rng::SplitMix64;
+
+mod report;
+
+pub use report::{AudioSpan, SimReport};
 
 /// The simulated environment.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,75 +63,6 @@ impl SimConfig {
             moods: BTreeMap::new(),
         }
     }
-}
-
-/// One clip as heard.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AudioSpan {
-    pub clip_id: String,
-    pub agent: String,
-    pub role: ClipRole,
-    pub overlay: bool,
-    pub start: u64,
-    pub end: u64,
-    /// `(from, to)` while ducked.
-    pub ducked: Vec<(u64, u64)>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct SimReport {
-    pub records: Vec<EventRecord>,
-    pub spans: Vec<AudioSpan>,
-    /// Broken audio or protocol rules seen by the simulated player.
-    pub violations: Vec<String>,
-    /// Signed offset of each interjection's start from its planned beat.
-    pub interjection_offsets_ms: Vec<i64>,
-    pub interrupts: usize,
-    pub interjections: usize,
-    pub main_clips: usize,
-    pub end: Option<EndReason>,
-    pub end_ms: u64,
-    /// Highest and lowest balance seen after any event.
-    pub max_balance: u32,
-    pub min_balance: u32,
-    pub final_agents: Vec<AgentSnapshot>,
-    pub token_stats: Vec<crate::tokens::TokenStats>,
-    /// Balances after each event, for invariant checks.
-    pub balance_trace: Vec<Vec<u32>>,
-    /// Main-clip speaker of each micro-turn, in order.
-    pub speakers: Vec<String>,
-}
-
-impl SimReport {
-    /// Pairs of overlapping spans that are not "interjection over a ducked speaker".
-    pub fn overlap_violations(&self) -> Vec<String> {
-        let mut bad = Vec::new();
-        for (i, a) in self.spans.iter().enumerate() {
-            for b in &self.spans[i + 1..] {
-                let s = a.start.max(b.start);
-                let e = a.end.min(b.end);
-                if s >= e {
-                    continue;
-                }
-                let allowed = match (a.overlay, b.overlay) {
-                    (true, false) => covered(&b.ducked, s, e),
-                    (false, true) => covered(&a.ducked, s, e),
-                    _ => false,
-                };
-                if !allowed {
-                    bad.push(format!(
-                        "{} [{}, {}) overlaps {} [{}, {})",
-                        a.clip_id, a.start, a.end, b.clip_id, b.start, b.end
-                    ));
-                }
-            }
-        }
-        bad
-    }
-}
-
-fn covered(windows: &[(u64, u64)], s: u64, e: u64) -> bool {
-    windows.iter().any(|&(from, to)| from <= s && e <= to)
 }
 
 #[derive(Debug, Clone)]
@@ -559,10 +495,10 @@ impl Sim<'_> {
 }
 
 /// Runs a whole session offline.
-pub fn run(config: AuctionConfig, sim: &SimConfig) -> Result<SimReport, crate::driver::CoreError> {
+pub fn run(config: AuctionConfig, sim: &SimConfig) -> Result<SimReport, DebateError> {
     let names: Vec<&str> = sim.agents.iter().map(String::as_str).collect();
     let wps = config.timing.words_per_second / 1000.0;
-    let mut core = AuctionCore::new(config, &names, "sim", sim.seed)?;
+    let mut debate = AuctionDebate::new(config, &names, "sim", sim.seed, Timeouts::default())?;
     let mut s = Sim {
         cfg: sim,
         rng: SplitMix64::new(sim.seed ^ 0x005E_ED0F_5105),
@@ -579,11 +515,11 @@ pub fn run(config: AuctionConfig, sim: &SimConfig) -> Result<SimReport, crate::d
     s.push(0, Event::Start, None);
     let mut next_tick = 1000;
     while let Some(Reverse((at, _, idx))) = s.queue.pop() {
-        if at > sim.max_ms || core.is_ended() {
+        if at > sim.max_ms || debate.is_ended() {
             break;
         }
         while next_tick < at {
-            let actions = core.handle(Event::Tick, next_tick);
+            let actions = debate.decide(Event::Tick, next_tick);
             s.apply(next_tick, actions);
             next_tick += 1000;
         }
@@ -600,20 +536,20 @@ pub fn run(config: AuctionConfig, sim: &SimConfig) -> Result<SimReport, crate::d
         if let Event::ClipFailed { clip_id } = &event {
             s.fail_playing(clip_id, at);
         }
-        let actions = core.handle(event, at);
+        let actions = debate.decide(event, at);
         s.apply(at, actions);
-        if let Some(d) = core.next_deadline() {
+        if let Some(d) = debate.decision_deadline() {
             s.push(d.max(at), Event::Tick, None);
         }
-        let balances = core.balances().to_vec();
+        let balances = debate.balances().to_vec();
         for &b in &balances {
             s.report.max_balance = s.report.max_balance.max(b);
             s.report.min_balance = s.report.min_balance.min(b);
         }
         s.report.balance_trace.push(balances);
     }
-    s.report.final_agents = core.snapshot();
-    s.report.token_stats = (0..names.len()).map(|a| core.tokens().stats(a)).collect();
+    s.report.final_agents = debate.snapshot();
+    s.report.token_stats = (0..names.len()).map(|a| debate.tokens().stats(a)).collect();
     if s.report.end_ms == 0 {
         s.report.end_ms = s.queue.peek().map_or(0, |Reverse((t, _, _))| *t);
     }

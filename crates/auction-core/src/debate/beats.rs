@@ -7,9 +7,9 @@ use crate::records::{ClipRole, InterjectionRecord, InterruptRecord, RecordKind, 
 
 use super::events::{Acknowledgement, Action};
 use super::state::{MainStart, Overlay};
-use super::{AuctionCore, record};
+use super::{AuctionDebate, record};
 
-impl AuctionCore {
+impl AuctionDebate {
     pub(super) fn on_beat(&mut self, clip_id: &str, beat: u32, at: u64, out: &mut Vec<Action>) {
         let Some(main) = self.main.as_mut() else {
             return;

@@ -10,9 +10,9 @@ use crate::records::{AuctionRecord, BidFallbackRecord, ClipRole, Decision, Recor
 
 use super::events::Action;
 use super::state::{InterjectionPlan, Round};
-use super::{AuctionCore, record};
+use super::{AuctionDebate, record};
 
-impl AuctionCore {
+impl AuctionDebate {
     /// Tokens a heuristic agent wants before acting on a kicker intent: a typical bid
     /// plus `kicker_delta` plus the base fee (0 when hard interrupts are off).
     pub(super) fn kicker_reserve(&self) -> u32 {

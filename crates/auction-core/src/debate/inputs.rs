@@ -1,0 +1,436 @@
+//! The node's messages in. Segment text never goes straight from a bridge to the
+//! player: the debate gathers the bridge's streamed `text` of a requested segment, splits
+//! it into sentences (the beats), and hands the player a clip under the auction's own
+//! clip id. The player synthesizes and holds it (`clip_ready` with measured sentence
+//! durations → the segment's planned beats) until the auction says `play`. Each message
+//! becomes the [`Event`] the decisions take; waits that run out become failures.
+
+use voice_protocol::clips::{
+    BeatReached, ClipCommand, ClipFinished, ClipReady, ClipSpec, ClipStarted,
+};
+
+use super::AuctionDebate;
+use super::events::{BeatPlan, Event, SegmentRequest};
+use super::outputs::Output;
+use super::prompts::split_sentences;
+use crate::parse_segment_payload;
+
+/// What the node received, decoded.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    /// A streamed chunk of a participant's `text`.
+    Text {
+        agent: String,
+        question_id: u64,
+        text: String,
+        ended: bool,
+        error: Option<String>,
+    },
+    /// A bridge's answer to a side request.
+    Reply {
+        request_id: String,
+        text: String,
+        error: Option<String>,
+    },
+    ClipReady(ClipReady),
+    ClipStarted(ClipStarted),
+    Beat(BeatReached),
+    ClipFinished(ClipFinished),
+    /// The node feeding input `input` restarted (dora's `NodeRestarted`).
+    Restarted {
+        input: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Stage {
+    Generating,
+    Synthesizing,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct PendingSegment {
+    pub(super) req: SegmentRequest,
+    /// The participant's chunks as they came.
+    pub(super) streamed: ::conductor::Utterance,
+    /// What is spoken: the streamed text cleaned and cut into sentences.
+    pub(super) text: String,
+    pub(super) mood: Option<crate::Mood>,
+    pub(super) stage: Stage,
+    pub(super) deadline: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum RequestKind {
+    Kicker { clip_id: String },
+    Interjection { clip_id: String },
+    Bid { agent: String, auction_id: String },
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct ClipInfo {
+    pub(super) agent: String,
+    pub(super) question_id: u64,
+}
+
+impl AuctionDebate {
+    pub fn start(&mut self, now: u64) -> Vec<Output> {
+        let actions = self.decide(Event::Start, now);
+        self.carry_out(actions, now)
+    }
+
+    /// The earliest time [`AuctionDebate::tick`] is due.
+    pub fn next_deadline(&self) -> Option<u64> {
+        let own = self
+            .segments
+            .values()
+            .map(|s| s.deadline)
+            .chain(self.requests.next_deadline())
+            .chain(self.synthesizing.values().copied());
+        own.chain(self.decision_deadline()).min()
+    }
+
+    /// Time passed: expired waits give up, then the decisions take the tick.
+    pub fn tick(&mut self, now: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        let expired: Vec<u64> = self
+            .segments
+            .iter()
+            .filter(|(_, s)| s.deadline <= now)
+            .map(|(q, _)| *q)
+            .collect();
+        for q in expired {
+            let s = self.segments.remove(&q).expect("listed");
+            tracing::warn!(agent = %s.req.agent, segment = %s.req.segment_id, "segment not ready in time; skipped");
+            out.extend(self.abandon(&s));
+            let actions = self.decide(
+                Event::SegmentFailed {
+                    segment_id: s.req.segment_id.clone(),
+                },
+                now,
+            );
+            out.extend(self.carry_out(actions, now));
+        }
+        for (id, kind) in self.requests.take_expired(now) {
+            tracing::warn!(request = %id, "side request not answered in time");
+            let event = unanswered(kind);
+            let actions = self.decide(event, now);
+            out.extend(self.carry_out(actions, now));
+        }
+        let expired: Vec<String> = self
+            .synthesizing
+            .iter()
+            .filter(|(_, d)| **d <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for clip_id in expired {
+            self.synthesizing.remove(&clip_id);
+            tracing::warn!(%clip_id, "clip not synthesized in time; dropped");
+            out.push(Output::Command(ClipCommand::Discard {
+                clip_id: clip_id.clone(),
+            }));
+            let actions = self.decide(Event::ClipFailed { clip_id }, now);
+            out.extend(self.carry_out(actions, now));
+        }
+        let actions = self.decide(Event::Tick, now);
+        out.extend(self.carry_out(actions, now));
+        out
+    }
+
+    /// Converts a time of the player's clock to the node's.
+    fn player_time(&mut self, at_ms: u64, now: u64) -> u64 {
+        let seen = now as i64 - at_ms as i64;
+        let offset = *self
+            .clock_offset
+            .insert(self.clock_offset.map_or(seen, |o| o.min(seen)));
+        (at_ms as i64 + offset).max(0) as u64
+    }
+
+    pub fn handle(&mut self, incoming: Input, now: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        let event = match incoming {
+            // A restarted bridge lost the segments it was writing: each fails now, as a
+            // failed generation does (the round need not wait for a timeout).
+            Input::Restarted { input } => {
+                let lost: Vec<u64> = self
+                    .segments
+                    .iter()
+                    .filter(|(_, s)| s.req.agent == input && s.stage == Stage::Generating)
+                    .map(|(q, _)| *q)
+                    .collect();
+                for question_id in lost {
+                    let failed = Input::Text {
+                        agent: input.clone(),
+                        question_id,
+                        text: String::new(),
+                        ended: true,
+                        error: Some("the participant's bridge restarted".into()),
+                    };
+                    out.extend(self.handle(failed, now));
+                }
+                return out;
+            }
+            Input::Text {
+                agent,
+                question_id,
+                text,
+                ended,
+                error,
+            } => {
+                let Some(s) = self.segments.get_mut(&question_id) else {
+                    tracing::debug!(%agent, question_id, "text of no pending segment ignored");
+                    return out;
+                };
+                if s.req.agent != agent || s.stage != Stage::Generating {
+                    tracing::debug!(%agent, question_id, "unexpected text ignored");
+                    return out;
+                }
+                if s.streamed.push(&text) {
+                    tracing::warn!(%agent, question_id, "segment too long; the rest is not kept");
+                }
+                if !ended {
+                    return out;
+                }
+                let payload = parse_segment_payload(s.streamed.as_str());
+                let sentences = split_sentences(&payload.text);
+                if error.is_some() || sentences.is_empty() {
+                    let s = self.segments.remove(&question_id).expect("present");
+                    tracing::warn!(%agent, error = error.as_deref().unwrap_or("empty text"), "segment generation failed");
+                    Event::SegmentFailed {
+                        segment_id: s.req.segment_id,
+                    }
+                } else {
+                    s.stage = Stage::Synthesizing;
+                    s.text = sentences.join(" ");
+                    s.mood = payload.mood;
+                    let spec = ClipSpec {
+                        clip_id: s.req.clip_id.clone(),
+                        speaker: agent.clone(),
+                        question_id,
+                        sentences,
+                    };
+                    self.clips
+                        .insert(spec.clip_id.clone(), ClipInfo { agent, question_id });
+                    out.push(Output::Clip(spec));
+                    return out;
+                }
+            }
+            Input::Reply {
+                request_id,
+                text,
+                error,
+            } => {
+                let Some(kind) = self.requests.take(&request_id) else {
+                    tracing::debug!(request = %request_id, "reply to no pending request ignored");
+                    return out;
+                };
+                match (kind, error) {
+                    (RequestKind::Kicker { clip_id }, e) => Event::KickerReady {
+                        clip_id,
+                        text: if e.is_some() { String::new() } else { text },
+                    },
+                    (RequestKind::Interjection { clip_id }, e) => Event::InterjectionReady {
+                        clip_id,
+                        text: if e.is_some() { String::new() } else { text },
+                    },
+                    (RequestKind::Bid { agent, auction_id }, Some(_)) => {
+                        Event::LlmBidTimeout { agent, auction_id }
+                    }
+                    (RequestKind::Bid { agent, auction_id }, None) => Event::BidReceived {
+                        agent,
+                        auction_id,
+                        text,
+                    },
+                }
+            }
+            Input::ClipReady(ready) => {
+                if self.synthesizing.remove(&ready.clip_id).is_some() {
+                    match ready.error {
+                        Some(_) => Event::ClipFailed {
+                            clip_id: ready.clip_id,
+                        },
+                        None => Event::ClipReady {
+                            clip_id: ready.clip_id,
+                        },
+                    }
+                } else if let Some((&q, _)) = self
+                    .segments
+                    .iter()
+                    .find(|(_, s)| s.req.clip_id == ready.clip_id && s.stage == Stage::Synthesizing)
+                {
+                    let s = self.segments.remove(&q).expect("found");
+                    if ready.error.is_some() {
+                        Event::SegmentFailed {
+                            segment_id: s.req.segment_id,
+                        }
+                    } else {
+                        let mut beats = Vec::new();
+                        let mut at = 0;
+                        let n = ready.sentence_ms.len();
+                        for (i, ms) in ready.sentence_ms.iter().enumerate() {
+                            at += ms;
+                            if i + 1 < n {
+                                beats.push(BeatPlan {
+                                    index: i as u32 + 1,
+                                    offset_ms: at,
+                                });
+                            }
+                        }
+                        Event::SegmentReady {
+                            agent: s.req.agent,
+                            segment_id: s.req.segment_id,
+                            text: s.text,
+                            beats,
+                            planned_ms: Some(ready.duration_ms),
+                            mood: s.mood,
+                        }
+                    }
+                } else {
+                    tracing::debug!(clip_id = %ready.clip_id, "clip_ready of a clip no longer wanted");
+                    out.push(Output::Command(ClipCommand::Discard {
+                        clip_id: ready.clip_id,
+                    }));
+                    return out;
+                }
+            }
+            Input::ClipStarted(s) => Event::ClipStarted {
+                at_ms: self.player_time(s.at_ms, now),
+                clip_id: s.clip_id,
+            },
+            Input::Beat(b) => Event::BeatReached {
+                at_ms: self.player_time(b.at_ms, now),
+                clip_id: b.clip_id,
+                beat: b.beat,
+            },
+            Input::ClipFinished(f) => {
+                let at_ms = self.player_time(f.end_ms, now);
+                let Some(info) = self.clips.remove(&f.clip_id) else {
+                    tracing::debug!(clip_id = %f.clip_id, "end of an unknown clip ignored");
+                    return out;
+                };
+                if let Some(last) = f.text_played.split_inclusive(['.', '!', '?']).next_back() {
+                    self.last_words
+                        .insert(info.agent.clone(), last.trim().to_owned());
+                }
+                if !f.overlay {
+                    self.last_voice = Some(info.agent.clone());
+                }
+                out.push(Output::Utterance {
+                    speaker: info.agent,
+                    question_id: info.question_id,
+                    text: f.text_played,
+                    interrupted: f.interrupted,
+                });
+                Event::ClipFinished {
+                    clip_id: f.clip_id,
+                    at_ms,
+                }
+            }
+        };
+        let actions = self.decide(event, now);
+        out.extend(self.carry_out(actions, now));
+        out
+    }
+}
+
+/// The event that stands for an unanswered side request.
+fn unanswered(kind: RequestKind) -> Event {
+    match kind {
+        RequestKind::Kicker { clip_id } => Event::KickerReady {
+            clip_id,
+            text: String::new(),
+        },
+        RequestKind::Interjection { clip_id } => Event::InterjectionReady {
+            clip_id,
+            text: String::new(),
+        },
+        RequestKind::Bid { agent, auction_id } => Event::LlmBidTimeout { agent, auction_id },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ada, Bo and Cy with the default config, seed 7, 5 s segments and 2 s requests.
+    fn three_participants() -> AuctionDebate {
+        AuctionDebate::new(
+            crate::AuctionConfig::default(),
+            &["ada", "bo", "cy"],
+            "t",
+            7,
+            crate::debate::Timeouts {
+                segment_ms: 5_000,
+                request_ms: 2_000,
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn through_the_common_interface_nobody_answering_never_stalls_the_floor() {
+        let mut c = three_participants();
+        let started = c.start(0);
+        let out = ::conductor::drive(&mut c, [], 120_000);
+        let asked: std::collections::BTreeSet<String> = started
+            .iter()
+            .chain(out.iter().map(|(_, o)| o))
+            .filter_map(|o| match o {
+                Output::Turn { agent, .. } => Some(agent.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(asked.len() >= 2, "turns went to {asked:?}");
+    }
+
+    #[test]
+    fn a_restarted_bridge_fails_its_segment_at_once_as_an_error_would() {
+        let conductor = || {
+            let mut c = three_participants();
+            let started = c.start(0);
+            let (_, mut out): (Vec<u64>, Vec<Output>) =
+                ::conductor::drive(&mut c, [], 3_000).into_iter().unzip();
+            out.extend(started);
+            (c, out)
+        };
+        let (mut restarted, out) = conductor();
+        let (agent, q) = out
+            .iter()
+            .find_map(|o| match o {
+                Output::Turn {
+                    agent, question_id, ..
+                } => Some((agent.clone(), *question_id)),
+                _ => None,
+            })
+            .expect("a turn within three seconds");
+        let restart = |input: &str| Input::Restarted {
+            input: input.into(),
+        };
+        let other = if agent == "ada" { "bo" } else { "ada" };
+        assert!(restarted.handle(restart(other), 3_000).is_empty());
+        let after_restart = restarted.handle(restart(&agent), 3_000);
+        let (mut failed, _) = conductor();
+        let after_error = failed.handle(
+            Input::Text {
+                agent: agent.clone(),
+                question_id: q,
+                text: String::new(),
+                ended: true,
+                error: Some("model down".into()),
+            },
+            3_000,
+        );
+        assert_eq!(after_restart, after_error);
+        assert!(!after_restart.is_empty());
+        // The segment is gone: late text for it is ignored.
+        let late = Input::Text {
+            agent,
+            question_id: q,
+            text: "Late.".into(),
+            ended: true,
+            error: None,
+        };
+        assert!(restarted.handle(late, 3_100).is_empty());
+    }
+}
