@@ -1,49 +1,36 @@
 //! Plays the sample scenario offline (heuristic intents, canned utterances) and prints
 //! the transcript with every decision: `cargo run -p moderator-core --example offline_roundtable`.
 
-use moderator_core::{Action, Event, Roundtable, SAMPLE_SCENARIO, Scenario};
+use moderator_core::roundtable::{Config, Output};
+use moderator_core::{Roundtable, SAMPLE_SCENARIO, Scenario};
 
 fn main() {
     let scenario = Scenario::from_yaml(SAMPLE_SCENARIO).expect("the sample scenario is valid");
-    let mut rt = Roundtable::new(scenario);
+    let config = Config {
+        paced: false,
+        max_unplayed: 1,
+        playback_timeout_ms: 5_000,
+    };
+    let mut rt = Roundtable::new(scenario, config);
     let mut now = 0u64;
-    let mut queue = rt.handle(Event::Start, now);
+    let mut queue = rt.start(now);
     let mut turn = 0u32;
-    while !rt.is_ended() || !queue.is_empty() {
+    while !rt.finished() || !queue.is_empty() {
         if queue.is_empty() {
-            now = rt.next_deadline().unwrap_or(now);
-            queue = rt.handle(Event::Tick, now);
+            // Nobody answers intent requests: each agent's intent is the heuristic's.
+            now = rt.next_wake().unwrap_or(now);
+            queue = rt.tick(now);
             continue;
         }
-        for action in std::mem::take(&mut queue) {
+        for output in std::mem::take(&mut queue) {
             now += 500;
-            match action {
-                Action::Decision(d) => println!(
-                    "    [{:?} {} — {}]",
-                    d.action,
-                    d.target.as_deref().unwrap_or("-"),
-                    d.reason
-                ),
-                Action::ModeratorSay { text, kind, .. } => {
+            match output {
+                Output::Decision(record) => println!("    [{record}]"),
+                Output::Line { text, kind, .. } => {
                     println!("MODERATOR ({}): {text}", kind.as_str())
                 }
-                Action::PhaseChanged { from, to, .. } => println!("== {from} → {to} =="),
-                Action::CollectIntents { question_id, .. } => {
-                    for intent in rt.heuristic_intents() {
-                        queue.extend(rt.handle(
-                            Event::IntentReceived {
-                                question_id,
-                                intent,
-                            },
-                            now,
-                        ));
-                    }
-                }
-                Action::GiveFloor {
-                    agent,
-                    question_id,
-                    is_interrupt,
-                    ..
+                Output::Turn {
+                    agent, question_id, ..
                 } => {
                     turn += 1;
                     let text = format!(
@@ -54,19 +41,12 @@ fn main() {
                             "."
                         }
                     );
-                    let cut = if is_interrupt { " (cutting in)" } else { "" };
-                    println!("{agent}{cut}: {text}");
-                    queue.extend(rt.handle(
-                        Event::UtteranceFinished {
-                            speaker: agent,
-                            question_id: Some(question_id),
-                            text,
-                        },
-                        now,
-                    ));
+                    println!("{agent}: {text}");
+                    queue.extend(rt.on_text(&agent, Some(question_id), true, &text, None, now));
                 }
-                Action::End => println!("== end after {} decisions ==", rt.decisions()),
+                Output::Utterance { .. } | Output::Request(_) | Output::Status(_) => {}
             }
         }
     }
+    println!("== end after {} decisions ==", rt.decisions());
 }

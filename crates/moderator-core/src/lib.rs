@@ -5,19 +5,18 @@
 //!   deterministic heuristic used offline and as the fallback.
 //! - [`controller`]: `decide_next_action(state, intents, recent_events)` and the state
 //!   updates (phases with rollback, the nine moderator actions, intervention levels).
-//! - [`session`]: [`Roundtable`], the sans-IO driver a dataflow node runs:
-//!   `handle(event, now_ms) -> Vec<Action>`.
+//! - [`roundtable`]: [`Roundtable`], the one state machine a `moderator` node runs (a
+//!   [`conductor::Conductor`]): rounds and phases, intents, the floor, pacing.
 //! - [`phrases`] and [`summary`]: the moderator's built-in lines and the extractive
 //!   phase summary, so the moderator speaks without a model.
 //!
 //! Nothing here reads a clock, performs I/O or draws random numbers.
 
-pub mod conductor;
 pub mod controller;
 pub mod intent;
 pub mod phrases;
+pub mod roundtable;
 pub mod scenario;
-pub mod session;
 pub mod state;
 pub mod summary;
 
@@ -27,12 +26,14 @@ pub use intent::{
     mentions_name, parse_intent,
 };
 pub use phrases::{Language, LineKind};
+pub use roundtable::Roundtable;
 pub use scenario::{
     Agent, MAX_CONSECUTIVE_SPEAKS, MIN_INTERRUPT_URGENCY, ModeratorConfig, Phase, PhaseConfig,
     PhaseType, RollbackRule, SAMPLE_SCENARIO, Scenario, ScenarioError, ScenarioFile, SpeakingOrder,
 };
-pub use session::{Action, Event, Roundtable};
 pub use state::ModeratorState;
 
+#[cfg(test)]
+mod properties;
 #[cfg(test)]
 mod tests;

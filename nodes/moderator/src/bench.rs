@@ -1,7 +1,7 @@
 //! `moderator --bench [SESSIONS]`: the moderator's decision time, without dora.
 //!
 //! Plays whole roundtables of the sample scenario (three agents, five phases) through the
-//! node's [`Conductor`]: every agent answers every intent request with a valid JSON
+//! node's [`Roundtable`]: every agent answers every intent request with a valid JSON
 //! intent or an error (the heuristic decides), finishes every turn with a two-chunk
 //! utterance, and the player reports every line. Reports the time per decision (each
 //! decision includes the events that led to it: replies, chunks, playback reports), the
@@ -11,7 +11,8 @@ use std::time::Instant;
 
 use moderator_core::{SAMPLE_SCENARIO, Scenario};
 
-use moderator_core::conductor::{Conductor, Config, Output};
+use moderator_core::Roundtable;
+use moderator_core::roundtable::{Config, Output};
 
 pub fn run(sessions: usize) -> eyre::Result<()> {
     let scenario = Scenario::from_yaml(SAMPLE_SCENARIO).map_err(|e| eyre::eyre!("{e}"))?;
@@ -38,7 +39,7 @@ pub fn run(sessions: usize) -> eyre::Result<()> {
 
 /// One session; returns its decision count.
 fn play(scenario: &Scenario, seed: usize) -> usize {
-    let mut c = Conductor::new(
+    let mut c = Roundtable::new(
         scenario.clone(),
         Config {
             paced: true,

@@ -1,5 +1,5 @@
-//! `moderator`: the roundtable moderator. Arrow in → [`moderator_core::conductor::Conductor`] (around
-//! [`moderator_core::Roundtable`]) → Arrow out.
+//! `moderator`: the roundtable moderator. Arrow in → [`moderator_core::Roundtable`] → Arrow
+//! out.
 //!
 //! Inputs: one per agent of the scenario (its `text`), `reply*` (the agents' side-request
 //! answers), optional `playback_done` (the player: pacing and the closing line heard),
@@ -20,7 +20,7 @@ use node_kit::conduct::{Conversions, Ending, Received};
 use voice_protocol::messages::{Chunk, Plain, Turn, Utterance};
 use voice_protocol::{SessionStatus, ids};
 
-use moderator_core::conductor::{
+use moderator_core::roundtable::{
     Config, Input, MODERATOR, Output, ROUNDTABLE_FORMAT, RoundtableSetup,
 };
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
@@ -96,8 +96,8 @@ fn main() -> eyre::Result<()> {
         tracing::info!("stopped by dora before the roundtable ended");
     }
     tracing::info!(
-        decisions = conductor.conductor.roundtable().decisions(),
-        phase = %conductor.conductor.roundtable().phase(),
+        decisions = conductor.conductor.decisions(),
+        phase = %conductor.conductor.phase(),
         "moderator stopped"
     );
     Ok(())

@@ -11,7 +11,7 @@ use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup};
 use conductor::Call;
 use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Event};
 use decision_log::{Comparison, Segment};
-use moderator_core::conductor::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
+use moderator_core::roundtable::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
 use rehearsal_core::conductor::{self as rehearsal, REHEARSAL_FORMAT, RehearsalSetup};
 
 #[derive(Debug, thiserror::Error)]

@@ -10,7 +10,7 @@ use std::{
 use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup, Timeouts};
 use conductor::{Call, Conductor};
 use moderator_core::SAMPLE_SCENARIO;
-use moderator_core::conductor::{Config, Input, Output, ROUNDTABLE_FORMAT, RoundtableSetup};
+use moderator_core::roundtable::{Config, Input, Output, ROUNDTABLE_FORMAT, RoundtableSetup};
 use serde::Serialize;
 use voice_protocol::clips::{
     BeatReached, ClipCommand, ClipFinished, ClipReady, ClipSpec, ClipStarted,

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use moderator_core::*;
+use crate::roundtable::{Config, Output};
+use crate::*;
 use proptest::prelude::*;
 
 const IDS: [&str; 4] = ["a1", "a2", "a3", "a4"];
@@ -144,6 +145,56 @@ fn state_strategy()
     )
 }
 
+/// What the agents and the clock hand the rounds, without the intake's heuristic
+/// fallback or the pacing in front: intents as given (also out of range), utterances
+/// as finished.
+#[derive(Debug)]
+enum RoundCall {
+    Start,
+    Intent {
+        question_id: u64,
+        intent: Intent,
+    },
+    Spoke {
+        speaker: String,
+        question_id: Option<u64>,
+        text: String,
+    },
+    Tick,
+}
+
+impl RoundCall {
+    fn run(self, rt: &mut Roundtable, now: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        match self {
+            RoundCall::Start => out = rt.start(now),
+            RoundCall::Intent {
+                question_id,
+                intent,
+            } => rt.take_intent(question_id, intent, now, &mut out),
+            RoundCall::Spoke {
+                speaker,
+                question_id,
+                text,
+            } => rt.finish_turn(&speaker, question_id, text, now, &mut out),
+            RoundCall::Tick => rt.check_deadlines(now, &mut out),
+        }
+        out
+    }
+}
+
+/// The round an intent request asks about.
+fn request_round(json: &str) -> u64 {
+    let request: serde_json::Value = serde_json::from_str(json).unwrap();
+    request["id"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("intent-")
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -268,7 +319,10 @@ proptest! {
         let speech_timeout = scenario.moderator.speech_timeout_ms;
         let max_consecutive = scenario.moderator.max_consecutive_speaks;
         let agents: Vec<String> = scenario.agents.iter().map(|a| a.id.clone()).collect();
-        let mut rt = Roundtable::new(scenario.clone());
+        let mut rt = Roundtable::new(
+            scenario.clone(),
+            Config { paced: false, max_unplayed: 1, playback_timeout_ms: 5_000 },
+        );
         let mut pick = {
             let mut i = 0usize;
             move || { i += 1; script[i % script.len()] }
@@ -279,48 +333,50 @@ proptest! {
         let mut holder: Option<(String, u64, u64)> = None;
         let mut speeches: Vec<String> = Vec::new();
         let mut round_intents: BTreeMap<String, Intent> = BTreeMap::new();
-        let mut phase = Phase::NotStarted;
         let mut ended = false;
         let mut closing_said = false;
-        let mut pending: Vec<Event> = vec![Event::Start];
+        let mut pending: Vec<RoundCall> = vec![RoundCall::Start];
         let mut calls = 0;
 
         while !ended {
             calls += 1;
             prop_assert!(calls < 20_000, "session did not end");
-            let event = if pending.is_empty() {
-                let deadline = rt.next_deadline();
+            let call = if pending.is_empty() {
+                let deadline = rt.round_deadline();
                 prop_assert!(deadline.is_some(), "a running session has a deadline");
                 now = now.max(deadline.unwrap());
-                Event::Tick
+                RoundCall::Tick
             } else {
                 now += u64::from(pick() % 50);
                 pending.remove(0)
             };
             if let Some((agent, _, deadline)) = &holder {
-                let finished = matches!(&event, Event::UtteranceFinished { speaker, .. } if speaker == agent);
+                let finished = matches!(&call, RoundCall::Spoke { speaker, .. } if speaker == agent);
                 if finished || now >= *deadline {
                     holder = None;
                 }
             }
-            let out = rt.handle(event, now);
-            let floors = out.iter().filter(|a| matches!(a, Action::GiveFloor { .. })).count();
+            let out = call.run(&mut rt, now);
+            let floors = out.iter().filter(|o| matches!(o, Output::Turn { .. })).count();
             prop_assert!(floors <= 1);
-            for action in out {
-                let qid = match &action {
-                    Action::CollectIntents { question_id, .. }
-                    | Action::GiveFloor { question_id, .. }
-                    | Action::ModeratorSay { question_id, .. } => Some(*question_id),
+            for output in out {
+                let qid = match &output {
+                    Output::Request(json) => Some(request_round(json)),
+                    Output::Turn { question_id, .. } | Output::Line { question_id, .. } => {
+                        Some(*question_id)
+                    }
                     _ => None,
                 };
                 if let Some(q) = qid {
                     prop_assert!(q > last_qid, "question ids must increase");
                     last_qid = q;
                 }
-                match action {
-                    Action::PhaseChanged { to, .. } => phase = to,
-                    Action::Decision(d) => {
+                match output {
+                    Output::Decision(json) => {
+                        let record: serde_json::Value = serde_json::from_str(&json).unwrap();
+                        let d: Decision = serde_json::from_value(record.clone()).unwrap();
                         if d.is_interrupt {
+                            let phase: Phase = serde_json::from_value(record["phase"].clone()).unwrap();
                             let cfg = scenario.phase(phase.phase_type().unwrap()).unwrap();
                             prop_assert!(cfg.allow_interrupt);
                             let target = d.target.clone().unwrap();
@@ -329,7 +385,8 @@ proptest! {
                             prop_assert!(intent.urgency.clamp(1, 5) >= MIN_INTERRUPT_URGENCY);
                         }
                     }
-                    Action::CollectIntents { question_id, .. } => {
+                    Output::Request(json) => {
+                        let question_id = request_round(&json);
                         round_intents.clear();
                         for id in &agents {
                             let roll = pick();
@@ -343,16 +400,16 @@ proptest! {
                             };
                             let intent = Intent { agent: id.clone(), kind, urgency: pick() % 7 };
                             round_intents.insert(id.clone(), intent.clone());
-                            pending.push(Event::IntentReceived { question_id, intent });
+                            pending.push(RoundCall::Intent { question_id, intent });
                         }
                         if pick() % 4 == 0 {
-                            pending.push(Event::IntentReceived {
+                            pending.push(RoundCall::Intent {
                                 question_id: question_id.wrapping_sub(1),
                                 intent: Intent::interrupt(agents[0].clone(), 5),
                             });
                         }
                     }
-                    Action::GiveFloor { agent, question_id, .. } => {
+                    Output::Turn { agent, question_id, .. } => {
                         prop_assert!(holder.is_none(), "two speakers at once");
                         holder = Some((agent.clone(), question_id, now + speech_timeout));
                         let roll = pick();
@@ -361,21 +418,22 @@ proptest! {
                             if !text.trim().is_empty() {
                                 speeches.push(agent.clone());
                             }
-                            pending.push(Event::UtteranceFinished {
+                            pending.push(RoundCall::Spoke {
                                 speaker: agent,
                                 question_id: Some(question_id),
                                 text,
                             });
                         }
                     }
-                    Action::ModeratorSay { kind, .. } => {
+                    Output::Line { kind, .. } => {
                         if kind == LineKind::Closing {
                             closing_said = true;
                         }
                     }
-                    Action::End => ended = true,
+                    Output::Utterance { .. } | Output::Status(_) => {}
                 }
             }
+            ended = rt.is_ended();
         }
         prop_assert!(closing_said);
         prop_assert_eq!(rt.phase(), Phase::Ended);

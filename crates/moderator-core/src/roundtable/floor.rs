@@ -1,0 +1,119 @@
+//! The floor holder's streamed text, assembled into its utterance; chunks of anyone
+//! else, or of an older turn, are dropped.
+
+use voice_protocol::shorten;
+
+use super::{Output, Roundtable, pacing::Held};
+
+#[derive(Debug, Clone)]
+pub(super) struct Floor {
+    agent: String,
+    question_id: u64,
+    text: ::conductor::Utterance,
+}
+
+impl Roundtable {
+    /// A chunk of an agent's `text` stream (`input` is the agent id).
+    pub fn on_text(
+        &mut self,
+        input: &str,
+        question_id: Option<u64>,
+        ends: bool,
+        text: &str,
+        error: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<Output> {
+        let mut out = Vec::new();
+        if self.scenario().agent(input).is_none() {
+            tracing::warn!(
+                input,
+                "unknown input ignored (not an agent of the scenario, `reply*`, `playback_done` or `control`)"
+            );
+            return out;
+        }
+        let Some(question_id) = question_id else {
+            tracing::warn!(input, "text without question_id ignored");
+            return out;
+        };
+        let Some(floor) = self
+            .floor
+            .as_mut()
+            .filter(|f| f.agent == input && f.question_id == question_id)
+        else {
+            tracing::debug!(
+                input,
+                question_id,
+                "text of an agent without the floor (or a stale turn) dropped"
+            );
+            return out;
+        };
+        if floor.text.push(text) {
+            tracing::warn!(agent = input, "utterance too long; the rest is not kept");
+        }
+        if !ends {
+            return out;
+        }
+        let Some(floor) = self.floor.take() else {
+            return out;
+        };
+        if let Some(error) = error {
+            tracing::warn!(agent = %floor.agent, question_id, %error, "the agent's generation failed");
+        }
+        let text = floor.text.as_str().trim().to_owned();
+        tracing::info!(agent = %floor.agent, question_id, text = %shorten(&text), "utterance finished");
+        if !text.is_empty() {
+            out.push(Output::Utterance {
+                speaker: floor.agent.clone(),
+                question_id,
+                text: text.clone(),
+            });
+            self.last_said = Some((floor.agent.clone(), text.clone()));
+            if self.config.paced {
+                self.unplayed.said(question_id, ());
+            }
+        }
+        self.held = Some(Held {
+            agent: floor.agent,
+            question_id,
+            text,
+        });
+        if self.too_much_unplayed() {
+            self.last_progress_ms = now_ms;
+            tracing::debug!(unheard = ?self.unplayed.ids().collect::<Vec<_>>(), "waiting for playback before the next decision");
+        } else {
+            self.deliver_held(now_ms, &mut out);
+        }
+        out
+    }
+
+    /// A restarted bridge lost the turn it was answering: the turn ends now, with what
+    /// was heard of it, as a failed generation ends (the next speaker need not wait for
+    /// the speech timeout).
+    pub fn on_restarted(&mut self, input: &str, now_ms: u64) -> Vec<Output> {
+        let lost = self
+            .floor
+            .as_ref()
+            .filter(|f| f.agent == input)
+            .map(|f| f.question_id);
+        match lost {
+            Some(question_id) => self.on_text(
+                input,
+                Some(question_id),
+                true,
+                "",
+                Some("the agent's bridge restarted"),
+                now_ms,
+            ),
+            None => Vec::new(),
+        }
+    }
+
+    /// `agent` has the floor for the turn `question_id`: its text is taken from now on.
+    pub(super) fn open_floor(&mut self, agent: &str, question_id: u64) {
+        self.floor = Some(Floor {
+            agent: agent.to_owned(),
+            question_id,
+            text: ::conductor::Utterance::default(),
+        });
+    }
+}

@@ -1,0 +1,207 @@
+//! The agents' intents: the broadcast request of a round, each reply parsed strictly,
+//! and the heuristic in place of an error, an invalid answer or a missing reply.
+
+use ::conductor::RoundReply;
+use serde_json::json;
+use voice_protocol::shorten;
+
+use super::{Output, Roundtable};
+use crate::intent::{
+    HeuristicContext, Intent, heuristic_intent, is_question, mentions_name, parse_intent,
+};
+use crate::scenario::Phase;
+
+/// Characters of the last line quoted in an intent request.
+const MAX_QUOTED_CHARS: usize = 300;
+
+#[derive(Debug, Clone)]
+pub(super) struct Intake {
+    question_id: u64,
+    /// The agents asked for their intent; missing answers fall back to the heuristic at
+    /// its deadline.
+    pub(super) round: ::conductor::Round<String>,
+}
+
+/// The request id of the intent round `question_id`.
+pub fn request_id_for(question_id: u64) -> String {
+    format!("intent-{question_id}")
+}
+
+impl Roundtable {
+    /// An agent bridge's `reply` (`input` is the input id, e.g. `reply_economist`).
+    pub fn on_reply(
+        &mut self,
+        input: &str,
+        speaker: Option<&str>,
+        request_id: Option<&str>,
+        answer: &str,
+        error: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<Output> {
+        let mut out = Vec::new();
+        let agent = match speaker {
+            Some(s) if !s.trim().is_empty() => s.trim().to_owned(),
+            _ => input
+                .trim_start_matches("reply")
+                .trim_start_matches(['_', '-', '/'])
+                .to_owned(),
+        };
+        if self.scenario().agent(&agent).is_none() {
+            tracing::warn!(input, speaker = %agent, "reply from an unknown agent ignored");
+            return out;
+        }
+        let Some(intake) = self.intake.as_mut() else {
+            tracing::debug!(%agent, "reply outside an intent round ignored");
+            return out;
+        };
+        let question_id = intake.question_id;
+        match intake.round.reply(request_id, &agent) {
+            RoundReply::Counted => {}
+            RoundReply::Stale => {
+                tracing::debug!(%agent, request = ?request_id, "reply to an older request ignored");
+                return out;
+            }
+            RoundReply::NotWaited => {
+                tracing::debug!(%agent, "repeated reply ignored");
+                return out;
+            }
+        }
+        let answer = match error {
+            Some(error) => {
+                tracing::debug!(%agent, %error, "intent not answered; using the heuristic");
+                None
+            }
+            None => Some(answer),
+        };
+        self.intent(question_id, &agent, answer, now_ms, &mut out);
+        out
+    }
+
+    /// What [`heuristic_intent`] needs for `agent` (`None` for an unknown agent).
+    pub fn heuristic_context(&self, agent: &str) -> Option<HeuristicContext> {
+        let scenario = self.scenario();
+        let me = scenario.agent(agent)?;
+        let (last_speaker, last_text) = self.last_line.clone().unwrap_or((None, String::new()));
+        let addressed = last_speaker.as_deref() != Some(agent)
+            && (mentions_name(&last_text, &me.name) || mentions_name(&last_text, &me.id));
+        let others: Vec<&str> = scenario
+            .agents
+            .iter()
+            .filter(|a| a.id != agent)
+            .map(|a| a.id.as_str())
+            .collect();
+        Some(HeuristicContext {
+            is_question: is_question(&last_text),
+            addressed,
+            last_speaker,
+            last_text,
+            own_speaks: self.state.speaks(agent),
+            others_speaks: others
+                .iter()
+                .fold(0u32, |sum, a| sum.saturating_add(self.state.speaks(a))),
+            others_count: u32::try_from(others.len()).unwrap_or(u32::MAX),
+            rounds_since_spoke: self.state.rounds_since_spoke(agent),
+            phase: self.state.phase,
+        })
+    }
+
+    /// The heuristic intents of every agent for the current round, in scenario order.
+    pub fn heuristic_intents(&self) -> Vec<Intent> {
+        self.scenario()
+            .agents
+            .iter()
+            .filter_map(|a| {
+                self.heuristic_context(&a.id)
+                    .map(|ctx| heuristic_intent(&a.id, &ctx))
+            })
+            .collect()
+    }
+
+    /// Asks every agent for its intent in the round `question_id`.
+    pub(super) fn ask_intents(&mut self, question_id: u64, now_ms: u64, out: &mut Vec<Output>) {
+        let phase = self.state.phase;
+        let window = self.scenario().moderator.intent_timeout_ms;
+        let agents = self.scenario().agents.iter().map(|a| a.id.clone());
+        self.intake = Some(Intake {
+            question_id,
+            // Missing answers fall back to the heuristic a little before the round
+            // would count them as `pass`.
+            round: ::conductor::Round::new(
+                request_id_for(question_id),
+                agents,
+                now_ms.saturating_add(window - window / 4),
+            ),
+        });
+        out.push(Output::Request(self.request_json(question_id, phase)));
+    }
+
+    /// The heuristic for every agent whose reply is overdue.
+    pub(super) fn intents_overdue(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        if let Some(intake) = self.intake.as_mut() {
+            let question_id = intake.question_id;
+            let silent = intake.round.expired(now_ms);
+            for agent in silent {
+                tracing::info!(%agent, question_id, "no intent in time; using the heuristic");
+                self.intent(question_id, &agent, None, now_ms, out);
+            }
+        }
+    }
+
+    /// One agent's intent for the round: its answer parsed strictly, or the heuristic.
+    fn intent(
+        &mut self,
+        question_id: u64,
+        agent: &str,
+        answer: Option<&str>,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        let heuristic = |rt: &Roundtable| {
+            rt.heuristic_context(agent)
+                .map(|ctx| heuristic_intent(agent, &ctx))
+                .unwrap_or_else(|| Intent::pass(agent))
+        };
+        let intent = match answer {
+            None => heuristic(self),
+            Some(answer) => match parse_intent(agent, answer) {
+                Ok(intent) => intent,
+                Err(e) => {
+                    tracing::warn!(%agent, answer = %shorten(answer), error = %e, "invalid intent answer; using the heuristic");
+                    heuristic(self)
+                }
+            },
+        };
+        tracing::debug!(%agent, kind = intent.kind.as_str(), urgency = intent.urgency, "intent");
+        self.take_intent(question_id, intent, now_ms, out);
+    }
+
+    fn request_json(&self, question_id: u64, phase: Phase) -> String {
+        let scenario = self.scenario();
+        let label = phase
+            .phase_type()
+            .map_or("the discussion", |p| p.spoken_label());
+        let last = match &self.last_said {
+            Some((speaker, text)) => {
+                let quoted: String = text.chars().take(MAX_QUOTED_CHARS).collect();
+                format!(" The last words, from {speaker}: {quoted}")
+            }
+            None => String::new(),
+        };
+        let prompt = format!(
+            "You are on a moderated roundtable about: {topic}. We are in {label}.{last}\n\
+             Do you want the floor now? Answer with one JSON object only, exactly \
+             {{\"intent\":\"speak|interrupt|pass\",\"urgency\":1-5}}: \"speak\" to take the next \
+             turn, \"interrupt\" to cut in at once (you were addressed, or strongly disagree), \
+             \"pass\" to listen; urgency from 1 (low) to 5 (high).",
+            topic = scenario.topic,
+        );
+        json!({
+            "id": request_id_for(question_id),
+            "kind": "intent",
+            "prompt": prompt,
+            "json": true,
+            "max_words": 12,
+        })
+        .to_string()
+    }
+}

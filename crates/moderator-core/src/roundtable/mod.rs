@@ -1,0 +1,320 @@
+//! [`Roundtable`]: the moderated roundtable as one sans-IO state machine, the
+//! [`conductor::Conductor`] a `moderator` node runs.
+//!
+//! A round goes: intents are asked of every agent (an [`Output::Request`]); each reply
+//! is parsed strictly, or replaced by the heuristic on an error, an invalid answer or at
+//! the reply deadline; once every agent answered, or at the round's own deadline
+//! (missing intents count as `pass`), the rules decide ([`decide`]); the moderator says
+//! its line, the floor goes to an agent ([`Output::Turn`]), whose streamed text is
+//! assembled into its utterance (or it counts as absent at its deadline); the next round
+//! waits until older lines have been heard ([`pacing`]). Time is passed in (ms since the
+//! start); nothing here reads a clock.
+//!
+//! Every line and turn carries a fresh question id, strictly increasing over the
+//! session, so downstream nodes can drop stale data by id alone.
+//!
+//! The state lives here; each module holds one concern of it: [`round`] (the rounds and
+//! phases, their deadlines and what the moderator says), [`intake`] (intent requests and
+//! replies), [`floor`] (the floor holder's text), [`pacing`] (what waits to be heard),
+//! [`control`] (operator commands and the records), [`setup`] (what a replay rebuilds it
+//! from).
+
+mod control;
+mod floor;
+mod intake;
+mod pacing;
+mod round;
+mod setup;
+#[cfg(test)]
+mod tests;
+
+pub use intake::request_id_for;
+pub use setup::{ROUNDTABLE_FORMAT, RoundtableSetup};
+
+use crate::controller::{ModeratorController, RecentEvent};
+use crate::phrases::RoundtablePhrases;
+use crate::scenario::{Phase, Scenario};
+use crate::state::ModeratorState;
+
+/// The speaker name of the moderator's own lines.
+pub const MODERATOR: &str = "moderator";
+/// Characters of one utterance kept (a runaway stream is cut, not buffered forever).
+pub use ::conductor::MAX_UTTERANCE_CHARS;
+/// Characters of an utterance kept for summaries and the heuristic context.
+pub const MAX_KEPT_CHARS: usize = 4_000;
+/// Recent events handed to the rules.
+pub const RECENT_EVENTS: usize = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Config {
+    /// A player reports `playback_done`: pace the conversation and wait for the
+    /// closing line.
+    pub paced: bool,
+    /// Finished utterances (and moderator lines) that may wait unheard before the next
+    /// decision is taken.
+    pub max_unplayed: usize,
+    /// Longest wait for a playback report before going on anyway.
+    pub playback_timeout_ms: u64,
+}
+
+/// A message for the dataflow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// `turn`: Utf8 agent id, with `question_id`, `speaker` and `instruction`.
+    Turn {
+        agent: String,
+        question_id: u64,
+        instruction: Option<String>,
+    },
+    /// `text`: a moderator line, complete (`session_status: ended`).
+    Line {
+        question_id: u64,
+        text: String,
+        kind: crate::LineKind,
+    },
+    /// `utterance`: a finished utterance, the moderator's included.
+    Utterance {
+        speaker: String,
+        question_id: u64,
+        text: String,
+    },
+    /// `request`: the broadcast intent request (Utf8 JSON).
+    Request(String),
+    /// `decision`: one decision record (Utf8 JSON).
+    Decision(String),
+    /// `status`: the answer to a `stats` command (Utf8 JSON).
+    Status(String),
+}
+
+/// A decoded input, for the common interface ([`::conductor::Conductor::handle`]); each
+/// variant is one of the `on_*` methods.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    /// A chunk of an agent's `text` stream (`input` is the agent id).
+    Text {
+        input: String,
+        question_id: Option<u64>,
+        ends: bool,
+        text: String,
+        error: Option<String>,
+    },
+    /// An agent bridge's `reply` (`input` is the input id, e.g. `reply_economist`).
+    Reply {
+        input: String,
+        speaker: Option<String>,
+        request_id: Option<String>,
+        answer: String,
+        error: Option<String>,
+    },
+    /// The player's `playback_done`.
+    Played { question_id: u64 },
+    /// A `control` command, as received.
+    Control(String),
+    /// The node feeding input `input` restarted (dora's `NodeRestarted`).
+    Restarted { input: String },
+}
+
+/// A moderated roundtable.
+#[derive(Debug, Clone)]
+pub struct Roundtable {
+    controller: ModeratorController,
+    state: ModeratorState,
+    phrases: RoundtablePhrases,
+    config: Config,
+    stage: round::Stage,
+    last_question_id: u64,
+    recent: Vec<RecentEvent>,
+    /// `(agent id, text)` of this phase visit, for the summary.
+    phase_utterances: Vec<(String, String)>,
+    /// The last line the rounds took in: speaker (`None`: the moderator) and text.
+    last_line: Option<(Option<String>, String)>,
+    lines_said: u64,
+    /// Decisions taken so far (numbers the records).
+    decisions: u64,
+    floor: Option<floor::Floor>,
+    /// A finished utterance waiting until older lines have been heard.
+    held: Option<pacing::Held>,
+    /// Question ids of spoken lines not yet reported as heard (paced only).
+    unplayed: ::conductor::Unheard<()>,
+    /// The last playback report (or the start of the current wait).
+    last_progress_ms: u64,
+    intake: Option<intake::Intake>,
+    /// The moderator's call or question not yet followed by a turn.
+    pending_prompt: Option<String>,
+    /// The last line said, as soon as it was finished: speaker and text (quoted in
+    /// intent requests).
+    last_said: Option<(String, String)>,
+    /// After the end: the closing line's question id, if one was said.
+    ending: Option<Option<u64>>,
+    closing_question_id: Option<u64>,
+    finished: bool,
+}
+
+impl Roundtable {
+    pub fn new(scenario: Scenario, config: Config) -> Self {
+        Self::with_phrases(scenario, config, RoundtablePhrases::default())
+    }
+
+    /// A roundtable whose moderator says the lines of `phrases`.
+    pub fn with_phrases(scenario: Scenario, config: Config, phrases: RoundtablePhrases) -> Self {
+        let controller = ModeratorController::new(scenario);
+        let state = controller.initial_state();
+        Self {
+            controller,
+            state,
+            phrases,
+            config,
+            stage: round::Stage::NotStarted,
+            last_question_id: 0,
+            recent: Vec::new(),
+            phase_utterances: Vec::new(),
+            last_line: None,
+            lines_said: 0,
+            decisions: 0,
+            floor: None,
+            held: None,
+            unplayed: ::conductor::Unheard::new(),
+            last_progress_ms: 0,
+            intake: None,
+            pending_prompt: None,
+            last_said: None,
+            ending: None,
+            closing_question_id: None,
+            finished: false,
+        }
+    }
+
+    pub fn controller(&self) -> &ModeratorController {
+        &self.controller
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        self.controller.scenario()
+    }
+
+    pub fn state(&self) -> &ModeratorState {
+        &self.state
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.state.phase
+    }
+
+    /// Decisions taken so far (never more than [`Scenario::max_decisions`], plus one
+    /// for a stop).
+    pub fn decisions(&self) -> u64 {
+        self.decisions
+    }
+
+    pub fn recent_events(&self) -> &[RecentEvent] {
+        &self.recent
+    }
+
+    /// The session is over and, when paced, the closing line was heard (or the wait for
+    /// it timed out): the node may exit.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    pub fn start(&mut self, now_ms: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        self.begin(now_ms, &mut out);
+        out
+    }
+
+    /// When [`Self::tick`] must run at the latest.
+    pub fn next_wake(&self) -> Option<u64> {
+        if self.finished {
+            return None;
+        }
+        if self.ending.is_some() {
+            return Some(self.playback_deadline());
+        }
+        [
+            self.held.as_ref().map(|_| self.hold_deadline()),
+            self.intake.as_ref().map(|i| i.round.deadline()),
+            self.round_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Time passed: overdue playback reports, missing intents, the rounds' deadlines.
+    pub fn tick(&mut self, now_ms: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        if self.ending.is_some() {
+            if now_ms >= self.playback_deadline() {
+                tracing::warn!("the closing line was not reported as heard in time; ending anyway");
+                self.finished = true;
+            }
+            return out;
+        }
+        if self.held.is_some() && now_ms >= self.hold_deadline() {
+            tracing::warn!(
+                unheard = ?self.unplayed.ids().collect::<Vec<_>>(),
+                "no playback report in time; the conversation goes on"
+            );
+            self.unplayed.clear();
+            self.deliver_held(now_ms, &mut out);
+        }
+        self.intents_overdue(now_ms, &mut out);
+        self.check_deadlines(now_ms, &mut out);
+        out
+    }
+}
+
+impl ::conductor::Conductor for Roundtable {
+    type Input = Input;
+    type Output = Output;
+    type Opening = ();
+
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Output> {
+        Roundtable::start(self, now_ms)
+    }
+
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
+        match input {
+            Input::Text {
+                input,
+                question_id,
+                ends,
+                text,
+                error,
+            } => self.on_text(&input, question_id, ends, &text, error.as_deref(), now_ms),
+            Input::Reply {
+                input,
+                speaker,
+                request_id,
+                answer,
+                error,
+            } => self.on_reply(
+                &input,
+                speaker.as_deref(),
+                request_id.as_deref(),
+                &answer,
+                error.as_deref(),
+                now_ms,
+            ),
+            Input::Played { question_id } => self.on_played(question_id, now_ms),
+            Input::Control(text) => self.on_control(&text, now_ms),
+            Input::Restarted { input } => self.on_restarted(&input, now_ms),
+        }
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<Output> {
+        Roundtable::tick(self, now_ms)
+    }
+
+    fn next_wake(&self) -> Option<u64> {
+        Roundtable::next_wake(self)
+    }
+
+    fn finished(&self) -> bool {
+        Roundtable::finished(self)
+    }
+}
