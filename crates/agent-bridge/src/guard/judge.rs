@@ -1,0 +1,327 @@
+//! The judgement of one sentence: an echo, a pleasantry, narration, a bare call, another's
+//! name, reported speech.
+
+use super::*;
+
+impl SentenceGuard {
+    pub(super) fn judge(&self, sentence: &str, echo: bool) -> Option<Refusal> {
+        let words = words(sentence);
+        if words.is_empty() {
+            return None;
+        }
+        if echo && self.is_echo(&words) {
+            return Some(Refusal::Echo);
+        }
+        if self.presents_as_another(sentence) {
+            return Some(Refusal::Identity);
+        }
+        if reports_speech(sentence) || self.narrates(&words) {
+            return Some(Refusal::Reported);
+        }
+        if self.running && self.only_calls_someone(&words) {
+            return Some(Refusal::Pleasantry);
+        }
+        let text = words.join(" ");
+        if ASSISTANT_LINES.iter().any(|l| text.contains(l)) {
+            return Some(Refusal::Pleasantry);
+        }
+        // At the opening too, a pleasantry that answers the instruction ("Sure, I'd be
+        // happy to help!") says nothing to anyone in the room.
+        let to_the_director = words.first().is_some_and(|w| {
+            ["sure", "certainly", "absolutely", "okay", "ok"].contains(&w.as_str())
+        });
+        if (self.running || to_the_director) && is_pleasantry(&words) {
+            return Some(Refusal::Pleasantry);
+        }
+        if let Some(asked) = &self.answering
+            && !answers::content_stems(&quality_words(sentence))
+                .iter()
+                .any(|s| asked.contains(s))
+        {
+            return Some(Refusal::Unanswered);
+        }
+        if self.asking && !is_question(sentence) && (self.led_in || words.len() > LEAD_IN_WORDS) {
+            return Some(Refusal::NoQuestion);
+        }
+        None
+    }
+
+    /// A sentence whose subject is a participant's name or role, the speaker's own
+    /// ("Tomás Lindqvist has expressed interest", said by Tomás; "The judge Okafor
+    /// concludes …", said by the judge) or another's followed by a verb of saying or
+    /// thinking ("David Dove suggested …", "Counsel for the defense agrees …"): a
+    /// narrator's line, not a participant's.
+    pub(super) fn narrates(&self, words: &[String]) -> bool {
+        let mut rest = words.iter().map(String::as_str).peekable();
+        rest.next_if(|w| *w == "the");
+        let mut own = false;
+        let mut other = false;
+        let mut possessive = false;
+        let mut subject = false;
+        while let Some(word) = rest.peek() {
+            // "Lindqvist's position: …" names its speaker like "Lindqvist says".
+            let (name, s) = match word.strip_suffix("'s").or_else(|| word.strip_suffix("’s")) {
+                Some(name) => (name, true),
+                None => (*word, false),
+            };
+            let is = |list: &[String]| list.iter().any(|n| n == name);
+            if is(&self.own_names) || is(&self.own_roles) {
+                own = true;
+            } else if is(&self.other_names) || is(&self.other_roles) {
+                other = true;
+            } else if TITLES.contains(&name) || (subject && ["for", "the"].contains(&name)) {
+                // A title, or the inside of "Counsel for the defense".
+            } else {
+                break;
+            }
+            subject = true;
+            possessive |= s;
+            rest.next();
+            if s {
+                break;
+            }
+        }
+        if !own && !other {
+            // "She pointed out that …": another participant by pronoun, reported.
+            let pronoun = words
+                .first()
+                .is_some_and(|w| ["he", "she"].contains(&w.as_str()));
+            // "He also argues …": an adverb between the pronoun and its verb.
+            let verb = words
+                .iter()
+                .skip(1)
+                .find(|w| !ADVERBS.contains(&w.as_str()));
+            return pronoun && verb.is_some_and(|w| REPORTING.contains(&w.as_str()));
+        }
+        // "Judge Okafor is saying …": a verb of saying in the progressive.
+        if other
+            && !own
+            && !possessive
+            && rest.next_if(|w| ["is", "was"].contains(w)).is_some()
+            && let Some(verb) = rest.peek()
+        {
+            return [
+                "saying",
+                "asking",
+                "suggesting",
+                "arguing",
+                "claiming",
+                "stating",
+            ]
+            .contains(verb);
+        }
+        // "Dr. Nadia also states …": an adverb between the name and its verb.
+        while rest.next_if(|w| ADVERBS.contains(w)).is_some() {}
+        let Some(next) = rest.next() else {
+            return false;
+        };
+        if possessive {
+            return (own && POSSESSED.contains(&next))
+                || (other && ["tone", "mood", "message"].contains(&next));
+        }
+        (own && !other && NARRATING.contains(&next)) || (other && !own && REPORTING.contains(&next))
+    }
+
+    pub(super) fn is_echo(&self, words: &[String]) -> bool {
+        if words.len() < 3 {
+            // Too short for 3-grams: only a whole repeated sentence of two words counts.
+            return words.len() == 2 && self.recent_sentences.contains(&words.join(" "));
+        }
+        let grams: Vec<[String; 3]> = words
+            .windows(3)
+            .map(|g| [g[0].clone(), g[1].clone(), g[2].clone()])
+            .collect();
+        let share = |known: &HashSet<[String; 3]>| {
+            grams.iter().filter(|g| known.contains(*g)).count() as f64 / grams.len() as f64
+        };
+        share(&self.recent) >= ECHO_SHARE || share(&self.instructions) >= ECHO_SHARE
+    }
+
+    /// "Ben?", "Oh, hello! Ms. Rivera?": names, titles and interjections only, calling
+    /// someone without saying anything. A shortened name ("Ms. River") counts.
+    pub(super) fn only_calls_someone(&self, words: &[String]) -> bool {
+        let is_name = |w: &str| {
+            w.chars().count() >= 3
+                && self
+                    .other_names
+                    .iter()
+                    .chain(&self.own_names)
+                    .any(|n| n.starts_with(w))
+        };
+        let mut named = false;
+        for word in words {
+            let title = TITLES.contains(&word.as_str());
+            let call = ["oh", "hey", "hi", "hello", "um", "uh", "well", "so", "and"]
+                .contains(&word.as_str());
+            let name = is_name(word);
+            if !(title || call || name) {
+                return false;
+            }
+            named |= name;
+        }
+        named
+    }
+
+    /// "I'm Dr. Okafor", "my name is Ben", "this is Mia here" with another's name.
+    pub(super) fn presents_as_another(&self, sentence: &str) -> bool {
+        let lower = sentence.to_lowercase();
+        let raw: Vec<&str> = lower.split_whitespace().collect();
+        for (i, pair) in raw.windows(2).enumerate() {
+            let intro = match pair {
+                ["i'm" | "i’m" | "im", _] => Some(i + 1),
+                ["i", "am"] => Some(i + 2),
+                ["name", "is"] if i > 0 && raw[i - 1] == "my" => Some(i + 2),
+                ["this", "is"] if i == 0 => Some(i + 2),
+                _ => None,
+            };
+            let Some(at) = intro else { continue };
+            let mut next = raw.get(at..).unwrap_or_default().iter().map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.')
+                    .to_owned()
+            });
+            let Some(mut first) = next.next() else {
+                continue;
+            };
+            if TITLES.contains(&first.as_str()) {
+                first = next.next().unwrap_or_default();
+            }
+            let first = first.trim_end_matches('.').to_owned();
+            if self.other_names.contains(&first) && !self.own_names.contains(&first) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// A stock pleasantry with nothing besides but filler words and perhaps a name ("Thank
+/// you so much, Ben!", "Sure, I'd be happy to help!"); "Yes, the slope is 6." says
+/// something. The sentence must open with a pleasantry; every pleasantry in it is taken
+/// out before what remains is weighed.
+pub(super) fn is_pleasantry(words: &[String]) -> bool {
+    let text = format!(" {} ", words.join(" "));
+    let opens = PLEASANTRIES
+        .iter()
+        .any(|p| text.starts_with(&format!(" {p} ")));
+    if !opens {
+        return false;
+    }
+    let mut rest = text;
+    for phrase in PLEASANTRIES {
+        rest = rest.replace(&format!(" {phrase} "), " ");
+    }
+    let rest: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
+    let said = rest
+        .iter()
+        .filter(|w| !PLEASANTRY_FILLER.contains(w))
+        .count();
+    rest.len() <= 6 && said <= 1
+}
+
+/// Words a pleasantry may carry without saying anything.
+pub(super) const PLEASANTRY_FILLER: &[&str] = &[
+    // promises of content that never comes ("Sure thing, I can share some insights.")
+    "can",
+    "share",
+    "some",
+    "my",
+    "insights",
+    "thoughts",
+    "happy",
+    "topic",
+    "together",
+    "so",
+    "much",
+    "very",
+    "for",
+    "that",
+    "this",
+    "again",
+    "today",
+    "everyone",
+    "all",
+    "asking",
+    "sharing",
+    "the",
+    "question",
+    "point",
+    "a",
+    "your",
+    "you",
+    "too",
+    "feel",
+    "free",
+    "to",
+    "ask",
+    "me",
+    "know",
+    "it",
+    "is",
+    "and",
+    "indeed",
+    "really",
+    "of",
+    "course",
+    "great",
+    "good",
+    "nice",
+    "here",
+    "there",
+    "now",
+    "guys",
+    "class",
+    "let's",
+    "discuss",
+    "continue",
+    "with",
+    "on",
+    "i",
+    "we",
+    "can",
+    "do",
+    "are",
+    "right",
+    "correct",
+    "exactly",
+    "absolutely",
+    "definitely",
+    "he",
+    "she",
+    "they",
+    "i'd",
+    "be",
+    "would",
+    "love",
+];
+
+/// A sentence that reports speech: a word of saying or asking followed by a colon or an
+/// opening quote ("The human asked: …", "Ms. Rivera's answer: …", "He just said “…”").
+pub(super) fn reports_speech(sentence: &str) -> bool {
+    pub(super) const SAYING: &[&str] = &[
+        "said",
+        "says",
+        "say",
+        "asked",
+        "asks",
+        "ask",
+        "answer",
+        "answered",
+        "answers",
+        "replied",
+        "replies",
+        "reply",
+        "response",
+        "responded",
+    ];
+    let lower = sentence.to_lowercase();
+    lower
+        .match_indices(|c: char| c == ':' || "\"“”«「".contains(c))
+        .any(|(at, _)| {
+            let before = lower[..at].trim_end();
+            let word = before
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .next()
+                .unwrap_or("");
+            SAYING.contains(&word)
+        })
+}

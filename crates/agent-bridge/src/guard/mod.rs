@@ -1,0 +1,265 @@
+//! What a participant must not say, sentence by sentence, before words leave a bridge.
+//!
+//! Group chats of language models drift into loops: a sentence said a moment ago is said
+//! again, everyone thanks everyone, one speaker introduces itself with another's name. A
+//! [`SentenceGuard`] holds the recent lines of the conversation and refuses such sentences;
+//! the bridge then samples again or ends the turn short.
+
+mod judge;
+mod phrases;
+
+use std::collections::HashSet;
+
+use conversation_quality::{answers, words::words as quality_words};
+
+use phrases::*;
+pub use phrases::{ASSISTANT_LINES, LEAD_IN_WORDS, PLEASANTRIES};
+
+/// How many recent lines (by anyone) a sentence is compared with.
+pub const RECENT_LINES: usize = 8;
+
+/// The share of a sentence's word 3-grams already said in the recent lines from which it
+/// counts as an echo: stricter than the benchmark's half, since a model rewording the
+/// last line changes a few words of it and keeps the rest.
+pub const ECHO_SHARE: f64 = 0.35;
+
+/// Why a sentence is not spoken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Mostly said in the recent lines.
+    Echo,
+    /// Nothing but a stock pleasantry, after the opening exchange.
+    Pleasantry,
+    /// The speaker presents itself as someone else.
+    Identity,
+    /// The first sentence of an answer to the human takes up none of the human's words.
+    Unanswered,
+    /// It reports what someone said ("The human asked: …", "Her answer: …") or narrates
+    /// the conversation ("Tomás Lindqvist has expressed interest …", said by Tomás;
+    /// "David Dove suggested …") instead of saying something.
+    Reported,
+    /// The turn was to ask a question, and this sentence (past a short lead-in) asks
+    /// none.
+    NoQuestion,
+}
+
+impl Refusal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::Echo => "echo",
+            Refusal::Pleasantry => "pleasantry",
+            Refusal::Identity => "identity",
+            Refusal::Unanswered => "unanswered",
+            Refusal::Reported => "reported",
+            Refusal::NoQuestion => "no_question",
+        }
+    }
+}
+
+/// A sentence guard for one participant's turn.
+#[derive(Debug, Clone, Default)]
+pub struct SentenceGuard {
+    /// Word 3-grams of the recent lines.
+    recent: HashSet<[String; 3]>,
+    /// Word 3-grams of the speaker's instructions.
+    instructions: HashSet<[String; 3]>,
+    /// Whole recent lines and sentences, normalized, for short sentences.
+    recent_sentences: HashSet<String>,
+    /// The conversation is past its opening line.
+    running: bool,
+    /// Names this participant answers to (lower case words).
+    own_names: Vec<String>,
+    /// Names of the others (lower case words).
+    other_names: Vec<String>,
+    /// Role words only this participant's names hold ("judge" for "Judge Okafor",
+    /// "defense" for "Counsel for the defense"): a subject like a name.
+    own_roles: Vec<String>,
+    /// Role words only the others' names hold.
+    other_roles: Vec<String>,
+    /// The content-word stems of the human's line being answered, until a sentence that
+    /// takes one of them up is said.
+    answering: Option<HashSet<String>>,
+    /// The turn is to ask a question, until one is said.
+    asking: bool,
+    /// A short statement before the question was said.
+    led_in: bool,
+}
+
+impl SentenceGuard {
+    /// `recent`: the conversation's last lines, oldest first (only the last
+    /// [`RECENT_LINES`] count); `own_names`: the names of the speaker; `other_names`: the
+    /// names of the other participants.
+    pub fn new<'a>(
+        recent: impl IntoIterator<Item = &'a str>,
+        own_names: &[String],
+        other_names: &[String],
+    ) -> Self {
+        let lines: Vec<&str> = recent.into_iter().collect();
+        // Past the opening line: from then on a bare pleasantry answers nothing.
+        let running = !lines.is_empty();
+        let lines = &lines[lines.len().saturating_sub(RECENT_LINES)..];
+        let (own_roles, other_roles) = (role_words(own_names), role_words(other_names));
+        let mut guard = Self {
+            running,
+            own_names: name_words(own_names),
+            other_names: name_words(other_names)
+                .into_iter()
+                .filter(|n| !name_words(own_names).contains(n))
+                .collect(),
+            own_roles: own_roles
+                .iter()
+                .filter(|r| !other_roles.contains(r))
+                .cloned()
+                .collect(),
+            other_roles: other_roles
+                .iter()
+                .filter(|r| !own_roles.contains(r))
+                .cloned()
+                .collect(),
+            ..Self::default()
+        };
+        for line in lines {
+            guard.remember(line);
+        }
+        guard
+    }
+
+    /// Instructions the speaker was given (its persona, the turn's direction): a sentence
+    /// mostly made of their 3-grams recites them, and is refused like an echo. Quoted
+    /// spans in them (words to say) should be left out by the caller.
+    pub fn with_instructions<'a>(mut self, texts: impl IntoIterator<Item = &'a str>) -> Self {
+        for text in texts {
+            let said = words(text);
+            for gram in said.windows(3) {
+                self.instructions
+                    .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
+            }
+        }
+        self
+    }
+
+    /// The turn answers the human's `line`: its first sentence must take up one of the
+    /// line's content words (as the benchmark counts an answer that addresses the human),
+    /// so that the reply starts on what was asked rather than on the agenda. A line with
+    /// no content word asks nothing of the reply.
+    pub fn answering(mut self, line: &str) -> Self {
+        let stems = answers::content_stems(&quality_words(line));
+        self.answering = (!stems.is_empty()).then_some(stems);
+        self
+    }
+
+    /// The turn is to ask a question (its move or its conductor says so): the first
+    /// sentence must be a question, or a short lead-in of at most
+    /// [`LEAD_IN_WORDS`] words followed by one.
+    pub fn asking(mut self) -> Self {
+        self.asking = true;
+        self
+    }
+
+    /// The turn must still ask its question: only a whole sentence can tell.
+    pub fn awaits_question(&self) -> bool {
+        self.asking
+    }
+
+    /// The turn answers a human whose words the reply has not taken up yet.
+    pub fn answers_human(&self) -> bool {
+        self.answering.is_some()
+    }
+
+    /// A sentence now said counts as recent for the rest of the turn.
+    pub fn remember(&mut self, text: &str) {
+        self.answering = None;
+        if self.asking {
+            if sentences(text).any(is_question) {
+                self.asking = false;
+            } else {
+                self.led_in = true;
+            }
+        }
+        let said = words(text);
+        for gram in said.windows(3) {
+            self.recent
+                .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
+        }
+        for sentence in sentences(text) {
+            let normalized = words(sentence).join(" ");
+            if !normalized.is_empty() {
+                self.recent_sentences.insert(normalized);
+            }
+        }
+    }
+
+    /// Why `sentence` must not be said, if it must not.
+    pub fn check(&self, sentence: &str) -> Option<Refusal> {
+        self.judge(sentence, true)
+    }
+
+    /// Why the first clause of an answer to the human must not be said on its own, if it
+    /// must not: as [`SentenceGuard::check`], but a clause may restate the question (an
+    /// answer starts on the human's words, and a few words are all question).
+    pub fn check_clause(&self, clause: &str) -> Option<Refusal> {
+        self.judge(clause, false)
+    }
+}
+
+/// Lower-case words of letters, digits and apostrophes.
+/// Lower-case words; a Chinese character is a word of its own (Chinese writes no
+/// spaces), so that a line copied in Chinese is an echo as one copied in English is.
+fn words(text: &str) -> Vec<String> {
+    let mut spaced = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}') {
+            spaced.extend([' ', c, ' ']);
+        } else {
+            spaced.push(c);
+        }
+    }
+    spaced
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| w.trim_matches(['\'', '’']).to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive(['.', '!', '?', '。', '！', '？'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// The words of names, lower case, without titles or short particles: "Dr. Nadia Okafor"
+/// gives "nadia" and "okafor".
+/// The words of `names` that say a role rather than a name ("judge", "counsel",
+/// "defense"): neither a name word nor a courtesy title.
+fn role_words(names: &[String]) -> Vec<String> {
+    let named = name_words(names);
+    let mut out: Vec<String> = names
+        .iter()
+        .flat_map(|n| words(n))
+        .map(|w| w.trim_end_matches('.').to_owned())
+        .filter(|w| w.chars().count() >= 3 && !named.contains(w))
+        .filter(|w| {
+            !["the", "for", "and", "doctor", "prof", "professor", "mrs"].contains(&w.as_str())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn name_words(names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = names
+        .iter()
+        .flat_map(|n| words(n))
+        .filter(|w| w.chars().count() >= 3 && !TITLES.contains(&w.as_str()))
+        .filter(|w| {
+            !["the", "for", "and", "counsel", "defense", "prosecution"].contains(&w.as_str())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,356 @@
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn guard(recent: &[&str]) -> SentenceGuard {
+    SentenceGuard::new(
+        recent.iter().copied(),
+        &names(&["student1", "Ben"]),
+        &names(&["tutor", "Ms. Rivera", "student2", "Mia", "Dr. Nadia Okafor"]),
+    )
+}
+
+#[test]
+fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
+    let g = guard(&["Mia: What is a limit?"]);
+    for line in [
+        "Surely!",
+        "You're right.",
+        "You're absolutely right!",
+        "You are correct.",
+        "I'm sorry for the misunderstanding earlier.",
+        "I'm sorry for any confusion earlier.",
+        // A panelist called on in a rehearsal, and one's opening.
+        "Sure thing, I can share some insights.",
+        "Let's dive into this topic together.",
+    ] {
+        assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
+    }
+    assert_eq!(g.check("You're right that the slope is six."), None);
+    assert_eq!(
+        g.check("Sure, I can share my numbers: 55 percent of the cost."),
+        None
+    );
+}
+
+#[test]
+fn narrating_the_conversation_is_refused() {
+    let g = guard(&["Mia: What is a limit?"]);
+    // Itself in the third person, another's words reported.
+    for narration in [
+        "Ben has expressed interest in exploring this topic further.",
+        "Ben thinks the slope is a limit.",
+        "Ben is glad to share his view.",
+        "Ms. Rivera just asked us to discuss the slope.",
+        "Dr. Nadia Okafor suggested a compromise.",
+        "Mia agrees with the tutor.",
+        "Ben's position: the slope is complex.",
+        "Dr. Nadia also states that Ben believes it.",
+        "Mia felt that Ben's message was unclear.",
+        "Mia's tone has been calm since the tutor cut in.",
+        "The tutor said the slope is a limit.",
+    ] {
+        assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
+    }
+    // A debate's roles stand for names: the judge and the counsel, heard so.
+    let judge = SentenceGuard::new(
+        ["Counsel for the defense: Cars bring customers to the shops."],
+        &names(&["judge", "Judge Okafor"]),
+        &names(&["Counsel for the defense", "Counsel for the prosecution"]),
+    );
+    let defense = SentenceGuard::new(
+        ["Judge Okafor: Where is the evidence?"],
+        &names(&["defense", "Counsel for the defense"]),
+        &names(&["Judge Okafor", "Counsel for the prosecution"]),
+    );
+    for (g, narration) in [
+        (&judge, "The judge Okafor concludes that this step is weak."),
+        (
+            &judge,
+            "Counsel for the defense agrees and says buses are better.",
+        ),
+        (&judge, "The prosecution argued that the air is cleaner."),
+        (
+            &defense,
+            "Judge Okafor countered by stating that bikes help.",
+        ),
+        (&defense, "Counsel for the prosecution suggests more buses."),
+        (&defense, "The judge asked us about parking."),
+        (&defense, "Judge Okafor is saying that shops close early."),
+        (&judge, "She pointed out that noise levels are high."),
+        (&judge, "He also argues that the shops need access."),
+        (&judge, "Judge Okafor's claim is fundamentally flawed."),
+    ] {
+        assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
+    }
+    for (g, line) in [
+        (&judge, "The defense is right that deliveries need access."),
+        (
+            &judge,
+            "Counsel for the prosecution, where is your evidence on noise?",
+        ),
+        (&judge, "The evidence on noise is thin."),
+        (
+            &defense,
+            "Judge Okafor, the shops lose customers without parking.",
+        ),
+        (
+            &defense,
+            "The prosecution's figures on air quality ignore the buses.",
+        ),
+    ] {
+        assert_eq!(g.check(line), None, "{line}");
+    }
+    // Names as words of a line that says something, or to address someone.
+    for line in [
+        "Mia, the slope is a limit of secant slopes.",
+        "Ms. Rivera, why is the slope a limit?",
+        "Mia is right that the slope changes at every point.",
+        "I think the slope is six at three.",
+        "Mia's point about the secant misses the limit.",
+    ] {
+        assert_eq!(g.check(line), None, "{line}");
+    }
+}
+
+#[test]
+fn an_asking_turn_asks_after_at_most_a_short_lead_in() {
+    let mut g = guard(&["Mia: The slope is six at three."]).asking();
+    assert_eq!(
+        g.check("Yes, I'm ready for a follow-up question about the margin and turnover."),
+        Some(Refusal::NoQuestion)
+    );
+    assert_eq!(g.check("Why is it six at three?"), None);
+    // A short lead-in, then the question; a second statement is refused.
+    assert_eq!(g.check("I'm still confused."), None);
+    g.remember("I'm still confused.");
+    assert_eq!(g.check("The slope is a limit."), Some(Refusal::NoQuestion));
+    assert_eq!(g.check("Why is the slope a limit?"), None);
+    g.remember("Why is the slope a limit?");
+    // Once asked, the rest of the turn is free.
+    assert_eq!(g.check("The secant lines get closer and closer."), None);
+}
+
+#[test]
+fn a_sentence_said_in_the_recent_lines_is_an_echo() {
+    let g = guard(&[
+        "I'm so glad you're sharing your dedication to making a difference.",
+        "The derivative of x squared is two x.",
+    ]);
+    assert_eq!(
+        g.check("The derivative of x squared is two x!"),
+        Some(Refusal::Echo)
+    );
+    assert_eq!(
+        g.check("So the derivative of x squared is two x, right?"),
+        Some(Refusal::Echo)
+    );
+    assert_eq!(g.check("What about x cubed then?"), None);
+    let g = guard(&["Two x.", "Right."]);
+    assert_eq!(g.check("Two x!"), Some(Refusal::Echo), "a short repeat");
+    assert_ne!(g.check("Yes."), Some(Refusal::Echo));
+}
+
+#[test]
+fn a_chinese_sentence_said_in_the_recent_lines_is_an_echo() {
+    let g = guard(&["经济学家: 政府需要采取措施来控制私家车的使用，以减少对公共交通系统的影响。"]);
+    assert_eq!(
+        g.check("政府需要采取措施来控制私家车的使用，以减少其对公共交通系统的影响。"),
+        Some(Refusal::Echo)
+    );
+    assert_eq!(
+        g.check("我认为步行街能让小商店的生意更好。"),
+        None,
+        "a new point on the same subject"
+    );
+}
+
+#[test]
+fn reciting_the_instructions_is_an_echo() {
+    let g = guard(&[]).with_instructions([
+            "You are Ben, the student. Probe the answer you just heard: ask about churn. Do not greet, do not thank.",
+        ]);
+    assert_eq!(
+        g.check("Mm-hmm, probe the answer you just heard about churn."),
+        Some(Refusal::Echo)
+    );
+    assert_eq!(g.check("You are Ben, the student."), Some(Refusal::Echo));
+    assert_eq!(g.check("What is your churn rate each month?"), None);
+}
+
+#[test]
+fn only_the_last_eight_lines_count() {
+    let mut lines = vec!["The slope of the tangent line is the derivative."];
+    lines.extend(["Another line here."; RECENT_LINES]);
+    let g = guard(&lines);
+    assert_eq!(
+        g.check("The slope of the tangent line is the derivative."),
+        None
+    );
+}
+
+#[test]
+fn pleasantries_are_refused_once_the_conversation_runs() {
+    let opening = guard(&[]);
+    assert_eq!(opening.check("Thank you!"), None);
+    assert_eq!(
+        opening.check("Sure, I'd be happy to help!"),
+        Some(Refusal::Pleasantry)
+    );
+    let g = guard(&["What is a limit?"]);
+    for filler in [
+        "Thank you so much!",
+        "Great question, Ben.",
+        "You're welcome!",
+        "If you have any other questions, feel free to ask.",
+        "I agree.",
+    ] {
+        assert_eq!(g.check(filler), Some(Refusal::Pleasantry), "{filler}");
+    }
+    assert_eq!(
+        g.check("I agree that the slope is 6 at x equals 3."),
+        None,
+        "a pleasantry with content stays"
+    );
+    assert_eq!(g.check("Yes, the slope is six."), None);
+    assert_eq!(g.check("Yes, Ben is right."), Some(Refusal::Pleasantry));
+    assert_eq!(g.check("Yes, you are right."), Some(Refusal::Pleasantry));
+    assert_eq!(
+        g.check("Sure! Let's discuss derivatives again."),
+        Some(Refusal::Pleasantry)
+    );
+    assert_eq!(g.check("Sure!"), Some(Refusal::Pleasantry));
+    assert_eq!(
+        g.check("Sure, I'd be happy to help!"),
+        Some(Refusal::Pleasantry)
+    );
+    assert_eq!(g.check("Sure, the derivative of x squared is 2 x."), None);
+    assert_eq!(
+        opening.check("I'm sorry, but I can't assist with that request."),
+        Some(Refusal::Pleasantry),
+        "an assistant's line, even at the opening"
+    );
+    for refusal in [
+        "I apologize, but I'm not able to assist with that.",
+        "I'm afraid I cannot help with that.",
+        "Sorry, I am unable to assist with this request.",
+        "I'm sorry, I don't have enough context or information about what you're referring to.",
+        "Please provide more details so we can better understand and respond.",
+    ] {
+        assert_eq!(
+            opening.check(refusal),
+            Some(Refusal::Pleasantry),
+            "{refusal}"
+        );
+    }
+    assert_eq!(
+        opening.check("Who will help with that backlog of warehouse orders?"),
+        None
+    );
+}
+
+#[test]
+fn presenting_oneself_as_another_is_refused() {
+    let g = guard(&[]);
+    for slip in [
+        "I'm Dr. Nadia Okafor, and I study cities.",
+        "Hello, I am Mia.",
+        "My name is Rivera.",
+        "This is Okafor speaking.",
+    ] {
+        assert_eq!(g.check(slip), Some(Refusal::Identity), "{slip}");
+    }
+    assert_eq!(g.check("I'm Ben, and I'm confused."), None);
+    assert_eq!(g.check("I am not sure, Mia."), None);
+    assert_eq!(g.check("I'm glad Mia asked."), None);
+}
+
+#[test]
+fn reporting_what_was_said_is_refused() {
+    let g = guard(&["What is a limit?"]);
+    for frame in [
+        "The human asked: \"Sorry?\"",
+        "Ms. Rivera's answer: The function has a maximum at zero.",
+        "The human just asked \"Can you explain the chain rule again?\"",
+        "Mia said: the slope is two.",
+    ] {
+        assert_eq!(g.check(frame), Some(Refusal::Reported), "{frame}");
+    }
+    // A colon or a quote elsewhere is fine.
+    assert_eq!(g.check("Here is the rule: multiply by the power."), None);
+    assert_eq!(g.check("We call it \"the slope\" for short."), None);
+}
+
+#[test]
+fn calling_someone_without_a_word_more_is_refused() {
+    let g = guard(&["What is a limit?"]);
+    for call in ["Ben?", "Ms. Rivera?", "Oh, hello Mia!", "Ms. River?"] {
+        assert_eq!(g.check(call), Some(Refusal::Pleasantry), "{call}");
+    }
+    assert_eq!(g.check("Ben, what is two x at three?"), None);
+    assert_eq!(g.check("I know."), Some(Refusal::Pleasantry));
+    assert_eq!(g.check("Yeah!"), Some(Refusal::Pleasantry));
+}
+
+#[test]
+fn an_answer_to_the_human_starts_on_what_was_asked() {
+    let asked = "Can you show me a derivative with actual numbers?";
+    let mut g = guard(&["Ben: What is a limit?", asked]).answering(asked);
+    assert_eq!(
+        g.check("Let's look at the agenda first."),
+        Some(Refusal::Unanswered)
+    );
+    let answer = "Sure, the derivative of x squared at 3 is 6.";
+    assert_eq!(g.check(answer), None, "'derivative' is taken up");
+    assert_eq!(g.check("Numbers help."), None, "'numbers' is taken up");
+    // Once the answer has started, the next sentences are free.
+    g.remember(answer);
+    assert_eq!(g.check("Now try x cubed yourself."), None);
+    // A line that asks nothing in particular asks nothing of the reply.
+    let g = guard(&["Why is it so?"]).answering("Why is it so?");
+    assert_eq!(g.check("Slopes measure change."), None);
+}
+
+proptest! {
+    /// The first sentence said in answer to the human shares a content word with
+    /// the human's line, whatever was generated.
+    #[test]
+    fn an_answer_never_starts_off_the_question(
+        asked in "[a-z]{3,8}( [a-z]{3,8}){2,8}\\?",
+        reply in "[a-z]{3,8}( [a-z]{3,8}){2,8}\\.",
+    ) {
+        let g = guard(&[]).answering(&asked);
+        let asked_stems = answers::content_stems(&quality_words(&asked));
+        let reply_stems = answers::content_stems(&quality_words(&reply));
+        if g.check(&reply).is_none() && !asked_stems.is_empty() {
+            prop_assert!(reply_stems.iter().any(|s| asked_stems.contains(s)));
+        }
+    }
+}
+
+proptest! {
+    /// A sentence that stands in the recent lines is never let through, whatever
+    /// else was said.
+    #[test]
+    fn a_recent_sentence_is_never_said_again(
+        lines in prop::collection::vec("[a-z]{1,6}( [a-z]{1,6}){2,10}\\.", 1..RECENT_LINES),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let g = guard(&refs);
+        let said = pick.get(&lines);
+        prop_assert!(g.check(said).is_some(), "{said:?} passed");
+    }
+
+    /// Nothing of the recent lines, no refusal for echo.
+    #[test]
+    fn new_words_are_no_echo(sentence in "[q-z]{3,8}( [q-z]{3,8}){3,8}\\.") {
+        let g = guard(&["the cat sat on the mat.", "a b c d e f."]);
+        prop_assert_ne!(g.check(&sentence), Some(Refusal::Echo));
+    }
+}
