@@ -1,0 +1,433 @@
+//! How the model's raw stream becomes spoken words: name tags, markup and other speakers'
+//! lines dropped, sentences guarded, the word budget kept.
+
+use super::*;
+
+/// What the filter made of a piece of the model's stream.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Filtered {
+    /// Text to send now (possibly empty).
+    pub text: String,
+    /// Generation should stop: the budget is spent at a sentence end, or the model began
+    /// speaking for someone else.
+    pub stop: bool,
+}
+
+/// Turns a model's raw token stream into spoken text: drops a leading name tag
+/// (`Ben:`, `[student1]:`, `Ms. Rivera (tutor):`), role and template tags, markdown
+/// and quotes around the whole reply; stops where the model starts another speaker's
+/// line, and at the first sentence end once `max_words` words were said (or at
+/// `max_words * 2` words whatever happens).
+#[derive(Debug, Clone)]
+pub struct OutputFilter {
+    names: Vec<String>,
+    max_words: usize,
+    /// Raw text not yet decided on (the start of the reply, or a line start that may be
+    /// a name tag).
+    pending: String,
+    started: bool,
+    words: usize,
+    emitted: String,
+    done: bool,
+    /// The sentence being written, held back until it ends.
+    sentence: String,
+    sentence_words: usize,
+    echo_sources: Vec<String>,
+    /// Texts the reply may repeat (what it was asked to say).
+    echo_allowed: Vec<String>,
+    /// Refuses echoes of the conversation, filler and identity slips.
+    guard: SentenceGuard,
+    /// Sentences not said, and why.
+    refused: Vec<(Refusal, String)>,
+    /// The sentence being written goes on from a first clause already said: it is said
+    /// to its end (the guard judged its beginning; half a sentence is worse).
+    continuing: bool,
+}
+
+/// Words the reply's first clause needs before its comma or colon to be sent on its own
+/// (as the segmenter cuts a first clause).
+pub(super) const FIRST_CLAUSE_WORDS: usize = 4;
+
+/// How much of the reply's start is held back to recognise a name tag.
+pub(super) const HEAD_CHARS: usize = 48;
+
+impl OutputFilter {
+    /// `names`: every name a speaker tag may use (participant names, display names).
+    pub fn new(names: Vec<String>, max_words: usize) -> Self {
+        Self {
+            names: names
+                .into_iter()
+                .map(|n| n.trim().to_lowercase())
+                .filter(|n| !n.is_empty())
+                .collect(),
+            max_words: max_words.max(1),
+            pending: String::new(),
+            started: false,
+            words: 0,
+            emitted: String::new(),
+            done: false,
+            sentence: String::new(),
+            sentence_words: 0,
+            echo_sources: Vec::new(),
+            echo_allowed: Vec::new(),
+            guard: SentenceGuard::default(),
+            refused: Vec::new(),
+            continuing: false,
+        }
+    }
+
+    /// Sentences are also checked by `guard` (the recent conversation, the names).
+    pub fn with_guard(mut self, guard: SentenceGuard) -> Self {
+        self.guard = guard;
+        self
+    }
+
+    /// The sentences the model wrote that were not said, and why.
+    pub fn refused(&self) -> &[(Refusal, String)] {
+        &self.refused
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Everything emitted so far.
+    pub fn emitted(&self) -> &str {
+        &self.emitted
+    }
+
+    pub fn push(&mut self, piece: &str) -> Filtered {
+        if self.done {
+            return Filtered {
+                text: String::new(),
+                stop: true,
+            };
+        }
+        self.pending.push_str(piece);
+        if !self.started {
+            // Hold the start back until a tag could be recognised.
+            if self.pending.chars().count() < HEAD_CHARS && !self.pending.contains('\n') {
+                return Filtered::default();
+            }
+            let head = std::mem::take(&mut self.pending);
+            self.pending = strip_head(&head, &self.names);
+            self.started = !self.pending.trim().is_empty();
+            if !self.started {
+                return Filtered::default();
+            }
+        }
+        self.release(false)
+    }
+
+    /// The stream ended: whatever is still held back.
+    pub fn finish(&mut self) -> Filtered {
+        if self.done {
+            return Filtered {
+                text: String::new(),
+                stop: true,
+            };
+        }
+        if !self.started {
+            let head = std::mem::take(&mut self.pending);
+            self.pending = strip_head(&head, &self.names);
+            self.started = true;
+        }
+        self.release(true)
+    }
+
+    /// Emits complete words of `pending`, watching for another speaker's tag and the
+    /// budget.
+    pub(super) fn release(&mut self, at_end: bool) -> Filtered {
+        let mut out = String::new();
+        // A new line may begin another speaker's line: decide once it is long enough.
+        if let Some(nl) = self.pending.find('\n') {
+            let after = &self.pending[nl + 1..];
+            let decided = at_end || after.contains(':') || after.chars().count() >= HEAD_CHARS;
+            if !decided {
+                let before = self.pending[..nl].to_owned();
+                let rest = self.pending[nl..].to_owned();
+                self.pending = before;
+                let f = self.emit_words(&mut out, false);
+                self.pending.push_str(&rest);
+                return Filtered { text: out, stop: f };
+            }
+            if starts_with_tag(after, &self.names) || after.trim_start().starts_with("<|") {
+                self.pending.truncate(nl);
+                let _ = self.emit_words(&mut out, true);
+                self.done = true;
+                return Filtered {
+                    text: out,
+                    stop: true,
+                };
+            }
+            self.pending = self.pending.replacen('\n', " ", 1);
+        }
+        if let Some(i) = self.pending.find("<|") {
+            // A template token leaked: the reply is over.
+            self.pending.truncate(i);
+            let _ = self.emit_words(&mut out, true);
+            self.done = true;
+            return Filtered {
+                text: out,
+                stop: true,
+            };
+        }
+        let stop = self.emit_words(&mut out, at_end);
+        Filtered { text: out, stop }
+    }
+
+    /// Moves whole words from `pending` to `out`; with `all`, the last partial word too.
+    /// Returns true when the budget ends the reply.
+    pub(super) fn emit_words(&mut self, out: &mut String, all: bool) -> bool {
+        let cut = if all {
+            self.pending.len()
+        } else {
+            // After the last whitespace, which may take more than one byte (a model may
+            // write a no-break space).
+            match self
+                .pending
+                .char_indices()
+                .rev()
+                .find(|(_, c)| ends_piece(*c))
+            {
+                Some((i, c)) => i + c.len_utf8(),
+                None => return false,
+            }
+        };
+        let ready: String = self.pending.drain(..cut).collect();
+        for word in ready.split_inclusive(ends_piece) {
+            let clean = clean_markup(word);
+            if clean.trim().is_empty() {
+                if !self.sentence.is_empty() && !self.sentence.ends_with(' ') && !clean.is_empty() {
+                    self.sentence.push(' ');
+                }
+                continue;
+            }
+            self.sentence.push_str(&clean);
+            self.sentence_words += spoken_words(&clean);
+            let sentence_end = clean
+                .trim_end()
+                .ends_with(['.', '!', '?', '。', '！', '？'])
+                && !is_abbreviation(clean.trim());
+            let total = self.words + self.sentence_words;
+            if self.words > 0
+                && !self.continuing
+                && total > self.max_words + budget_slack(self.max_words)
+            {
+                // Something is said already and this sentence cannot end near the
+                // budget: drop it and stop generating, rather than run to twice the budget.
+                self.sentence.clear();
+                self.sentence_words = 0;
+                self.done = true;
+                self.pending.clear();
+                return true;
+            }
+            // The first clause of an answer to a human goes to the voice at its comma or
+            // colon when the guard takes it as it stands (it takes up the human's words):
+            // the human need not wait for a long first sentence. Between agents the next
+            // turn is prepared while one plays, and a clause said early would commit the
+            // sentence before the guard could judge it (its rest repeating a line).
+            let clause_end = !sentence_end
+                && self.emitted.is_empty()
+                && self.sentence_words >= FIRST_CLAUSE_WORDS
+                && clean.trim_end().ends_with([',', ';', ':', '—'])
+                && self.guard.answers_human()
+                && !self.guard.awaits_question();
+            if clause_end && self.release_clause(out) {
+                self.done = true;
+                self.pending.clear();
+                return true;
+            }
+            let runaway = total >= self.max_words * 2;
+            if (sentence_end && self.flush(out)) || runaway {
+                if runaway {
+                    self.flush(out);
+                }
+                self.done = true;
+                self.pending.clear();
+                return true;
+            }
+        }
+        if all {
+            self.flush(out);
+        }
+        false
+    }
+
+    /// The first clause of the reply, if the guard takes it as it stands: sent, and the
+    /// sentence goes on from empty. Refused, it stays held as part of its sentence.
+    /// True when the budget is spent.
+    pub(super) fn release_clause(&mut self, out: &mut String) -> bool {
+        // The question it answers is in the prompt and in the recent lines: a clause that
+        // starts on the human's words is not an echo for that.
+        if self.guard.check_clause(&self.sentence).is_some() {
+            return false;
+        }
+        let clause = std::mem::take(&mut self.sentence);
+        let words = std::mem::take(&mut self.sentence_words);
+        let spent = self.say(clause, words, out);
+        self.continuing = true;
+        spent
+    }
+
+    /// Sends the sentence held back, unless it only repeats the prompt; true when the
+    /// budget is spent.
+    pub(super) fn flush(&mut self, out: &mut String) -> bool {
+        let sentence = std::mem::take(&mut self.sentence);
+        let words = std::mem::take(&mut self.sentence_words);
+        // Nothing a voice could say (a closing `\]` left over from the last turn), or a
+        // list's number alone ("1.", a list the budget cut after its first mark).
+        if !sentence.chars().any(char::is_alphabetic) {
+            self.continuing = false;
+            return false;
+        }
+        if std::mem::take(&mut self.continuing) {
+            return self.say(sentence, words, out);
+        }
+        if self.is_echo(&sentence) {
+            self.refused
+                .push((Refusal::Echo, sentence.trim().to_owned()));
+            return false;
+        }
+        if let Some(refusal) = self.guard.check(&sentence) {
+            self.refused.push((refusal, sentence.trim().to_owned()));
+            return false;
+        }
+        self.say(sentence, words, out)
+    }
+
+    /// `sentence` (of `words` words) is said; true when the budget is spent.
+    pub(super) fn say(&mut self, sentence: String, words: usize, out: &mut String) -> bool {
+        self.guard.remember(&sentence);
+        let mut text = if self.emitted.is_empty() {
+            sentence.trim_start()
+        } else {
+            sentence.as_str()
+        }
+        .to_owned();
+        if !self.emitted.is_empty() && !self.emitted.ends_with(char::is_whitespace) {
+            text.insert(0, ' ');
+        }
+        out.push_str(&text);
+        self.emitted.push_str(&text);
+        self.words += words;
+        self.words >= self.max_words
+    }
+
+    /// A sentence of four words or more that stands in the prompt is an echo of it.
+    pub(super) fn is_echo(&self, sentence: &str) -> bool {
+        let sentence = normalized_words(sentence);
+        sentence.split(' ').count() >= 4
+            && self.echo_sources.iter().any(|s| s.contains(&sentence))
+            && !self.echo_allowed.iter().any(|s| s.contains(&sentence))
+    }
+
+    /// Sentences that merely repeat `sources` (the system prompt) are not spoken, unless
+    /// they also stand in `allowed` (the request, which may quote what to say).
+    pub fn with_echo_sources<'a>(
+        mut self,
+        sources: impl IntoIterator<Item = &'a str>,
+        allowed: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        self.echo_sources = sources.into_iter().map(normalized_words).collect();
+        self.echo_allowed = allowed.into_iter().map(normalized_words).collect();
+        self
+    }
+}
+
+/// How far past the budget a sentence after the first may end and still be said: half
+/// the budget, at least two words (a short first sentence, "Yes, exactly.", must leave
+/// room for the point that follows it). The first sentence may run to twice the budget,
+/// so that a reply is never empty.
+/// Where a piece of the reply ends: at whitespace, or in Chinese, which writes no spaces,
+/// at its punctuation.
+pub(super) fn ends_piece(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '。' | '！' | '？' | '；' | '，' | '：' | '、')
+}
+
+/// How many words a piece of the reply counts for the budget: one, or for Chinese one
+/// per two characters (about as long to say as an English word).
+pub(super) fn spoken_words(piece: &str) -> usize {
+    let han = piece
+        .chars()
+        .filter(|c| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}'))
+        .count();
+    han.div_ceil(2).max(1)
+}
+
+pub fn budget_slack(max_words: usize) -> usize {
+    (max_words / 2).max(2)
+}
+
+/// A title or abbreviation whose full stop ends no sentence ("Ms. Rivera", "e.g.").
+pub(super) fn is_abbreviation(word: &str) -> bool {
+    pub(super) const ABBREVIATIONS: [&str; 12] = [
+        "mr.", "ms.", "mrs.", "dr.", "prof.", "st.", "e.g.", "i.e.", "vs.", "etc.", "no.",
+        "approx.",
+    ];
+    let word = word.trim_start_matches(|c: char| !c.is_alphanumeric());
+    ABBREVIATIONS.contains(&word.to_lowercase().as_str())
+}
+
+/// Lower-case words of letters and digits, one space apart.
+pub(super) fn normalized_words(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The reply's beginning without a name tag, quotes or leading markup.
+pub(super) fn strip_head(head: &str, names: &[String]) -> String {
+    let mut text = head.trim_start().to_owned();
+    for _ in 0..3 {
+        let before = text.clone();
+        for tag in ["<|im_start|>", "assistant\n", "assistant:", "Assistant:"] {
+            if let Some(rest) = text.strip_prefix(tag) {
+                text = rest.trim_start().to_owned();
+            }
+        }
+        if let Some(rest) = strip_tag(&text, names) {
+            text = rest.trim_start().to_owned();
+        }
+        text = text
+            .trim_start_matches(['"', '“', '*', '#', '-', '>', '`', ' '])
+            .to_owned();
+        if text == before {
+            break;
+        }
+    }
+    text
+}
+
+/// The text after a leading speaker tag, if it starts with one.
+pub(super) fn strip_tag<'a>(text: &'a str, names: &[String]) -> Option<&'a str> {
+    let colon = text.find(':')?;
+    let tag = &text[..colon];
+    if tag.chars().count() > 40 || tag.contains('\n') {
+        return None;
+    }
+    let tag = tag
+        .trim()
+        .trim_matches(['[', ']', '*', '"'])
+        .trim()
+        .to_lowercase();
+    let bare = tag.split(" (").next().unwrap_or(&tag).trim();
+    let known = names.iter().any(|n| {
+        n == &tag || n == bare || tag.contains(&format!("({n})")) || bare.ends_with(n.as_str())
+    });
+    let generic = ["assistant", "answer", "reply", "response", "you", "me"].contains(&bare);
+    (known || generic).then(|| &text[colon + 1..])
+}
+
+pub(super) fn starts_with_tag(text: &str, names: &[String]) -> bool {
+    strip_tag(text.trim_start(), names).is_some()
+}
+
+/// A word without markdown emphasis and code marks.
+pub(super) fn clean_markup(word: &str) -> String {
+    word.chars()
+        .filter(|c| !matches!(c, '*' | '`' | '#' | '_' | '|'))
+        .collect()
+}

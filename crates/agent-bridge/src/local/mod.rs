@@ -1,0 +1,27 @@
+//! Prompting a small embedded model, without I/O: which lines of the conversation it
+//! sees ([`PromptWindow`]), how a turn is worded for it ([`LocalPrompt`]), and how its
+//! raw stream becomes spoken words ([`OutputFilter`]).
+//!
+//! A model of a hundred million parameters follows a transcript plus one plain request
+//! far better than a long multi-turn chat, and it tends to continue the transcript as
+//! other speakers, to put a name tag first and to decorate with markdown. The filter
+//! removes all of that before any text leaves the bridge.
+
+mod filter;
+mod prompt;
+mod window;
+
+use crate::{
+    guard::{Refusal, SentenceGuard},
+    history::{ChatMessage, ChatRole},
+};
+
+pub use filter::{Filtered, OutputFilter, budget_slack};
+pub use prompt::{
+    AFRESH_LINES, COMMON_SPEAKERS, FitError, LocalPrompt, MAX_SYSTEM_CHARS, prepared_words,
+    quoted_spans, speaker_names,
+};
+pub use window::{PromptWindow, reusable_prefix};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,612 @@
+
+use super::filter::is_abbreviation;
+use super::*;
+
+#[test]
+fn prepared_words_are_the_quotes_first_two_sentences() {
+    let direction = "The moderator gives you the floor on The Problem. Ask your prepared question, in one or two sentences: \u{201c}How does the robot  pick? Why now? What about drones?\u{201d}";
+    assert_eq!(
+        prepared_words(direction).as_deref(),
+        Some("How does the robot pick? Why now?")
+    );
+    assert_eq!(prepared_words("Ask one short follow-up question."), None);
+    assert_eq!(
+        prepared_words("Mia just said: \u{201c}Cities need trams.\u{201d}\nAnswer her."),
+        None
+    );
+    assert_eq!(prepared_words("Say \u{201c} \u{201d}"), None);
+}
+
+#[test]
+fn a_bridges_window_drops_a_third_of_its_lines_at_a_time() {
+    let lines: Vec<String> = (0..13).map(|i| format!("a: {i}")).collect();
+    let mut w = PromptWindow::of_lines(12);
+    assert_eq!(
+        w.select(&lines[..12]).len(),
+        8,
+        "starts from the newest 12 - 4"
+    );
+    let mut w = PromptWindow::of_lines(12);
+    w.select(&lines[..8]);
+    assert_eq!(w.select(&lines[..12]).len(), 12);
+    assert_eq!(w.select(&lines).len(), 8, "the oldest third went");
+    let mut w = PromptWindow::of_lines(2);
+    w.select(&lines[..2]);
+    assert_eq!(w.select(&lines[..3]).len(), 2);
+    assert_eq!(
+        w.select(&lines[..4]).len(),
+        1,
+        "one line at a time, at least"
+    );
+}
+
+#[test]
+fn speaker_names_are_the_personas_and_the_common_ones_and_the_prompts() {
+    let persona = crate::Persona::fallback("tutor");
+    let names = speaker_names(&persona);
+    assert_eq!(names[0], "tutor");
+    for common in COMMON_SPEAKERS {
+        assert!(names.iter().any(|n| n == common), "{common}");
+    }
+    let prompt = LocalPrompt {
+        system: String::new(),
+        lines: vec!["Ann: hi".into(), "no tag".into(), " Bo : yes".into()],
+        requests: Vec::new(),
+        asked: None,
+    };
+    assert_eq!(prompt.speakers().collect::<Vec<_>>(), ["Ann", "Bo"]);
+}
+
+#[test]
+fn a_prompt_drops_its_oldest_lines_until_it_fits() {
+    let mut prompt = LocalPrompt {
+        system: "You are Ann.".into(),
+        lines: (0..10)
+            .map(|i| format!("Bo: line {i} of the talk"))
+            .collect(),
+        requests: Vec::new(),
+        asked: None,
+    };
+    // One token per word of the whole chat.
+    let words = |chat: &[ChatMessage]| -> Result<Vec<()>, ()> {
+        Ok(chat
+            .iter()
+            .flat_map(|m| m.content.split_whitespace())
+            .map(|_| ())
+            .collect())
+    };
+    let full = words(&prompt.to_messages(false)).unwrap().len();
+    let (tokens, chat) = prompt.fit(false, full + 10, 20, words).unwrap();
+    assert!(tokens.len() + 20 < full + 10, "{}", tokens.len());
+    assert_eq!(chat, prompt.to_messages(false));
+    assert_eq!(
+        prompt.lines.last().unwrap(),
+        "Bo: line 9 of the talk",
+        "the newest stay"
+    );
+    assert!(prompt.lines.len() < 10 && !prompt.lines.is_empty());
+    // Nothing left to drop and no room: refused.
+    let mut bare = LocalPrompt {
+        system: "You are Ann, and this persona is far too long.".into(),
+        lines: vec!["Bo: hello".into()],
+        requests: Vec::new(),
+        asked: None,
+    };
+    assert!(matches!(
+        bare.fit(false, 8, 20, words),
+        Err(FitError::TooLong { room: 8, .. })
+    ));
+    assert!(bare.lines.is_empty());
+    assert_eq!(
+        bare.fit(false, 1_000, 20, |_| Err::<Vec<()>, _>("no template")),
+        Err(FitError::Measure("no template"))
+    );
+}
+use proptest::prelude::*;
+
+fn names() -> Vec<String> {
+    ["tutor", "Ms. Rivera", "student1", "Ben", "human"]
+        .map(String::from)
+        .to_vec()
+}
+
+fn run(filter: &mut OutputFilter, pieces: &[&str]) -> (String, bool) {
+    let mut text = String::new();
+    for p in pieces {
+        let f = filter.push(p);
+        text.push_str(&f.text);
+        if f.stop {
+            return (text, true);
+        }
+    }
+    let f = filter.finish();
+    text.push_str(&f.text);
+    (text, f.stop)
+}
+
+#[test]
+fn a_leading_name_tag_and_markdown_are_dropped() {
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(
+        &mut f,
+        &[
+            "Ms. Rivera",
+            " (tutor):",
+            " **Great** question",
+            ", Ben. ",
+            "Let's try x",
+            " squared.",
+        ],
+    );
+    assert_eq!(text, "Great question, Ben. Let's try x squared.");
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(&mut f, &["[student1]: I", " think so."]);
+    assert_eq!(text, "I think so.");
+}
+
+#[test]
+fn another_speakers_line_ends_the_reply() {
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, stop) = run(
+        &mut f,
+        &[
+            "The derivative of x squared is two x.",
+            "\nBen: ",
+            "Oh I see.",
+        ],
+    );
+    assert_eq!(text, "The derivative of x squared is two x.");
+    assert!(stop);
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(&mut f, &["Yes, exactly.<|im_end|>", "junk"]);
+    assert_eq!(text, "Yes, exactly.");
+}
+
+#[test]
+fn the_first_clause_of_an_answer_to_a_human_is_sent_at_its_comma() {
+    let asked = "Ben: What is the derivative of x cubed?";
+    let answering = || {
+        OutputFilter::new(names(), 60)
+            .with_guard(SentenceGuard::new([asked], &[], &[]).answering(asked))
+    };
+    let mut f = answering();
+    // (The reply's first 48 characters are held to recognise a name tag.)
+    assert_eq!(
+        f.push("The derivative of x cubed, at any point x, ").text,
+        ""
+    );
+    assert_eq!(f.push("is three ").text, "The derivative of x cubed, ");
+    let rest = f.push("x squared. ");
+    assert_eq!(rest.text, "at any point x, is three x squared. ");
+    // Later clauses wait for their sentence.
+    assert_eq!(f.push("So at two, ").text, "");
+    // Once its first clause is said, a sentence is said to its end, past the budget
+    // of words and whatever the guard would say of its rest alone.
+    let mut f = OutputFilter::new(names(), 10)
+        .with_guard(SentenceGuard::new([asked], &[], &[]).answering(asked));
+    let (text, _) = run(
+        &mut f,
+        &[
+            "The derivative of x cubed, at any point x along the whole real line, ",
+            "is three x squared. The rest is over budget.",
+        ],
+    );
+    assert_eq!(
+        text.trim(),
+        "The derivative of x cubed, at any point x along the whole real line, is three x squared."
+    );
+    // A clause the guard would refuse (not on the question) is held with its
+    // sentence, judged whole.
+    let mut f = answering();
+    assert_eq!(
+        f.push("Thank you so much, Ben, good that you ask, ").text,
+        ""
+    );
+    let (text, _) = run(&mut f, &["the derivative is three x squared. "]);
+    assert_eq!(
+        text.trim(),
+        "Thank you so much, Ben, good that you ask, the derivative is three x squared."
+    );
+    // Between agents, and in a turn that must ask, sentences leave whole.
+    for mut f in [
+        OutputFilter::new(names(), 60),
+        OutputFilter::new(names(), 60).with_guard(
+            SentenceGuard::new([asked], &[], &[])
+                .answering(asked)
+                .asking(),
+        ),
+    ] {
+        assert_eq!(
+            f.push("The derivative of x cubed, at any point x, is three ")
+                .text,
+            ""
+        );
+    }
+}
+
+#[test]
+fn a_sentence_repeating_the_prompt_is_not_spoken() {
+    let mut f = OutputFilter::new(names(), 40)
+            .with_echo_sources(
+                ["The topic of this conversation: derivatives in calculus. Ask: “Why is the slope a limit?”"],
+                ["Ask your question: “Why is the slope a limit?”"],
+            );
+    let (text, _) = run(
+        &mut f,
+        &[
+            "Why is the slope a limit? ",
+            "The topic of this conversation: derivatives",
+            " in calculus. ",
+            "Take x squared.",
+        ],
+    );
+    assert_eq!(text, "Why is the slope a limit? Take x squared.");
+}
+
+#[test]
+fn a_sentence_without_a_word_is_not_said() {
+    let mut f = OutputFilter::new(names(), 20);
+    let (text, _) = run(&mut f, &["\\]"]);
+    assert_eq!(text, "");
+    assert!(f.refused().is_empty());
+    let mut f = OutputFilter::new(names(), 20);
+    let (text, _) = run(&mut f, &["Take x cubed. 1. 2."]);
+    assert_eq!(text.trim(), "Take x cubed.");
+}
+
+#[test]
+fn a_title_ends_no_sentence() {
+    let mut f = OutputFilter::new(names(), 6);
+    let (text, _) = run(
+        &mut f,
+        &[
+            "Ms. Rivera says the slope is two. ",
+            "Then more words follow here.",
+        ],
+    );
+    assert_eq!(text.trim(), "Ms. Rivera says the slope is two.");
+}
+
+#[test]
+fn the_budget_ends_at_a_sentence_end() {
+    let mut f = OutputFilter::new(names(), 5);
+    let pieces: Vec<String> = "One two three four five six. Seven eight nine. Ten."
+        .split_inclusive(' ')
+        .map(String::from)
+        .collect();
+    let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let (text, stop) = run(&mut f, &refs);
+    assert_eq!(text.trim(), "One two three four five six.");
+    assert!(stop);
+}
+
+#[test]
+fn chinese_counts_two_characters_a_word_and_ends_at_its_full_stop() {
+    let mut f = OutputFilter::new(names(), 10);
+    // Streamed in pieces of three characters, with no space anywhere.
+    let text = "我认为城市应该限制私家车。这样可以减少拥堵和污染。但是商店需要送货的通道。最后一句不该说。";
+    let chars: Vec<char> = text.chars().collect();
+    let pieces: Vec<String> = chars.chunks(3).map(|c| c.iter().collect()).collect();
+    let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let (said, stop) = run(&mut f, &refs);
+    // 12 characters (6 words), then 11 (6 words): the budget of 10 is spent at the
+    // second full stop.
+    assert_eq!(
+        said.replace(' ', ""),
+        "我认为城市应该限制私家车。这样可以减少拥堵和污染。"
+    );
+    assert!(stop);
+}
+
+#[test]
+fn a_later_sentence_that_overruns_the_budget_is_dropped() {
+    let said = |text: &str| {
+        let mut f = OutputFilter::new(names(), 10);
+        let pieces: Vec<String> = text.split_inclusive(' ').map(String::from).collect();
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        run(&mut f, &refs)
+    };
+    // 8 + 8 words: the second sentence would end 6 past the budget of 10.
+    let (text, stop) = said(
+        "One two three four five six seven eight. Nine ten eleven twelve thirteen fourteen fifteen sixteen. More.",
+    );
+    assert_eq!(text.trim(), "One two three four five six seven eight.");
+    assert!(stop);
+    // 8 + 3 words: one past the budget, within the slack.
+    let (text, stop) = said("One two three four five six seven eight. Nine ten eleven. Twelve.");
+    assert_eq!(
+        text.trim(),
+        "One two three four five six seven eight. Nine ten eleven."
+    );
+    assert!(stop);
+}
+
+#[test]
+fn a_window_grows_by_appending_and_drops_in_steps() {
+    let mut w = PromptWindow::new(6, 3);
+    let lines: Vec<String> = (0..20).map(|i| format!("l{i}")).collect();
+    let mut previous: Vec<String> = Vec::new();
+    let mut reused = 0;
+    for n in 1..=20 {
+        let shown = w.select(&lines[..n]);
+        assert_eq!(shown.last(), lines.get(n - 1));
+        assert!(shown.len() <= 6);
+        if shown.starts_with(&previous) && !previous.is_empty() {
+            reused += 1;
+        }
+        previous = shown;
+    }
+    // Most turns extend the previous prompt.
+    assert!(reused >= 12, "{reused}");
+}
+
+#[test]
+fn a_line_cut_to_what_was_heard_keeps_the_window_before_it() {
+    let mut w = PromptWindow::new(6, 3);
+    let mut lines: Vec<String> = (0..5).map(|i| format!("l{i}")).collect();
+    assert_eq!(w.select(&lines), lines[2..]);
+    // The last line was cut when the human barged in, and the human's line follows.
+    lines[4] = "l4 (cut)".into();
+    lines.push("human: a question".into());
+    let shown = w.select(&lines);
+    assert_eq!(shown, ["l2", "l3", "l4 (cut)", "human: a question"]);
+    // A window whose first line is gone starts again from the newest lines.
+    let lines: Vec<String> = (10..20).map(|i| format!("l{i}")).collect();
+    assert_eq!(w.select(&lines), lines[7..]);
+}
+
+#[test]
+fn an_opening_names_the_topic() {
+    let p = LocalPrompt::from_messages(
+            &[ChatMessage {
+                role: ChatRole::System,
+                content: "You are Ben.\nThe topic of this conversation: limits.\nYou are `student1`. Other speakers' lines are shown as `[name]: text`. Reply with your own spoken words only, without a name tag.".into(),
+            }],
+            "student1",
+        );
+    assert_eq!(
+        p.system,
+        "You are Ben.\nThe topic of this conversation: limits."
+    );
+    let chat = p.to_messages(false);
+    assert_eq!(
+        chat[1].content,
+        "Open our conversation about limits with one short question."
+    );
+}
+
+fn message(role: ChatRole, content: &str) -> ChatMessage {
+    ChatMessage {
+        role,
+        content: content.into(),
+    }
+}
+
+#[test]
+fn prompt_parts_round_trip() {
+    let messages = vec![
+        message(ChatRole::System, "You are the tutor."),
+        message(ChatRole::User, "[human]: What is a derivative?"),
+        message(ChatRole::Assistant, "A rate of change."),
+        message(ChatRole::System, "For this turn: 请用一句话回答。"),
+    ];
+    let p = LocalPrompt::from_messages(&messages, "tutor");
+    assert_eq!(
+        p.lines,
+        ["human: What is a derivative?", "tutor: A rate of change."]
+    );
+    assert_eq!(p.requests, ["请用一句话回答。"]);
+    let chat = p.to_messages(false);
+    assert_eq!(chat.len(), 2);
+    assert!(chat[0].content.starts_with("You are the tutor."));
+    assert!(chat[0].content.contains("human: What is a derivative?"));
+    // The last line is context too; the user's message is only what to do.
+    assert!(chat[0].content.contains("tutor: A rate of change."));
+    assert!(chat[1].content.starts_with("请用一句话回答。"));
+    assert!(chat[1].content.contains("请用一句话回答。"));
+    assert!(chat[1].content.ends_with("请用中文回答。"));
+}
+
+#[test]
+fn a_humans_question_is_the_users_message() {
+    let messages = vec![
+        message(ChatRole::System, "You are the tutor."),
+        message(ChatRole::User, "[Ben]: What is a limit?"),
+        message(
+            ChatRole::User,
+            "[human]: Why is the derivative of x squared 2x?",
+        ),
+        message(
+            ChatRole::System,
+            "For this turn: Answer the question directly.",
+        ),
+    ];
+    let p = LocalPrompt::from_messages(&messages, "tutor")
+        .answering("Why is the derivative of x squared 2x?");
+    let chat = p.to_messages(false);
+    assert_eq!(chat.len(), 2);
+    // The conversation and then the instructions are the system message...
+    assert!(chat[0].content.contains("Ben: What is a limit?"));
+    assert!(
+        chat[0].content.ends_with("Answer the question directly."),
+        "{}",
+        chat[0].content
+    );
+    // ...and the human asks, as a user does, once: their line is not in the
+    // transcript, so that the prompt before their words is the one before they spoke.
+    assert_eq!(chat[1].content, "Why is the derivative of x squared 2x?");
+    assert!(!chat[0].content.contains("squared"), "{}", chat[0].content);
+    let before = LocalPrompt::from_messages(&[messages[0].clone(), messages[1].clone()], "tutor");
+    assert!(p.lines == before.lines);
+    // A side request in JSON keeps its shape.
+    assert!(p.to_messages(true)[1].content.contains("JSON"));
+    // Blank words ask nothing.
+    assert_eq!(
+        LocalPrompt::from_messages(&messages, "tutor")
+            .answering("  ")
+            .asked,
+        None
+    );
+}
+
+#[test]
+fn a_whitespace_of_several_bytes_ends_a_word_without_a_panic() {
+    let mut f = OutputFilter::new(vec![], 60);
+    let mut said = f.push("Ein\u{a0}Wort\u{3000}und ").text;
+    said.push_str(&f.push("noch eines.").text);
+    said.push_str(&f.finish().text);
+    assert!(said.contains("Wort"), "{said}");
+    assert!(said.contains("noch eines."), "{said}");
+}
+
+#[test]
+fn a_conductors_instruction_is_the_users_message_and_stands_once() {
+    let instruction = "Probe the answer you just heard, in one short question: it sells.";
+    let direction = format!(
+        "For this turn: Your turn, Marcus (skeptic). {} Speak as Marcus.",
+        dialogue_planner::task_clause(instruction)
+    );
+    let messages = vec![
+        message(ChatRole::System, "You are Marcus, a skeptic."),
+        message(ChatRole::User, "[presenter]: It sells."),
+        message(ChatRole::System, &direction),
+    ];
+    let p = LocalPrompt::from_messages(&messages, "Marcus").following(instruction);
+    let chat = p.to_messages(false);
+    assert_eq!(chat[1].content, instruction);
+    assert!(
+        !chat[0].content.contains("Probe the answer"),
+        "{}",
+        chat[0].content
+    );
+    assert!(
+        chat[0].content.contains(dialogue_planner::TASK_ASKED_APART),
+        "{}",
+        chat[0].content
+    );
+    // The call quoted before the task is context, not asked again.
+    let call = "The moderator said: Marcus, would you start us off?\nWhat is your position?";
+    let p = LocalPrompt::from_messages(&messages, "Marcus").following(call);
+    assert_eq!(p.asked.as_deref(), Some("What is your position?"));
+    // Nothing to follow, nothing asked.
+    let p = LocalPrompt::from_messages(&messages, "Marcus").following(" ");
+    assert_eq!(p.asked, None);
+}
+
+#[test]
+fn the_cache_keeps_the_shared_beginning_but_not_the_last_token() {
+    assert_eq!(reusable_prefix(&[1, 2, 3, 9], &[1, 2, 3, 4, 5]), 3);
+    assert_eq!(reusable_prefix(&[1, 2, 3], &[1, 2, 3]), 2);
+    assert_eq!(reusable_prefix(&[], &[1]), 0);
+    assert_eq!(reusable_prefix(&[5], &[]), 0);
+}
+
+#[test]
+fn a_turn_started_afresh_keeps_the_last_lines_and_asks_for_a_new_point() {
+    let p = LocalPrompt {
+        system: "You are the judge.".into(),
+        lines: (1..=6).map(|i| format!("Ann: line {i}")).collect(),
+        requests: vec!["Rebut the last argument.".into()],
+        asked: None,
+    };
+    let fresh = p.afresh("parking and bikes");
+    assert_eq!(fresh.lines, ["Ann: line 5", "Ann: line 6"]);
+    let user = &fresh.to_messages(false)[1].content;
+    assert!(user.contains("Rebut the last argument."), "{user}");
+    assert!(
+        user.contains("about parking and bikes that nobody gave yet"),
+        "{user}"
+    );
+    assert!(!fresh.to_messages(false)[0].content.contains("line 4"));
+}
+
+#[test]
+fn a_long_context_is_cut_at_a_line_end() {
+    let context = format!("You are Marcus.\n{}", "Some knowledge line.\n".repeat(200));
+    let p = LocalPrompt {
+        system: context,
+        lines: vec![],
+        requests: vec!["Ask your question.".into()],
+        asked: None,
+    };
+    let system = &p.to_messages(false)[0].content;
+    assert!(system.len() <= MAX_SYSTEM_CHARS, "{}", system.len());
+    assert!(system.starts_with("You are Marcus.") && system.ends_with("line."));
+}
+
+proptest! {
+    #[test]
+    fn reuse_is_a_true_prefix(a in prop::collection::vec(0i32..4, 0..20), b in prop::collection::vec(0i32..4, 0..20)) {
+        let n = reusable_prefix(&a, &b);
+        prop_assert!(n < b.len().max(1));
+        prop_assert_eq!(&a[..n], &b[..n]);
+    }
+
+    /// Whatever the model streams, the filter never emits a template tag, never more
+    /// than twice the budget in words (a long first sentence), never more than the
+    /// budget and its slack once a second sentence is said, and the output is the
+    /// concatenation of what it returned.
+    #[test]
+    fn filter_output_is_bounded_and_clean(pieces in prop::collection::vec("[ a-zA-Z.:\\[\\]<|>\n*#]{0,12}", 0..60), budget in 1usize..30) {
+        let mut f = OutputFilter::new(names(), budget);
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let (text, _) = run(&mut f, &refs);
+        prop_assert!(!text.contains("<|"));
+        prop_assert!(!text.contains('*') && !text.contains('#'));
+        let words: Vec<&str> = text.split_whitespace().collect();
+        prop_assert!(words.len() <= budget * 2);
+        // After the first sentence, the reply ends within the budget's slack.
+        // "Mr." ends no sentence.
+        let first_end = words.iter().position(|w| w.ends_with('.') && !is_abbreviation(w));
+        if first_end.is_some_and(|end| end + 1 < words.len()) {
+            prop_assert!(words.len() <= budget + budget_slack(budget), "{text:?}");
+        }
+        prop_assert_eq!(text, f.emitted().to_owned());
+    }
+
+    /// With a guard, no sentence of the recent lines leaves the filter, however the
+    /// model's stream is cut into pieces.
+    #[test]
+    fn a_recent_sentence_never_leaves_the_filter(
+        // The last word ends in z: never a title such as "vs." that ends no sentence.
+        recent in prop::collection::vec("[a-z]{2,6}( [a-z]{2,6}){3,8}z\\.", 1..8),
+        fresh in "[q-z]{2,6}( [q-z]{2,6}){3,6}\\.",
+        order in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+        cut in 1usize..9,
+    ) {
+        let guard = SentenceGuard::new(recent.iter().map(String::as_str), &[], &[]);
+        let mut f = OutputFilter::new(names(), 200).with_guard(guard);
+        let mut reply = String::new();
+        for pick in &order {
+            let line: &String = pick.get(&recent);
+            reply.push_str(line);
+            reply.push(' ');
+        }
+        reply.push_str(&fresh);
+        let chars: Vec<char> = reply.chars().collect();
+        let pieces: Vec<String> = chars.chunks(cut).map(|c| c.iter().collect()).collect();
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let (text, _) = run(&mut f, &refs);
+        for line in &recent {
+            prop_assert!(!text.contains(line.as_str()), "{line:?} in {text:?}");
+        }
+        prop_assert_eq!(f.refused().len(), order.len());
+    }
+
+    /// The window always ends with the newest line and never exceeds its size.
+    #[test]
+    fn window_is_bounded(ops in prop::collection::vec(0u8..3, 1..60)) {
+        let mut w = PromptWindow::new(8, 3);
+        let mut lines: Vec<String> = Vec::new();
+        for (i, op) in ops.into_iter().enumerate() {
+            match op {
+                0 | 1 => lines.push(format!("line {i}")),
+                _ => { if let Some(last) = lines.last_mut() { last.push('x'); } }
+            }
+            if lines.len() > 20 { lines.remove(0); }
+            let shown = w.select(&lines);
+            prop_assert!(shown.len() <= 8);
+            prop_assert_eq!(shown.last(), lines.last());
+        }
+    }
+}
