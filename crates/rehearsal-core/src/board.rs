@@ -1,7 +1,7 @@
 //! What the presenter's screen shows of the session: the slide with its points, the
 //! phase, the exchange under way and its turn count, the raised hands, the panel and,
-//! once the session is over, the debrief. The conductor sends it (`board`, JSON) each
-//! time it changes, so a page draws it without knowing the engine.
+//! once the session is over, the debrief. The rehearsal sends it (`board`, JSON) each
+//! time it changes, so a page draws it without knowing the rules.
 
 use serde::Serialize;
 
@@ -57,9 +57,9 @@ pub struct ExchangeView {
 }
 
 impl Board {
-    /// The board of `core` at `now_ms`, with the debrief once it was written.
-    pub fn of(core: &Rehearsal, debrief: Option<&str>, now_ms: u64) -> Self {
-        let config = core.config();
+    /// The board of `rehearsal` at `now_ms`, with the debrief once it was written.
+    pub fn of(rehearsal: &Rehearsal, debrief: Option<&str>, now_ms: u64) -> Self {
+        let config = rehearsal.config();
         let panelist = |agent: &str| Panelist {
             agent: agent.to_owned(),
             name: config
@@ -67,8 +67,8 @@ impl Board {
                 .map_or(agent, |i| config.agents[i].spoken_name())
                 .to_owned(),
         };
-        let deck = core.deck();
-        let slide = core.current_slide();
+        let deck = rehearsal.deck();
+        let slide = rehearsal.current_slide();
         Self {
             slide,
             slides: deck.len(),
@@ -77,24 +77,24 @@ impl Board {
                 .slide(slide)
                 .map(|s| points(&s.body))
                 .unwrap_or_default(),
-            phase: core.phase().name(),
+            phase: rehearsal.phase().name(),
             mode: config.mode,
             intensity: config.intensity,
             moderator: config.moderator.clone(),
             panel: config.agents.iter().map(|a| panelist(&a.name)).collect(),
-            exchange: core.exchange().map(|(id, agent, slide)| ExchangeView {
+            exchange: rehearsal.exchange().map(|(id, agent, slide)| ExchangeView {
                 id,
                 agent: agent.to_owned(),
                 name: panelist(agent).name,
                 slide,
-                turns: core.exchange_agent_turns().unwrap_or(0),
+                turns: rehearsal.exchange_agent_turns().unwrap_or(0),
                 max_turns: config.intensity.max_agent_turns(),
             }),
-            speaking: core.speaking().map(|(agent, _)| agent.to_owned()),
-            hands: core.hands_raised().into_iter().map(panelist).collect(),
-            exchanges_logged: core.records().len(),
-            minutes_left: core.remaining_ms(now_ms).div_ceil(60_000),
-            debrief: (core.phase() == Phase::Ended)
+            speaking: rehearsal.speaking().map(|(agent, _)| agent.to_owned()),
+            hands: rehearsal.hands_raised().into_iter().map(panelist).collect(),
+            exchanges_logged: rehearsal.records().len(),
+            minutes_left: rehearsal.remaining_ms(now_ms).div_ceil(60_000),
+            debrief: (rehearsal.phase() == Phase::Ended)
                 .then(|| debrief.map(str::to_owned))
                 .flatten(),
         }
@@ -185,7 +185,13 @@ mod tests {
     fn the_board_follows_the_session() {
         let config = PanelConfig::from_yaml("intensity: friendly").unwrap();
         let deck = Deck::parse("## Problem\n- Manual picking kills margin.\n## Market\nTAM $40B.");
-        let mut core = Rehearsal::new(config, deck, PhraseLibrary::builtin()).unwrap();
+        let mut core = Rehearsal::new(
+            config,
+            deck,
+            PhraseLibrary::builtin(),
+            crate::rehearsal::Config { paced: true },
+        )
+        .unwrap();
         let board = Board::of(&core, None, 0);
         assert_eq!((board.slide, board.slides), (0, 2));
         assert_eq!(board.title, "Problem");
@@ -193,7 +199,7 @@ mod tests {
         assert_eq!(board.phase, "presenting");
         assert_eq!(board.panel.len(), 3);
         assert!(board.exchange.is_none() && board.debrief.is_none());
-        core.handle(
+        core.decide(
             crate::Event::PresenterSpeech {
                 text: "Picking is costly.".into(),
                 start_ms: 0,
@@ -201,7 +207,7 @@ mod tests {
             },
             4_000,
         );
-        core.handle(crate::Event::SlideChanged { index: 1 }, 5_000);
+        core.decide(crate::Event::SlideChanged { index: 1 }, 5_000);
         let board = Board::of(&core, None, 5_000);
         assert_eq!(board.title, "Market");
         let exchange = board.exchange.expect("a section break opens an exchange");
@@ -211,7 +217,7 @@ mod tests {
         );
         assert_eq!(board.speaking.as_deref(), Some(exchange.agent.as_str()));
         assert_eq!(exchange.name, "Marcus Webb");
-        core.handle(crate::Event::EndSession, 6_000);
+        core.decide(crate::Event::EndSession, 6_000);
         let board = Board::of(&core, Some("# Debrief"), 6_000);
         assert_eq!(board.phase, "ended");
         assert_eq!(board.debrief.as_deref(), Some("# Debrief"));

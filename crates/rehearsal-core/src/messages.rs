@@ -1,4 +1,4 @@
-//! What the rehearsal moderator node reads and writes around the engine: control
+//! What the rehearsal moderator node reads and writes around the rules: control
 //! commands, the texts sent to the panelists, relevance scores and the Markdown of
 //! exchanges written into the context session.
 

@@ -245,7 +245,8 @@ proptest! {
 
     #[test]
     fn moderator_invariants_hold(config in config(), ops in prop::collection::vec(op(), 1..120)) {
-        let mut core = Rehearsal::new(config, Deck::parse(DECK), PhraseLibrary::builtin()).unwrap();
+        let paced = rehearsal_core::rehearsal::Config { paced: true };
+        let mut core = Rehearsal::new(config, Deck::parse(DECK), PhraseLibrary::builtin(), paced).unwrap();
         let mut watch = Watch {
             phase: Phase::Presenting,
             speaking: None,
@@ -259,7 +260,7 @@ proptest! {
         let mut latest_line = None;
         for op in &ops {
             let event = to_event(op, &core, &mut now, latest_line);
-            let out = core.handle(event.clone(), now);
+            let out = core.decide(event.clone(), now);
             for a in &out {
                 if let Action::Say { line_id, .. } = a {
                     latest_line = Some(*line_id);
@@ -268,12 +269,12 @@ proptest! {
             watch.check(&core, &event, now, &out)?;
         }
         now += 1;
-        let out = core.handle(Event::EndSession, now);
+        let out = core.decide(Event::EndSession, now);
         watch.check(&core, &Event::EndSession, now, &out)?;
         prop_assert_eq!(core.phase(), Phase::Ended);
         prop_assert_eq!(watch.debriefs, 1);
-        prop_assert!(core.handle(Event::Tick, now + 1).is_empty());
-        prop_assert!(core.handle(Event::EndSession, now + 2).is_empty());
+        prop_assert!(core.decide(Event::Tick, now + 1).is_empty());
+        prop_assert!(core.decide(Event::EndSession, now + 2).is_empty());
     }
 
     #[test]

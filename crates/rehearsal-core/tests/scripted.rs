@@ -96,8 +96,10 @@ fn scripted_rehearsal_with_section_breaks() {
     assert_eq!(config.mode, rehearsal_core::InteractionMode::SectionBreaks);
     let (phrases, warnings) = PhraseLibrary::parse(PHRASES);
     assert!(warnings.is_empty(), "{warnings:?}");
+    let paced = rehearsal_core::rehearsal::Config { paced: true };
     let core =
-        rehearsal_core::Rehearsal::new(config, rehearsal_core::Deck::parse(DECK), phrases).unwrap();
+        rehearsal_core::Rehearsal::new(config, rehearsal_core::Deck::parse(DECK), phrases, paced)
+            .unwrap();
     assert_eq!(core.deck().len(), 5);
     let mut d = Driver {
         core,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use agent_context::{AgentName, AssemblyCaps, ContextStore, FileRef, SessionFile, SessionId};
 use eyre::eyre;
-use rehearsal_core::conductor::{AgentFile, ContextFile, MODERATOR, Record, SharedFile, WriteMode};
+use rehearsal_core::rehearsal::{AgentFile, ContextFile, MODERATOR, Record, SharedFile, WriteMode};
 
 pub struct SessionFiles {
     store: ContextStore,

@@ -1,5 +1,5 @@
 //! `rehearsal-moderator`: the pitch-rehearsal moderator. Arrow in →
-//! [`rehearsal_core::conductor::Conductor`] (around [`rehearsal_core::Rehearsal`]) →
+//! [`rehearsal_core::Rehearsal`] →
 //! Arrow out, context files ([`agent_context`]) and the event log.
 //!
 //! Inputs: `presenter` (final presenter transcripts), `human_text` (typed on a page,
@@ -19,7 +19,7 @@ use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
-use rehearsal_core::conductor::{
+use rehearsal_core::rehearsal::{
     Config, Input, MODERATOR, Output, REHEARSAL_FORMAT, RehearsalSetup,
 };
 use voice_protocol::ids;
@@ -51,7 +51,7 @@ fn main() -> eyre::Result<()> {
     } = setup;
     let agents: Vec<&str> = config.agents.iter().map(|a| a.name.as_str()).collect();
     let mut files = SessionFiles::create(&store_root, &folder, &agents)?;
-    // Everything the conductor is built and started from, texts included, so that
+    // Everything the rehearsal is built and started from, texts included, so that
     // `replay` rebuilds the same one (docs/ARCHITECTURE.md, "Record and replay").
     let recorded = RehearsalSetup {
         panel_yaml,
@@ -66,7 +66,7 @@ fn main() -> eyre::Result<()> {
         config: Config { paced },
     };
     let agents: Vec<String> = agents.into_iter().map(str::to_owned).collect();
-    let (conductor, report) = recorded
+    let (rehearsal, report) = recorded
         .build_reporting()
         .map_err(|e| eyre!("PANEL: {e}"))?;
     if let Some((source, _)) = &phrases {
@@ -76,7 +76,7 @@ fn main() -> eyre::Result<()> {
         folder = %folder.display(),
         context = %files.context_dir.display(),
         ?agents,
-        slides = conductor.rehearsal().deck().len(),
+        slides = rehearsal.deck().len(),
         language = ?config.language,
         wait_for_playback = paced,
         "rehearsal moderator ready"
@@ -85,7 +85,7 @@ fn main() -> eyre::Result<()> {
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    let mut conductor = RecordedConductor::new(conductor, recorded, log);
+    let mut conductor = RecordedConductor::new(rehearsal, recorded, log);
     let mut conversions = Conversions {
         decode,
         restarted: |input: &str| Input::Restarted {
@@ -125,7 +125,7 @@ fn decode(input: Received<'_>) -> Option<Input> {
     }
     if ![ids::PRESENTER, ids::HUMAN_TEXT, ids::CONTROL].contains(&id) && !id.starts_with(ids::REPLY)
     {
-        // A panelist's stream, or an unknown input: the conductor tells them apart.
+        // A panelist's stream, or an unknown input: the rehearsal tells them apart.
         let chunk = input.chunk();
         return Some(Input::Text {
             agent: id.to_owned(),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use agent_context::{AgentName, ContextStore};
 use eyre::{Context, bail, eyre};
-use rehearsal_core::conductor::MODERATOR;
+use rehearsal_core::rehearsal::MODERATOR;
 use rehearsal_core::{Deck, PanelConfig};
 
 pub struct Setup {
@@ -15,7 +15,7 @@ pub struct Setup {
     /// The `DECK` file's text (checked: it holds slides).
     pub deck_text: String,
     /// The phrase library file: where it comes from and its text; `None`: the built-in
-    /// one. Loaded once, by the conductor's setup.
+    /// one. Loaded once, by the rehearsal's setup.
     pub phrases: Option<(String, String)>,
     pub store_root: PathBuf,
     /// Research notes for `external-intel.md` (`INTEL`, a Markdown file), if any.

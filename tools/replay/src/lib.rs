@@ -12,7 +12,7 @@ use conductor::Call;
 use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Event};
 use decision_log::{Comparison, Segment};
 use moderator_core::roundtable::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
-use rehearsal_core::conductor::{self as rehearsal, REHEARSAL_FORMAT, RehearsalSetup};
+use rehearsal_core::rehearsal::{self, REHEARSAL_FORMAT, RehearsalSetup};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {

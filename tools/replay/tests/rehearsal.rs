@@ -5,7 +5,7 @@
 use std::{collections::VecDeque, path::PathBuf};
 
 use conductor::Call;
-use rehearsal_core::conductor::{Config, Input, Output, REHEARSAL_FORMAT, RehearsalSetup};
+use rehearsal_core::rehearsal::{Config, Input, Output, REHEARSAL_FORMAT, RehearsalSetup};
 use voice_protocol::SessionStatus;
 
 const DECK: &str = include_str!("../../../crates/rehearsal-core/examples/deck.md");
@@ -41,7 +41,7 @@ enum Step {
 /// every turn.
 struct Run<'s> {
     setup: &'s RehearsalSetup,
-    conductor: rehearsal_core::conductor::Conductor,
+    conductor: rehearsal_core::Rehearsal,
     log: String,
     /// What the panel says next: the bridges' replies and the turns' text.
     panel: VecDeque<Input>,

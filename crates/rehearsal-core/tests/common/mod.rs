@@ -1,6 +1,7 @@
 //! A small driver shared by the integration tests.
 #![allow(dead_code)]
 
+use rehearsal_core::rehearsal::Config;
 use rehearsal_core::{
     Action, Deck, Event, Instruction, PanelConfig, PhraseKind, PhraseLibrary, Rehearsal,
 };
@@ -21,7 +22,13 @@ impl Driver {
     }
 
     pub fn with_deck(config: PanelConfig, deck: &str) -> Self {
-        let core = Rehearsal::new(config, Deck::parse(deck), PhraseLibrary::builtin()).unwrap();
+        let core = Rehearsal::new(
+            config,
+            Deck::parse(deck),
+            PhraseLibrary::builtin(),
+            Config { paced: true },
+        )
+        .unwrap();
         Self {
             core,
             now: 0,
@@ -34,7 +41,7 @@ impl Driver {
     }
 
     pub fn send(&mut self, event: Event) -> Vec<Action> {
-        let out = self.core.handle(event, self.now);
+        let out = self.core.decide(event, self.now);
         self.log.extend(out.iter().cloned().map(|a| (self.now, a)));
         out
     }

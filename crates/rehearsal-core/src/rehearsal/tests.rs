@@ -2,18 +2,19 @@ use super::*;
 use crate::phrases::Language;
 use crate::{Deck, PanelConfig, PhraseLibrary};
 use proptest::prelude::*;
+use serde_json::{Value, json};
 
 const DECK: &str = include_str!("../../examples/deck.md");
 /// One exchange per section break; answers end on `answered` only.
 const PANEL: &str =
     "intensity: moderate\nthresholds:\n  answer_end_silence_ms: 0\n  exchanges_per_break: 1\n";
 
-fn started(paced: bool) -> (Conductor, Vec<Output>) {
+fn started(paced: bool) -> (Rehearsal, Vec<Output>) {
     started_with(PANEL, paced)
 }
 
-fn started_with(panel: &str, paced: bool) -> (Conductor, Vec<Output>) {
-    let mut c = Conductor::new(
+fn started_with(panel: &str, paced: bool) -> (Rehearsal, Vec<Output>) {
+    let mut c = Rehearsal::new(
         PanelConfig::from_yaml(panel).unwrap(),
         Deck::parse(DECK),
         PhraseLibrary::builtin(),
@@ -29,11 +30,11 @@ fn started_with(panel: &str, paced: bool) -> (Conductor, Vec<Output>) {
     (c, out)
 }
 
-fn control(c: &mut Conductor, command: &str, now: u64) -> Vec<Output> {
+fn control(c: &mut Rehearsal, command: &str, now: u64) -> Vec<Output> {
     c.handle(Input::Control(command.into()), now)
 }
 
-fn presenter(c: &mut Conductor, text: &str, now: u64) -> Vec<Output> {
+fn presenter(c: &mut Rehearsal, text: &str, now: u64) -> Vec<Output> {
     c.handle(
         Input::Presenter {
             speaker: None,
@@ -118,14 +119,14 @@ fn agent_file(agent: &str, file: AgentFile) -> ContextFile {
 }
 
 /// Presents the problem slide and moves on: a section break about "The Problem".
-fn section_break(c: &mut Conductor, paced: bool) -> (Vec<Output>, Turn) {
+fn section_break(c: &mut Rehearsal, paced: bool) -> (Vec<Output>, Turn) {
     presenter(c, "Good morning, we are Acme Robotics.", 100);
     control(c, "slide 1", 200);
     presenter(c, "Picking is more than half of labour cost.", 300);
     let out = control(c, "slide 2", 1_000);
     let turn = turns(&out).pop().expect("a panelist is called");
     assert_eq!(
-        c.rehearsal().phase(),
+        c.phase(),
         if paced {
             Phase::QaTrigger
         } else {
@@ -220,15 +221,11 @@ fn controls_move_the_slide_and_are_recorded() {
     let (mut c, _) = started(false);
     let out = control(&mut c, "  next ", 10);
     assert_eq!(records(&out, "control"), [json!({ "command": "next" })]);
-    assert_eq!(c.rehearsal().current_slide(), 1);
+    assert_eq!(c.current_slide(), 1);
     control(&mut c, "prev", 20);
-    assert_eq!(c.rehearsal().current_slide(), 0);
+    assert_eq!(c.current_slide(), 0);
     control(&mut c, "prev", 30);
-    assert_eq!(
-        c.rehearsal().current_slide(),
-        0,
-        "no slide before the first"
-    );
+    assert_eq!(c.current_slide(), 0, "no slide before the first");
     assert!(
         control(&mut c, "dance", 40).is_empty(),
         "an unknown command is not recorded"
@@ -438,7 +435,7 @@ fn paced_lines_finish_only_when_heard() {
         )
         .is_empty()
     );
-    assert_eq!(c.rehearsal().phase(), Phase::QaTrigger);
+    assert_eq!(c.phase(), Phase::QaTrigger);
     let out = c.handle(
         Input::Played {
             question_id: Some(line),
@@ -637,7 +634,7 @@ fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
     );
     let debrief_notes = written_to(&out, &agent_file(MODERATOR, AgentFile::DebriefNotes));
     assert!(debrief_notes[0].starts_with("- [0:03] exchange 1 (skeptic, slide 1 The Problem): "));
-    // The engine's debrief goes to debrief.md and the moderator's notes, once.
+    // The rules' debrief goes to debrief.md and the moderator's notes, once.
     let debriefs: Vec<&String> = out
         .iter()
         .filter_map(|o| match o {
@@ -958,7 +955,7 @@ fn a_zh_rehearsal_speaks_the_chinese_lines_of_its_library() {
         assert_eq!(report.language, Language::Zh);
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
         assert!(report.left_out.is_empty(), "{:?}", report.left_out);
-        Conductor::start(&mut c, &setup.briefing(), 0);
+        Rehearsal::start(&mut c, &setup.briefing(), 0);
         let (out, _) = section_break(&mut c, false);
         let said = spoken(&out);
         let transition = said.first().expect("a transition line");
@@ -995,7 +992,7 @@ fn an_english_rehearsal_loads_a_file_once_and_reports_what_it_leaves_out() {
         report.left_out
     );
     assert!(!report.left_out.contains(&"closing"));
-    Conductor::start(&mut c, &setup.briefing(), 0);
+    Rehearsal::start(&mut c, &setup.briefing(), 0);
     let (out, _) = section_break(&mut c, false);
     assert!(
         spoken(&out)[0].contains("Marcus Webb"),

@@ -1,0 +1,486 @@
+//! The pitch-rehearsal moderator as one state machine: [`Rehearsal`], the
+//! [`conductor::Conductor`] the `rehearsal-moderator` node runs
+//! (`handle(input, now_ms) -> Vec<Output>`). It owns its state directly, kept by
+//! concern in its modules:
+//!
+//! - [`phases`]: the phases (PRESENTING → QA_TRIGGER → EXCHANGE → RESOLVING) and the
+//!   cycle they make, the deadlines;
+//! - [`presenting`]: the presenter's words, silences, slides and commands, what opens
+//!   Q&A, the notices said at pauses;
+//! - [`exchange`]: the exchange under way, the intervention rule, the pile-on;
+//! - [`panel`]: the panelists' prepared questions, raised hands, who is asked next, the
+//!   moderator's phrases;
+//! - [`decisions`]: what the phase rules react to and decide, and how each decision is
+//!   carried out;
+//! - [`turns`]: the panelists' turns, assembled from their streamed chunks;
+//! - [`requests`]: candidate-question requests and their replies;
+//! - [`lines`]: the moderator's lines paced against what was heard, the closing wait;
+//! - [`files`]: the context files and event records, and what each says;
+//! - [`setup`]: what a rehearsal is built and started from (its decision log's head).
+//!
+//! No I/O and no clock: time is passed in (ms since start).
+
+mod decisions;
+mod exchange;
+mod files;
+mod lines;
+mod panel;
+mod phases;
+mod presenting;
+mod requests;
+mod setup;
+mod turns;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use voice_protocol::{InterruptKind, SessionStatus};
+
+pub use decisions::{Action, Candidate, CandidatePurpose, Event, Instruction, Notice};
+pub use files::{AgentFile, ContextFile, MODERATOR, Record, SharedFile, WriteMode};
+pub use phases::Phase;
+pub use setup::{Briefing, REHEARSAL_FORMAT, RehearsalSetup};
+pub use turns::Turn;
+
+use crate::board::Board;
+use crate::briefing;
+use crate::config::Role;
+use crate::messages::parse_control;
+use crate::phrases::{PhraseKind, PhrasePicker};
+use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary, render_debrief};
+use exchange::{Break, Exchange, Speaking};
+use lines::{Closing, Opening};
+use panel::{AgentState, Hand};
+use presenting::PresenterTrack;
+use requests::{MAX_OPEN_REQUESTS, Request};
+use turns::Call;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Config {
+    /// A player reports `playback_done`: a moderator line counts as finished once heard
+    /// (else at once), and the node waits for the closing line before leaving.
+    pub paced: bool,
+}
+
+/// A message the node received, decoded.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    /// A chunk of a panelist's `text` stream (`agent` is the input id). An unreadable
+    /// payload is `Err` with the reason.
+    Text {
+        agent: String,
+        question_id: Option<u64>,
+        text: Result<String, String>,
+        status: Option<SessionStatus>,
+        error: Option<String>,
+    },
+    /// A bridge's answer to a candidate-question request (`input` is the input id,
+    /// e.g. `reply_skeptic`).
+    Reply {
+        input: String,
+        speaker: Option<String>,
+        request_id: Option<String>,
+        text: String,
+        error: Option<String>,
+    },
+    /// A presenter transcript; `ended` is false for a partial one.
+    Presenter {
+        speaker: Option<String>,
+        text: String,
+        ended: bool,
+    },
+    /// A `control` command, as received.
+    Control(String),
+    /// The presenter's voice activity began.
+    SpeechStarted,
+    /// The player's `playback_started`.
+    PlaybackStarted { question_id: Option<u64> },
+    /// The player's `playback_done`.
+    Played { question_id: Option<u64> },
+    /// Time passed.
+    Tick,
+    /// The dataflow is stopping: end the session now and close the files.
+    Stop,
+    /// The node feeding input `input` restarted (dora's `NodeRestarted`).
+    Restarted { input: String },
+}
+
+/// What the node must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// `turn`: Utf8 panelist name.
+    Turn(Turn),
+    /// `text`: a moderator line, complete.
+    Line {
+        question_id: u64,
+        text: String,
+        kind: PhraseKind,
+    },
+    /// `utterance`: what the bridges and the recorder hear.
+    Utterance {
+        speaker: String,
+        question_id: u64,
+        text: String,
+        human: bool,
+    },
+    /// `presenter_text`: the presenter's line, re-sent for the player.
+    PresenterText {
+        speaker: String,
+        question_id: u64,
+        text: String,
+    },
+    /// `request`: a candidate-question request (Utf8 JSON) for every bridge.
+    Request(String),
+    /// `interrupt`: generations older than `question_id` stop.
+    Interrupt {
+        question_id: u64,
+        kind: InterruptKind,
+    },
+    /// `phase`: the phase entered.
+    Phase(Phase),
+    /// Write a file of the context session.
+    Context {
+        file: ContextFile,
+        text: String,
+        mode: WriteMode,
+    },
+    /// Append to `rehearsal-events.jsonl`.
+    Record(Record),
+    /// Write `debrief.md`.
+    Debrief(String),
+    /// `board`: what the presenter's screen shows, sent when it changed.
+    Board(Board),
+    /// Freeze the context session (no more writes follow).
+    FreezeContext,
+}
+
+/// The pitch-rehearsal moderator.
+pub struct Rehearsal {
+    // The panel, the deck and the phrases the session runs on.
+    config: PanelConfig,
+    deck: Deck,
+    phrases: PhraseLibrary,
+    picker: PhrasePicker,
+    /// A player reports `playback_done` (see [`Config::paced`]).
+    paced: bool,
+    // Where the session is.
+    phase: Phase,
+    phase_since: u64,
+    now: u64,
+    slide: usize,
+    // The panel.
+    agents: Vec<AgentState>,
+    hands: Vec<Hand>,
+    queue: VecDeque<usize>,
+    speaking: Option<Speaking>,
+    rotation: Role,
+    // The exchange under way, the section break it belongs to, the exchanges logged.
+    exchange: Option<Exchange>,
+    brk: Option<Break>,
+    records: Vec<ExchangeRecord>,
+    presenter: PresenterTrack,
+    // Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
+    // question ids (the say records and the session state name them).
+    next_line: u64,
+    next_call: u64,
+    next_exchange: u64,
+    // When the presenting rules last acted.
+    last_candidate_request: Option<u64>,
+    last_question_ms: u64,
+    last_engagement_prompt: Option<u64>,
+    monologue_since: u64,
+    last_interjection: Option<u64>,
+    broken_slides: BTreeSet<usize>,
+    asked_on_slide: BTreeMap<usize, BTreeSet<usize>>,
+    advance_encouraged: BTreeSet<usize>,
+    // On the wire.
+    next_question_id: u64,
+    /// Moderator lines waiting to be heard: wire question id → line id. Each report
+    /// finishes exactly its own line (the rules count every line).
+    lines: ::conductor::Unheard<u64>,
+    calls: BTreeMap<u64, Call>,
+    requests: ::conductor::Requests<Request>,
+    last_answer: Option<String>,
+    /// The exchange under way, as text (for pile-on prompts).
+    exchange_text: Vec<String>,
+    /// The slide the exchange under way is about.
+    exchange_slide: Option<usize>,
+    /// While a slide change is handled: the slide left (a section break is about it).
+    break_slide: Option<usize>,
+    /// While a control command is handled: it, and when it came.
+    opening: Option<Opening>,
+    /// Notices said while the presenter presents ("Priya has a question.", an engagement
+    /// prompt) and not heard yet, by wire question id: moot once an exchange starts.
+    unheard_notices: BTreeSet<u64>,
+    /// Transition lines waiting for their first audio, by wire question id.
+    awaiting_audio: HashMap<u64, Opening>,
+    closing: Option<Closing>,
+    finished: bool,
+    /// The debrief as written, for the board.
+    debrief: Option<String>,
+    /// The board as last sent.
+    board: Option<Board>,
+    frozen: bool,
+}
+
+impl Rehearsal {
+    /// A session starting at time 0 on slide 0. The configuration is validated.
+    pub fn new(
+        config: PanelConfig,
+        deck: Deck,
+        phrases: PhraseLibrary,
+        node: Config,
+    ) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let agents = vec![AgentState::default(); config.agents.len()];
+        let picker = PhrasePicker::new(config.language);
+        Ok(Self {
+            config,
+            deck,
+            phrases,
+            picker,
+            paced: node.paced,
+            phase: Phase::Presenting,
+            phase_since: 0,
+            now: 0,
+            slide: 0,
+            agents,
+            hands: Vec::new(),
+            queue: VecDeque::new(),
+            speaking: None,
+            rotation: Role::Skeptic,
+            exchange: None,
+            brk: None,
+            records: Vec::new(),
+            presenter: PresenterTrack::default(),
+            next_line: 1,
+            next_call: 1,
+            next_exchange: 1,
+            last_candidate_request: None,
+            last_question_ms: 0,
+            last_engagement_prompt: None,
+            monologue_since: 0,
+            last_interjection: None,
+            broken_slides: BTreeSet::new(),
+            asked_on_slide: BTreeMap::new(),
+            advance_encouraged: BTreeSet::new(),
+            next_question_id: 1,
+            lines: ::conductor::Unheard::new(),
+            calls: BTreeMap::new(),
+            requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
+            last_answer: None,
+            exchange_text: Vec::new(),
+            exchange_slide: None,
+            break_slide: None,
+            opening: None,
+            unheard_notices: BTreeSet::new(),
+            awaiting_audio: HashMap::new(),
+            closing: None,
+            finished: false,
+            debrief: None,
+            board: None,
+            frozen: false,
+        })
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn config(&self) -> &PanelConfig {
+        &self.config
+    }
+
+    pub fn deck(&self) -> &Deck {
+        &self.deck
+    }
+
+    /// The slide the presenter is on.
+    pub fn current_slide(&self) -> usize {
+        self.slide
+    }
+
+    /// The agent holding the floor and its question id.
+    pub fn speaking(&self) -> Option<(&str, u64)> {
+        self.speaking
+            .map(|s| (self.config.agents[s.agent].name.as_str(), s.question_id))
+    }
+
+    /// Agents with a raised hand, earliest first.
+    pub fn hands_raised(&self) -> Vec<&str> {
+        self.hands
+            .iter()
+            .map(|h| self.config.agents[h.agent].name.as_str())
+            .collect()
+    }
+
+    /// Agent turns so far in the exchange under way.
+    pub fn exchange_agent_turns(&self) -> Option<u32> {
+        self.exchange.as_ref().map(|e| e.agent_turns)
+    }
+
+    /// The exchange under way: its id, the panelist who opened it and the slide it is
+    /// about.
+    pub fn exchange(&self) -> Option<(u64, &str, usize)> {
+        self.exchange
+            .as_ref()
+            .map(|e| (e.id, self.config.agents[e.agent].name.as_str(), e.slide))
+    }
+
+    /// Exchanges logged so far.
+    pub fn records(&self) -> &[ExchangeRecord] {
+        &self.records
+    }
+
+    /// Session time left at `now_ms` (0 once over).
+    pub fn remaining_ms(&self, now_ms: u64) -> u64 {
+        self.config.duration_ms().saturating_sub(now_ms)
+    }
+
+    /// The debrief as it would be written now.
+    pub fn debrief_markdown(&self) -> String {
+        render_debrief(&self.records, &self.deck, &self.config, self.now)
+    }
+
+    /// The session is over and its closing line was heard (or the wait timed out):
+    /// the node may leave.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The session's first files (config, deck, intel, dossier, focus briefs), then the
+    /// rules' first tick.
+    pub fn start(&mut self, briefing: &Briefing, now_ms: u64) -> Vec<Output> {
+        let config = self.config();
+        let deck = self.deck();
+        let shared = |file, text| Output::Context {
+            file: ContextFile::Shared(file),
+            text,
+            mode: WriteMode::Overwrite,
+        };
+        let mut out = vec![
+            shared(
+                SharedFile::SessionConfig,
+                briefing::session_config_markdown(config, deck, briefing.deck_path),
+            ),
+            shared(SharedFile::DeckContent, briefing.deck_text.to_owned()),
+            shared(
+                SharedFile::ExternalIntel,
+                briefing::external_intel_markdown(deck, config, briefing.intel),
+            ),
+            shared(
+                SharedFile::BoardDossier,
+                briefing::board_dossier_markdown(config, &briefing.styles),
+            ),
+        ];
+        for agent in config.agents.iter().filter(|a| a.name != MODERATOR) {
+            out.push(Output::Context {
+                file: ContextFile::agent(&agent.name, AgentFile::FocusBrief),
+                text: briefing::focus_brief_markdown(config, deck, &agent.name),
+                mode: WriteMode::Overwrite,
+            });
+        }
+        self.feed(Event::Tick, now_ms, &mut out);
+        self.check_closing(now_ms);
+        self.board(now_ms, &mut out);
+        out
+    }
+
+    /// The board, when it changed since it was last sent.
+    fn board(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        let board = Board::of(self, self.debrief.as_deref(), now_ms);
+        if self.board.as_ref() != Some(&board) {
+            out.push(Output::Board(board.clone()));
+            self.board = Some(board);
+        }
+    }
+
+    /// When a [`Input::Tick`] must come at the latest.
+    pub fn next_wake(&self) -> Option<u64> {
+        if self.finished {
+            return None;
+        }
+        match self.closing {
+            Some(c) => Some(c.since_ms.saturating_add(self.line_timeout_ms())),
+            None => self.next_deadline(),
+        }
+    }
+
+    pub fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        match input {
+            Input::Tick if self.closing.is_some() => {}
+            Input::Tick => self.feed(Event::Tick, now_ms, &mut out),
+            Input::Text {
+                agent,
+                question_id,
+                text,
+                status,
+                error,
+            } => self.agent_text(&agent, question_id, text, status, error, now_ms, &mut out),
+            Input::Reply {
+                input,
+                speaker,
+                request_id,
+                text,
+                error,
+            } => self.reply(&input, speaker, request_id, &text, error, now_ms, &mut out),
+            Input::Presenter {
+                speaker,
+                text,
+                ended,
+            } => self.presenter_line(speaker, &text, ended, now_ms, &mut out),
+            Input::Control(text) => match parse_control(&text) {
+                Ok(control) => self.control(control, &text, now_ms, &mut out),
+                Err(e) => tracing::warn!("control input ignored: {e}"),
+            },
+            Input::Restarted { input } => self.restarted(&input, now_ms, &mut out),
+            Input::SpeechStarted => self.feed(Event::PresenterSpeechStarted, now_ms, &mut out),
+            Input::PlaybackStarted { question_id } => {
+                self.playback_started(question_id, now_ms, &mut out)
+            }
+            Input::Played { question_id } => self.played(question_id, now_ms, &mut out),
+            Input::Stop => {
+                if self.phase() != Phase::Ended {
+                    tracing::info!("dataflow stopping: ending the session");
+                    self.feed(Event::EndSession, now_ms, &mut out);
+                }
+                self.finish_files(&mut out);
+                self.finished = true;
+            }
+        }
+        self.check_closing(now_ms);
+        self.board(now_ms, &mut out);
+        out
+    }
+}
+
+impl ::conductor::Conductor for Rehearsal {
+    type Input = Input;
+    type Output = Output;
+    /// The setup the conductor was built from holds the briefing it opens with.
+    type Opening = RehearsalSetup;
+
+    fn start(&mut self, setup: &RehearsalSetup, now_ms: u64) -> Vec<Output> {
+        Rehearsal::start(self, &setup.briefing(), now_ms)
+    }
+
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
+        Rehearsal::handle(self, input, now_ms)
+    }
+
+    fn tick(&mut self, now_ms: u64) -> Vec<Output> {
+        Rehearsal::handle(self, Input::Tick, now_ms)
+    }
+
+    fn next_wake(&self) -> Option<u64> {
+        Rehearsal::next_wake(self)
+    }
+
+    fn finished(&self) -> bool {
+        Rehearsal::finished(self)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,308 @@
+//! What the phase rules react to ([`Event`]) and what they decide ([`Action`]); each
+//! decision is carried out once the rules have taken their step, so that what it
+//! writes (the session state, a turn's slide) sees the state the step left.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use voice_protocol::InterruptKind;
+
+use super::files::{AgentFile, ContextFile, MODERATOR, WriteMode};
+use super::phases::Phase;
+use super::requests::Request;
+use super::turns::{Call, Turn};
+use super::{Output, Rehearsal};
+use crate::messages;
+use crate::phrases::PhraseKind;
+use crate::record::ExchangeRecord;
+
+/// Something that happened. Times inside events are on the same clock as `now_ms`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Voice activity: the presenter began to speak (optional; sharpens silence detection).
+    PresenterSpeechStarted,
+    /// A final transcript segment of the presenter.
+    PresenterSpeech {
+        text: String,
+        start_ms: u64,
+        end_ms: u64,
+    },
+    /// The presenter has been silent for `duration_ms` (from the speech recogniser).
+    /// Without it, silence is derived from segment end times on [`Event::Tick`].
+    PresenterSilence { duration_ms: u64 },
+    /// The presenter is now on slide `index` (0-based, see [`Deck`]). In section-breaks
+    /// mode, advancing past a slide opens Q&A about *that* slide (the section just
+    /// presented), once per slide; going back, or leaving the title slide, does not.
+    SlideChanged { index: usize },
+    /// The presenter clicked "Open Q&A" (any mode): the earliest raised hand is taken
+    /// if there is one, else a panelist is selected for the current slide.
+    OpenQaRequested,
+    /// An agent wants to ask (hand-raise mode); `urgency` in 0..1.
+    HandRaised { agent: String, urgency: f64 },
+    /// The presenter takes a raised hand: the named agent's, or the earliest raised.
+    PresenterAcknowledged { agent: Option<String> },
+    /// An agent's pre-generated question; `relevance` in 0..1.
+    CandidateReady {
+        agent: String,
+        text: String,
+        relevance: f64,
+    },
+    /// The agent called with `question_id` has delivered its turn.
+    AgentTurnFinished {
+        agent: String,
+        question_id: u64,
+        text: String,
+    },
+    /// The presenter finished answering. Empty `text`: use the transcript segments
+    /// received since the agent's turn.
+    PresenterAnswerFinished { text: String },
+    /// The presenter asks to move on (a button rather than the words): the answer so
+    /// far closes the exchange as if it ended with "let's move on".
+    MoveOnRequested,
+    /// The moderator line `line_id` has been played.
+    ModeratorLineFinished { line_id: u64 },
+    /// Time passed.
+    Tick,
+    /// The session is over: closing line and debrief.
+    EndSession,
+}
+
+/// What the agent is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Instruction {
+    AskQuestion,
+    FollowUp,
+    PileOn,
+}
+
+/// What fresh candidate questions are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CandidatePurpose {
+    /// A question about the current slide, for the next Q&A.
+    Question,
+    /// A follow-on to the exchange under way.
+    PileOn,
+}
+
+/// What the node must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Speak a moderator line; report [`Event::ModeratorLineFinished`] with `line_id`.
+    Say {
+        line_id: u64,
+        kind: PhraseKind,
+        text: String,
+    },
+    /// Give the floor to an agent. `candidate` is its pre-generated question, if any.
+    CallAgent {
+        agent: String,
+        question_id: u64,
+        exchange_id: u64,
+        instruction: Instruction,
+        candidate: Option<String>,
+    },
+    /// Stop an agent's turn (timeout or end of session).
+    CancelAgent {
+        agent: String,
+        question_id: u64,
+    },
+    /// Ask these agents for fresh candidate questions about `slide`.
+    RequestCandidates {
+        agents: Vec<String>,
+        slide: usize,
+        purpose: CandidatePurpose,
+    },
+    PhaseChanged {
+        from: Phase,
+        to: Phase,
+    },
+    LogExchange(ExchangeRecord),
+    WriteDebrief {
+        markdown: String,
+    },
+    Notice(Notice),
+}
+
+/// Events that were ignored or handled unusually; worth a log line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Notice {
+    #[error("no agent named `{0}` on the panel")]
+    UnknownAgent(String),
+    #[error("slide {0} is not in the deck")]
+    UnknownSlide(usize),
+    #[error("turn of `{agent}` (question {question_id}) is not the current turn; ignored")]
+    StaleTurn { agent: String, question_id: u64 },
+    #[error("hand of `{agent}` not raised: {reason}")]
+    HandRefused { agent: String, reason: &'static str },
+    #[error("no raised hand to acknowledge")]
+    NoRaisedHand,
+    #[error("Q&A requested while an exchange is under way; ignored")]
+    Busy,
+    #[error("answer received while no answer is awaited; ignored")]
+    NotAwaitingAnswer,
+    #[error("empty answer; still waiting")]
+    EmptyAnswer,
+    #[error("empty candidate from `{0}`; ignored")]
+    EmptyCandidate(String),
+    #[error("`{agent}` did not finish its turn in time; cancelled")]
+    AgentTimedOut { agent: String },
+}
+
+/// A pre-generated question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub text: String,
+    pub relevance: f64,
+    pub received_ms: u64,
+}
+
+impl Rehearsal {
+    /// Applies the rules to `event` and carries out their decisions (lines count as finished at once
+    /// when no player reports them).
+    pub(super) fn feed(&mut self, event: Event, now_ms: u64, out: &mut Vec<Output>) {
+        let mut queue = VecDeque::from([event]);
+        while let Some(event) = queue.pop_front() {
+            for action in self.decide(event, now_ms) {
+                if let Some(next) = self.act(action, now_ms, out) {
+                    queue.push_back(next);
+                }
+            }
+        }
+        if self.phase() == Phase::Ended {
+            self.finish_files(out);
+        }
+    }
+
+    pub(super) fn act(
+        &mut self,
+        action: Action,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) -> Option<Event> {
+        match action {
+            Action::Say {
+                line_id,
+                kind,
+                text,
+            } => return self.send_line(line_id, kind, text, now_ms, out),
+            Action::CallAgent {
+                agent,
+                question_id,
+                exchange_id,
+                instruction,
+                candidate,
+            } => {
+                let q = self.fresh_question_id();
+                let slide = self.exchange_slide.unwrap_or(self.current_slide());
+                let text = messages::instruction_text(
+                    instruction,
+                    candidate.as_deref(),
+                    self.deck(),
+                    slide,
+                    self.last_answer.as_deref(),
+                );
+                self.calls.insert(
+                    q,
+                    Call {
+                        agent: agent.clone(),
+                        call_id: question_id,
+                        text: ::conductor::Utterance::default(),
+                    },
+                );
+                // A prepared question is said as prepared: its words were made while the
+                // presenter spoke, so the panelist asks at once (the transition line
+                // covers no generation).
+                let prepared = candidate
+                    .as_deref()
+                    .filter(|_| {
+                        matches!(instruction, Instruction::AskQuestion | Instruction::PileOn)
+                    })
+                    .and_then(messages::prepared_question);
+                out.push(Output::Turn(Turn {
+                    agent,
+                    question_id: q,
+                    exchange_id,
+                    instruction: text,
+                    prepared,
+                    kind: instruction,
+                    at_ms: now_ms,
+                }));
+            }
+            Action::CancelAgent { agent, question_id } => {
+                self.calls
+                    .retain(|_, c| !(c.agent == agent && c.call_id == question_id));
+                let q = self.fresh_question_id();
+                tracing::info!(%agent, question_id = q, "panelist turn cancelled");
+                out.push(Output::Interrupt {
+                    question_id: q,
+                    kind: InterruptKind::Cancel,
+                });
+            }
+            Action::RequestCandidates {
+                agents,
+                slide,
+                purpose,
+            } => {
+                let id = self.requests.open(
+                    "r",
+                    Request {
+                        agents,
+                        slide,
+                        purpose,
+                    },
+                    None,
+                );
+                let exchange =
+                    (purpose == CandidatePurpose::PileOn).then(|| self.exchange_text.join("\n"));
+                let prompt =
+                    messages::request_prompt(purpose, self.deck(), slide, exchange.as_deref());
+                let kind = match purpose {
+                    CandidatePurpose::Question => "candidate_question",
+                    CandidatePurpose::PileOn => "pile_on",
+                };
+                let body = json!({ "id": id, "kind": kind, "prompt": prompt, "json": false, "max_words": 30 });
+                out.push(Output::Request(body.to_string()));
+                tracing::debug!(request = %id, slide, kind, "candidate questions requested");
+            }
+            Action::PhaseChanged { from, to } => {
+                tracing::info!(from = from.name(), to = to.name(), "phase");
+                out.push(Output::Phase(to));
+                Self::record(
+                    out,
+                    now_ms,
+                    "phase",
+                    json!({ "from": from.name(), "to": to.name() }),
+                );
+                if to == Phase::QaTrigger {
+                    self.exchange_text.clear();
+                    self.last_answer = None;
+                    self.exchange_slide = Some(self.break_slide.unwrap_or(self.current_slide()));
+                }
+                let state = self.session_state(now_ms);
+                self.write(
+                    out,
+                    ContextFile::agent(MODERATOR, AgentFile::SessionState),
+                    state,
+                    WriteMode::Overwrite,
+                );
+            }
+            Action::LogExchange(record) => self.write_exchange(&record, now_ms, out),
+            Action::WriteDebrief { markdown } => {
+                out.push(Output::Debrief(markdown.clone()));
+                self.write(
+                    out,
+                    ContextFile::agent(MODERATOR, AgentFile::DebriefNotes),
+                    format!("\n{markdown}"),
+                    WriteMode::Append,
+                );
+                self.debrief = Some(markdown);
+                Self::record(out, now_ms, "debrief", json!({ "file": "debrief.md" }));
+            }
+            Action::Notice(notice) => tracing::warn!("{notice}"),
+        }
+        None
+    }
+}

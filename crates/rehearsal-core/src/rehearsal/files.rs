@@ -1,0 +1,193 @@
+//! What goes into the agents' context session and the event log: the files and
+//! records themselves, and what each of them says.
+
+use serde_json::{Value, json};
+
+use super::Output;
+use super::Rehearsal;
+use crate::messages;
+use crate::record::ExchangeRecord;
+
+/// The moderator's speaker name (its template folder and voice-map key).
+pub const MODERATOR: &str = "moderator";
+
+/// A file of the agents' context session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContextFile {
+    Shared(SharedFile),
+    Agent { agent: String, file: AgentFile },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedFile {
+    SessionConfig,
+    DeckContent,
+    ExternalIntel,
+    BoardDossier,
+    PresenterTranscript,
+    ExchangeHistory,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentFile {
+    FocusBrief,
+    ExchangeNotes,
+    CandidateQuestion,
+    PresenterProfile,
+    DebriefNotes,
+    SessionState,
+}
+
+impl ContextFile {
+    pub(super) fn agent(agent: &str, file: AgentFile) -> Self {
+        ContextFile::Agent {
+            agent: agent.to_owned(),
+            file,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    Overwrite,
+    Append,
+}
+
+/// One line of `rehearsal-events.jsonl`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub t_ms: u64,
+    pub event: &'static str,
+    pub fields: Value,
+}
+
+impl Record {
+    pub(super) fn new(t_ms: u64, event: &'static str, fields: Value) -> Self {
+        Self {
+            t_ms,
+            event,
+            fields,
+        }
+    }
+
+    /// The JSON line, stamped with the wall clock the node reads.
+    pub fn to_json(&self, unix_ms: u64) -> String {
+        let mut record = json!({ "t_ms": self.t_ms, "unix_ms": unix_ms, "event": self.event });
+        if let (Some(obj), Value::Object(extra)) = (record.as_object_mut(), self.fields.clone()) {
+            obj.extend(extra);
+        }
+        record.to_string()
+    }
+}
+
+impl Rehearsal {
+    /// A context file write; none after the session is frozen.
+    pub(super) fn write(
+        &self,
+        out: &mut Vec<Output>,
+        file: ContextFile,
+        text: String,
+        mode: WriteMode,
+    ) {
+        if !self.frozen {
+            out.push(Output::Context { file, text, mode });
+        }
+    }
+
+    pub(super) fn record(out: &mut Vec<Output>, now_ms: u64, event: &'static str, fields: Value) {
+        out.push(Output::Record(Record::new(now_ms, event, fields)));
+    }
+
+    pub(super) fn write_exchange(
+        &mut self,
+        record: &ExchangeRecord,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        let outcome = messages::outcome_label(record.outcome);
+        tracing::info!(exchange = record.id, agent = %record.agent, outcome, "exchange logged");
+        self.write(
+            out,
+            ContextFile::Shared(SharedFile::ExchangeHistory),
+            messages::exchange_markdown(record),
+            WriteMode::Append,
+        );
+        let pile_on = record.pile_on.as_ref().map(|p| p.agent.as_str());
+        for agent in std::iter::once(record.agent.as_str()).chain(pile_on) {
+            self.write(
+                out,
+                ContextFile::agent(agent, AgentFile::PresenterProfile),
+                messages::profile_markdown(record),
+                WriteMode::Append,
+            );
+            self.write(
+                out,
+                ContextFile::agent(agent, AgentFile::ExchangeNotes),
+                format!(
+                    "- exchange {} on {}: {outcome}\n",
+                    record.id, record.slide_title
+                ),
+                WriteMode::Append,
+            );
+        }
+        self.write(
+            out,
+            ContextFile::agent(MODERATOR, AgentFile::DebriefNotes),
+            format!(
+                "- [{}] exchange {} ({}, slide {} {}): {outcome}\n",
+                messages::clock(now_ms),
+                record.id,
+                record.agent,
+                record.slide,
+                record.slide_title,
+            ),
+            WriteMode::Append,
+        );
+        Self::record(
+            out,
+            now_ms,
+            "exchange",
+            serde_json::to_value(record).unwrap_or_default(),
+        );
+    }
+
+    /// The moderator's `session-state.md`.
+    pub(super) fn session_state(&self, now_ms: u64) -> String {
+        let slide = self.current_slide();
+        let mut s = format!(
+            "# Session state\n\nstate: {}\nslide: {slide} ({})\nelapsed: {}\nexchanges logged: {}\n",
+            self.phase().name().to_uppercase(),
+            self.deck().title_of(slide),
+            messages::clock(now_ms),
+            self.records().len()
+        );
+        if let Some((agent, q)) = self.speaking() {
+            s.push_str(&format!("speaking: {agent} (call {q})\n"));
+        }
+        if let Some(n) = self.exchange_agent_turns() {
+            s.push_str(&format!(
+                "exchange turns: {n} of {}\n",
+                self.config().intensity.max_agent_turns()
+            ));
+        }
+        let hands = self.hands_raised();
+        if !hands.is_empty() {
+            s.push_str(&format!("hands raised: {}\n", hands.join(", ")));
+        }
+        s
+    }
+
+    /// At the end: the debrief (if the rules have not written it) and the frozen context.
+    pub(super) fn finish_files(&mut self, out: &mut Vec<Output>) {
+        if self.frozen {
+            return;
+        }
+        if self.debrief.is_none() {
+            let markdown = self.debrief_markdown();
+            out.push(Output::Debrief(markdown.clone()));
+            self.debrief = Some(markdown);
+        }
+        out.push(Output::FreezeContext);
+        self.frozen = true;
+    }
+}

@@ -1,0 +1,188 @@
+//! The panel as the moderator sees it: each panelist's prepared question and when it
+//! last spoke, raised hands, who is asked next, and the moderator's own phrases.
+
+use super::Rehearsal;
+use super::decisions::{Action, Candidate, CandidatePurpose, Notice};
+use super::phases::Phase;
+use crate::config::InteractionMode;
+use crate::phrases::{PhraseContext, PhraseKind, render_in};
+use crate::record::Trigger;
+use crate::select::{AgentView, rank};
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct AgentState {
+    pub(super) last_spoke_ms: Option<u64>,
+    pub(super) candidate: Option<Candidate>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Hand {
+    pub(super) agent: usize,
+    pub(super) announced: bool,
+}
+
+impl Rehearsal {
+    pub(super) fn say(
+        &mut self,
+        kind: PhraseKind,
+        agent: Option<usize>,
+        slide: usize,
+        out: &mut Vec<Action>,
+    ) -> u64 {
+        let template = self.picker.pick(&self.phrases, kind);
+        let title = self.deck.title_of(slide);
+        let ctx = PhraseContext {
+            agent: agent.map(|a| self.config.agents[a].spoken_name()),
+            slide: Some(&title),
+            minutes: Some(self.remaining_ms(self.now) / 60_000),
+            moderator: Some(&self.config.moderator),
+        };
+        let text = render_in(self.config.language, template, &ctx);
+        let line_id = self.next_line;
+        self.next_line += 1;
+        out.push(Action::Say {
+            line_id,
+            kind,
+            text,
+        });
+        line_id
+    }
+
+    pub(super) fn all_agent_names(&self) -> Vec<String> {
+        self.config.agents.iter().map(|a| a.name.clone()).collect()
+    }
+
+    pub(super) fn request_candidates(&mut self, now: u64, out: &mut Vec<Action>) {
+        self.last_candidate_request = Some(now);
+        out.push(Action::RequestCandidates {
+            agents: self.all_agent_names(),
+            slide: self.slide,
+            purpose: CandidatePurpose::Question,
+        });
+    }
+
+    pub(super) fn views(&self) -> Vec<AgentView<'_>> {
+        self.config
+            .agents
+            .iter()
+            .zip(&self.agents)
+            .map(|(config, s)| AgentView {
+                config,
+                last_spoke_ms: s.last_spoke_ms,
+                candidate_relevance: s.candidate.as_ref().map(|c| c.relevance),
+            })
+            .collect()
+    }
+
+    /// Agents satisfying `keep`, best first for `slide`.
+    pub(super) fn ranked(&self, slide: usize, keep: impl Fn(usize) -> bool) -> Vec<usize> {
+        rank(&self.views(), self.deck.slide(slide), self.rotation)
+            .into_iter()
+            .filter(|&i| keep(i))
+            .collect()
+    }
+
+    pub(super) fn has_good_candidate(&self, agent: usize) -> bool {
+        self.agents[agent]
+            .candidate
+            .as_ref()
+            .is_some_and(|c| c.relevance >= self.config.thresholds.min_candidate_relevance)
+    }
+
+    pub(super) fn on_hand(&mut self, agent: &str, urgency: f64, out: &mut Vec<Action>) {
+        let Some(a) = self.config.agent_index(agent) else {
+            out.push(Action::Notice(Notice::UnknownAgent(agent.to_owned())));
+            return;
+        };
+        let refuse = |reason| {
+            Action::Notice(Notice::HandRefused {
+                agent: agent.to_owned(),
+                reason,
+            })
+        };
+        let t = &self.config.thresholds;
+        if self.config.mode != InteractionMode::HandRaise {
+            out.push(refuse("not in hand-raise mode"));
+        } else if !(urgency.is_finite() && urgency > t.hand_raise_urgency) {
+            out.push(refuse("urgency below the threshold"));
+        } else if self.hands.iter().any(|h| h.agent == a) {
+            // Already up: nothing changes.
+        } else if self.speaking.is_some_and(|s| s.agent == a)
+            || self.exchange.as_ref().is_some_and(|e| e.agent == a)
+        {
+            out.push(refuse("the agent is in the exchange under way"));
+        } else if self.hands.len() >= t.max_hands_raised {
+            out.push(refuse("too many hands raised"));
+        } else {
+            self.hands.push(Hand {
+                agent: a,
+                announced: false,
+            });
+        }
+    }
+
+    pub(super) fn on_acknowledge(
+        &mut self,
+        agent: Option<String>,
+        now: u64,
+        out: &mut Vec<Action>,
+    ) {
+        if self.phase != Phase::Presenting || self.speaking.is_some() {
+            out.push(Action::Notice(Notice::Busy));
+            return;
+        }
+        let hand = match &agent {
+            Some(name) => self
+                .hands
+                .iter()
+                .find(|h| self.config.agents[h.agent].name == *name),
+            None => self.hands.first(),
+        };
+        let Some(hand) = hand else {
+            out.push(Action::Notice(Notice::NoRaisedHand));
+            return;
+        };
+        let a = hand.agent;
+        self.start_exchange(a, Trigger::HandRaise, self.slide, now, out);
+    }
+
+    pub(super) fn on_candidate(
+        &mut self,
+        agent: String,
+        text: String,
+        relevance: f64,
+        now: u64,
+        out: &mut Vec<Action>,
+    ) {
+        let Some(a) = self.config.agent_index(&agent) else {
+            out.push(Action::Notice(Notice::UnknownAgent(agent)));
+            return;
+        };
+        if text.trim().is_empty() {
+            out.push(Action::Notice(Notice::EmptyCandidate(agent)));
+            return;
+        }
+        let relevance = if relevance.is_finite() {
+            relevance.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.agents[a].candidate = Some(Candidate {
+            text: text.trim().to_owned(),
+            relevance,
+            received_ms: now,
+        });
+        // In hand-raise mode a panelist with an urgent enough question raises its hand
+        // by itself while the presenter presents, once they said something since the
+        // last exchange (the presenter takes it or not).
+        if self.config.mode == InteractionMode::HandRaise
+            && self.phase == Phase::Presenting
+            && self.exchange.is_none()
+            && self.presenter.spoke_since_return
+            && relevance > self.config.thresholds.hand_raise_urgency
+            && self.hands.len() < self.config.thresholds.max_hands_raised
+        {
+            self.on_hand(&agent, relevance, out);
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! The moderator's phases and the cycle they make:
+//!
+//! ```text
+//! PRESENTING → QA_TRIGGER → EXCHANGE → RESOLVING → PRESENTING      (any → ENDED)
+//! ```
+//!
+//! - **Presenting**: the presenter talks; candidate questions are requested on every
+//!   slide change and every `candidate_refresh_ms`; the interaction mode decides when
+//!   Q&A opens; engagement notices are spoken at pauses ([`super::presenting`]).
+//! - **QaTrigger**: the transition phrase and the call to the agent go out *together*,
+//!   so the phrase covers the question's generation. The phase ends when the phrase has
+//!   played or the agent's turn is in, whichever comes first.
+//! - **Exchange**: agent turn, presenter answer, micro-phrase plus follow-up, … until the
+//!   intensity's intervention rule closes it ([`super::exchange`]).
+//! - **Resolving**: at most one pile-on turn by another agent, then the exchange is
+//!   logged and the bridge-back phrase plays (or, at a section break with room for a
+//!   second exchange, the next transition follows directly through Presenting).
+//!
+//! Only one agent is ever called at a time: an agent holds the floor from
+//! [`Action::CallAgent`] until its [`Event::AgentTurnFinished`] (or
+//! [`Action::CancelAgent`] after `agent_timeout_ms`).
+
+use serde::{Deserialize, Serialize};
+
+use super::Rehearsal;
+use super::decisions::{Action, Event, Instruction, Notice};
+use super::exchange::Step;
+use super::exchange::{Break, Exchange};
+use crate::config::InteractionMode;
+use crate::phrases::PhraseKind;
+use crate::record::{Outcome, Trigger};
+use crate::select::next_role;
+
+/// Where the session is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Presenting,
+    QaTrigger,
+    Exchange,
+    Resolving,
+    Ended,
+}
+
+impl Phase {
+    /// The phase as sent on `phase` and written in logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Presenting => "presenting",
+            Phase::QaTrigger => "qa_trigger",
+            Phase::Exchange => "exchange",
+            Phase::Resolving => "resolving",
+            Phase::Ended => "ended",
+        }
+    }
+
+    /// The transitions the moderator makes: the four-phase cycle, and ending from anywhere.
+    pub fn can_become(self, to: Phase) -> bool {
+        use Phase::*;
+        matches!(
+            (self, to),
+            (Presenting, QaTrigger)
+                | (QaTrigger, Exchange)
+                | (Exchange, Resolving)
+                | (Resolving, Presenting)
+                | (Presenting | QaTrigger | Exchange | Resolving, Ended)
+        )
+    }
+}
+
+impl Rehearsal {
+    /// When the node should send [`Event::Tick`] at the latest (`None`: only on events).
+    pub fn next_deadline(&self) -> Option<u64> {
+        let t = &self.config.thresholds;
+        let mut d: Vec<u64> = Vec::new();
+        if let Some(s) = self.speaking {
+            d.push(s.since + t.agent_timeout_ms);
+        }
+        match self.phase {
+            Phase::Ended => return None,
+            Phase::Presenting => {
+                d.push(
+                    self.last_candidate_request
+                        .map_or(self.now, |r| r + t.candidate_refresh_ms),
+                );
+                let anchor = self.quiet_anchor();
+                d.push(anchor + t.notice_quiet_ms);
+                if self.config.mode == InteractionMode::FreeFlow {
+                    d.push(anchor + t.silence_ms);
+                    if let Some(l) = self.last_interjection {
+                        d.push(l + t.free_flow_gap_ms);
+                    }
+                }
+                d.push(self.engagement_mark() + t.engagement_prompt_ms);
+                d.push(self.monologue_since + t.long_monologue_ms);
+            }
+            _ => {
+                if let Some(ex) = &self.exchange {
+                    match ex.step {
+                        Step::AwaitAnswer { since } | Step::PileOnAnswer { since } => {
+                            let last = self.presenter.last_end.unwrap_or(0).max(since);
+                            if t.answer_end_silence_ms > 0 && !self.presenter.answer.is_empty() {
+                                d.push(last + t.answer_end_silence_ms);
+                            }
+                            d.push(last + t.answer_timeout_ms);
+                        }
+                        Step::BridgeBack { since, .. } => d.push(since + t.line_timeout_ms),
+                        _ => {}
+                    }
+                    if self.phase == Phase::QaTrigger {
+                        d.push(ex.started_ms + t.line_timeout_ms);
+                    }
+                }
+            }
+        }
+        d.into_iter()
+            .filter(|&x| x > self.now)
+            .min()
+            .or(Some(self.now + 1))
+    }
+
+    /// Processes one event at `now_ms` (milliseconds since the session started;
+    /// a time earlier than the last one is taken as the last one).
+    pub fn decide(&mut self, event: Event, now_ms: u64) -> Vec<Action> {
+        let mut out = Vec::new();
+        if self.phase == Phase::Ended {
+            return out;
+        }
+        let now = now_ms.max(self.now);
+        self.now = now;
+        match event {
+            Event::PresenterSpeechStarted => {
+                self.presenter.open = true;
+                self.presenter.silent_since = None;
+            }
+            Event::PresenterSpeech { text, end_ms, .. } => self.on_speech(text, end_ms, now),
+            Event::PresenterSilence { duration_ms } => {
+                self.presenter.open = false;
+                self.presenter.silent_since = Some(now.saturating_sub(duration_ms));
+            }
+            Event::SlideChanged { index } => self.on_slide(index, now, &mut out),
+            Event::OpenQaRequested => self.on_open_qa(now, &mut out),
+            Event::HandRaised { agent, urgency } => self.on_hand(&agent, urgency, &mut out),
+            Event::PresenterAcknowledged { agent } => self.on_acknowledge(agent, now, &mut out),
+            Event::CandidateReady {
+                agent,
+                text,
+                relevance,
+            } => self.on_candidate(agent, text, relevance, now, &mut out),
+            Event::AgentTurnFinished {
+                agent,
+                question_id,
+                text,
+            } => self.on_agent_turn(agent, question_id, text, now, &mut out),
+            Event::PresenterAnswerFinished { text } => self.on_answer_event(text, now, &mut out),
+            Event::MoveOnRequested => self.on_move_on(now, &mut out),
+            Event::ModeratorLineFinished { line_id } => {
+                self.on_line_finished(line_id, now, &mut out)
+            }
+            Event::Tick => {}
+            Event::EndSession => {
+                self.end(now, &mut out);
+                return out;
+            }
+        }
+        self.on_time(now, &mut out);
+        out
+    }
+
+    pub(super) fn transition(&mut self, to: Phase, now: u64, out: &mut Vec<Action>) {
+        debug_assert!(self.phase.can_become(to), "{:?} → {to:?}", self.phase);
+        out.push(Action::PhaseChanged {
+            from: self.phase,
+            to,
+        });
+        self.phase = to;
+        self.phase_since = now;
+        self.presenter.silent_since = None;
+    }
+
+    pub(super) fn on_line_finished(&mut self, line_id: u64, now: u64, out: &mut Vec<Action>) {
+        let Some(ex) = &self.exchange else {
+            return;
+        };
+        if self.phase == Phase::QaTrigger && ex.transition_line == line_id {
+            self.transition(Phase::Exchange, now, out);
+        } else if matches!(ex.step, Step::BridgeBack { line_id: l, .. } if l == line_id) {
+            self.return_to_presenting(now, out);
+        }
+    }
+
+    pub(super) fn start_break(
+        &mut self,
+        slide: usize,
+        trigger: Trigger,
+        now: u64,
+        out: &mut Vec<Action>,
+    ) {
+        let max = if self.config.mode == InteractionMode::SectionBreaks {
+            self.config.thresholds.exchanges_per_break
+        } else {
+            1
+        };
+        let Some(&agent) = self.ranked(slide, |_| true).first() else {
+            return;
+        };
+        self.brk = Some(Break {
+            slide,
+            trigger,
+            done: 0,
+            max,
+            asked: Vec::new(),
+        });
+        self.start_exchange(agent, trigger, slide, now, out);
+    }
+
+    pub(super) fn start_exchange(
+        &mut self,
+        agent: usize,
+        trigger: Trigger,
+        slide: usize,
+        now: u64,
+        out: &mut Vec<Action>,
+    ) {
+        if self.phase != Phase::Presenting || self.speaking.is_some() {
+            return;
+        }
+        self.transition(Phase::QaTrigger, now, out);
+        self.hands.retain(|h| h.agent != agent);
+        self.queue.retain(|&q| q != agent);
+        let candidate = self.agents[agent].candidate.take().map(|c| c.text);
+        let transition_line = self.say(PhraseKind::Transition, Some(agent), slide, out);
+        let id = self.next_exchange;
+        self.next_exchange += 1;
+        self.exchange = Some(Exchange {
+            id,
+            agent,
+            slide,
+            trigger,
+            started_ms: now,
+            transition_line,
+            turns: Vec::new(),
+            agent_turns: 0,
+            step: Step::AwaitAgent,
+            outcome: None,
+            ended_ms: None,
+            pile_on: None,
+            logged: false,
+        });
+        if let Some(b) = self.brk.as_mut() {
+            b.done += 1;
+            b.asked.push(agent);
+        }
+        self.rotation = next_role(self.config.agents[agent].role);
+        self.last_interjection = Some(now);
+        self.call_agent(agent, Instruction::AskQuestion, candidate, now, out);
+    }
+
+    pub(super) fn return_to_presenting(&mut self, now: u64, out: &mut Vec<Action>) {
+        self.transition(Phase::Presenting, now, out);
+        self.exchange = None;
+        self.presenter.spoke_since_return = false;
+        self.presenter.answer.clear();
+        self.monologue_since = now;
+        self.last_interjection = Some(now);
+        self.request_candidates(now, out);
+    }
+
+    pub(super) fn on_time(&mut self, now: u64, out: &mut Vec<Action>) {
+        let t = self.config.thresholds.clone();
+        if let Some(s) = self.speaking
+            && now.saturating_sub(s.since) >= t.agent_timeout_ms
+        {
+            self.speaking = None;
+            let agent = self.config.agents[s.agent].name.clone();
+            out.push(Action::CancelAgent {
+                agent: agent.clone(),
+                question_id: s.question_id,
+            });
+            out.push(Action::Notice(Notice::AgentTimedOut { agent }));
+            match self.exchange.as_ref().map(|e| e.step) {
+                Some(Step::AwaitAgent) => self.end_exchange(Outcome::AgentTimedOut, now, out),
+                Some(Step::PileOnAgent) => {
+                    if let Some(ex) = self.exchange.as_mut() {
+                        ex.pile_on = None;
+                    }
+                    self.after_pile_on(now, out);
+                }
+                _ => {}
+            }
+        }
+        match self.phase {
+            Phase::Presenting => self.presenting_rules(now, &t, out),
+            Phase::Ended => {}
+            _ => self.exchange_timers(now, &t, out),
+        }
+    }
+
+    pub(super) fn end(&mut self, now: u64, out: &mut Vec<Action>) {
+        if let Some(s) = self.speaking.take() {
+            out.push(Action::CancelAgent {
+                agent: self.config.agents[s.agent].name.clone(),
+                question_id: s.question_id,
+            });
+        }
+        if let Some(ex) = self.exchange.as_mut()
+            && ex.outcome.is_none()
+        {
+            ex.outcome = Some(Outcome::SessionEnded);
+            ex.ended_ms = Some(now);
+        }
+        self.log_exchange(now, out);
+        self.transition(Phase::Ended, now, out);
+        self.say(PhraseKind::Closing, None, self.slide, out);
+        out.push(Action::WriteDebrief {
+            markdown: self.debrief_markdown(),
+        });
+    }
+}

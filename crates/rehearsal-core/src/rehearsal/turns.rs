@@ -1,0 +1,160 @@
+//! The panelists' turns: the turn handed out, its streamed text assembled by wire
+//! question id, and its end (the utterance, the notes, the rules told).
+
+use serde_json::json;
+use voice_protocol::SessionStatus;
+
+use super::Output;
+use super::Rehearsal;
+use super::decisions::{Event, Instruction};
+use super::files::{AgentFile, ContextFile, Record, WriteMode};
+use crate::messages;
+
+/// A panelist's turn (`turn`); the node adds the assembled context.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub agent: String,
+    pub question_id: u64,
+    pub exchange_id: u64,
+    /// What the panelist is asked to do, as sent.
+    pub instruction: String,
+    /// The panelist's prepared question, when the turn asks it: said as it is.
+    pub prepared: Option<String>,
+    pub kind: Instruction,
+    pub at_ms: u64,
+}
+
+impl Turn {
+    /// The `call` record of this turn, with what its context was made of.
+    pub fn record(&self, context_bytes: usize, context_parts: &[String]) -> Record {
+        Record::new(
+            self.at_ms,
+            "call",
+            json!({ "agent": self.agent, "question_id": self.question_id,
+                    "exchange_id": self.exchange_id, "instruction": self.kind,
+                    "text": self.instruction, "prepared": self.prepared,
+                    "context_bytes": context_bytes,
+                    "context_parts": context_parts }),
+        )
+    }
+}
+
+/// A turn handed to a panelist, by wire question id.
+#[derive(Debug, Clone)]
+pub(super) struct Call {
+    pub(super) agent: String,
+    /// The number the rules gave the call ([`Action::CallAgent`]'s `question_id`).
+    pub(super) call_id: u64,
+    pub(super) text: ::conductor::Utterance,
+}
+
+impl Rehearsal {
+    /// Whether an input id is a panelist's text stream.
+    pub(super) fn is_panelist(&self, input: &str) -> bool {
+        self.config().agent_index(input).is_some()
+    }
+
+    /// A restarted bridge lost the turns it was answering: each ends now with what was said
+    /// of it, as a failed generation ends (the exchange need not wait for the answer
+    /// timeout).
+    pub(super) fn restarted(&mut self, input: &str, now_ms: u64, out: &mut Vec<Output>) {
+        let lost: Vec<u64> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| call.agent == input)
+            .map(|(q, _)| *q)
+            .collect();
+        for q in lost {
+            self.agent_text(
+                input,
+                Some(q),
+                Ok(String::new()),
+                Some(SessionStatus::Ended),
+                Some("the panelist's bridge restarted".into()),
+                now_ms,
+                out,
+            );
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn agent_text(
+        &mut self,
+        agent: &str,
+        question_id: Option<u64>,
+        text: Result<String, String>,
+        status: Option<SessionStatus>,
+        error: Option<String>,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        let panelist = self.is_panelist(agent);
+        let text = match text {
+            Ok(text) if panelist => text,
+            Ok(_) => {
+                tracing::warn!(input = agent, "unknown input ignored");
+                return;
+            }
+            // An `ended` chunk still ends the turn.
+            Err(e) if panelist && status.is_some() => {
+                tracing::warn!(input = agent, error = %e, "unreadable text; keeping only its session_status");
+                String::new()
+            }
+            Err(e) => {
+                tracing::warn!(input = agent, error = %e, "unreadable input ignored");
+                return;
+            }
+        };
+        let Some(q) = question_id else {
+            tracing::warn!(input = agent, "text without question_id ignored");
+            return;
+        };
+        let Some(call) = self.calls.get_mut(&q) else {
+            tracing::debug!(
+                input = agent,
+                question_id = q,
+                "text of no current call ignored"
+            );
+            return;
+        };
+        if call.agent != agent {
+            tracing::warn!(input = agent, question_id = q, expected = %call.agent, "text from the wrong panelist ignored");
+            return;
+        }
+        if call.text.push(&text) {
+            tracing::warn!(%agent, question_id = q, "panelist turn too long; the rest is not kept");
+        }
+        if !SessionStatus::ends_utterance(status) {
+            return;
+        }
+        let Some(call) = self.calls.remove(&q) else {
+            return;
+        };
+        if let Some(error) = error {
+            tracing::warn!(%agent, question_id = q, %error, "panelist turn failed");
+        }
+        let spoken = call.text.as_str().trim().to_owned();
+        out.push(Output::Utterance {
+            speaker: agent.to_owned(),
+            question_id: q,
+            text: spoken.clone(),
+            human: false,
+        });
+        self.write(
+            out,
+            ContextFile::agent(agent, AgentFile::ExchangeNotes),
+            format!("- [{}] I asked: {spoken}\n", messages::clock(now_ms)),
+            WriteMode::Append,
+        );
+        self.exchange_text.push(format!("{agent}: {spoken}"));
+        self.feed(
+            Event::AgentTurnFinished {
+                agent: agent.to_owned(),
+                question_id: call.call_id,
+                text: spoken,
+            },
+            now_ms,
+            out,
+        );
+    }
+}
