@@ -52,17 +52,10 @@ fn main() -> eyre::Result<()> {
     {
         "whisper" => Box::new(Whisper::load(&whisper_config()?)?),
         "pocketsphinx" => Box::new(Pocketsphinx::find()?),
-        "openai" => {
-            let key_env =
-                node_kit::env_opt("ASR_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
-            Box::new(OpenAiTranscriber::new(
-                &node_kit::env_opt("ASR_BASE_URL")
-                    .unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
-                node_kit::env_opt("ASR_MODEL").unwrap_or_else(|| "whisper-1".to_owned()),
-                node_kit::env_opt(&key_env),
-                node_kit::env_secs("ASR_TIMEOUT_SECS", 30.0)?,
-            )?)
-        }
+        "openai" => Box::new(OpenAiTranscriber::from_env(node_kit::env_secs(
+            "ASR_TIMEOUT_SECS",
+            30.0,
+        )?)?),
         other => {
             bail!("ASR_BACKEND={other:?} is not supported (use whisper, openai or pocketsphinx)")
         }

@@ -7,6 +7,7 @@ use std::{
 
 use audio_utils::{Pcm, encode_wav, resample};
 use eyre::{Context, bail};
+use service_client::{BlockingClient, ServiceSettings, Timeouts, multipart};
 
 pub trait Recognizer: Send {
     fn name(&self) -> &'static str;
@@ -88,29 +89,32 @@ fn unique() -> u64 {
 /// Any OpenAI-compatible `/audio/transcriptions` service (OpenAI, faster-whisper-server,
 /// whisper.cpp's server).
 pub struct OpenAiTranscriber {
-    pub url: String,
-    pub model: String,
-    pub api_key: Option<String>,
-    pub client: reqwest::blocking::Client,
-    /// Keeps the key and the URL's credentials out of every error message.
-    pub redactor: voice_protocol::Redactor,
+    client: BlockingClient,
+    model: String,
 }
 
 impl OpenAiTranscriber {
-    pub fn new(
-        base_url: &str,
-        model: String,
-        api_key: Option<String>,
-        timeout: Duration,
-    ) -> eyre::Result<Self> {
+    /// The service of `ASR_BASE_URL`, `ASR_MODEL` (`whisper-1`) and the key in the variable
+    /// `ASR_API_KEY_ENV` names; each call bounded by `timeout`.
+    pub fn from_env(timeout: Duration) -> eyre::Result<Self> {
+        Self::new(
+            ServiceSettings::from_env("ASR", "transcription service"),
+            timeout,
+        )
+    }
+
+    pub fn new(settings: ServiceSettings, timeout: Duration) -> eyre::Result<Self> {
+        let model = settings
+            .model
+            .clone()
+            .unwrap_or_else(|| "whisper-1".to_owned());
+        let timeouts = Timeouts {
+            connect: None,
+            request: Some(timeout),
+        };
         Ok(Self {
-            url: format!("{}/audio/transcriptions", base_url.trim_end_matches('/')),
+            client: BlockingClient::new(settings, timeouts)?,
             model,
-            redactor: voice_protocol::Redactor::new(api_key.as_deref(), base_url),
-            api_key,
-            client: reqwest::blocking::Client::builder()
-                .timeout(timeout)
-                .build()?,
         })
     }
 }
@@ -121,43 +125,26 @@ impl Recognizer for OpenAiTranscriber {
     }
 
     fn transcribe(&mut self, audio: &Pcm) -> eyre::Result<String> {
-        // A service may quote the key back (a 401 body): never pass it on.
+        // The client's errors come redacted; this keeps the answer's own quotes so too.
         self.call(audio)
-            .map_err(|e| eyre::eyre!(self.redactor.redact(&format!("{e:#}"))))
+            .map_err(|e| eyre::eyre!(self.client.redact(&format!("{e:#}"))))
     }
 }
 
 impl OpenAiTranscriber {
     fn call(&self, audio: &Pcm) -> eyre::Result<String> {
         let wav = encode_wav(audio);
-        let form = reqwest::blocking::multipart::Form::new()
+        let form = multipart::Form::new()
             .text("model", self.model.clone())
             .text("response_format", "json")
             .part(
                 "file",
-                reqwest::blocking::multipart::Part::bytes(wav)
+                multipart::Part::bytes(wav)
                     .file_name("speech.wav")
                     .mime_str("audio/wav")?,
             );
-        let mut request = self.client.post(&self.url).multipart(form);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().map_err(|e| {
-            eyre::eyre!(
-                "cannot reach the transcription service at {}: {}",
-                self.url,
-                strip_url(&e)
-            )
-        })?;
-        let status = response.status();
-        let body = response.text().unwrap_or_default();
-        if !status.is_success() {
-            bail!(
-                "the transcription service answered HTTP {status}: {}",
-                voice_protocol::shorten(&body)
-            );
-        }
+        let body = self.client.post_multipart("audio/transcriptions", form)?;
+        let body = String::from_utf8_lossy(&body);
         let value: serde_json::Value = serde_json::from_str(&body).map_err(|_| {
             eyre::eyre!(
                 "the transcription service sent no JSON: {}",
@@ -172,12 +159,4 @@ impl OpenAiTranscriber {
             ),
         }
     }
-}
-
-fn strip_url(e: &reqwest::Error) -> String {
-    let mut e = e.to_string();
-    if let Some(i) = e.find(" for url (") {
-        e.truncate(i);
-    }
-    e
 }

@@ -15,6 +15,7 @@ mod settings;
 
 pub use blocking::BlockingClient;
 pub use chat::{ChatClient, StreamLimits};
+pub use reqwest::blocking::multipart;
 pub use settings::{DEFAULT_BASE_URL, DEFAULT_KEY_ENV, ServiceSettings, Timeouts};
 pub use voice_protocol::Redactor;
 
