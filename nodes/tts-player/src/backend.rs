@@ -5,6 +5,7 @@ use std::time::Duration;
 use audio_utils::{Pcm, decode_wav};
 use eyre::{Context, bail};
 use player_core::voices::{ESPEAK_VOICES, KOKORO_VOICES, OPENAI_VOICES, VoiceMap};
+use service_client::{BlockingClient, ServiceSettings, Timeouts};
 use speech_synth::{Kokoro, KokoroFiles, espeak};
 
 /// The voice `TTS_BACKEND` names (`kokoro`; `espeak`, the default; `openai`; `silent`),
@@ -35,26 +36,7 @@ pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend
             timeout,
             &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
         )?),
-        "openai" => {
-            let key_env =
-                node_kit::env_opt("TTS_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".to_owned());
-            let base = node_kit::env_opt("TTS_BASE_URL")
-                .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
-            let api_key = node_kit::env_opt(&key_env);
-            Box::new(OpenAiSpeech {
-                url: format!("{}/audio/speech", base.trim_end_matches('/')),
-                model: node_kit::env_opt("TTS_MODEL").unwrap_or_else(|| "tts-1".to_owned()),
-                redactor: voice_protocol::Redactor::new(api_key.as_deref(), &base),
-                api_key,
-                voices: VoiceMap::parse(
-                    &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-                    OPENAI_VOICES,
-                )?,
-                client: reqwest::blocking::Client::builder()
-                    .timeout(timeout)
-                    .build()?,
-            })
-        }
+        "openai" => Box::new(OpenAiSpeech::from_env(timeout)?),
         "silent" => Box::new(Silent {
             sample_rate: rate,
             ms_per_char: 60,
@@ -261,13 +243,32 @@ impl TtsBackend for KokoroVoices {
 
 /// Any OpenAI-compatible `/audio/speech` service, asked for WAV.
 pub struct OpenAiSpeech {
-    pub url: String,
-    pub model: String,
-    pub api_key: Option<String>,
-    pub voices: VoiceMap,
-    pub client: reqwest::blocking::Client,
-    /// Keeps the key and the URL's credentials out of every error message.
-    pub redactor: voice_protocol::Redactor,
+    client: BlockingClient,
+    model: String,
+    voices: VoiceMap,
+}
+
+impl OpenAiSpeech {
+    /// The service of `TTS_BASE_URL`, `TTS_MODEL` (`tts-1`) and the key in the variable
+    /// `TTS_API_KEY_ENV` names, with the voices of `VOICE_MAP`; each call bounded by
+    /// `timeout`.
+    pub fn from_env(timeout: Duration) -> eyre::Result<Self> {
+        let settings = ServiceSettings::from_env("TTS", "speech service");
+        let model = settings.model.clone().unwrap_or_else(|| "tts-1".to_owned());
+        let voices = VoiceMap::parse(
+            &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
+            OPENAI_VOICES,
+        )?;
+        let timeouts = Timeouts {
+            connect: None,
+            request: Some(timeout),
+        };
+        Ok(Self {
+            client: BlockingClient::new(settings, timeouts)?,
+            model,
+            voices,
+        })
+    }
 }
 
 impl TtsBackend for OpenAiSpeech {
@@ -276,9 +277,9 @@ impl TtsBackend for OpenAiSpeech {
     }
 
     fn synthesize(&mut self, speaker: &str, text: &str) -> eyre::Result<Pcm> {
-        // A service may quote the key back (a 401 body): never pass it on.
+        // The client's errors come redacted; this keeps the whole chain so too.
         let result = self.call(speaker, text);
-        result.map_err(|e| eyre::eyre!(self.redactor.redact(&format!("{e:#}"))))
+        result.map_err(|e| eyre::eyre!(self.client.redact(&format!("{e:#}"))))
     }
 }
 
@@ -290,31 +291,7 @@ impl OpenAiSpeech {
             "voice": self.voices.voice_for(speaker),
             "response_format": "wav",
         });
-        let mut request = self
-            .client
-            .post(&self.url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().map_err(|e| {
-            let mut e = e.to_string();
-            if let Some(i) = e.find(" for url (") {
-                e.truncate(i);
-            }
-            eyre::eyre!("cannot reach the speech service at {}: {e}", self.url)
-        })?;
-        let status = response.status();
-        let bytes = response
-            .bytes()
-            .context("the speech service's answer broke off")?;
-        if !status.is_success() {
-            bail!(
-                "the speech service answered HTTP {status}: {}",
-                voice_protocol::shorten(&String::from_utf8_lossy(&bytes))
-            );
-        }
+        let bytes = self.client.post_json("audio/speech", &body)?;
         decode_wav(&bytes).context("the speech service did not send WAV audio")
     }
 }
