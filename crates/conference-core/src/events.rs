@@ -1,0 +1,218 @@
+//! What the conversation sends: participants' text, the human's words and speech, control
+//! commands, and the interrupts they call for.
+
+use crate::*;
+
+impl Conference {
+    /// Stops whoever is speaking; returns the interrupt's question id.
+    pub(super) fn interrupt(&mut self, kind: InterruptKind, out: &mut Vec<Action>) -> u64 {
+        // Everything generated so far is dropped downstream: nothing is left to hear.
+        self.unplayed.clear();
+        if let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) {
+            self.cut_short(turn, out);
+        }
+        let question_id = match kind {
+            InterruptKind::Cancel => self.next_question_id(),
+            InterruptKind::Reset => {
+                self.engine.reset();
+                self.next_question_id()
+            }
+        };
+        out.push(Action::Interrupt { kind, question_id });
+        question_id
+    }
+
+    pub(super) fn on_text(
+        &mut self,
+        from: String,
+        text: String,
+        status: Option<SessionStatus>,
+        question_id: Option<u64>,
+        now: Duration,
+        out: &mut Vec<Action>,
+    ) {
+        let Some(index) = self.engine.index_of(&from) else {
+            out.push(Action::Notice(Notice::UnknownParticipant { from }));
+            return;
+        };
+        if self.engine.is_human(index) {
+            if SessionStatus::ends_utterance(status) {
+                self.on_human(from, text, now, out);
+            }
+            return;
+        }
+        // Anything from an absent participant, even late text, shows it is alive.
+        self.timed_out.remove(&index);
+        if self.engine.set_absent(index, false) {
+            out.push(Action::Notice(Notice::Returned {
+                speaker: from.clone(),
+            }));
+            out.push(Action::Status(self.status()));
+            if matches!(self.floor, Floor::Open) {
+                self.give_next_turn(now, out);
+            }
+        }
+        let current = self.question_id;
+        let turn = match &mut self.floor {
+            Floor::Speaking(turn)
+                if turn.index == index && question_id.is_none_or(|q| q == turn.question_id) =>
+            {
+                turn
+            }
+            Floor::Speaking(turn) if question_id.is_some_and(|q| q < turn.question_id) => {
+                out.push(Action::Notice(Notice::Stale {
+                    from,
+                    question_id: question_id.unwrap_or_default(),
+                    current: turn.question_id,
+                }));
+                return;
+            }
+            _ if question_id.is_some_and(|q| q < current) => {
+                out.push(Action::Notice(Notice::Stale {
+                    from,
+                    question_id: question_id.unwrap_or_default(),
+                    current,
+                }));
+                return;
+            }
+            Floor::Speaking(turn) => {
+                let holder = format!("`{}`", self.engine.name(turn.index));
+                out.push(Action::Notice(Notice::NotTheirTurn { from, holder }));
+                return;
+            }
+            _ => {
+                let holder = "nobody".to_owned();
+                out.push(Action::Notice(Notice::NotTheirTurn { from, holder }));
+                return;
+            }
+        };
+        let words = count_words(&text);
+        // Keep what fits; the words all count.
+        if turn.text.push(&text) {
+            out.push(Action::Notice(Notice::Truncated { speaker: from }));
+        }
+        self.engine.record_words(index, words);
+        if SessionStatus::ends_utterance(status) {
+            let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
+                unreachable!("matched Speaking above");
+            };
+            let question_id = turn.question_id;
+            let said_something = !turn.text.as_str().trim().is_empty();
+            self.end_turn(turn, false, out);
+            if said_something && self.config.max_unplayed.is_some() {
+                self.unplayed.insert(question_id);
+            }
+            if self.too_much_unplayed() {
+                self.floor = Floor::AwaitingPlayback { since: now };
+                out.push(Action::Status(self.status()));
+            } else {
+                self.give_next_turn(now, out);
+            }
+        }
+    }
+
+    pub(super) fn on_human(
+        &mut self,
+        speaker: String,
+        text: String,
+        now: Duration,
+        out: &mut Vec<Action>,
+    ) {
+        if text.trim().is_empty() {
+            out.push(Action::Notice(Notice::EmptyHuman { speaker }));
+            // A voice-activity start that produced no words: carry on.
+            self.end_hold(now, out);
+            return;
+        }
+        // A question: what was held is dropped by the reset below (one fade, already
+        // heard when the hold began).
+        self.held_since = None;
+        self.turn_due = false;
+        if let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) {
+            self.cut_short(turn, out);
+        }
+        self.unplayed.clear();
+        self.engine.human_spoke(&speaker, count_words(&text));
+        let question_id = self.next_question_id();
+        out.push(Action::Interrupt {
+            kind: InterruptKind::Reset,
+            question_id,
+        });
+        let mut kept = conductor::Utterance::default();
+        if kept.push(&text) {
+            out.push(Action::Notice(Notice::Truncated {
+                speaker: speaker.clone(),
+            }));
+        }
+        out.push(Action::Utterance(Utterance {
+            speaker,
+            text: kept.into_string(),
+            question_id,
+            interrupted: false,
+            human: true,
+        }));
+        self.give_next_turn(now, out);
+    }
+
+    /// The human began to speak: the agents' voice is held (not dropped: a backchannel
+    /// lets it go on) and no new turn starts. The turn in progress keeps generating, so
+    /// that a resumed voice has its next words. Speech starting again during a hold
+    /// (the human goes on after a pause) restarts the hold's limit.
+    pub(super) fn on_speech_started(&mut self, now: Duration, out: &mut Vec<Action>) {
+        if self.held_since.replace(now).is_none() {
+            out.push(Action::Hold);
+            let human = (0..self.engine.names().len())
+                .find(|&i| self.engine.is_human(i))
+                .map_or(turn_policy::HUMAN, |i| self.engine.name(i));
+            if let Some(index) = self.engine.answerer_if_human_spoke(human) {
+                out.push(Action::Prepare {
+                    speaker: self.engine.name(index).to_owned(),
+                });
+            }
+        }
+    }
+
+    /// The hold ends without a question: the held voice plays on, and a turn that fell
+    /// due meanwhile goes out.
+    pub(super) fn end_hold(&mut self, now: Duration, out: &mut Vec<Action>) {
+        if self.held_since.take().is_none() {
+            return;
+        }
+        out.push(Action::Resume);
+        if std::mem::take(&mut self.turn_due) {
+            self.give_next_turn(now, out);
+        }
+    }
+
+    pub(super) fn on_control(
+        &mut self,
+        command: ControlCommand,
+        now: Duration,
+        out: &mut Vec<Action>,
+    ) {
+        match command {
+            ControlCommand::Stats => out.push(Action::Status(self.status())),
+            ControlCommand::Reset => {
+                self.interrupt(InterruptKind::Reset, out);
+                self.give_next_turn(now, out);
+            }
+            ControlCommand::Cancel => {
+                // Paused: nothing starts when a hold ends either.
+                self.turn_due = false;
+                self.interrupt(InterruptKind::Cancel, out);
+                out.push(Action::Status(self.status()));
+            }
+            ControlCommand::Ready => match &self.floor {
+                // Repeat the current turn for a node that joined late; nodes ignore a
+                // turn they already work on.
+                Floor::Speaking(turn) => out.push(Action::Turn {
+                    speaker: self.engine.name(turn.index).to_owned(),
+                    question_id: turn.question_id,
+                }),
+                Floor::Idle | Floor::Open | Floor::AwaitingPlayback { .. } => {
+                    self.give_next_turn(now, out)
+                }
+            },
+        }
+    }
+}
