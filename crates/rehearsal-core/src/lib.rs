@@ -20,18 +20,19 @@
 //! out what it returns.
 //!
 //! ```
-//! use rehearsal_core::rehearsal::Config;
-//! use rehearsal_core::{Action, Deck, Event, PanelConfig, PhraseLibrary, Rehearsal};
+//! use rehearsal_core::rehearsal::{Config, Input, Output};
+//! use rehearsal_core::{Deck, PanelConfig, PhraseLibrary, Rehearsal};
 //!
 //! let config = PanelConfig::from_yaml("intensity: friendly").unwrap();
 //! let deck = Deck::parse("## Problem\nManual picking kills margin.\n## Market\nTAM $40B.");
 //! let paced = Config { paced: true };
 //! let mut moderator = Rehearsal::new(config, deck, PhraseLibrary::builtin(), paced).unwrap();
-//! moderator.decide(Event::PresenterSpeech { text: "Picking is costly.".into(), start_ms: 0, end_ms: 4_000 }, 4_000);
+//! let said = Input::Presenter { speaker: None, text: "Picking is costly.".into(), ended: true };
+//! moderator.handle(said, 4_000);
 //! // Advancing past "Problem" opens a section break: transition line and call together.
-//! let actions = moderator.decide(Event::SlideChanged { index: 1 }, 5_000);
-//! assert!(actions.iter().any(|a| matches!(a, Action::Say { .. })));
-//! assert!(actions.iter().any(|a| matches!(a, Action::CallAgent { agent, .. } if agent == "skeptic")));
+//! let out = moderator.handle(Input::Control("next".into()), 5_000);
+//! assert!(out.iter().any(|o| matches!(o, Output::Line { .. })));
+//! assert!(out.iter().any(|o| matches!(o, Output::Turn(turn) if turn.agent == "skeptic")));
 //! ```
 
 pub mod board;
@@ -54,6 +55,6 @@ pub use record::{
     ExchangeRecord, Outcome, PileOnRecord, PileOnStatus, Speaker, Trigger, TurnRecord,
     render_debrief,
 };
-pub use rehearsal::{
-    Action, Candidate, CandidatePurpose, Event, Instruction, Notice, Phase, Rehearsal,
-};
+#[cfg(test)]
+pub(crate) use rehearsal::{Action, Event, Notice};
+pub use rehearsal::{CandidatePurpose, Instruction, Phase, Rehearsal};

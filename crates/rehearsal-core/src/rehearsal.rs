@@ -35,7 +35,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use voice_protocol::{InterruptKind, SessionStatus};
 
-pub use decisions::{Action, Candidate, CandidatePurpose, Event, Instruction, Notice};
+pub(crate) use decisions::Event;
+#[cfg(test)]
+pub(crate) use decisions::{Action, Notice};
+pub use decisions::{CandidatePurpose, Instruction};
 pub use files::{AgentFile, ContextFile, MODERATOR, Record, SharedFile, WriteMode};
 pub use phases::Phase;
 pub use setup::{Briefing, REHEARSAL_FORMAT, RehearsalSetup};

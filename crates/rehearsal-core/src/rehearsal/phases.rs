@@ -69,8 +69,8 @@ impl Phase {
 }
 
 impl Rehearsal {
-    /// When the node should send [`Event::Tick`] at the latest (`None`: only on events).
-    pub fn next_deadline(&self) -> Option<u64> {
+    /// When the rules want a [`Event::Tick`] at the latest (`None`: only on events).
+    pub(crate) fn next_deadline(&self) -> Option<u64> {
         let t = &self.config.thresholds;
         let mut d: Vec<u64> = Vec::new();
         if let Some(s) = self.speaking {
@@ -121,7 +121,7 @@ impl Rehearsal {
 
     /// Processes one event at `now_ms` (milliseconds since the session started;
     /// a time earlier than the last one is taken as the last one).
-    pub fn decide(&mut self, event: Event, now_ms: u64) -> Vec<Action> {
+    pub(crate) fn decide(&mut self, event: Event, now_ms: u64) -> Vec<Action> {
         let mut out = Vec::new();
         if self.phase == Phase::Ended {
             return out;

@@ -1,3 +1,9 @@
+// The phase rules, driven through their events (`decide`), apart from the node-facing parts.
+mod driver;
+mod properties;
+mod rules;
+mod scripted;
+
 use super::*;
 use crate::phrases::Language;
 use crate::{Deck, PanelConfig, PhraseLibrary};

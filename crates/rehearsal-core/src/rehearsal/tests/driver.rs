@@ -1,14 +1,12 @@
 //! A small driver shared by the integration tests.
 #![allow(dead_code)]
 
-use rehearsal_core::rehearsal::Config;
-use rehearsal_core::{
-    Action, Deck, Event, Instruction, PanelConfig, PhraseKind, PhraseLibrary, Rehearsal,
-};
+use crate::rehearsal::Config;
+use crate::{Action, Deck, Event, Instruction, PanelConfig, PhraseKind, PhraseLibrary, Rehearsal};
 
-pub const DECK: &str = include_str!("../../examples/deck.md");
-pub const PANEL: &str = include_str!("../../examples/panel.yml");
-pub const PHRASES: &str = include_str!("../../examples/phrase-library.md");
+pub const DECK: &str = include_str!("../../../examples/deck.md");
+pub const PANEL: &str = include_str!("../../../examples/panel.yml");
+pub const PHRASES: &str = include_str!("../../../examples/phrase-library.md");
 
 pub struct Driver {
     pub core: Rehearsal,
@@ -134,7 +132,7 @@ pub fn calls(actions: &[Action]) -> Vec<(String, Instruction)> {
         .collect()
 }
 
-pub fn logged(actions: &[Action]) -> Vec<rehearsal_core::ExchangeRecord> {
+pub fn logged(actions: &[Action]) -> Vec<crate::ExchangeRecord> {
     actions
         .iter()
         .filter_map(|a| match a {

@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use proptest::prelude::*;
-use rehearsal_core::{
+use crate::{
     Action, Deck, Event, Instruction, Intensity, InteractionMode, Notice, PanelConfig, Phase,
     PhraseLibrary, Rehearsal,
 };
+use proptest::prelude::*;
 
-const DECK: &str = include_str!("../examples/deck.md");
+const DECK: &str = include_str!("../../../examples/deck.md");
 
 const TEXTS: &[&str] = &[
     "Our gross margin is 62 percent at fifty robots.",
@@ -245,7 +245,7 @@ proptest! {
 
     #[test]
     fn moderator_invariants_hold(config in config(), ops in prop::collection::vec(op(), 1..120)) {
-        let paced = rehearsal_core::rehearsal::Config { paced: true };
+        let paced = crate::rehearsal::Config { paced: true };
         let mut core = Rehearsal::new(config, Deck::parse(DECK), PhraseLibrary::builtin(), paced).unwrap();
         let mut watch = Watch {
             phase: Phase::Presenting,
@@ -283,7 +283,7 @@ proptest! {
         for (i, slide) in deck.slides.iter().enumerate() {
             prop_assert_eq!(slide.index, i);
             prop_assert!(!slide.title.is_empty());
-            prop_assert!(slide.keywords.len() <= rehearsal_core::deck::MAX_KEYWORDS);
+            prop_assert!(slide.keywords.len() <= crate::deck::MAX_KEYWORDS);
         }
     }
 
@@ -305,7 +305,7 @@ proptest! {
     #[test]
     fn phrase_library_never_panics(s in "\\PC{0,300}") {
         let (lib, _) = PhraseLibrary::parse(&s);
-        for kind in rehearsal_core::PhraseKind::ALL {
+        for kind in crate::PhraseKind::ALL {
             prop_assert!(!lib.phrases(kind).is_empty());
         }
     }
@@ -313,9 +313,9 @@ proptest! {
     #[test]
     fn phrase_library_soup(s in "(## |- |\\* |[a-z]{0,6}|\\{|\\}|agent|micro|closing|\n| ){0,40}") {
         let (lib, _) = PhraseLibrary::parse(&s);
-        for kind in rehearsal_core::PhraseKind::ALL {
+        for kind in crate::PhraseKind::ALL {
             for p in lib.phrases(kind) {
-                let rendered = rehearsal_core::phrases::render(p, &Default::default());
+                let rendered = crate::phrases::render(p, &Default::default());
                 prop_assert!(!rendered.contains('{'), "{}", rendered);
             }
         }

@@ -1,10 +1,9 @@
-//! One test per moderator rule, driven through the public API.
+//! One test per moderator rule, driven through the rules' events.
 
-mod common;
-
-use common::*;
-use rehearsal_core::{
-    Action, CandidatePurpose, Event, Instruction, Outcome, Phase, PhraseKind, PileOnStatus, Trigger,
+use super::driver::*;
+use crate::{
+    Action, CandidatePurpose, Deck, Event, Instruction, Outcome, PanelConfig, Phase, PhraseKind,
+    PhraseLibrary, PileOnStatus, Rehearsal, Trigger,
 };
 
 fn skeptic_question() -> &'static str {
@@ -132,7 +131,7 @@ fn moderate_cuts_at_three_turns_and_flags_it() {
     assert_eq!(
         rec.turns
             .iter()
-            .filter(|t| t.speaker != rehearsal_core::Speaker::Presenter)
+            .filter(|t| t.speaker != crate::Speaker::Presenter)
             .count(),
         3
     );
@@ -647,4 +646,29 @@ fn deadlines_point_to_the_future() {
     let (d, _) = at_first_break("");
     let next = d.core.next_deadline().unwrap();
     assert!(next > d.now);
+}
+
+/// The crate's first example, on the rules themselves.
+#[test]
+fn a_section_break_says_the_transition_and_calls_together() {
+    let config = PanelConfig::from_yaml("intensity: friendly").unwrap();
+    let deck = Deck::parse("## Problem\nManual picking kills margin.\n## Market\nTAM $40B.");
+    let paced = crate::rehearsal::Config { paced: true };
+    let mut moderator = Rehearsal::new(config, deck, PhraseLibrary::builtin(), paced).unwrap();
+    moderator.decide(
+        Event::PresenterSpeech {
+            text: "Picking is costly.".into(),
+            start_ms: 0,
+            end_ms: 4_000,
+        },
+        4_000,
+    );
+    // Advancing past "Problem" opens a section break: transition line and call together.
+    let actions = moderator.decide(Event::SlideChanged { index: 1 }, 5_000);
+    assert!(actions.iter().any(|a| matches!(a, Action::Say { .. })));
+    assert!(
+        actions
+            .iter()
+            .any(|a| matches!(a, Action::CallAgent { agent, .. } if agent == "skeptic"))
+    );
 }

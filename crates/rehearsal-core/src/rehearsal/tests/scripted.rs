@@ -1,12 +1,10 @@
 //! An offline rehearsal: the sample deck (a title slide and four content slides),
 //! section-breaks mode, moderate intensity, scripted panelists and presenter.
 
-mod common;
-
 use std::collections::VecDeque;
 
-use common::*;
-use rehearsal_core::{
+use super::driver::*;
+use crate::{
     Action, CandidatePurpose, Event, Instruction, Outcome, PanelConfig, Phase, PhraseLibrary,
     PileOnStatus, Speaker, Trigger,
 };
@@ -93,13 +91,11 @@ fn present(d: &mut Driver, lines: &[&str]) {
 #[test]
 fn scripted_rehearsal_with_section_breaks() {
     let config = PanelConfig::from_yaml(PANEL).unwrap();
-    assert_eq!(config.mode, rehearsal_core::InteractionMode::SectionBreaks);
+    assert_eq!(config.mode, crate::InteractionMode::SectionBreaks);
     let (phrases, warnings) = PhraseLibrary::parse(PHRASES);
     assert!(warnings.is_empty(), "{warnings:?}");
-    let paced = rehearsal_core::rehearsal::Config { paced: true };
-    let core =
-        rehearsal_core::Rehearsal::new(config, rehearsal_core::Deck::parse(DECK), phrases, paced)
-            .unwrap();
+    let paced = crate::rehearsal::Config { paced: true };
+    let core = crate::Rehearsal::new(config, crate::Deck::parse(DECK), phrases, paced).unwrap();
     assert_eq!(core.deck().len(), 5);
     let mut d = Driver {
         core,
