@@ -40,7 +40,7 @@ impl IntentKind {
 pub struct Intent {
     pub agent: String,
     pub kind: IntentKind,
-    /// 1..=5; the controller clamps values outside that range.
+    /// 1..=5; the rules clamp values outside that range.
     pub urgency: u8,
 }
 

@@ -1,8 +1,10 @@
-//! Property tests: the parsers never panic; the controller keeps the spec's rules for any
-//! state and intents; a session always ends, whatever the agents do.
+//! Property tests: the parsers never panic; the decision rules keep the spec's rules for
+//! any state and intents; a session always ends, whatever the agents do.
 
 use std::collections::BTreeMap;
 
+use crate::roundtable::decide::*;
+use crate::roundtable::state::*;
 use crate::roundtable::{Config, Output};
 use crate::*;
 use proptest::prelude::*;
@@ -35,7 +37,7 @@ fn kind_strategy() -> impl Strategy<Value = IntentKind> {
     ]
 }
 
-/// Intents as the controller may receive them: unknown agents, duplicates, urgency out
+/// Intents as the rules may receive them: unknown agents, duplicates, urgency out
 /// of range.
 fn intents_strategy() -> impl Strategy<Value = Vec<Intent>> {
     prop::collection::vec(
@@ -272,9 +274,9 @@ proptest! {
         intents in intents_strategy(),
     ) {
         let scenario = scenario(&knobs);
-        let c = ModeratorController::new(scenario.clone());
-        let Some(cfg) = c.phase_config(phase).cloned() else { return Ok(()) };
-        let mut state = c.update_state_after_phase_switch(&c.initial_state(), phase, false);
+        let c = scenario.clone();
+        let Some(cfg) = phase_config(&c, phase).cloned() else { return Ok(()) };
+        let mut state = update_state_after_phase_switch(&initial_state(&c), phase, false);
         let agents = &IDS[..knobs.agents];
         state.phase_round = round;
         state.idle_rounds = idle;
@@ -285,7 +287,7 @@ proptest! {
             state.phase_speak_counts.insert((*id).to_owned(), counts[i] / 2);
             state.refused_requests.insert((*id).to_owned(), refused[i]);
         }
-        let d = c.decide_next_action(&state, &intents, &[]);
+        let d = decide_next_action(&c, &state, &intents, &[]);
         if let Some(target) = &d.target {
             prop_assert!(scenario.agent(target).is_some());
         }

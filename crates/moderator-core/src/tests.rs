@@ -1,38 +1,40 @@
+use crate::roundtable::decide::*;
+use crate::roundtable::state::*;
 use crate::*;
 
 const AGENTS: [&str; 3] = ["agent-1", "agent-2", "agent-3"];
 
-fn controller() -> ModeratorController {
-    ModeratorController::new(Scenario::with_defaults("city traffic", &AGENTS).unwrap())
+fn scenario() -> Scenario {
+    Scenario::with_defaults("city traffic", &AGENTS).unwrap()
 }
 
-fn controller_with(yaml_moderator: &str) -> ModeratorController {
+fn scenario_with(yaml_moderator: &str) -> Scenario {
     let yaml = format!(
         "topic: city traffic\nagents: [{{id: agent-1}}, {{id: agent-2}}, {{id: agent-3}}]\nmoderator: {yaml_moderator}\n"
     );
-    ModeratorController::new(Scenario::from_yaml(&yaml).unwrap())
+    Scenario::from_yaml(&yaml).unwrap()
 }
 
-fn in_phase(c: &ModeratorController, phase: Phase) -> ModeratorState {
-    c.update_state_after_phase_switch(&c.initial_state(), phase, false)
+fn in_phase(c: &Scenario, phase: Phase) -> ModeratorState {
+    update_state_after_phase_switch(&initial_state(c), phase, false)
 }
 
 // ----- the spec's three scenarios -------------------------------------------------------
 
 #[test]
 fn spec_scenario_1_normal_discussion_highest_urgency_wins() {
-    let c = controller();
+    let c = scenario();
     let mut state = in_phase(&c, Phase::FreeDiscussion);
     state.phase_round = 3;
     state.idle_rounds = 0;
     state.last_speaker = Some("agent-1".into());
     state.consecutive_speaks = 1;
     assert_eq!(
-        c.phase_config(state.phase).unwrap().speaking_order,
+        phase_config(&c, state.phase).unwrap().speaking_order,
         SpeakingOrder::Free
     );
     let intents = [Intent::speak("agent-2", 3), Intent::speak("agent-3", 2)];
-    let d = c.decide_next_action(&state, &intents, &[]);
+    let d = decide_next_action(&c, &state, &intents, &[]);
     assert_eq!(d.action, ModeratorAction::AllowSpeech);
     assert_eq!(d.target.as_deref(), Some("agent-2"));
     assert!(!d.is_interrupt);
@@ -40,13 +42,13 @@ fn spec_scenario_1_normal_discussion_highest_urgency_wins() {
 
 #[test]
 fn spec_scenario_2_cold_room_calls_least_spoken() {
-    let c = controller_with("{cold_threshold: 3, intervention_level: 2}");
+    let c = scenario_with("{cold_threshold: 3, intervention_level: 2}");
     let mut state = in_phase(&c, Phase::FreeDiscussion);
     state.idle_rounds = 4;
     state.speak_counts.insert("agent-1".into(), 5);
     state.speak_counts.insert("agent-2".into(), 2);
     state.speak_counts.insert("agent-3".into(), 1);
-    let d = c.decide_next_action(&state, &[], &[]);
+    let d = decide_next_action(&c, &state, &[], &[]);
     assert_eq!(d.action, ModeratorAction::CallAgent);
     assert_eq!(d.target.as_deref(), Some("agent-3"));
     // The spec's reason, 请发表您的观点.
@@ -59,116 +61,117 @@ fn spec_scenario_2_cold_room_calls_least_spoken() {
 
 #[test]
 fn spec_scenario_3_interrupt_while_the_speaker_is_held_back() {
-    let c = controller();
+    let c = scenario();
     let mut state = in_phase(&c, Phase::FocusedConflict);
-    assert!(c.phase_config(state.phase).unwrap().allow_interrupt);
+    assert!(phase_config(&c, state.phase).unwrap().allow_interrupt);
     state.last_speaker = Some("agent-1".into());
     state.consecutive_speaks = 2;
     let intents = [Intent::speak("agent-1", 3), Intent::interrupt("agent-2", 4)];
-    let d = c.decide_next_action(&state, &intents, &[]);
+    let d = decide_next_action(&c, &state, &intents, &[]);
     assert_eq!(d.action, ModeratorAction::AllowSpeech);
     assert_eq!(d.target.as_deref(), Some("agent-2"));
     assert!(d.is_interrupt);
     assert!(d.reason.contains("agent-1 is held back"), "{}", d.reason);
 }
 
-// ----- controller rules ----------------------------------------------------------------
+// ----- decision rules -----------------------------------------------------------------
 
 #[test]
 fn not_started_switches_into_the_first_phase() {
-    let c = controller();
-    let d = c.decide_next_action(&c.initial_state(), &[], &[]);
+    let c = scenario();
+    let d = decide_next_action(&c, &initial_state(&c), &[], &[]);
     assert_eq!(d.action, ModeratorAction::SwitchPhase);
     assert_eq!(d.next_phase, Some(Phase::Opening));
 }
 
 #[test]
 fn round_limit_summarizes_then_switches_then_ends_after_closing() {
-    let c = controller();
+    let c = scenario();
     let mut state = in_phase(&c, Phase::FreeDiscussion);
-    state = c.update_state_after_speech(&state, "agent-1");
-    state.phase_round = c.phase_config(Phase::FreeDiscussion).unwrap().max_rounds;
-    let d = c.decide_next_action(&state, &[Intent::speak("agent-2", 5)], &[]);
+    state = update_state_after_speech(&state, "agent-1");
+    state.phase_round = phase_config(&c, Phase::FreeDiscussion).unwrap().max_rounds;
+    let d = decide_next_action(&c, &state, &[Intent::speak("agent-2", 5)], &[]);
     assert_eq!(d.action, ModeratorAction::ForceSummary);
-    state = c.apply_decision(&state, &d);
-    let d = c.decide_next_action(&state, &[Intent::speak("agent-2", 5)], &[]);
+    state = apply_decision(&state, &d);
+    let d = decide_next_action(&c, &state, &[Intent::speak("agent-2", 5)], &[]);
     assert_eq!(d.action, ModeratorAction::SwitchPhase);
     assert_eq!(d.next_phase, Some(Phase::FocusedConflict));
 
     let mut closing = in_phase(&c, Phase::Closing);
-    closing.phase_round = c.phase_config(Phase::Closing).unwrap().max_rounds;
-    let d = c.decide_next_action(&closing, &[], &[]);
+    closing.phase_round = phase_config(&c, Phase::Closing).unwrap().max_rounds;
+    let d = decide_next_action(&c, &closing, &[], &[]);
     assert_eq!(d.action, ModeratorAction::EndDiscussion);
     assert_eq!(d.next_phase, Some(Phase::Ended));
-    assert_eq!(c.apply_decision(&closing, &d).phase, Phase::Ended);
+    assert_eq!(apply_decision(&closing, &d).phase, Phase::Ended);
 }
 
 #[test]
 fn no_summary_when_nobody_spoke() {
-    let c = controller();
+    let c = scenario();
     let mut state = in_phase(&c, Phase::Convergence);
     state.phase_round = 99;
-    let d = c.decide_next_action(&state, &[], &[]);
+    let d = decide_next_action(&c, &state, &[], &[]);
     assert_eq!(d.action, ModeratorAction::SwitchPhase);
     assert_eq!(d.next_phase, Some(Phase::Closing));
 }
 
 #[test]
 fn convergence_rolls_back_once_when_two_agents_insist() {
-    let c = controller();
+    let c = scenario();
     let state = in_phase(&c, Phase::Convergence);
     let intents = [
         Intent::interrupt("agent-1", 4),
         Intent::interrupt("agent-3", 5),
     ];
-    let d = c.decide_next_action(&state, &intents, &[]);
+    let d = decide_next_action(&c, &state, &intents, &[]);
     assert_eq!(d.action, ModeratorAction::SwitchPhase);
     assert_eq!(d.next_phase, Some(Phase::FreeDiscussion));
     assert!(d.is_rollback);
-    let after = c.apply_decision(&state, &d);
+    let after = apply_decision(&state, &d);
     assert_eq!(after.rollbacks, 1);
-    let again = c.update_state_after_phase_switch(&after, Phase::Convergence, false);
-    let d = c.decide_next_action(&again, &intents, &[]);
+    let again = update_state_after_phase_switch(&after, Phase::Convergence, false);
+    let d = decide_next_action(&c, &again, &intents, &[]);
     assert_ne!(d.action, ModeratorAction::SwitchPhase, "max_rollbacks is 1");
     // One insisting agent is not enough.
-    let d = c.decide_next_action(&state, &intents[..1], &[]);
+    let d = decide_next_action(&c, &state, &intents[..1], &[]);
     assert_ne!(d.action, ModeratorAction::SwitchPhase);
 }
 
 #[test]
 fn focused_conflict_rolls_back_only_when_everyone_shouts() {
-    let c = controller();
+    let c = scenario();
     let state = in_phase(&c, Phase::FocusedConflict);
     let loud: Vec<Intent> = AGENTS.iter().map(|a| Intent::interrupt(*a, 5)).collect();
-    assert!(c.decide_next_action(&state, &loud, &[]).is_rollback);
+    assert!(decide_next_action(&c, &state, &loud, &[]).is_rollback);
     let two = &loud[..2];
-    assert!(!c.decide_next_action(&state, two, &[]).is_rollback);
+    assert!(!decide_next_action(&c, &state, two, &[]).is_rollback);
 }
 
 #[test]
 fn interrupts_need_permission_and_urgency() {
-    let c = controller();
+    let c = scenario();
     // Convergence: no interrupts by default; moderator_called order.
     let mut state = in_phase(&c, Phase::FreeDiscussion);
     state.last_speaker = Some("agent-1".into());
     state.consecutive_speaks = 1;
-    let d = c.decide_next_action(&state, &[Intent::interrupt("agent-2", 2)], &[]);
+    let d = decide_next_action(&c, &state, &[Intent::interrupt("agent-2", 2)], &[]);
     assert_eq!(d.target.as_deref(), Some("agent-2"));
     assert!(!d.is_interrupt, "urgency 2 is an ordinary request");
 
     let opening = in_phase(&c, Phase::Opening);
-    let d = c.decide_next_action(&opening, &[Intent::interrupt("agent-3", 5)], &[]);
+    let d = decide_next_action(&c, &opening, &[Intent::interrupt("agent-3", 5)], &[]);
     assert!(!d.is_interrupt, "opening does not allow interrupts");
     assert_eq!(d.target.as_deref(), Some("agent-1"), "round robin goes on");
 }
 
 #[test]
 fn equal_urgency_prefers_the_less_heard_agent() {
-    let c = controller();
+    let c = scenario();
     let mut state = in_phase(&c, Phase::FreeDiscussion);
-    state = c.update_state_after_speech(&state, "agent-2");
-    state = c.update_state_after_speech(&state, "agent-1");
-    let d = c.decide_next_action(
+    state = update_state_after_speech(&state, "agent-2");
+    state = update_state_after_speech(&state, "agent-1");
+    let d = decide_next_action(
+        &c,
         &state,
         &[Intent::speak("agent-2", 3), Intent::speak("agent-3", 3)],
         &[],
@@ -178,120 +181,120 @@ fn equal_urgency_prefers_the_less_heard_agent() {
 
 #[test]
 fn held_back_only_requester_is_rejected_and_then_warned() {
-    let c = controller_with("{intervention_level: 0}");
+    let c = scenario_with("{intervention_level: 0}");
     let mut state = in_phase(&c, Phase::FreeDiscussion);
-    state = c.update_state_after_speech(&state, "agent-1");
-    state = c.update_state_after_speech(&state, "agent-1");
+    state = update_state_after_speech(&state, "agent-1");
+    state = update_state_after_speech(&state, "agent-1");
     let intents = [Intent::speak("agent-1", 5)];
-    state = c.update_state_after_intents(&state, &intents);
-    let d = c.decide_next_action(&state, &intents, &[]);
+    state = update_state_after_intents(&c, &state, &intents);
+    let d = decide_next_action(&c, &state, &intents, &[]);
     assert_eq!(d.action, ModeratorAction::RejectSpeech);
     assert_eq!(d.target.as_deref(), Some("agent-1"));
-    state = c.apply_decision(&state, &d);
-    state = c.update_state_after_intents(&state, &intents);
-    let d = c.decide_next_action(&state, &intents, &[]);
+    state = apply_decision(&state, &d);
+    state = update_state_after_intents(&c, &state, &intents);
+    let d = decide_next_action(&c, &state, &intents, &[]);
     assert_eq!(d.action, ModeratorAction::WarnAgent);
     assert_eq!(d.target.as_deref(), Some("agent-1"));
-    state = c.apply_decision(&state, &d);
+    state = apply_decision(&state, &d);
     assert_eq!(state.warnings.get("agent-1"), Some(&1));
-    let d = c.decide_next_action(&state, &intents, &[]);
+    let d = decide_next_action(&c, &state, &intents, &[]);
     assert_eq!(d.action, ModeratorAction::RejectSpeech);
 }
 
 #[test]
 fn intervention_levels() {
-    let quiet = |c: &ModeratorController, idle: u32| {
+    let quiet = |c: &Scenario, idle: u32| {
         let mut s = in_phase(c, Phase::FreeDiscussion);
         s.idle_rounds = idle;
         s
     };
-    let c0 = controller_with("{intervention_level: 0, cold_threshold: 2}");
+    let c0 = scenario_with("{intervention_level: 0, cold_threshold: 2}");
     assert_eq!(
-        c0.decide_next_action(&quiet(&c0, 10), &[], &[]).action,
+        decide_next_action(&c0, &quiet(&c0, 10), &[], &[]).action,
         ModeratorAction::Wait
     );
-    let c1 = controller_with("{intervention_level: 1, cold_threshold: 2}");
+    let c1 = scenario_with("{intervention_level: 1, cold_threshold: 2}");
     assert_eq!(
-        c1.decide_next_action(&quiet(&c1, 3), &[], &[]).action,
+        decide_next_action(&c1, &quiet(&c1, 3), &[], &[]).action,
         ModeratorAction::Wait
     );
     assert_eq!(
-        c1.decide_next_action(&quiet(&c1, 4), &[], &[]).action,
+        decide_next_action(&c1, &quiet(&c1, 4), &[], &[]).action,
         ModeratorAction::CallAgent
     );
-    let c2 = controller_with("{intervention_level: 2, cold_threshold: 2}");
+    let c2 = scenario_with("{intervention_level: 2, cold_threshold: 2}");
     assert_eq!(
-        c2.decide_next_action(&quiet(&c2, 1), &[], &[]).action,
+        decide_next_action(&c2, &quiet(&c2, 1), &[], &[]).action,
         ModeratorAction::Wait
     );
     assert_eq!(
-        c2.decide_next_action(&quiet(&c2, 2), &[], &[]).action,
+        decide_next_action(&c2, &quiet(&c2, 2), &[], &[]).action,
         ModeratorAction::CallAgent
     );
-    let c3 = controller_with("{intervention_level: 3, cold_threshold: 2}");
+    let c3 = scenario_with("{intervention_level: 3, cold_threshold: 2}");
     assert_eq!(
-        c3.decide_next_action(&quiet(&c3, 0), &[], &[]).action,
+        decide_next_action(&c3, &quiet(&c3, 0), &[], &[]).action,
         ModeratorAction::Wait
     );
     assert_eq!(
-        c3.decide_next_action(&quiet(&c3, 1), &[], &[]).action,
+        decide_next_action(&c3, &quiet(&c3, 1), &[], &[]).action,
         ModeratorAction::PromptQuestion
     );
     let asked = [RecentEvent::ModeratorLine {
         kind: LineKind::Question,
     }];
     assert_eq!(
-        c3.decide_next_action(&quiet(&c3, 2), &[], &asked).action,
+        decide_next_action(&c3, &quiet(&c3, 2), &[], &asked).action,
         ModeratorAction::CallAgent
     );
 }
 
 #[test]
 fn level_2_calls_an_agent_that_fell_behind() {
-    let c = controller();
+    let c = scenario();
     let mut state = in_phase(&c, Phase::FreeDiscussion);
     for a in ["agent-1", "agent-2", "agent-1", "agent-2"] {
-        state = c.update_state_after_speech(&state, a);
+        state = update_state_after_speech(&state, a);
     }
-    let d = c.decide_next_action(&state, &[], &[]);
+    let d = decide_next_action(&c, &state, &[], &[]);
     assert_eq!(d.action, ModeratorAction::CallAgent);
     assert_eq!(d.target.as_deref(), Some("agent-3"));
 }
 
 #[test]
 fn absent_agents_are_not_called_again_while_others_can_be() {
-    let c = controller_with("{cold_threshold: 1}");
+    let c = scenario_with("{cold_threshold: 1}");
     let mut state = in_phase(&c, Phase::FreeDiscussion);
     state.idle_rounds = 3;
     let recent = [RecentEvent::NoShow {
         agent: "agent-1".into(),
     }];
-    let d = c.decide_next_action(&state, &[], &recent);
+    let d = decide_next_action(&c, &state, &[], &recent);
     assert_eq!(d.target.as_deref(), Some("agent-2"));
 }
 
 #[test]
 fn round_robin_and_moderator_called_orders() {
-    let c = controller();
+    let c = scenario();
     let mut state = in_phase(&c, Phase::Opening);
     let mut order = Vec::new();
     for _ in 0..3 {
-        let d = c.decide_next_action(&state, &[], &[]);
+        let d = decide_next_action(&c, &state, &[], &[]);
         assert_eq!(d.action, ModeratorAction::CallAgent);
         let agent = d.target.unwrap();
-        state = c.update_state_after_speech(&state, &agent);
+        state = update_state_after_speech(&state, &agent);
         order.push(agent);
     }
     assert_eq!(order, AGENTS);
 
     let mut conv = in_phase(&c, Phase::Convergence);
-    conv = c.update_state_after_speech(&conv, "agent-1");
+    conv = update_state_after_speech(&conv, "agent-1");
     let intents = [
         Intent::pass("agent-2"),
         Intent::speak("agent-3", 1),
         Intent::speak("agent-1", 5),
     ];
-    let d = c.decide_next_action(&conv, &intents, &[]);
+    let d = decide_next_action(&c, &conv, &intents, &[]);
     assert_eq!(d.action, ModeratorAction::AllowSpeech);
     assert_eq!(
         d.target.as_deref(),
@@ -302,7 +305,7 @@ fn round_robin_and_moderator_called_orders() {
 
 #[test]
 fn unknown_agents_and_duplicates_in_intents() {
-    let c = controller();
+    let c = scenario();
     let state = in_phase(&c, Phase::FreeDiscussion);
     let intents = [
         Intent::speak("stranger", 5),
@@ -310,20 +313,20 @@ fn unknown_agents_and_duplicates_in_intents() {
         Intent::pass("agent-2"),
         Intent::new("agent-3", IntentKind::Speak, 200),
     ];
-    let d = c.decide_next_action(&state, &intents, &[]);
+    let d = decide_next_action(&c, &state, &intents, &[]);
     assert_eq!(d.target.as_deref(), Some("agent-3"));
 }
 
 #[test]
 fn consecutive_streak_counts_only_agent_speeches() {
-    let c = controller();
+    let c = scenario();
     let mut s = in_phase(&c, Phase::FreeDiscussion);
-    s = c.update_state_after_speech(&s, "agent-1");
-    s = c.update_state_after_idle_round(&s);
-    s = c.update_state_after_speech(&s, "agent-1");
+    s = update_state_after_speech(&s, "agent-1");
+    s = update_state_after_idle_round(&s);
+    s = update_state_after_speech(&s, "agent-1");
     assert_eq!(s.consecutive_speaks, 2);
     assert!(s.is_held_back("agent-1", 2));
-    s = c.update_state_after_speech(&s, "agent-2");
+    s = update_state_after_speech(&s, "agent-2");
     assert_eq!(s.consecutive_speaks, 1);
     assert_eq!(s.speaks("agent-1"), 2);
     assert_eq!(s.rounds_since_spoke("agent-1"), Some(1));

@@ -4,8 +4,8 @@
 use serde_json::json;
 use voice_protocol::shorten;
 
+use super::decision::Decision;
 use super::{Output, Roundtable};
-use crate::controller::Decision;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Control {

@@ -4,37 +4,41 @@
 //! A round goes: intents are asked of every agent (an [`Output::Request`]); each reply
 //! is parsed strictly, or replaced by the heuristic on an error, an invalid answer or at
 //! the reply deadline; once every agent answered, or at the round's own deadline
-//! (missing intents count as `pass`), the rules decide ([`decide`]); the moderator says
-//! its line, the floor goes to an agent ([`Output::Turn`]), whose streamed text is
-//! assembled into its utterance (or it counts as absent at its deadline); the next round
-//! waits until older lines have been heard ([`pacing`]). Time is passed in (ms since the
-//! start); nothing here reads a clock.
+//! (missing intents count as `pass`), the rules decide ([`decide`], over the [`state`]
+//! they keep); the moderator says its line, the floor goes to an agent
+//! ([`Output::Turn`]), whose streamed text is assembled into its utterance (or it counts
+//! as absent at its deadline); the next round waits until older lines have been heard.
+//! Time is passed in (ms since the start); nothing here reads a clock.
 //!
 //! Every line and turn carries a fresh question id, strictly increasing over the
 //! session, so downstream nodes can drop stale data by id alone.
 //!
-//! The state lives here; each module holds one concern of it: [`round`] (the rounds and
-//! phases, their deadlines and what the moderator says), [`intake`] (intent requests and
-//! replies), [`floor`] (the floor holder's text), [`pacing`] (what waits to be heard),
-//! [`control`] (operator commands and the records), [`setup`] (what a replay rebuilds it
-//! from).
+//! The state lives in [`Roundtable`]; each module holds one concern of it: [`decide`]
+//! and [`decision`] (the spec's rules and types), [`state`] (what the rules remember),
+//! `round` (the rounds and phases, their deadlines and what the moderator says),
+//! `intake` (intent requests and replies), `floor` (the floor holder's text), `pacing`
+//! (what waits to be heard), `control` (operator commands and the records), `setup`
+//! (what a replay rebuilds it from).
 
 mod control;
+pub mod decide;
+pub mod decision;
 mod floor;
 mod intake;
 mod pacing;
 mod round;
 mod setup;
+pub mod state;
 #[cfg(test)]
 mod tests;
 
 pub use intake::request_id_for;
 pub use setup::{ROUNDTABLE_FORMAT, RoundtableSetup};
 
-use crate::controller::{ModeratorController, RecentEvent};
 use crate::phrases::RoundtablePhrases;
 use crate::scenario::{Phase, Scenario};
-use crate::state::ModeratorState;
+use decision::RecentEvent;
+use state::ModeratorState;
 
 /// The speaker name of the moderator's own lines.
 pub const MODERATOR: &str = "moderator";
@@ -118,7 +122,7 @@ pub enum Input {
 /// A moderated roundtable.
 #[derive(Debug, Clone)]
 pub struct Roundtable {
-    controller: ModeratorController,
+    scenario: Scenario,
     state: ModeratorState,
     phrases: RoundtablePhrases,
     config: Config,
@@ -158,10 +162,9 @@ impl Roundtable {
 
     /// A roundtable whose moderator says the lines of `phrases`.
     pub fn with_phrases(scenario: Scenario, config: Config, phrases: RoundtablePhrases) -> Self {
-        let controller = ModeratorController::new(scenario);
-        let state = controller.initial_state();
+        let state = state::initial_state(&scenario);
         Self {
-            controller,
+            scenario,
             state,
             phrases,
             config,
@@ -185,12 +188,8 @@ impl Roundtable {
         }
     }
 
-    pub fn controller(&self) -> &ModeratorController {
-        &self.controller
-    }
-
     pub fn scenario(&self) -> &Scenario {
-        self.controller.scenario()
+        &self.scenario
     }
 
     pub fn state(&self) -> &ModeratorState {

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 
+use super::decision::{Decision, ModeratorAction, RecentEvent};
 use super::{MAX_KEPT_CHARS, MODERATOR, Output, RECENT_EVENTS, Roundtable};
-use crate::controller::{Decision, ModeratorAction, RecentEvent};
+use super::{decide, state};
 use crate::intent::Intent;
 use crate::phrases::{self, LineKind};
 use crate::scenario::Phase;
@@ -198,9 +199,7 @@ impl Roundtable {
         match text.filter(|t| !t.trim().is_empty()) {
             Some(text) => {
                 let text: String = text.trim().chars().take(MAX_KEPT_CHARS).collect();
-                self.state = self
-                    .controller
-                    .update_state_after_speech(&self.state, &agent);
+                self.state = state::update_state_after_speech(&self.state, &agent);
                 self.phase_utterances.push((agent.clone(), text.clone()));
                 self.last_line = Some((Some(agent.clone()), text));
                 self.remember(RecentEvent::Spoke {
@@ -209,9 +208,7 @@ impl Roundtable {
                 });
             }
             None => {
-                self.state = self
-                    .controller
-                    .update_state_after_no_show(&self.state, &agent);
+                self.state = state::update_state_after_no_show(&self.state, &agent);
                 self.remember(RecentEvent::NoShow { agent });
             }
         }
@@ -296,7 +293,7 @@ impl Roundtable {
             let intents = match pending.take() {
                 Some(intents) => intents,
                 None => {
-                    if self.controller.needs_intents(&self.state) {
+                    if decide::needs_intents(&self.scenario, &self.state) {
                         let question_id = self.next_question_id();
                         let timeout = self.scenario().moderator.intent_timeout_ms;
                         self.stage = Stage::Collecting {
@@ -312,9 +309,8 @@ impl Roundtable {
                 }
             };
             if fresh {
-                self.state = self
-                    .controller
-                    .update_state_after_intents(&self.state, &intents);
+                self.state =
+                    state::update_state_after_intents(&self.scenario, &self.state, &intents);
                 fresh = false;
             }
             if self.decisions > bound {
@@ -333,15 +329,14 @@ impl Roundtable {
                 return;
             }
 
-            let decision = self
-                .controller
-                .decide_next_action(&self.state, &intents, &self.recent);
+            let decision =
+                decide::decide_next_action(&self.scenario, &self.state, &intents, &self.recent);
             self.record(&decision, now_ms, out);
             match decision.action {
                 ModeratorAction::ForceSummary => {
                     let text = self.summary_text();
                     self.say(text, LineKind::Summary, out);
-                    self.state = self.controller.apply_decision(&self.state, &decision);
+                    self.state = state::apply_decision(&self.state, &decision);
                     pending = Some(intents);
                 }
                 ModeratorAction::WarnAgent => {
@@ -351,7 +346,7 @@ impl Roundtable {
                         .phrases
                         .warning(self.language(), &name, self.lines_said);
                     self.say(text, LineKind::Warning, out);
-                    self.state = self.controller.apply_decision(&self.state, &decision);
+                    self.state = state::apply_decision(&self.state, &decision);
                     pending = Some(intents);
                 }
                 ModeratorAction::SwitchPhase => {
@@ -385,10 +380,10 @@ impl Roundtable {
                         );
                         self.say(text, LineKind::Question, out);
                     }
-                    self.state = self.controller.apply_decision(&self.state, &decision);
+                    self.state = state::apply_decision(&self.state, &decision);
                 }
                 ModeratorAction::Wait | ModeratorAction::RejectSpeech => {
-                    self.state = self.controller.apply_decision(&self.state, &decision);
+                    self.state = state::apply_decision(&self.state, &decision);
                     self.remember(RecentEvent::Idle);
                     let pause = self.scenario().moderator.idle_pause_ms;
                     if pause > 0 {
@@ -410,7 +405,7 @@ impl Roundtable {
         let Some(kind) = to.phase_type() else {
             return false;
         };
-        self.state = self.controller.apply_decision(&self.state, decision);
+        self.state = state::apply_decision(&self.state, decision);
         self.phase_utterances.clear();
         tracing::info!(%from, %to, is_rollback = decision.is_rollback, "phase");
         let topic = self.scenario().topic.clone();
@@ -494,9 +489,7 @@ impl Roundtable {
             self.say(text, LineKind::Closing, out);
         }
         let from = self.state.phase;
-        self.state =
-            self.controller
-                .update_state_after_phase_switch(&self.state, Phase::Ended, false);
+        self.state = state::update_state_after_phase_switch(&self.state, Phase::Ended, false);
         tracing::info!(%from, to = %Phase::Ended, is_rollback = false, "phase");
         self.stage = Stage::Ended;
         tracing::info!(decisions = self.decisions, "the roundtable has ended");

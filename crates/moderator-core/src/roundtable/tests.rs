@@ -79,7 +79,7 @@ fn a_restarted_bridge_ends_its_turn_at_once_with_what_it_had_said() {
         out.iter().any(|o| matches!(o, Output::Utterance { question_id, text, .. } if *question_id == q && text == "Cars are")),
         "{out:#?}"
     );
-    // The next turn comes from the conductor's own pacing, not the speech timeout.
+    // The next turn comes from the roundtable's own pacing, not the speech timeout.
     let mut now = 30;
     let mut next = turn(&out);
     while next.is_none() {
@@ -310,7 +310,7 @@ fn missing_intents_fall_back_at_the_reply_deadline() {
     }
     assert!(turn(&out).is_none());
     let wake = c.next_wake().unwrap();
-    assert_eq!(wake, now + 750, "before the driver's own deadline");
+    assert_eq!(wake, now + 750, "before the round's own deadline");
     let out = c.tick(wake);
     assert!(
         turn(&out).is_some(),

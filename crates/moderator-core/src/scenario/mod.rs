@@ -14,7 +14,7 @@
 //! instructions it hands to the agents); give its voice a Mandarin TTS voice too.
 //!
 //! The file is deserialized into [`ScenarioFile`] (everything optional) and then
-//! validated into a [`Scenario`] whose values are all resolved, so the controller never
+//! validated into a [`Scenario`] whose values are all resolved, so the rules never
 //! has to think about defaults.
 
 mod file;
@@ -111,7 +111,7 @@ pub struct ModeratorConfig {
     pub max_rollbacks: u32,
     /// Requests refused by the consecutive-speech limit before a WARN_AGENT. Default 2.
     pub warn_after: u32,
-    /// How long the driver waits for the intents of a round. Default 4 s.
+    /// How long a round waits for the intents of a round. Default 4 s.
     pub intent_timeout_ms: u64,
     /// How long an agent holding the floor may take before it counts as absent. Default 90 s.
     pub speech_timeout_ms: u64,
