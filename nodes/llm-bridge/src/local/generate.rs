@@ -1,0 +1,341 @@
+//! One reply generated: read ahead, sampled again when every sentence is refused, filtered,
+//! stopped on a cancel.
+
+use super::*;
+
+impl Engine<'_> {
+    pub(super) fn generate(&mut self, job: &Job) -> Result<Outcome, String> {
+        let request = &job.request;
+        let started = Instant::now();
+        let max_words = request.max_words.unwrap_or(self.config.max_words);
+        let mut names = self.names.clone();
+        let mut prompt = LocalPrompt::from_messages(&request.messages, self.persona.spoken_name());
+        names.extend(prompt.speakers());
+        prompt.lines = self.window.select(&prompt.lines);
+        tracing::debug!(
+            question_id = request.question_id,
+            lines = prompt.lines.len(),
+            first = prompt
+                .lines
+                .first()
+                .map(|l| voice_protocol::shorten(l))
+                .unwrap_or_default(),
+            "prompt window"
+        );
+        // The human's words this turn answers (the planner answers a human who spoke last).
+        let answering = request
+            .plan
+            .as_ref()
+            .filter(|p| p.action == dialogue_planner::Move::AnswerHuman)
+            .and_then(|_| prompt.lines.last())
+            .map(|line| {
+                line.split_once(": ")
+                    .map_or(line.as_str(), |(_, text)| text)
+            })
+            .map(str::to_owned);
+        if let Some(words) = &answering {
+            prompt = prompt.answering(words);
+        }
+        let asking = request
+            .plan
+            .as_ref()
+            .is_some_and(|p| !request.json && p.asks(request.instruction.as_deref()));
+        // A conductor's instruction is put to the model as the user's message.
+        let following = request
+            .plan
+            .as_ref()
+            .filter(|p| p.action == dialogue_planner::Move::FollowInstruction && !request.json)
+            .and(request.instruction.as_deref())
+            .filter(|i| !i.trim().is_empty());
+        if let Some(instruction) = following {
+            prompt = prompt.following(instruction);
+        }
+        let room = self.config.context_tokens as usize;
+        let (tokens, chat) = prompt
+            .fit(request.json, room, self.config.max_tokens, |chat| {
+                self.tokenize_chat(chat)
+            })
+            .map_err(|e| match e {
+                FitError::Measure(e) => e,
+                too_long => format!("{too_long} (LLM_CONTEXT_TOKENS)"),
+            })?;
+        let own_names = vec![
+            self.persona.name.clone(),
+            self.persona.spoken_name().to_owned(),
+        ];
+        let others: Vec<String> = prompt
+            .speakers()
+            .filter(|n| !own_names.contains(n))
+            .collect();
+        let said: Vec<&str> = prompt
+            .lines
+            .iter()
+            .map(|l| l.split_once(": ").map_or(l.as_str(), |(_, text)| text))
+            .collect();
+        // The instructions of this turn: the user's message, or, when a human's question is
+        // the user's message, the requests that close the system message.
+        let requests = prompt.requests.join("\n\n");
+        let direction = match prompt.asked {
+            Some(_) => requests.as_str(),
+            None => chat.get(1).map_or("", |m| m.content.as_str()),
+        };
+        // The persona and the direction, without the words the direction quotes to say.
+        let mut instructions = vec![prompt.system.clone()];
+        for text in std::iter::once(direction).chain(following) {
+            let mut unquoted = text.to_owned();
+            for quote in quoted_spans(text) {
+                unquoted = unquoted.replace(quote, " ");
+            }
+            instructions.push(unquoted);
+        }
+        // An answer to the human starts on the human's words; the last attempt may not,
+        // so that the human is never left without an answer.
+        let new_filter = |attempt: u32| {
+            let mut guard = SentenceGuard::new(said.iter().copied(), &own_names, &others)
+                .with_instructions(instructions.iter().map(String::as_str));
+            if let Some(words) = answering.as_deref().filter(|_| attempt < RESAMPLES) {
+                guard = guard.answering(words);
+            }
+            // A turn that is to ask a question asks one; the last attempt may not.
+            if asking && attempt < RESAMPLES {
+                guard = guard.asking();
+            }
+            OutputFilter::new(names.clone(), max_words)
+                // Reciting the persona or the direction is no answer; the direction may
+                // quote what to say (a prepared question): that may be said.
+                .with_echo_sources(
+                    chat.iter().map(|m| m.content.as_str()),
+                    quoted_spans(direction),
+                )
+                .with_guard(guard)
+        };
+        // The last attempt of a move of the participant's own starts afresh: the last
+        // lines only, and the agenda's point to say something new about. A conversation
+        // circling on one argument then gets a new one instead of a silent turn (the
+        // guard still checks the sentences against every recent line).
+        let restart = request
+            .plan
+            .as_ref()
+            .filter(|p| {
+                !request.json
+                    && !matches!(
+                        p.action,
+                        dialogue_planner::Move::AnswerHuman
+                            | dialogue_planner::Move::FollowInstruction
+                    )
+            })
+            .map(|p| p.point.clone());
+        let mut tokens = tokens;
+        if !self.config.prefix_reuse {
+            self.reset();
+        }
+        // A reply whose every sentence was refused (an echo, filler, another's name) is
+        // sampled again, a little warmer, a bounded number of times.
+        for attempt in 0..=RESAMPLES {
+            if let Some(point) = restart.as_deref().filter(|_| attempt == RESAMPLES) {
+                match prompt
+                    .afresh(point)
+                    .fit(false, room, self.config.max_tokens, |chat| {
+                        self.tokenize_chat(chat)
+                    }) {
+                    Ok((fresh, _)) => tokens = fresh,
+                    // The same prompt once more: the turn still gets its last attempt.
+                    Err(e) => tracing::debug!(error = %e, "the turn could not start afresh"),
+                }
+            }
+            let reused = self.keep_cached(&tokens);
+            let (outcome, filter) =
+                self.generate_from(job, &tokens, reused, started, new_filter(attempt), attempt)?;
+            let said_nothing = filter.emitted().trim().is_empty() && !request.json;
+            if !matches!(outcome, Outcome::Finished) || !said_nothing || attempt == RESAMPLES {
+                if said_nothing && !filter.refused().is_empty() {
+                    // Words prepared for the turn (a quoted candidate question) are
+                    // better than a silent turn.
+                    match prepared_words(direction).filter(|_| matches!(outcome, Outcome::Finished))
+                    {
+                        Some(words) => {
+                            tracing::info!(
+                                question_id = request.question_id,
+                                refused = ?filter.refused(),
+                                %words,
+                                "every sentence refused; the prepared words are said"
+                            );
+                            self.send(job, words, &mut None, started);
+                        }
+                        None => tracing::info!(
+                            question_id = request.question_id,
+                            refused = ?filter.refused(),
+                            "every sentence refused; the turn ends without words"
+                        ),
+                    }
+                }
+                return Ok(outcome);
+            }
+            tracing::debug!(
+                question_id = request.question_id,
+                attempt,
+                refused = ?filter.refused(),
+                "every sentence refused; sampling again"
+            );
+        }
+        unreachable!("the last attempt returns")
+    }
+
+    pub(super) fn generate_from(
+        &mut self,
+        job: &Job,
+        tokens: &[LlamaToken],
+        reused: usize,
+        started: Instant,
+        mut filter: OutputFilter,
+        attempt: u32,
+    ) -> Result<(Outcome, OutputFilter), String> {
+        let question_id = job.request.question_id;
+        // The prompt, in slices, so that a cancel is seen between them.
+        let cancel = job.cancel.clone();
+        let shutdown = self.shutdown.clone();
+        let stopped = || cancel.load(Ordering::SeqCst) || shutdown.load(Ordering::SeqCst);
+        let Some(mut logits_at) = self.read_prompt(tokens, reused, true, stopped)? else {
+            return Ok((Outcome::Cancelled, filter));
+        };
+        let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+        let mut sampler = self.sampler(job.request.json, attempt)?;
+        if !job.request.json {
+            // Repetition is judged against the conversation and the direction, not only
+            // against the reply's own tokens: the prompt's last tokens go through the
+            // samplers' history first.
+            let from = tokens.len().saturating_sub(REPETITION_WINDOW_TOKENS);
+            sampler.accept_many(&tokens[from..]);
+        }
+        let mut batch = LlamaBatch::new(1, 1);
+        let mut utf8 = Utf8Stream::default();
+        let mut first_text_ms = None;
+        let mut generated = 0usize;
+        let generation_started = Instant::now();
+        let mut json = String::new();
+        // What the model said before filtering, for the debug log.
+        let mut raw = String::new();
+        // Given up for a new attempt: what the filter still holds is not said.
+        let mut abandoned = false;
+        for _ in 0..self.config.max_tokens {
+            if self.stopped(job) {
+                return Ok((Outcome::Cancelled, filter));
+            }
+            let token = sampler.sample(&self.context, logits_at);
+            if self.model.vocab().is_eog(token) {
+                break;
+            }
+            generated += 1;
+            let bytes = self.model.vocab().token_to_piece(token, false, None);
+            let piece = utf8.push(&bytes);
+            raw.push_str(&piece);
+            let text = if job.request.json {
+                json.push_str(&piece);
+                String::new()
+            } else {
+                let filtered = filter.push(&piece);
+                if filtered.stop {
+                    self.send(job, filtered.text, &mut first_text_ms, started);
+                    break;
+                }
+                // Two sentences refused and nothing said: this sample is going nowhere;
+                // a new attempt costs less than the rest of this one.
+                if attempt < RESAMPLES
+                    && filter.emitted().is_empty()
+                    && filter.refused().len() >= REFUSALS_BEFORE_RESAMPLE
+                {
+                    abandoned = true;
+                    break;
+                }
+                filtered.text
+            };
+            self.send(job, text, &mut first_text_ms, started);
+            batch.clear();
+            batch
+                .add(token, self.cached.len() as i32, &[0], true)
+                .map_err(|e| format!("batch: {e}"))?;
+            self.context
+                .decode(&mut batch)
+                .map_err(|e| format!("the model failed while generating: {e}"))?;
+            self.cached.push(token);
+            logits_at = 0;
+        }
+        if job.request.json {
+            self.send(job, json, &mut first_text_ms, started);
+        } else if !abandoned {
+            let rest = filter.finish();
+            self.send(job, rest.text, &mut first_text_ms, started);
+        }
+        self.turns += 1;
+        let seconds = generation_started.elapsed().as_secs_f64().max(1e-6);
+        {
+            let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+            // The prompt a listener waits for is the first attempt's.
+            let first = match *stats {
+                Some(s) if attempt > 0 => s,
+                _ => GenerationStats {
+                    prompt_tokens: tokens.len(),
+                    reused_tokens: reused,
+                    prompt_ms,
+                    ..GenerationStats::default()
+                },
+            };
+            *stats = Some(GenerationStats {
+                generated_tokens: generated,
+                generation_ms: seconds * 1000.0,
+                attempts: attempt + 1,
+                ..first
+            });
+        }
+        tracing::debug!(question_id, raw = %raw, spoken = %filter.emitted(), refused = ?filter.refused(), "model output");
+        tracing::info!(
+            question_id,
+            prompt_tokens = tokens.len(),
+            reused_tokens = reused,
+            prompt_ms = prompt_ms as u64,
+            first_text_ms = first_text_ms.unwrap_or(0),
+            generated_tokens = generated,
+            tokens_per_s = format!("{:.0}", generated as f64 / seconds),
+            "generated"
+        );
+        Ok((Outcome::Finished, filter))
+    }
+}
+
+/// Words that stand for the human's while the answer is read ahead.
+pub(super) const STAND_IN_WORDS: [&str; 2] = ["What is it?", "Can you show me again, please?"];
+
+/// How many more times a turn whose every sentence was refused is sampled.
+pub(super) const RESAMPLES: u32 = 2;
+/// How many refused sentences, with nothing said yet, end an attempt early.
+pub(super) const REFUSALS_BEFORE_RESAMPLE: usize = 2;
+
+#[derive(Default)]
+pub(super) struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    pub(super) fn push(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        match std::str::from_utf8(&self.pending) {
+            Ok(text) => {
+                let text = text.to_owned();
+                self.pending.clear();
+                text
+            }
+            Err(e) => {
+                let valid = e.valid_up_to();
+                let text = String::from_utf8_lossy(&self.pending[..valid]).into_owned();
+                if e.error_len().is_some() {
+                    // Not a split character but bad bytes: drop them.
+                    self.pending.clear();
+                } else {
+                    self.pending.drain(..valid);
+                }
+                text
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+use std::time::Duration;
+
+use agent_bridge::{ChatMessage, ChatRole};
+
+use super::*;
+
+fn config() -> LocalConfig {
+    LocalConfig {
+        model_path: Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(SMALL_MODEL),
+        threads: 1,
+        context_tokens: 2048,
+        max_tokens: 400,
+        max_words: 300,
+        temperature: 0.7,
+        seed: 7,
+        window_lines: 12,
+        prefix_reuse: true,
+    }
+}
+
+fn request(question_id: u64, ask: &str) -> GenerationRequest {
+    GenerationRequest {
+        question_id,
+        messages: vec![
+            ChatMessage {
+                role: ChatRole::System,
+                content: "You are Ms. Rivera, a patient calculus tutor.".into(),
+            },
+            ChatMessage {
+                role: ChatRole::User,
+                content: format!("[human]: {ask}"),
+            },
+        ],
+        instruction: None,
+        json: false,
+        max_words: None,
+        plan: None,
+    }
+}
+
+const WAIT: Duration = Duration::from_secs(120);
+
+/// A cancel mid-stream: not one chunk after it, no `Finished`, and the next request
+/// is answered in full.
+#[test]
+fn a_cancel_mid_stream_leaves_nothing_after_it() {
+    let backend = LocalBackend::load(config(), Persona::fallback("tutor")).expect("model");
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let cancel = backend.start(
+        request(1, "Tell me everything about derivatives, at length."),
+        History::new(4),
+        tx.clone(),
+    );
+    let first = rx.recv_timeout(WAIT).expect("a first chunk");
+    assert!(matches!(first, BackendEvent::Chunk { question_id: 1, .. }));
+    cancel();
+    // The worker may have been past its check for one token when the cancel came.
+    let mut late = 0;
+    let _keep_running = backend.start(request(2, "What is a derivative?"), History::new(4), tx);
+    let mut second = String::new();
+    loop {
+        match rx.recv_timeout(WAIT).expect("the next request runs") {
+            BackendEvent::Chunk { question_id: 1, .. } => late += 1,
+            BackendEvent::Finished { question_id: 1, .. } => {
+                panic!("a cancelled generation must not finish")
+            }
+            BackendEvent::Chunk {
+                question_id: 2,
+                text,
+            } => second.push_str(&text),
+            BackendEvent::Finished {
+                question_id: 2,
+                error,
+            } => {
+                assert_eq!(error, None);
+                break;
+            }
+            other => panic!(
+                "unexpected event for another question: {}",
+                describe(&other)
+            ),
+        }
+    }
+    assert!(late <= 1, "{late} chunks after the cancel");
+    assert!(!second.trim().is_empty());
+}
+
+/// Runs `request` to its end; returns the figures of the generation.
+fn finish(backend: &LocalBackend, request: GenerationRequest) -> GenerationStats {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let question_id = request.question_id;
+    let _cancel = backend.start(request, History::new(4), tx);
+    loop {
+        match rx.recv_timeout(WAIT).expect("the turn ends") {
+            BackendEvent::Finished { question_id: q, .. } if q == question_id => break,
+            _ => {}
+        }
+    }
+    backend.last_stats().expect("figures of the turn")
+}
+
+/// Prefilled while the human speaks, the answer reads only what came after: the
+/// human's line and the turn's direction.
+#[test]
+fn a_prefilled_conversation_is_not_read_again_by_the_answer() {
+    use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry};
+    let answer_after = |prefill: bool, config: LocalConfig| {
+        let backend = LocalBackend::load(config, Persona::fallback("tutor")).expect("model");
+        let mut core = BridgeCore::new(Persona::fallback("tutor"), None, 50);
+        for (i, (who, text)) in [
+            (
+                "student1",
+                "What does the derivative of a function tell us?",
+            ),
+            (
+                "tutor",
+                "It tells us how fast the function changes at each point.",
+            ),
+            (
+                "student2",
+                "So the slope of the tangent line is the derivative?",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            core.handle(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1)));
+        }
+        if prefill {
+            let out = core.handle(BridgeInput::Prepare {
+                speaker: "tutor".into(),
+            });
+            let [BridgeOutput::Prefill(request)] = &out[..] else {
+                panic!("{out:?}")
+            };
+            backend.prefill(request.clone());
+        }
+        let mut human = Entry::new("human", "Can you show me one with numbers?", 4);
+        human.human = true;
+        core.handle(BridgeInput::Utterance(human));
+        let out = core.handle(BridgeInput::Turn {
+            speaker: "tutor".into(),
+            question_id: 5,
+            instruction: None,
+            context: None,
+            prepared: None,
+        });
+        let [BridgeOutput::Generate(request)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        finish(&backend, request.clone())
+    };
+    let cold = answer_after(false, config());
+    let warm = answer_after(true, config());
+    assert_eq!(cold.prompt_tokens, warm.prompt_tokens);
+    assert_eq!(cold.reused_tokens, 0);
+    // Only the human's words and the template's frame around them are left to read.
+    let unread = warm.prompt_tokens - warm.reused_tokens;
+    assert!(
+        unread * 5 < warm.prompt_tokens,
+        "read again: {unread} of {} tokens",
+        warm.prompt_tokens
+    );
+}
+
+#[test]
+fn a_missing_or_foreign_file_is_named_with_the_fix() {
+    let mut c = config();
+    c.model_path = PathBuf::from("/nonexistent/model.gguf");
+    let e = LocalBackend::load(c, Persona::fallback("tutor"))
+        .err()
+        .expect("an error")
+        .to_string();
+    assert!(
+        e.contains("/nonexistent/model.gguf") && e.contains("scripts/setup.sh"),
+        "{e}"
+    );
+    let bad = std::env::temp_dir().join(format!("not-a-model-{}.gguf", std::process::id()));
+    std::fs::write(&bad, b"<html>not found</html>").unwrap();
+    let mut c = config();
+    c.model_path = bad.clone();
+    let e = LocalBackend::load(c, Persona::fallback("tutor"))
+        .err()
+        .expect("an error")
+        .to_string();
+    std::fs::remove_file(&bad).unwrap();
+    assert!(e.contains("not a GGUF model file"), "{e}");
+}
+
+fn describe(event: &BackendEvent) -> String {
+    match event {
+        BackendEvent::Chunk { question_id, text } => format!("chunk {question_id} {text:?}"),
+        BackendEvent::Finished { question_id, error } => {
+            format!("finished {question_id} {error:?}")
+        }
+    }
+}
