@@ -1,0 +1,146 @@
+//! One held clip and the voice that sounds it: gain ramps, ducking, the text heard.
+
+#[derive(Debug, Clone)]
+pub(super) struct Clip {
+    pub(super) speaker: String,
+    pub(super) question_id: u64,
+    pub(super) sentences: Vec<String>,
+    pub(super) audio: Vec<Option<Vec<f32>>>,
+    pub(super) failed: Vec<bool>,
+    pub(super) ready_reported: bool,
+    /// Arrival order, for dropping the oldest held clip.
+    pub(super) seq: u64,
+}
+
+impl Clip {
+    pub(super) fn complete(&self) -> bool {
+        (0..self.sentences.len()).all(|i| self.audio[i].is_some() || self.failed[i])
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Voice {
+    pub(super) clip_id: String,
+    pub(super) clip: Clip,
+    pub(super) overlay: bool,
+    pub(super) sentence: usize,
+    pub(super) position: usize,
+    /// Not before this sample.
+    pub(super) start_at: u64,
+    pub(super) started_at: Option<u64>,
+    pub(super) gain: f32,
+    pub(super) target: f32,
+    /// Gain change per sample (positive).
+    pub(super) step: f32,
+    pub(super) fading_out: bool,
+    /// Armed duck: (gain, ramp in samples).
+    pub(super) duck_armed: Option<(f32, u64)>,
+    pub(super) ducked_since: Option<u64>,
+    pub(super) ducked: Vec<[u64; 2]>,
+    /// The ramp back up after a duck, in samples.
+    pub(super) unduck_ramp: u64,
+    pub(super) chars_played: usize,
+    pub(super) text_played: String,
+}
+
+impl Voice {
+    pub(super) fn new(clip_id: String, clip: Clip, overlay: bool, start_at: u64) -> Self {
+        Self {
+            clip_id,
+            clip,
+            overlay,
+            sentence: 0,
+            position: 0,
+            start_at,
+            started_at: None,
+            gain: 1.0,
+            target: 1.0,
+            step: 1.0,
+            fading_out: false,
+            duck_armed: None,
+            ducked_since: None,
+            ducked: Vec::new(),
+            unduck_ramp: 0,
+            chars_played: 0,
+            text_played: String::new(),
+        }
+    }
+
+    pub(super) fn ramp_to(&mut self, target: f32, samples: u64) {
+        self.target = target;
+        let distance = (self.gain - target).abs();
+        self.step = if samples == 0 {
+            f32::INFINITY
+        } else {
+            (distance / samples as f32).max(f32::EPSILON)
+        };
+    }
+
+    pub(super) fn advance_gain(&mut self) {
+        if self.gain < self.target {
+            self.gain = (self.gain + self.step).min(self.target);
+        } else if self.gain > self.target {
+            self.gain = (self.gain - self.step).max(self.target);
+        }
+    }
+
+    pub(super) fn is_ducked(&self) -> bool {
+        self.ducked_since.is_some()
+    }
+
+    /// Ducked and done ramping down: an overlay may sound.
+    pub(super) fn duck_settled(&self) -> bool {
+        self.is_ducked() && self.gain <= self.target
+    }
+
+    /// Audio of the current sentence, skipping failed ones; `None`: a gap (not ready).
+    /// `Err(())`: no sentence left.
+    pub(super) fn current(&mut self) -> Result<Option<&Vec<f32>>, ()> {
+        while self.sentence < self.clip.sentences.len()
+            && self.clip.failed[self.sentence]
+            && self.clip.audio[self.sentence].is_none()
+        {
+            self.sentence += 1;
+            self.position = 0;
+        }
+        if self.sentence >= self.clip.sentences.len() {
+            return Err(());
+        }
+        Ok(self.clip.audio[self.sentence].as_ref())
+    }
+
+    pub(super) fn ready_to_sound(&mut self) -> bool {
+        matches!(self.current(), Ok(Some(_)))
+    }
+
+    pub(super) fn push_played(&mut self, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        if !self.text_played.is_empty() {
+            self.text_played.push(' ');
+        }
+        self.text_played.push_str(text);
+        self.chars_played += text.chars().count();
+    }
+
+    /// Credits the part of the current sentence heard so far (whole words).
+    pub(super) fn credit_partial(&mut self) {
+        let Some(Some(audio)) = self.clip.audio.get(self.sentence) else {
+            return;
+        };
+        if audio.is_empty() || self.position == 0 {
+            return;
+        }
+        let text = self.clip.sentences[self.sentence].clone();
+        let total = text.chars().count();
+        let heard = ((total as f64) * self.position as f64 / audio.len() as f64).round() as usize;
+        let prefix: String = text.chars().take(heard).collect();
+        let cut = match prefix.rfind(char::is_whitespace) {
+            Some(i) if heard < total => prefix[..i].to_owned(),
+            _ => prefix,
+        };
+        self.push_played(&cut);
+    }
+}
