@@ -7,7 +7,7 @@
 //! failed or said nothing).
 
 use dialogue_planner::{Agenda, Participant, PlanInput, Said, TurnPlan};
-use voice_protocol::{SessionStatus, StaleFilter};
+use voice_protocol::{StaleFilter, StreamStatus};
 
 use crate::{
     history::{ChatMessage, ChatRole, Entry, History},
@@ -80,7 +80,7 @@ pub enum BridgeOutput {
     Text {
         question_id: u64,
         text: String,
-        status: SessionStatus,
+        status: StreamStatus,
         error: Option<String>,
     },
 }
@@ -327,7 +327,7 @@ impl BridgeCore {
                     out.push(BridgeOutput::Text {
                         question_id,
                         text: format!("{opener}\n"),
-                        status: SessionStatus::Started,
+                        status: StreamStatus::Started,
                         error: None,
                     });
                 }
@@ -387,9 +387,9 @@ impl BridgeCore {
                     None => text,
                 };
                 let status = if active.sent_any {
-                    SessionStatus::Ongoing
+                    StreamStatus::Ongoing
                 } else {
-                    SessionStatus::Started
+                    StreamStatus::Started
                 };
                 active.sent_any = true;
                 out.push(BridgeOutput::Text {
@@ -410,7 +410,7 @@ impl BridgeCore {
                         out.push(BridgeOutput::Text {
                             question_id,
                             text: rest,
-                            status: SessionStatus::Ongoing,
+                            status: StreamStatus::Ongoing,
                             error: None,
                         });
                     }
@@ -422,7 +422,7 @@ impl BridgeCore {
                 out.push(BridgeOutput::Text {
                     question_id,
                     text: String::new(),
-                    status: SessionStatus::Ended,
+                    status: StreamStatus::Ended,
                     error,
                 });
             }
@@ -492,7 +492,7 @@ mod tests {
         c.handle(BridgeInput::Utterance(human));
     }
 
-    fn texts(out: &[BridgeOutput]) -> Vec<(String, SessionStatus)> {
+    fn texts(out: &[BridgeOutput]) -> Vec<(String, StreamStatus)> {
         out.iter()
             .filter_map(|o| match o {
                 BridgeOutput::Text { text, status, .. } => Some((text.clone(), *status)),
@@ -506,10 +506,7 @@ mod tests {
         let mut c = core().with_openers(true);
         asked(&mut c, "Can you give me an example?", 1);
         let out = c.handle(turn("tutor", 2));
-        assert_eq!(
-            texts(&out),
-            [("Sure.\n".to_owned(), SessionStatus::Started)]
-        );
+        assert_eq!(texts(&out), [("Sure.\n".to_owned(), StreamStatus::Started)]);
         assert!(
             matches!(out.last(), Some(BridgeOutput::Generate(_))),
             "{out:?}"
@@ -527,7 +524,7 @@ mod tests {
             texts(&out),
             [(
                 "Take f of x equals x squared.".to_owned(),
-                SessionStatus::Ongoing
+                StreamStatus::Ongoing
             )]
         );
         // Later words pass as they come.
@@ -537,7 +534,7 @@ mod tests {
             question_id: 2,
             error: None,
         });
-        assert_eq!(texts(&out), [(String::new(), SessionStatus::Ended)]);
+        assert_eq!(texts(&out), [(String::new(), StreamStatus::Ended)]);
     }
 
     #[test]
@@ -570,7 +567,7 @@ mod tests {
                 &out[..],
                 [BridgeOutput::Text {
                     error: None,
-                    status: SessionStatus::Ended,
+                    status: StreamStatus::Ended,
                     ..
                 }]
             ),
@@ -607,7 +604,7 @@ mod tests {
             context: None,
             prepared: Some(" Why now? ".into()),
         });
-        let said: Vec<(String, SessionStatus)> = out
+        let said: Vec<(String, StreamStatus)> = out
             .iter()
             .map(|o| match o {
                 BridgeOutput::Text { text, status, .. } => (text.clone(), *status),
@@ -617,8 +614,8 @@ mod tests {
         assert_eq!(
             said,
             [
-                ("Why now?".to_owned(), SessionStatus::Started),
-                (String::new(), SessionStatus::Ended)
+                ("Why now?".to_owned(), StreamStatus::Started),
+                (String::new(), StreamStatus::Ended)
             ]
         );
         assert_eq!(c.active(), None);
@@ -639,7 +636,7 @@ mod tests {
         assert!(matches!(&out[..], [BridgeOutput::Generate(r)] if r.question_id == 2));
         // A repeated turn (controller `ready`) does not restart the generation.
         assert!(c.handle(turn("tutor", 2)).is_empty());
-        let statuses: Vec<SessionStatus> = [chunk(2, "Hello"), chunk(2, " there")]
+        let statuses: Vec<StreamStatus> = [chunk(2, "Hello"), chunk(2, " there")]
             .into_iter()
             .chain([BridgeInput::Finished {
                 question_id: 2,
@@ -654,9 +651,9 @@ mod tests {
         assert_eq!(
             statuses,
             [
-                SessionStatus::Started,
-                SessionStatus::Ongoing,
-                SessionStatus::Ended
+                StreamStatus::Started,
+                StreamStatus::Ongoing,
+                StreamStatus::Ended
             ]
         );
     }
@@ -733,7 +730,7 @@ mod tests {
         assert!(matches!(
             &out[..],
             [BridgeOutput::Text {
-                status: SessionStatus::Ended,
+                status: StreamStatus::Ended,
                 error: Some(_),
                 ..
             }]
@@ -758,7 +755,7 @@ mod tests {
                 for o in c.handle(input) {
                     if let BridgeOutput::Text { question_id, status, .. } = o {
                         prop_assert!(question_id >= newest_interrupt);
-                        if status == SessionStatus::Ended {
+                        if status == StreamStatus::Ended {
                             prop_assert!(ended.insert(question_id));
                         }
                     }

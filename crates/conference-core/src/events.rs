@@ -26,7 +26,7 @@ impl Conference {
         &mut self,
         from: String,
         text: String,
-        status: Option<SessionStatus>,
+        status: Option<StreamStatus>,
         question_id: Option<u64>,
         now: Duration,
         out: &mut Vec<Action>,
@@ -36,7 +36,7 @@ impl Conference {
             return;
         };
         if self.engine.is_human(index) {
-            if SessionStatus::ends_utterance(status) {
+            if StreamStatus::ends_utterance(status) {
                 self.on_human(from, text, now, out);
             }
             return;
@@ -92,7 +92,7 @@ impl Conference {
             out.push(Action::Notice(Notice::Truncated { speaker: from }));
         }
         self.engine.record_words(index, words);
-        if SessionStatus::ends_utterance(status) {
+        if StreamStatus::ends_utterance(status) {
             let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) else {
                 unreachable!("matched Speaking above");
             };

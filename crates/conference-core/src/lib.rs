@@ -14,7 +14,7 @@ use turn_policy::{PolicyEngine, PolicyStats, count_words};
 
 mod setup;
 pub use setup::{CONTROLLER_FORMAT, ControllerSetup, SetupError};
-use voice_protocol::{ControlCommand, InterruptKind, SessionStatus};
+use voice_protocol::{ControlCommand, InterruptKind, StreamStatus};
 
 /// Text kept per utterance; longer utterances still count all their words.
 pub use conductor::MAX_UTTERANCE_CHARS;
@@ -65,7 +65,7 @@ pub enum Event {
     Text {
         from: String,
         text: String,
-        status: Option<SessionStatus>,
+        status: Option<StreamStatus>,
         question_id: Option<u64>,
     },
     /// A final human utterance.

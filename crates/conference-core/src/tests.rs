@@ -47,7 +47,7 @@ fn utterances(actions: &[Action]) -> Vec<Utterance> {
         .collect()
 }
 
-fn text(from: &str, text: &str, status: Option<SessionStatus>, q: Option<u64>) -> Event {
+fn text(from: &str, text: &str, status: Option<StreamStatus>, q: Option<u64>) -> Event {
     Event::Text {
         from: from.into(),
         text: text.into(),
@@ -60,15 +60,15 @@ fn text(from: &str, text: &str, status: Option<SessionStatus>, q: Option<u64>) -
 fn speak(c: &mut Conference, words: &str, now: Duration) -> Vec<Action> {
     let (speaker, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     let mut out = c.handle(
-        text(&speaker, "", Some(SessionStatus::Started), Some(q)),
+        text(&speaker, "", Some(StreamStatus::Started), Some(q)),
         now,
     );
     out.extend(c.handle(
-        text(&speaker, words, Some(SessionStatus::Ongoing), Some(q)),
+        text(&speaker, words, Some(StreamStatus::Ongoing), Some(q)),
         now,
     ));
     out.extend(c.handle(
-        text(&speaker, " Done.", Some(SessionStatus::Ended), Some(q)),
+        text(&speaker, " Done.", Some(StreamStatus::Ended), Some(q)),
         now,
     ));
     out
@@ -99,7 +99,7 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
     // Tutor is mid-utterance when the human starts to talk.
     let (tutor, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     c.handle(
-        text(&tutor, "Let me", Some(SessionStatus::Started), Some(q)),
+        text(&tutor, "Let me", Some(StreamStatus::Started), Some(q)),
         secs(2),
     );
     let out = c.handle(Event::SpeechStarted, secs(2));
@@ -117,7 +117,7 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
     assert!(c.is_held());
     // The held turn goes on generating; when it ends, nobody starts while the human talks.
     let out = c.handle(
-        text(&tutor, " explain.", Some(SessionStatus::Ended), Some(q)),
+        text(&tutor, " explain.", Some(StreamStatus::Ended), Some(q)),
         secs(2),
     );
     assert!(turns(&out).is_empty(), "{out:?}");
@@ -156,7 +156,7 @@ fn a_question_cuts_the_held_turn_short() {
     c.handle(Event::Start, secs(0));
     let (who, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     c.handle(
-        text(&who, "Let me", Some(SessionStatus::Started), Some(q)),
+        text(&who, "Let me", Some(StreamStatus::Started), Some(q)),
         secs(1),
     );
     c.handle(Event::SpeechStarted, secs(1));
@@ -172,7 +172,7 @@ fn a_question_cuts_the_held_turn_short() {
     assert!(cut[0].interrupted);
     // A late chunk of the cut turn is stale.
     let out = c.handle(
-        text(&who, " go", Some(SessionStatus::Ongoing), Some(q)),
+        text(&who, " go", Some(StreamStatus::Ongoing), Some(q)),
         secs(2),
     );
     assert!(matches!(out[..], [Action::Notice(Notice::Stale { .. })]));
@@ -187,7 +187,7 @@ fn a_backchannel_resumes_and_the_due_turn_goes_out() {
     // Speech again within the hold: still one hold.
     assert!(c.handle(Event::SpeechStarted, secs(2)).is_empty());
     let out = c.handle(
-        text(&who, "Done.", Some(SessionStatus::Ended), Some(q)),
+        text(&who, "Done.", Some(StreamStatus::Ended), Some(q)),
         secs(2),
     );
     assert!(turns(&out).is_empty());
@@ -348,7 +348,7 @@ fn huge_text_is_counted_but_capped() {
     let mut notices = 0;
     for _ in 0..2 {
         let out = c.handle(
-            text("student1", &chunk, Some(SessionStatus::Ongoing), Some(q)),
+            text("student1", &chunk, Some(StreamStatus::Ongoing), Some(q)),
             secs(0),
         );
         notices += out
@@ -359,7 +359,7 @@ fn huge_text_is_counted_but_capped() {
     assert_eq!(notices, 1);
     assert_eq!(c.engine().word_count(2), 60_000);
     let out = c.handle(
-        text("student1", "", Some(SessionStatus::Ended), Some(q)),
+        text("student1", "", Some(StreamStatus::Ended), Some(q)),
         secs(0),
     );
     // The chunk that crossed the limit is cut there, not dropped whole.
@@ -373,7 +373,7 @@ fn one_huge_chunk_keeps_its_first_characters_up_to_the_limit() {
     let q = c.current_turn().unwrap().1;
     let chunk = "é".repeat(5_000_000);
     let out = c.handle(
-        text("student1", &chunk, Some(SessionStatus::Ended), Some(q)),
+        text("student1", &chunk, Some(StreamStatus::Ended), Some(q)),
         secs(0),
     );
     let kept = &utterances(&out)[0].text;
@@ -413,7 +413,7 @@ fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
     assert_eq!(c.status().absent, ["student1"]);
     // Late text from it (stale, but alive): it takes turns again.
     let out = c.handle(
-        text("student1", "sorry", Some(SessionStatus::Ended), Some(1)),
+        text("student1", "sorry", Some(StreamStatus::Ended), Some(1)),
         secs(80),
     );
     assert!(out.iter().any(
@@ -574,7 +574,7 @@ fn everyone_gone_opens_the_floor_and_a_return_resumes() {
     );
     assert_eq!(c.next_deadline(), None);
     // `b` comes back (restarted, it says something): the conversation goes on.
-    let out = c.handle(text("b", "", Some(SessionStatus::Ended), Some(0)), secs(5));
+    let out = c.handle(text("b", "", Some(StreamStatus::Ended), Some(0)), secs(5));
     assert_eq!(turns(&out)[0].0, "b");
 }
 
@@ -646,10 +646,10 @@ proptest! {
             let event = match s {
                 Step::Speak(n) | Step::Chunk(n) => {
                     let who = current.as_ref().map_or("student2".to_owned(), |c| c.0.clone());
-                    let status = match s { Step::Speak(_) => Some(SessionStatus::Ended), _ => Some(SessionStatus::Ongoing) };
+                    let status = match s { Step::Speak(_) => Some(StreamStatus::Ended), _ => Some(StreamStatus::Ongoing) };
                     text(&who, &"w ".repeat(n as usize % 40), status, current.as_ref().map(|c| c.1))
                 }
-                Step::Stale => text("tutor", "old", Some(SessionStatus::Ended), Some(last_id.saturating_sub(3))),
+                Step::Stale => text("tutor", "old", Some(StreamStatus::Ended), Some(last_id.saturating_sub(3))),
                 Step::SpeechStarted => Event::SpeechStarted,
                 Step::Backchannel => Event::Backchannel,
                 Step::Human(n) => Event::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5) },
@@ -745,7 +745,7 @@ fn a_restarted_participant_loses_the_turn_it_was_in_and_takes_turns_again() {
     assert_eq!(speaker, "student1");
     // Half an utterance, then the bridge crashes and is restarted.
     c.handle(
-        text("student1", "Half a", Some(SessionStatus::Started), Some(q)),
+        text("student1", "Half a", Some(StreamStatus::Started), Some(q)),
         secs(1),
     );
     let out = c.handle(

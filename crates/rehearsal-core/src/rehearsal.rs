@@ -33,7 +33,7 @@ mod turns;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
-use voice_protocol::{InterruptKind, SessionStatus};
+use voice_protocol::{InterruptKind, StreamStatus};
 
 pub(crate) use decisions::Event;
 #[cfg(test)]
@@ -74,7 +74,7 @@ pub enum Input {
         agent: String,
         question_id: Option<u64>,
         text: Result<String, String>,
-        status: Option<SessionStatus>,
+        status: Option<StreamStatus>,
         error: Option<String>,
     },
     /// A bridge's answer to a candidate-question request (`input` is the input id,

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use voice_protocol::{SessionStatus, StaleFilter};
+use voice_protocol::{StaleFilter, StreamStatus};
 
 use crate::split::{SegmenterConfig, TurnSegmenter};
 
@@ -19,7 +19,7 @@ pub enum SegmenterInput {
         speaker: String,
         question_id: u64,
         text: String,
-        status: Option<SessionStatus>,
+        status: Option<StreamStatus>,
     },
     Interrupt {
         question_id: u64,
@@ -148,7 +148,7 @@ impl SegmenterCore {
                     return Vec::new();
                 }
                 let mut texts = turn.splitter.push(&text);
-                let ended = SessionStatus::ends_utterance(status);
+                let ended = StreamStatus::ends_utterance(status);
                 if ended {
                     texts.extend(turn.splitter.finish());
                     turn.ended = true;
@@ -200,7 +200,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn text(speaker: &str, q: u64, t: &str, status: Option<SessionStatus>) -> SegmenterInput {
+    fn text(speaker: &str, q: u64, t: &str, status: Option<StreamStatus>) -> SegmenterInput {
         SegmenterInput::Text {
             speaker: speaker.into(),
             question_id: q,
@@ -220,11 +220,11 @@ mod tests {
     #[test]
     fn a_turn_arriving_after_a_newer_one_is_dropped_with_a_notice() {
         let mut c = core();
-        let out = c.handle(text("ann", 5, "Newer turn.", Some(SessionStatus::Ended)));
+        let out = c.handle(text("ann", 5, "Newer turn.", Some(StreamStatus::Ended)));
         assert_eq!(out.len(), 1);
         assert!(c.take_notices().is_empty());
         assert!(
-            c.handle(text("bob", 4, "Older turn.", Some(SessionStatus::Ended)))
+            c.handle(text("bob", 4, "Older turn.", Some(StreamStatus::Ended)))
                 .is_empty()
         );
         assert_eq!(
@@ -253,22 +253,22 @@ mod tests {
             "tutor",
             1,
             "First one. Second",
-            Some(SessionStatus::Started),
+            Some(StreamStatus::Started),
         ));
         assert_eq!(out.len(), 1);
         assert_eq!(
             (out[0].index, out[0].last, out[0].text.as_str()),
             (0, false, "First one.")
         );
-        let out = c.handle(text("tutor", 1, " one.", Some(SessionStatus::Ended)));
+        let out = c.handle(text("tutor", 1, " one.", Some(StreamStatus::Ended)));
         assert_eq!(
             (out[0].index, out[0].last, out[0].text.as_str()),
             (1, true, "Second one.")
         );
         // Ended after everything already left: an empty closing segment.
-        let out = c.handle(text("ben", 2, "Hi there. ", Some(SessionStatus::Started)));
+        let out = c.handle(text("ben", 2, "Hi there. ", Some(StreamStatus::Started)));
         assert_eq!(out.len(), 0, "the end of `Hi there.` is not certain yet");
-        let out = c.handle(text("ben", 2, "", Some(SessionStatus::Ended)));
+        let out = c.handle(text("ben", 2, "", Some(StreamStatus::Ended)));
         assert_eq!(out.len(), 1);
         assert!(out[0].last);
         let out = c.handle(text("mia", 3, "Ok. So", None));
@@ -280,13 +280,13 @@ mod tests {
     #[test]
     fn later_turns_wait_for_earlier_ones() {
         let mut c = core();
-        c.handle(text("tutor", 1, "One. Two", Some(SessionStatus::Started)));
+        c.handle(text("tutor", 1, "One. Two", Some(StreamStatus::Started)));
         // Turn 2 streams while turn 1 has not ended: held back.
         assert!(
-            c.handle(text("ben", 2, "Hello. World.", Some(SessionStatus::Ended)))
+            c.handle(text("ben", 2, "Hello. World.", Some(StreamStatus::Ended)))
                 .is_empty()
         );
-        let out = c.handle(text("tutor", 1, ".", Some(SessionStatus::Ended)));
+        let out = c.handle(text("tutor", 1, ".", Some(StreamStatus::Ended)));
         let order: Vec<(u64, &str)> = out
             .iter()
             .map(|s| (s.question_id, s.text.as_str()))
@@ -301,14 +301,14 @@ mod tests {
             "tutor",
             1,
             "Talking. And",
-            Some(SessionStatus::Started),
+            Some(StreamStatus::Started),
         ));
         assert!(
             c.handle(SegmenterInput::Interrupt { question_id: 2 })
                 .is_empty()
         );
         assert!(
-            c.handle(text("tutor", 1, " more. Yes.", Some(SessionStatus::Ended)))
+            c.handle(text("tutor", 1, " more. Yes.", Some(StreamStatus::Ended)))
                 .is_empty()
         );
         let out = c.handle(text("tutor", 3, "Fresh start.", None));
@@ -350,8 +350,8 @@ mod tests {
             let mut last_key = (0u64, None::<u32>);
             for (op, q, t) in ops {
                 let input = match op {
-                    0 => text("x", q, &t, Some(SessionStatus::Ongoing)),
-                    1 => text("x", q, &t, Some(SessionStatus::Ended)),
+                    0 => text("x", q, &t, Some(StreamStatus::Ongoing)),
+                    1 => text("x", q, &t, Some(StreamStatus::Ended)),
                     _ => { newest_interrupt = newest_interrupt.max(q); SegmenterInput::Interrupt { question_id: q } }
                 };
                 for seg in c.handle(input) {

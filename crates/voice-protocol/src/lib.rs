@@ -128,8 +128,10 @@ pub fn valid_sample_rate(rate: Option<i64>) -> Result<u32, String> {
 pub mod keys {
     /// Integer: the turn or interrupt this message belongs to.
     pub const QUESTION_ID: &str = "question_id";
-    /// String: `started` | `ongoing` | `ended` for streamed chunks.
-    pub const SESSION_STATUS: &str = "session_status";
+    /// String: `started` | `ongoing` | `ended`, a streamed chunk's [`crate::StreamStatus`].
+    /// The wire spelling is older than the name: kept so that recorded inputs and other
+    /// senders stay readable.
+    pub const STREAM_STATUS: &str = "session_status";
     /// String: who said it.
     pub const SPEAKER: &str = "speaker";
     /// Bool: the utterance was cut short.
@@ -183,37 +185,37 @@ pub mod keys {
 /// Where a streamed chunk sits in its utterance. No status means a complete message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SessionStatus {
+pub enum StreamStatus {
     Started,
     Ongoing,
     Ended,
 }
 
-impl SessionStatus {
+impl StreamStatus {
     pub fn as_str(self) -> &'static str {
         match self {
-            SessionStatus::Started => "started",
-            SessionStatus::Ongoing => "ongoing",
-            SessionStatus::Ended => "ended",
+            StreamStatus::Started => "started",
+            StreamStatus::Ongoing => "ongoing",
+            StreamStatus::Ended => "ended",
         }
     }
 
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "started" => Some(SessionStatus::Started),
-            "ongoing" => Some(SessionStatus::Ongoing),
-            "ended" => Some(SessionStatus::Ended),
+            "started" => Some(StreamStatus::Started),
+            "ongoing" => Some(StreamStatus::Ongoing),
+            "ended" => Some(StreamStatus::Ended),
             _ => None,
         }
     }
 
     /// Whether this chunk ends the utterance (a message without status is complete).
     pub fn ends_utterance(status: Option<Self>) -> bool {
-        matches!(status, None | Some(SessionStatus::Ended))
+        matches!(status, None | Some(StreamStatus::Ended))
     }
 }
 
-impl fmt::Display for SessionStatus {
+impl fmt::Display for StreamStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -395,14 +397,14 @@ mod tests {
     #[test]
     fn statuses_and_interrupts_round_trip() {
         for s in [
-            SessionStatus::Started,
-            SessionStatus::Ongoing,
-            SessionStatus::Ended,
+            StreamStatus::Started,
+            StreamStatus::Ongoing,
+            StreamStatus::Ended,
         ] {
-            assert_eq!(SessionStatus::parse(s.as_str()), Some(s));
+            assert_eq!(StreamStatus::parse(s.as_str()), Some(s));
         }
-        assert!(SessionStatus::ends_utterance(None));
-        assert!(!SessionStatus::ends_utterance(Some(SessionStatus::Ongoing)));
+        assert!(StreamStatus::ends_utterance(None));
+        assert!(!StreamStatus::ends_utterance(Some(StreamStatus::Ongoing)));
         for k in [InterruptKind::Cancel, InterruptKind::Reset] {
             assert_eq!(InterruptKind::parse(k.as_str()), Some(k));
         }

@@ -17,7 +17,7 @@ use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use turn_policy::{Policy, Viability};
 use voice_protocol::messages::{Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance};
-use voice_protocol::{ControlCommand, SessionStatus, ids, shorten};
+use voice_protocol::{ControlCommand, StreamStatus, ids, shorten};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -103,7 +103,7 @@ fn main() -> eyre::Result<()> {
         &mut conversions,
     )?;
     tracing::debug!(?ending, "controller loop over");
-    tracing::info!(stats = %conference.conductor.engine().stats().to_json(), "conference controller stopped");
+    tracing::info!(stats = %conference.conductor.status().to_json(), "conference controller stopped");
     Ok(())
 }
 
@@ -201,7 +201,7 @@ fn to_core_event(
             }
         },
         ids::HUMAN | ids::HUMAN_TEXT => {
-            if !SessionStatus::ends_utterance(chunk.status) {
+            if !StreamStatus::ends_utterance(chunk.status) {
                 tracing::debug!(text = %shorten(&text), "partial human transcript ignored");
                 return None;
             }

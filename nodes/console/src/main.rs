@@ -195,7 +195,7 @@ fn to_meta(params: &MetadataParameters) -> Meta {
         speaker: string(keys::SPEAKER),
         interrupted: meta.flag(keys::INTERRUPTED),
         is_human: meta.flag(keys::IS_HUMAN),
-        session_status: string(keys::SESSION_STATUS),
+        session_status: string(keys::STREAM_STATUS),
         chars_played: meta.int(keys::CHARS_PLAYED),
         sample_rate: meta.int(keys::SAMPLE_RATE),
         kind: string(keys::LINE_KIND).or_else(|| string(keys::KIND)),

@@ -18,7 +18,7 @@ use eyre::{Context, eyre};
 use moderator_core::Scenario;
 use node_kit::conduct::{Conversions, Ending, Received};
 use voice_protocol::messages::{Chunk, Plain, Turn, Utterance};
-use voice_protocol::{SessionStatus, ids};
+use voice_protocol::{StreamStatus, ids};
 
 use moderator_core::roundtable::{
     Config, Input, MODERATOR, Output, ROUNDTABLE_FORMAT, RoundtableSetup,
@@ -148,7 +148,7 @@ fn decode(input: Received<'_>) -> Option<Input> {
                 Err(e) => {
                     tracing::warn!(input = agent, error = %e, "unreadable input ignored");
                     // An `ended` chunk still ends the utterance.
-                    if chunk.status != Some(SessionStatus::Ended) {
+                    if chunk.status != Some(StreamStatus::Ended) {
                         return None;
                     }
                     String::new()

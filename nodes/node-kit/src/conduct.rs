@@ -252,7 +252,7 @@ pub fn report_phrases(source: &str, report: &LoadReport) {
 mod tests {
     use dora_node_api::Parameter;
     use dora_node_api::arrow_v59::array::{Int32Array, StringArray};
-    use voice_protocol::{SessionStatus, keys};
+    use voice_protocol::{StreamStatus, keys};
 
     use super::*;
 
@@ -272,7 +272,7 @@ mod tests {
         let data = text("Hello.");
         let p = params(&[
             (keys::QUESTION_ID, Parameter::String(" 7 ".into())),
-            (keys::SESSION_STATUS, Parameter::String("ongoing".into())),
+            (keys::STREAM_STATUS, Parameter::String("ongoing".into())),
         ]);
         let r = Received {
             id: "ann",
@@ -283,11 +283,11 @@ mod tests {
         assert_eq!(r.readable_text().as_deref(), Some("Hello."));
         let chunk = r.chunk();
         assert_eq!(chunk.question_id, Some(7));
-        assert_eq!(chunk.status, Some(SessionStatus::Ongoing));
+        assert_eq!(chunk.status, Some(StreamStatus::Ongoing));
         assert!(!chunk.ends());
         assert_eq!(chunk.error, None);
         let p = params(&[
-            (keys::SESSION_STATUS, Parameter::String("finished?".into())),
+            (keys::STREAM_STATUS, Parameter::String("finished?".into())),
             (keys::ERROR, Parameter::String("timeout".into())),
         ]);
         let r = Received {

@@ -9,7 +9,7 @@ use eyre::Context;
 use node_kit::{Next, next_event};
 use text_segmenter::{SegmenterConfig, SegmenterCore, SegmenterInput};
 use voice_protocol::messages::Segment;
-use voice_protocol::{SessionStatus, hub::LocalQuestionIds, ids};
+use voice_protocol::{StreamStatus, hub::LocalQuestionIds, ids};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -57,7 +57,7 @@ fn main() -> eyre::Result<()> {
                         let question_id = local_ids.or_fresh(given_id);
                         // Without an id it is a whole utterance, whatever it says it is.
                         let status = if given_id.is_none() {
-                            Some(SessionStatus::Ended)
+                            Some(StreamStatus::Ended)
                         } else {
                             chunk.status
                         };

@@ -221,12 +221,12 @@ pub fn wav(data: &[u8]) {
 /// the next turn; the rest is text in pieces.
 pub fn segmenter(data: &[u8]) {
     use text_segmenter::{SegmenterConfig, SegmenterCore, SegmenterInput};
-    use voice_protocol::SessionStatus;
+    use voice_protocol::StreamStatus;
     let text = text(data);
     let _ = text_segmenter::sanitize(&text);
     let mut core = SegmenterCore::new(SegmenterConfig::default());
     let mut question_id = 1;
-    let mut status = Some(SessionStatus::Started);
+    let mut status = Some(StreamStatus::Started);
     for piece in text.split_inclusive(['\u{1}', '\u{2}', '\u{3}']) {
         let (body, mark) = match piece.chars().last() {
             Some(c @ ('\u{1}' | '\u{2}' | '\u{3}')) => (&piece[..piece.len() - 1], Some(c)),
@@ -238,12 +238,12 @@ pub fn segmenter(data: &[u8]) {
             question_id,
             text: body.to_owned(),
             status: if ends {
-                Some(SessionStatus::Ended)
+                Some(StreamStatus::Ended)
             } else {
                 status
             },
         });
-        status = Some(SessionStatus::Ongoing);
+        status = Some(StreamStatus::Ongoing);
         match mark {
             Some('\u{2}') => {
                 question_id += 1;
@@ -251,7 +251,7 @@ pub fn segmenter(data: &[u8]) {
             }
             Some('\u{1}' | '\u{3}') => {
                 question_id += 1;
-                status = Some(SessionStatus::Started);
+                status = Some(StreamStatus::Started);
             }
             _ => {}
         }

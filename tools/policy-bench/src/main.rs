@@ -9,7 +9,7 @@ use std::{
 
 use conference_core::{Conference, ConferenceConfig, Event};
 use turn_policy::{Policy, PolicyEngine, sim::default_words};
-use voice_protocol::SessionStatus;
+use voice_protocol::StreamStatus;
 
 const RUNS: usize = 9;
 
@@ -56,7 +56,7 @@ fn controller_ns_per_turn(pattern: &str, turns: u64) -> f64 {
                         Event::Text {
                             from: speaker,
                             text: "A short answer of some words.".to_owned(),
-                            status: Some(SessionStatus::Ended),
+                            status: Some(StreamStatus::Ended),
                             question_id: Some(question_id),
                         },
                         now,

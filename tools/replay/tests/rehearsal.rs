@@ -6,7 +6,7 @@ use std::{collections::VecDeque, path::PathBuf};
 
 use conductor::Call;
 use rehearsal_core::rehearsal::{Config, Input, Output, REHEARSAL_FORMAT, RehearsalSetup};
-use voice_protocol::SessionStatus;
+use voice_protocol::StreamStatus;
 
 const DECK: &str = include_str!("../../../crates/rehearsal-core/examples/deck.md");
 const PANELISTS: [&str; 3] = ["skeptic", "analyst", "contrarian"];
@@ -69,8 +69,8 @@ impl Run<'_> {
                 }
                 Output::Turn(turn) => {
                     for (part, status) in [
-                        ("What does picking ", SessionStatus::Started),
-                        ("cost per site?", SessionStatus::Ended),
+                        ("What does picking ", StreamStatus::Started),
+                        ("cost per site?", StreamStatus::Ended),
                     ] {
                         self.panel.push_back(Input::Text {
                             agent: turn.agent.clone(),

@@ -71,7 +71,7 @@ fn record(name: &str) -> PathBuf {
                 Event::Text {
                     from: speaker,
                     text: format!("line {round} with a few words"),
-                    status: Some(voice_protocol::SessionStatus::Ended),
+                    status: Some(voice_protocol::StreamStatus::Ended),
                     question_id: Some(question_id),
                 },
                 at,

@@ -1,4 +1,3 @@
-
 use super::filter::is_abbreviation;
 use super::*;
 

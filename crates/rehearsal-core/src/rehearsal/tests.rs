@@ -57,9 +57,9 @@ fn chunk(agent: &str, question_id: Option<u64>, text: &str, ended: bool) -> Inpu
         question_id,
         text: Ok(text.into()),
         status: Some(if ended {
-            SessionStatus::Ended
+            StreamStatus::Ended
         } else {
-            SessionStatus::Started
+            StreamStatus::Started
         }),
         error: None,
     }
@@ -354,7 +354,7 @@ fn a_panelists_chunks_make_one_turn_and_strays_are_dropped() {
             agent: "mystery".into(),
             question_id: Some(q),
             text: Err("not valid UTF-8".into()),
-            status: Some(SessionStatus::Ended),
+            status: Some(StreamStatus::Ended),
             error: None,
         },
         // Unreadable and without a status: nothing to keep.
@@ -377,7 +377,7 @@ fn a_panelists_chunks_make_one_turn_and_strays_are_dropped() {
         agent: "skeptic".into(),
         question_id: Some(q),
         text: Err("not valid UTF-8".into()),
-        status: Some(SessionStatus::Ended),
+        status: Some(StreamStatus::Ended),
         error: Some("model failed".into()),
     };
     let out = c.handle(unreadable_end, 61_300);

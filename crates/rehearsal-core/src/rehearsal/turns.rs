@@ -2,7 +2,7 @@
 //! question id, and its end (the utterance, the notes, the rules told).
 
 use serde_json::json;
-use voice_protocol::SessionStatus;
+use voice_protocol::StreamStatus;
 
 use super::Output;
 use super::Rehearsal;
@@ -69,7 +69,7 @@ impl Rehearsal {
                 input,
                 Some(q),
                 Ok(String::new()),
-                Some(SessionStatus::Ended),
+                Some(StreamStatus::Ended),
                 Some("the panelist's bridge restarted".into()),
                 now_ms,
                 out,
@@ -83,7 +83,7 @@ impl Rehearsal {
         agent: &str,
         question_id: Option<u64>,
         text: Result<String, String>,
-        status: Option<SessionStatus>,
+        status: Option<StreamStatus>,
         error: Option<String>,
         now_ms: u64,
         out: &mut Vec<Output>,
@@ -124,7 +124,7 @@ impl Rehearsal {
         if call.text.push(&text) {
             tracing::warn!(%agent, question_id = q, "panelist turn too long; the rest is not kept");
         }
-        if !SessionStatus::ends_utterance(status) {
+        if !StreamStatus::ends_utterance(status) {
             return;
         }
         let Some(call) = self.calls.remove(&q) else {

@@ -1,4 +1,3 @@
-
 use super::tokens::opens_inline_math;
 use super::*;
 

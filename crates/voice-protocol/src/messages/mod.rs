@@ -3,7 +3,7 @@
 //! through it). A node sends and reads these, never keys by hand: a new key is one edit
 //! here.
 
-use crate::{SessionStatus, keys};
+use crate::{StreamStatus, keys};
 
 mod control;
 mod playback;
@@ -69,12 +69,10 @@ pub trait Meta {
     }
 
     /// `session_status`; an unknown value is `Err` with what it said.
-    fn status(&self) -> Result<Option<SessionStatus>, String> {
-        match self.value(keys::SESSION_STATUS) {
+    fn status(&self) -> Result<Option<StreamStatus>, String> {
+        match self.value(keys::STREAM_STATUS) {
             None => Ok(None),
-            Some(ValueRef::Text(s)) => SessionStatus::parse(s)
-                .map(Some)
-                .ok_or_else(|| s.to_owned()),
+            Some(ValueRef::Text(s)) => StreamStatus::parse(s).map(Some).ok_or_else(|| s.to_owned()),
             Some(other) => Err(format!("{other:?}")),
         }
     }

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::InterruptKind;
 use proptest::prelude::*;
@@ -45,7 +44,7 @@ fn an_unknown_interrupt_kind_is_a_cancel_that_says_so() {
 #[test]
 fn chunks_keep_an_unreadable_text_and_an_unknown_status_apart() {
     round_trip(Chunk::line(2, "ann", "Hello."));
-    let fields = Fields::new().with_text(keys::SESSION_STATUS, "finished?");
+    let fields = Fields::new().with_text(keys::STREAM_STATUS, "finished?");
     let chunk = Chunk::decode(&fields, Err("Int32".into())).unwrap();
     assert!(chunk.ends());
     assert_eq!(chunk.unknown_status.as_deref(), Some("finished?"));
@@ -139,7 +138,7 @@ proptest! {
         round_trip(Chunk {
             question_id: Some(question_id),
             speaker: Some(speaker.clone()),
-            status: Some(SessionStatus::Ongoing),
+            status: Some(StreamStatus::Ongoing),
             error: extra.clone(),
             kind: extra.clone(),
             line_kind: extra.clone(),
@@ -148,7 +147,7 @@ proptest! {
         });
         round_trip(Transcript {
             speaker: Some(speaker.clone()),
-            status: Some(SessionStatus::Ended),
+            status: Some(StreamStatus::Ended),
             text: text.clone(),
             heard,
             unknown_status: None,
@@ -177,7 +176,7 @@ proptest! {
     fn decoding_any_metadata_never_panics(
         entries in proptest::collection::vec(
             (prop_oneof![
-                Just(keys::QUESTION_ID), Just(keys::SESSION_STATUS), Just(keys::SPEAKER),
+                Just(keys::QUESTION_ID), Just(keys::STREAM_STATUS), Just(keys::SPEAKER),
                 Just(keys::SEGMENT_INDEX), Just(keys::SAMPLE_RATE), Just(keys::SPEECH_START_MS),
             ],
             prop_oneof![

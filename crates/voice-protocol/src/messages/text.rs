@@ -1,7 +1,7 @@
 //! Words as they travel: utterances, streamed chunks, transcripts, backchannels, segments.
 
 use super::{DecodeError, Fields, HeardSpan, Message, Meta, missing};
-use crate::{SessionStatus, ids, keys};
+use crate::{StreamStatus, ids, keys};
 
 /// A finished utterance, as the conversation keeps it (`utterance`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub struct Chunk {
     pub question_id: Option<u64>,
     pub speaker: Option<String>,
     /// `None`: a complete message.
-    pub status: Option<SessionStatus>,
+    pub status: Option<StreamStatus>,
     /// What the sender reports went wrong (on the chunk that ends a failed turn).
     pub error: Option<String>,
     /// The roundtable moderator's kind of line.
@@ -74,7 +74,7 @@ impl Chunk {
         Self {
             question_id: Some(question_id),
             speaker: Some(speaker.into()),
-            status: Some(SessionStatus::Ended),
+            status: Some(StreamStatus::Ended),
             text: Ok(text.into()),
             ..Self::default()
         }
@@ -82,7 +82,7 @@ impl Chunk {
 
     /// The chunk ends its utterance (`ended`, or a complete message).
     pub fn ends(&self) -> bool {
-        SessionStatus::ends_utterance(self.status)
+        StreamStatus::ends_utterance(self.status)
     }
 }
 
@@ -108,7 +108,7 @@ impl Message for Chunk {
     fn encode(self) -> (Fields, Result<String, String>) {
         let fields = Fields::new()
             .maybe_int(keys::QUESTION_ID, self.question_id.map(|id| id as i64))
-            .maybe_text(keys::SESSION_STATUS, self.status.map(SessionStatus::as_str))
+            .maybe_text(keys::STREAM_STATUS, self.status.map(StreamStatus::as_str))
             .maybe_text(keys::SPEAKER, self.speaker)
             .maybe_text(keys::KIND, self.kind)
             .maybe_text(keys::LINE_KIND, self.line_kind)
@@ -139,7 +139,7 @@ impl Message for Chunk {
 pub struct Transcript {
     pub speaker: Option<String>,
     /// `None` or `ended`: final; `started` / `ongoing`: a partial hypothesis.
-    pub status: Option<SessionStatus>,
+    pub status: Option<StreamStatus>,
     pub text: String,
     pub heard: Option<HeardSpan>,
     /// The status said, when it was none of ours (the transcript is then taken as final).
@@ -151,14 +151,14 @@ impl Transcript {
     pub fn final_words(speaker: impl Into<String>, text: impl Into<String>) -> Self {
         Self {
             speaker: Some(speaker.into()),
-            status: Some(SessionStatus::Ended),
+            status: Some(StreamStatus::Ended),
             text: text.into(),
             ..Self::default()
         }
     }
 
     pub fn is_final(&self) -> bool {
-        SessionStatus::ends_utterance(self.status)
+        StreamStatus::ends_utterance(self.status)
     }
 }
 
@@ -169,7 +169,7 @@ impl Message for Transcript {
     fn encode(self) -> (Fields, String) {
         let fields = Fields::new()
             .maybe_text(keys::SPEAKER, self.speaker)
-            .maybe_text(keys::SESSION_STATUS, self.status.map(SessionStatus::as_str))
+            .maybe_text(keys::STREAM_STATUS, self.status.map(StreamStatus::as_str))
             .with_heard(self.heard.as_ref());
         (fields, self.text)
     }
