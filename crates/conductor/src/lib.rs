@@ -1,10 +1,11 @@
 //! The shape every conductor has (docs/ARCHITECTURE.md, "Conductors"): a sans-IO state
 //! machine fed decoded inputs with the time, answering with what to send or write, and
-//! telling when it must be woken. The roundtable moderator
-//! (`moderator_core::conductor`), the pitch-rehearsal moderator
-//! (`rehearsal_core::conductor`) and the organic auction (`auction_core::conductor`)
-//! implement it. Each starts from what its format needs ([`Conductor::Opening`]: nothing
-//! for the roundtable and the auction, the briefing texts for the rehearsal).
+//! telling when it must be woken. The conference controller
+//! (`conference_core::Conference`), the roundtable moderator (`moderator_core::Roundtable`),
+//! the pitch-rehearsal moderator (`rehearsal_core::Rehearsal`) and the organic auction
+//! (`auction_core::AuctionDebate`) implement it. Each starts from what its format needs
+//! ([`Conductor::Opening`]: nothing for the controller, the roundtable and the auction,
+//! the briefing texts for the rehearsal).
 //!
 //! [`drive`] runs any of them over timed inputs the way its node does (due wake-ups
 //! first, then the input: [`tick_due`], the rule both follow), for tests and for
