@@ -5,7 +5,7 @@ use crate::*;
 
 impl Conference {
     /// Stops whoever is speaking; returns the interrupt's question id.
-    pub(super) fn interrupt(&mut self, kind: InterruptKind, out: &mut Vec<Action>) -> u64 {
+    pub(super) fn interrupt(&mut self, kind: InterruptKind, out: &mut Vec<Output>) -> u64 {
         // Everything generated so far is dropped downstream: nothing is left to hear.
         self.unplayed.clear();
         if let Floor::Speaking(turn) = std::mem::replace(&mut self.floor, Floor::Idle) {
@@ -18,7 +18,7 @@ impl Conference {
                 self.next_question_id()
             }
         };
-        out.push(Action::Interrupt { kind, question_id });
+        out.push(Output::Interrupt { kind, question_id });
         question_id
     }
 
@@ -29,10 +29,10 @@ impl Conference {
         status: Option<StreamStatus>,
         question_id: Option<u64>,
         now: Duration,
-        out: &mut Vec<Action>,
+        out: &mut Vec<Output>,
     ) {
         let Some(index) = self.engine.index_of(&from) else {
-            out.push(Action::Notice(Notice::UnknownParticipant { from }));
+            out.push(Output::Notice(Notice::UnknownParticipant { from }));
             return;
         };
         if self.engine.is_human(index) {
@@ -44,10 +44,10 @@ impl Conference {
         // Anything from an absent participant, even late text, shows it is alive.
         self.timed_out.remove(&index);
         if self.engine.set_absent(index, false) {
-            out.push(Action::Notice(Notice::Returned {
+            out.push(Output::Notice(Notice::Returned {
                 speaker: from.clone(),
             }));
-            out.push(Action::Status(self.status()));
+            out.push(Output::Status(self.status()));
             if matches!(self.floor, Floor::Open) {
                 self.give_next_turn(now, out);
             }
@@ -60,7 +60,7 @@ impl Conference {
                 turn
             }
             Floor::Speaking(turn) if question_id.is_some_and(|q| q < turn.question_id) => {
-                out.push(Action::Notice(Notice::Stale {
+                out.push(Output::Notice(Notice::Stale {
                     from,
                     question_id: question_id.unwrap_or_default(),
                     current: turn.question_id,
@@ -68,7 +68,7 @@ impl Conference {
                 return;
             }
             _ if question_id.is_some_and(|q| q < current) => {
-                out.push(Action::Notice(Notice::Stale {
+                out.push(Output::Notice(Notice::Stale {
                     from,
                     question_id: question_id.unwrap_or_default(),
                     current,
@@ -77,19 +77,19 @@ impl Conference {
             }
             Floor::Speaking(turn) => {
                 let holder = format!("`{}`", self.engine.name(turn.index));
-                out.push(Action::Notice(Notice::NotTheirTurn { from, holder }));
+                out.push(Output::Notice(Notice::NotTheirTurn { from, holder }));
                 return;
             }
             _ => {
                 let holder = "nobody".to_owned();
-                out.push(Action::Notice(Notice::NotTheirTurn { from, holder }));
+                out.push(Output::Notice(Notice::NotTheirTurn { from, holder }));
                 return;
             }
         };
         let words = count_words(&text);
         // Keep what fits; the words all count.
         if turn.text.push(&text) {
-            out.push(Action::Notice(Notice::Truncated { speaker: from }));
+            out.push(Output::Notice(Notice::Truncated { speaker: from }));
         }
         self.engine.record_words(index, words);
         if StreamStatus::ends_utterance(status) {
@@ -104,7 +104,7 @@ impl Conference {
             }
             if self.too_much_unplayed() {
                 self.floor = Floor::AwaitingPlayback { since: now };
-                out.push(Action::Status(self.status()));
+                out.push(Output::Status(self.status()));
             } else {
                 self.give_next_turn(now, out);
             }
@@ -116,10 +116,10 @@ impl Conference {
         speaker: String,
         text: String,
         now: Duration,
-        out: &mut Vec<Action>,
+        out: &mut Vec<Output>,
     ) {
         if text.trim().is_empty() {
-            out.push(Action::Notice(Notice::EmptyHuman { speaker }));
+            out.push(Output::Notice(Notice::EmptyHuman { speaker }));
             // A voice-activity start that produced no words: carry on.
             self.end_hold(now, out);
             return;
@@ -134,17 +134,17 @@ impl Conference {
         self.unplayed.clear();
         self.engine.human_spoke(&speaker, count_words(&text));
         let question_id = self.next_question_id();
-        out.push(Action::Interrupt {
+        out.push(Output::Interrupt {
             kind: InterruptKind::Reset,
             question_id,
         });
         let mut kept = conductor::Utterance::default();
         if kept.push(&text) {
-            out.push(Action::Notice(Notice::Truncated {
+            out.push(Output::Notice(Notice::Truncated {
                 speaker: speaker.clone(),
             }));
         }
-        out.push(Action::Utterance(Utterance {
+        out.push(Output::Utterance(Utterance {
             speaker,
             text: kept.into_string(),
             question_id,
@@ -158,14 +158,14 @@ impl Conference {
     /// lets it go on) and no new turn starts. The turn in progress keeps generating, so
     /// that a resumed voice has its next words. Speech starting again during a hold
     /// (the human goes on after a pause) restarts the hold's limit.
-    pub(super) fn on_speech_started(&mut self, now: Duration, out: &mut Vec<Action>) {
+    pub(super) fn on_speech_started(&mut self, now: Duration, out: &mut Vec<Output>) {
         if self.held_since.replace(now).is_none() {
-            out.push(Action::Hold);
+            out.push(Output::Hold);
             let human = (0..self.engine.names().len())
                 .find(|&i| self.engine.is_human(i))
                 .map_or(turn_policy::HUMAN, |i| self.engine.name(i));
             if let Some(index) = self.engine.answerer_if_human_spoke(human) {
-                out.push(Action::Prepare {
+                out.push(Output::Prepare {
                     speaker: self.engine.name(index).to_owned(),
                 });
             }
@@ -174,11 +174,11 @@ impl Conference {
 
     /// The hold ends without a question: the held voice plays on, and a turn that fell
     /// due meanwhile goes out.
-    pub(super) fn end_hold(&mut self, now: Duration, out: &mut Vec<Action>) {
+    pub(super) fn end_hold(&mut self, now: Duration, out: &mut Vec<Output>) {
         if self.held_since.take().is_none() {
             return;
         }
-        out.push(Action::Resume);
+        out.push(Output::Resume);
         if std::mem::take(&mut self.turn_due) {
             self.give_next_turn(now, out);
         }
@@ -188,10 +188,10 @@ impl Conference {
         &mut self,
         command: ControlCommand,
         now: Duration,
-        out: &mut Vec<Action>,
+        out: &mut Vec<Output>,
     ) {
         match command {
-            ControlCommand::Stats => out.push(Action::Status(self.status())),
+            ControlCommand::Stats => out.push(Output::Status(self.status())),
             ControlCommand::Reset => {
                 self.interrupt(InterruptKind::Reset, out);
                 self.give_next_turn(now, out);
@@ -200,12 +200,12 @@ impl Conference {
                 // Paused: nothing starts when a hold ends either.
                 self.turn_due = false;
                 self.interrupt(InterruptKind::Cancel, out);
-                out.push(Action::Status(self.status()));
+                out.push(Output::Status(self.status()));
             }
             ControlCommand::Ready => match &self.floor {
                 // Repeat the current turn for a node that joined late; nodes ignore a
                 // turn they already work on.
-                Floor::Speaking(turn) => out.push(Action::Turn {
+                Floor::Speaking(turn) => out.push(Output::Turn {
                     speaker: self.engine.name(turn.index).to_owned(),
                     question_id: turn.question_id,
                 }),

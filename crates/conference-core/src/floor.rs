@@ -3,12 +3,12 @@
 use crate::*;
 
 impl Conference {
-    pub(super) fn check_deadlines(&mut self, now: Duration, out: &mut Vec<Action>) {
+    pub(super) fn check_deadlines(&mut self, now: Duration, out: &mut Vec<Output>) {
         if self
             .held_since
             .is_some_and(|since| now >= since + self.config.human_timeout)
         {
-            out.push(Action::Notice(Notice::HumanTimeout {
+            out.push(Output::Notice(Notice::HumanTimeout {
                 secs: self.config.human_timeout.as_secs(),
             }));
             self.end_hold(now, out);
@@ -20,7 +20,7 @@ impl Conference {
         match std::mem::replace(&mut self.floor, Floor::Idle) {
             Floor::Speaking(turn) => {
                 let speaker = self.engine.name(turn.index).to_owned();
-                out.push(Action::Notice(Notice::TurnTimeout {
+                out.push(Output::Notice(Notice::TurnTimeout {
                     speaker: speaker.clone(),
                     secs: self.config.turn_timeout.as_secs(),
                 }));
@@ -28,19 +28,19 @@ impl Conference {
                 // retried after a few turns of the others.
                 self.engine.set_absent(turn.index, true);
                 self.timed_out.insert(turn.index, 0);
-                out.push(Action::Notice(Notice::Absent {
+                out.push(Output::Notice(Notice::Absent {
                     speaker,
                     reason: "no answer within the turn timeout".to_owned(),
                 }));
                 self.cut_short(turn, out);
                 let question_id = self.next_question_id();
-                out.push(Action::Interrupt {
+                out.push(Output::Interrupt {
                     kind: InterruptKind::Cancel,
                     question_id,
                 });
             }
             Floor::AwaitingPlayback { .. } => {
-                out.push(Action::Notice(Notice::PlaybackTimeout {
+                out.push(Output::Notice(Notice::PlaybackTimeout {
                     secs: self.config.turn_timeout.as_secs(),
                 }));
                 self.unplayed.clear();
@@ -50,12 +50,12 @@ impl Conference {
         self.give_next_turn(now, out);
     }
 
-    pub(super) fn give_next_turn(&mut self, now: Duration, out: &mut Vec<Action>) {
+    pub(super) fn give_next_turn(&mut self, now: Duration, out: &mut Vec<Output>) {
         if self.held_since.is_some() {
             // Nobody starts while the human talks; the turn goes out when the hold ends.
             self.turn_due = true;
             self.floor = Floor::Idle;
-            out.push(Action::Status(self.status()));
+            out.push(Output::Status(self.status()));
             return;
         }
         self.turn_due = false;
@@ -68,7 +68,7 @@ impl Conference {
                         *turns += 1;
                     }
                 }
-                out.push(Action::Turn {
+                out.push(Output::Turn {
                     speaker: self.engine.name(speaker).to_owned(),
                     question_id,
                 });
@@ -81,15 +81,15 @@ impl Conference {
             }
             None => {
                 self.floor = Floor::Open;
-                out.push(Action::Notice(Notice::FloorOpen));
+                out.push(Output::Notice(Notice::FloorOpen));
             }
         }
-        out.push(Action::Status(self.status()));
+        out.push(Output::Status(self.status()));
     }
 
     /// Offers the turn again to participants that were skipped for long enough for not
     /// answering; the floor being open (everyone else gone) retries them at once.
-    pub(super) fn retry_timed_out(&mut self, out: &mut Vec<Action>) {
+    pub(super) fn retry_timed_out(&mut self, out: &mut Vec<Output>) {
         let Some(after) = self.config.absent_retry_turns else {
             return;
         };
@@ -103,7 +103,7 @@ impl Conference {
         for (index, turns) in due {
             self.timed_out.remove(&index);
             if self.engine.set_absent(index, false) {
-                out.push(Action::Notice(Notice::Retried {
+                out.push(Output::Notice(Notice::Retried {
                     speaker: self.engine.name(index).to_owned(),
                     turns,
                 }));
@@ -112,15 +112,15 @@ impl Conference {
     }
 
     /// Ends `turn` early, keeping what was said so far in the history.
-    pub(super) fn cut_short(&mut self, turn: ActiveTurn, out: &mut Vec<Action>) {
+    pub(super) fn cut_short(&mut self, turn: ActiveTurn, out: &mut Vec<Output>) {
         self.end_turn(turn, true, out);
     }
 
     /// Ends `turn`; what it said (if anything) becomes an utterance.
-    pub(super) fn end_turn(&mut self, turn: ActiveTurn, interrupted: bool, out: &mut Vec<Action>) {
+    pub(super) fn end_turn(&mut self, turn: ActiveTurn, interrupted: bool, out: &mut Vec<Output>) {
         self.engine.finish_turn();
         if !turn.text.as_str().trim().is_empty() {
-            out.push(Action::Utterance(Utterance {
+            out.push(Output::Utterance(Utterance {
                 speaker: self.engine.name(turn.index).to_owned(),
                 text: turn.text.into_string(),
                 question_id: turn.question_id,

@@ -1,8 +1,8 @@
 //! The conference controller's decisions, without I/O.
 //!
-//! The node feeds [`Event`]s with the current monotonic time and sends out the returned
-//! [`Action`]s; [`Conference::next_deadline`] tells it when to call back with
-//! [`Event::Tick`] so that a silent speaker or a vanished human never stalls the
+//! The node feeds [`Input`]s with the current monotonic time and sends out the returned
+//! [`Output`]s; [`Conference::next_deadline`] tells it when to call back with
+//! [`Input::Tick`] so that a silent speaker or a vanished human never stalls the
 //! conversation.
 
 use std::time::Duration;
@@ -58,7 +58,7 @@ impl Default for ConferenceConfig {
 /// decision log records them, and a replay feeds them again).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Event {
+pub enum Input {
     /// The node is up: the cold-start turn goes out.
     Start,
     /// A chunk (or a complete message, when `status` is `None`) from input `from`.
@@ -97,22 +97,22 @@ pub enum Event {
 
 /// The controller is a conductor like the others (docs/ARCHITECTURE.md, "Conductors"):
 /// its node runs on the same loop, its calls are recorded and replayed the same way.
-/// [`Event::Start`] and [`Event::Tick`] are the trait's own calls.
+/// [`Input::Start`] and [`Input::Tick`] are the trait's own calls.
 impl conductor::Conductor for Conference {
-    type Input = Event;
-    type Output = Action;
+    type Input = Input;
+    type Output = Output;
     type Opening = ();
 
-    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Action> {
-        Conference::handle(self, Event::Start, Duration::from_millis(now_ms))
+    fn start(&mut self, _: &(), now_ms: u64) -> Vec<Output> {
+        Conference::handle(self, Input::Start, Duration::from_millis(now_ms))
     }
 
-    fn handle(&mut self, input: Event, now_ms: u64) -> Vec<Action> {
+    fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
         Conference::handle(self, input, Duration::from_millis(now_ms))
     }
 
-    fn tick(&mut self, now_ms: u64) -> Vec<Action> {
-        Conference::handle(self, Event::Tick, Duration::from_millis(now_ms))
+    fn tick(&mut self, now_ms: u64) -> Vec<Output> {
+        Conference::handle(self, Input::Tick, Duration::from_millis(now_ms))
     }
 
     /// The next deadline, rounded up to the millisecond it falls in.
@@ -139,7 +139,7 @@ pub struct Utterance {
 
 /// What the node must do.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Action {
+pub enum Output {
     Turn {
         speaker: String,
         question_id: u64,
@@ -320,7 +320,7 @@ impl Conference {
         }
     }
 
-    /// When the node should send [`Event::Tick`] at the latest.
+    /// When the node should send [`Input::Tick`] at the latest.
     pub fn next_deadline(&self) -> Option<Duration> {
         let floor = match &self.floor {
             Floor::Idle | Floor::Open => None,
@@ -337,31 +337,31 @@ impl Conference {
     }
 
     /// Processes one event at monotonic time `now`.
-    pub fn handle(&mut self, event: Event, now: Duration) -> Vec<Action> {
+    pub fn handle(&mut self, event: Input, now: Duration) -> Vec<Output> {
         let mut out = Vec::new();
         self.check_deadlines(now, &mut out);
         match event {
-            Event::Start => self.give_next_turn(now, &mut out),
-            Event::Text {
+            Input::Start => self.give_next_turn(now, &mut out),
+            Input::Text {
                 from,
                 text,
                 status,
                 question_id,
             } => self.on_text(from, text, status, question_id, now, &mut out),
-            Event::Human { speaker, text } => self.on_human(speaker, text, now, &mut out),
-            Event::SpeechStarted => self.on_speech_started(now, &mut out),
-            Event::Backchannel => self.end_hold(now, &mut out),
-            Event::PlaybackDone { question_id } => {
+            Input::Human { speaker, text } => self.on_human(speaker, text, now, &mut out),
+            Input::SpeechStarted => self.on_speech_started(now, &mut out),
+            Input::Backchannel => self.end_hold(now, &mut out),
+            Input::PlaybackDone { question_id } => {
                 self.unplayed.remove(&question_id);
                 if matches!(self.floor, Floor::AwaitingPlayback { .. }) && !self.too_much_unplayed()
                 {
                     self.give_next_turn(now, &mut out);
                 }
             }
-            Event::Control(command) => self.on_control(command, now, &mut out),
-            Event::InputClosed { input } => self.on_input_closed(&input, now, &mut out),
-            Event::Restarted { input } => self.on_restarted(&input, now, &mut out),
-            Event::Tick => {}
+            Input::Control(command) => self.on_control(command, now, &mut out),
+            Input::InputClosed { input } => self.on_input_closed(&input, now, &mut out),
+            Input::Restarted { input } => self.on_restarted(&input, now, &mut out),
+            Input::Tick => {}
         }
         out
     }

@@ -14,11 +14,11 @@ fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
 }
 
-fn turns(actions: &[Action]) -> Vec<(String, u64)> {
+fn turns(actions: &[Output]) -> Vec<(String, u64)> {
     actions
         .iter()
         .filter_map(|a| match a {
-            Action::Turn {
+            Output::Turn {
                 speaker,
                 question_id,
             } => Some((speaker.clone(), *question_id)),
@@ -27,28 +27,28 @@ fn turns(actions: &[Action]) -> Vec<(String, u64)> {
         .collect()
 }
 
-fn interrupts(actions: &[Action]) -> Vec<(InterruptKind, u64)> {
+fn interrupts(actions: &[Output]) -> Vec<(InterruptKind, u64)> {
     actions
         .iter()
         .filter_map(|a| match a {
-            Action::Interrupt { kind, question_id } => Some((*kind, *question_id)),
+            Output::Interrupt { kind, question_id } => Some((*kind, *question_id)),
             _ => None,
         })
         .collect()
 }
 
-fn utterances(actions: &[Action]) -> Vec<Utterance> {
+fn utterances(actions: &[Output]) -> Vec<Utterance> {
     actions
         .iter()
         .filter_map(|a| match a {
-            Action::Utterance(u) => Some(u.clone()),
+            Output::Utterance(u) => Some(u.clone()),
             _ => None,
         })
         .collect()
 }
 
-fn text(from: &str, text: &str, status: Option<StreamStatus>, q: Option<u64>) -> Event {
-    Event::Text {
+fn text(from: &str, text: &str, status: Option<StreamStatus>, q: Option<u64>) -> Input {
+    Input::Text {
         from: from.into(),
         text: text.into(),
         status,
@@ -57,7 +57,7 @@ fn text(from: &str, text: &str, status: Option<StreamStatus>, q: Option<u64>) ->
 }
 
 /// Streams one utterance in three chunks for the current speaker and returns the actions.
-fn speak(c: &mut Conference, words: &str, now: Duration) -> Vec<Action> {
+fn speak(c: &mut Conference, words: &str, now: Duration) -> Vec<Output> {
     let (speaker, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     let mut out = c.handle(
         text(&speaker, "", Some(StreamStatus::Started), Some(q)),
@@ -77,9 +77,9 @@ fn speak(c: &mut Conference, words: &str, now: Duration) -> Vec<Action> {
 #[test]
 fn cold_start_then_turns_follow_the_policy() {
     let mut c = conference(STUDY);
-    let out = c.handle(Event::Start, secs(0));
+    let out = c.handle(Input::Start, secs(0));
     assert_eq!(turns(&out), [("student1".to_owned(), 1)]);
-    assert!(matches!(out.last(), Some(Action::Status(_))));
+    assert!(matches!(out.last(), Some(Output::Status(_))));
     let out = speak(&mut c, "What is a derivative?", secs(1));
     let said = utterances(&out);
     assert_eq!(said.len(), 1);
@@ -94,7 +94,7 @@ fn cold_start_then_turns_follow_the_policy() {
 #[test]
 fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     speak(&mut c, "One two three", secs(1));
     // Tutor is mid-utterance when the human starts to talk.
     let (tutor, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
@@ -102,14 +102,14 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
         text(&tutor, "Let me", Some(StreamStatus::Started), Some(q)),
         secs(2),
     );
-    let out = c.handle(Event::SpeechStarted, secs(2));
+    let out = c.handle(Input::SpeechStarted, secs(2));
     // Held, not dropped (it may be a backchannel); the tutor, who answers a question,
     // may read the conversation meanwhile.
     assert_eq!(
         out,
         [
-            Action::Hold,
-            Action::Prepare {
+            Output::Hold,
+            Output::Prepare {
                 speaker: "tutor".into()
             }
         ],
@@ -124,7 +124,7 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
     assert_eq!(utterances(&out)[0].text, "Let me explain.");
 
     let out = c.handle(
-        Event::Human {
+        Input::Human {
             speaker: "human".into(),
             text: "Can you give an example?".into(),
         },
@@ -136,7 +136,7 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
     assert_eq!(reset[0].0, InterruptKind::Reset);
     assert!(reset[0].1 > q);
     assert!(
-        !out.contains(&Action::Resume),
+        !out.contains(&Output::Resume),
         "the question drops what was held"
     );
     let said = utterances(&out);
@@ -153,15 +153,15 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
 #[test]
 fn a_question_cuts_the_held_turn_short() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let (who, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     c.handle(
         text(&who, "Let me", Some(StreamStatus::Started), Some(q)),
         secs(1),
     );
-    c.handle(Event::SpeechStarted, secs(1));
+    c.handle(Input::SpeechStarted, secs(1));
     let out = c.handle(
-        Event::Human {
+        Input::Human {
             speaker: "human".into(),
             text: "Wait, why?".into(),
         },
@@ -175,46 +175,46 @@ fn a_question_cuts_the_held_turn_short() {
         text(&who, " go", Some(StreamStatus::Ongoing), Some(q)),
         secs(2),
     );
-    assert!(matches!(out[..], [Action::Notice(Notice::Stale { .. })]));
+    assert!(matches!(out[..], [Output::Notice(Notice::Stale { .. })]));
 }
 
 #[test]
 fn a_backchannel_resumes_and_the_due_turn_goes_out() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let (who, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
-    assert_eq!(c.handle(Event::SpeechStarted, secs(1))[0], Action::Hold);
+    assert_eq!(c.handle(Input::SpeechStarted, secs(1))[0], Output::Hold);
     // Speech again within the hold: still one hold.
-    assert!(c.handle(Event::SpeechStarted, secs(2)).is_empty());
+    assert!(c.handle(Input::SpeechStarted, secs(2)).is_empty());
     let out = c.handle(
         text(&who, "Done.", Some(StreamStatus::Ended), Some(q)),
         secs(2),
     );
     assert!(turns(&out).is_empty());
-    let out = c.handle(Event::Backchannel, secs(3));
-    assert_eq!(out[0], Action::Resume);
+    let out = c.handle(Input::Backchannel, secs(3));
+    assert_eq!(out[0], Output::Resume);
     assert_eq!(turns(&out).len(), 1, "{out:?}");
     assert!(interrupts(&out).is_empty(), "nothing was dropped");
     // A backchannel without a hold does nothing.
-    assert!(c.handle(Event::Backchannel, secs(4)).is_empty());
+    assert!(c.handle(Input::Backchannel, secs(4)).is_empty());
     // No words after speech: the same as a backchannel.
-    c.handle(Event::SpeechStarted, secs(5));
+    c.handle(Input::SpeechStarted, secs(5));
     let out = c.handle(
-        Event::Human {
+        Input::Human {
             speaker: "human".into(),
             text: " ".into(),
         },
         secs(6),
     );
-    assert!(out.contains(&Action::Resume), "{out:?}");
+    assert!(out.contains(&Output::Resume), "{out:?}");
 }
 
 #[test]
 fn human_transcript_without_speech_started_also_resets() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let out = c.handle(
-        Event::Human {
+        Input::Human {
             speaker: "human".into(),
             text: "Hello".into(),
         },
@@ -227,19 +227,19 @@ fn human_transcript_without_speech_started_also_resets() {
 #[test]
 fn robustness_notices() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let out = c.handle(text("stranger", "hi", None, None), secs(0));
     assert!(matches!(
         out[..],
-        [Action::Notice(Notice::UnknownParticipant { .. })]
+        [Output::Notice(Notice::UnknownParticipant { .. })]
     ));
     let out = c.handle(text("student2", "me too", None, None), secs(0));
     assert!(matches!(
         out[..],
-        [Action::Notice(Notice::NotTheirTurn { .. })]
+        [Output::Notice(Notice::NotTheirTurn { .. })]
     ));
     let out = c.handle(
-        Event::Human {
+        Input::Human {
             speaker: "human".into(),
             text: "  ".into(),
         },
@@ -247,7 +247,7 @@ fn robustness_notices() {
     );
     assert!(matches!(
         out[..],
-        [Action::Notice(Notice::EmptyHuman { .. })]
+        [Output::Notice(Notice::EmptyHuman { .. })]
     ));
     assert_eq!(c.current_turn().unwrap().0, "student1");
 }
@@ -255,13 +255,13 @@ fn robustness_notices() {
 #[test]
 fn silent_speaker_is_skipped_after_the_timeout() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     assert_eq!(c.next_deadline(), Some(secs(60)));
-    assert!(c.handle(Event::Tick, secs(59)).is_empty());
-    let out = c.handle(Event::Tick, secs(60));
+    assert!(c.handle(Input::Tick, secs(59)).is_empty());
+    let out = c.handle(Input::Tick, secs(60));
     assert!(
         out.iter()
-            .any(|a| matches!(a, Action::Notice(Notice::TurnTimeout { speaker, .. }) if speaker == "student1"))
+            .any(|a| matches!(a, Output::Notice(Notice::TurnTimeout { speaker, .. }) if speaker == "student1"))
     );
     assert_eq!(interrupts(&out)[0].0, InterruptKind::Cancel);
     assert_eq!(turns(&out)[0].0, "tutor");
@@ -270,39 +270,39 @@ fn silent_speaker_is_skipped_after_the_timeout() {
 #[test]
 fn missing_transcript_after_speech_started_times_out() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
-    c.handle(Event::SpeechStarted, secs(1));
+    c.handle(Input::Start, secs(0));
+    c.handle(Input::SpeechStarted, secs(1));
     assert_eq!(c.next_deadline(), Some(secs(36)));
-    let out = c.handle(Event::Tick, secs(36));
+    let out = c.handle(Input::Tick, secs(36));
     assert!(
         out.iter()
-            .any(|a| matches!(a, Action::Notice(Notice::HumanTimeout { .. })))
+            .any(|a| matches!(a, Output::Notice(Notice::HumanTimeout { .. })))
     );
-    assert!(out.contains(&Action::Resume), "{out:?}");
+    assert!(out.contains(&Output::Resume), "{out:?}");
     assert!(!c.is_held());
 }
 
 #[test]
 fn control_commands() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     speak(&mut c, "a b c", secs(0));
-    let out = c.handle(Event::Control(ControlCommand::Stats), secs(0));
-    assert!(matches!(out[..], [Action::Status(_)]));
+    let out = c.handle(Input::Control(ControlCommand::Stats), secs(0));
+    assert!(matches!(out[..], [Output::Status(_)]));
 
-    let out = c.handle(Event::Control(ControlCommand::Cancel), secs(1));
+    let out = c.handle(Input::Control(ControlCommand::Cancel), secs(1));
     assert_eq!(interrupts(&out)[0].0, InterruptKind::Cancel);
     assert!(turns(&out).is_empty());
     assert_eq!(c.current_turn(), None);
 
-    let out = c.handle(Event::Control(ControlCommand::Ready), secs(2));
+    let out = c.handle(Input::Control(ControlCommand::Ready), secs(2));
     assert_eq!(turns(&out).len(), 1);
     let current = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     // `ready` during a turn repeats it unchanged.
-    let out = c.handle(Event::Control(ControlCommand::Ready), secs(2));
+    let out = c.handle(Input::Control(ControlCommand::Ready), secs(2));
     assert_eq!(turns(&out), std::slice::from_ref(&current));
 
-    let out = c.handle(Event::Control(ControlCommand::Reset), secs(3));
+    let out = c.handle(Input::Control(ControlCommand::Reset), secs(3));
     assert_eq!(interrupts(&out)[0].0, InterruptKind::Reset);
     // Cold start again: a student, not the tutor.
     assert_eq!(turns(&out)[0].0, "student1");
@@ -312,7 +312,7 @@ fn control_commands() {
 #[test]
 fn complete_messages_without_status_end_the_turn() {
     let mut c = conference("[a → b → c]");
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let out = c.handle(text("a", "Hello there.", None, None), secs(0));
     assert_eq!(turns(&out)[0].0, "b");
 }
@@ -320,17 +320,17 @@ fn complete_messages_without_status_end_the_turn() {
 #[test]
 fn lone_assistant_waits_for_the_human() {
     let mut c = conference("[(human, 1), (assistant, *)]");
-    let out = c.handle(Event::Start, secs(0));
+    let out = c.handle(Input::Start, secs(0));
     assert_eq!(turns(&out)[0].0, "assistant");
     let out = speak(&mut c, "Hi, how can I help?", secs(1));
     assert!(turns(&out).is_empty());
     assert!(
         out.iter()
-            .any(|a| matches!(a, Action::Notice(Notice::FloorOpen)))
+            .any(|a| matches!(a, Output::Notice(Notice::FloorOpen)))
     );
     assert_eq!(c.next_deadline(), None);
     let out = c.handle(
-        Event::Human {
+        Input::Human {
             speaker: "human".into(),
             text: "Explain monads".into(),
         },
@@ -342,7 +342,7 @@ fn lone_assistant_waits_for_the_human() {
 #[test]
 fn huge_text_is_counted_but_capped() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let q = c.current_turn().unwrap().1;
     let chunk = "word ".repeat(30_000);
     let mut notices = 0;
@@ -353,7 +353,7 @@ fn huge_text_is_counted_but_capped() {
         );
         notices += out
             .iter()
-            .filter(|a| matches!(a, Action::Notice(Notice::Truncated { .. })))
+            .filter(|a| matches!(a, Output::Notice(Notice::Truncated { .. })))
             .count();
     }
     assert_eq!(notices, 1);
@@ -369,7 +369,7 @@ fn huge_text_is_counted_but_capped() {
 #[test]
 fn one_huge_chunk_keeps_its_first_characters_up_to_the_limit() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let q = c.current_turn().unwrap().1;
     let chunk = "é".repeat(5_000_000);
     let out = c.handle(
@@ -382,11 +382,11 @@ fn one_huge_chunk_keeps_its_first_characters_up_to_the_limit() {
     assert!(kept.chars().all(|ch| ch == 'é'));
 }
 
-fn absent(actions: &[Action]) -> Vec<String> {
+fn absent(actions: &[Output]) -> Vec<String> {
     actions
         .iter()
         .filter_map(|a| match a {
-            Action::Notice(Notice::Absent { speaker, .. }) => Some(speaker.clone()),
+            Output::Notice(Notice::Absent { speaker, .. }) => Some(speaker.clone()),
             _ => None,
         })
         .collect()
@@ -400,9 +400,9 @@ fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
         ..ConferenceConfig::default()
     };
     let mut c = Conference::new(engine, config);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     assert_eq!(c.current_turn().unwrap().0, "student1");
-    let out = c.handle(Event::Tick, secs(60));
+    let out = c.handle(Input::Tick, secs(60));
     assert_eq!(absent(&out), ["student1"]);
     let mut handed = Vec::new();
     for t in 0..10 {
@@ -417,7 +417,7 @@ fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
         secs(80),
     );
     assert!(out.iter().any(
-        |a| matches!(a, Action::Notice(Notice::Returned { speaker }) if speaker == "student1")
+        |a| matches!(a, Output::Notice(Notice::Returned { speaker }) if speaker == "student1")
     ));
     assert!(c.status().absent.is_empty());
     let mut handed = Vec::new();
@@ -428,11 +428,11 @@ fn a_participant_that_timed_out_is_skipped_until_it_speaks_again() {
     assert!(handed.iter().any(|s| s == "student1"), "{handed:?}");
 }
 
-fn retried(actions: &[Action]) -> Vec<String> {
+fn retried(actions: &[Output]) -> Vec<String> {
     actions
         .iter()
         .filter_map(|a| match a {
-            Action::Notice(Notice::Retried { speaker, .. }) => Some(speaker.clone()),
+            Output::Notice(Notice::Retried { speaker, .. }) => Some(speaker.clone()),
             _ => None,
         })
         .collect()
@@ -446,9 +446,9 @@ fn a_participant_that_timed_out_is_offered_the_turn_again_after_a_few_turns() {
         ..ConferenceConfig::default()
     };
     let mut c = Conference::new(engine, config);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     assert_eq!(c.current_turn().unwrap().0, "student1");
-    let out = c.handle(Event::Tick, secs(60));
+    let out = c.handle(Input::Tick, secs(60));
     assert_eq!(absent(&out), ["student1"]);
     // Three turns of the others (the one handed out at the timeout counts), then a retry.
     let mut handed: Vec<String> = turns(&out).into_iter().map(|(s, _)| s).collect();
@@ -473,20 +473,20 @@ fn a_participant_that_timed_out_is_offered_the_turn_again_after_a_few_turns() {
         speak(&mut c, "a few words here", secs(70));
     }
     assert_eq!(c.current_turn().unwrap().0, "student1", "retried again");
-    let out = c.handle(Event::Tick, secs(200));
+    let out = c.handle(Input::Tick, secs(200));
     assert_eq!(absent(&out), ["student1"]);
 }
 
 #[test]
 fn when_every_agent_timed_out_they_are_retried_rather_than_the_floor_left_open() {
     let mut c = conference("[(human, 0.001), (a, 1), (b, 1)]");
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let mut now = 0;
     let mut absent_names = Vec::new();
     let mut retries = Vec::new();
     for _ in 0..4 {
         now += 60;
-        let out = c.handle(Event::Tick, secs(now));
+        let out = c.handle(Input::Tick, secs(now));
         absent_names.extend(absent(&out));
         retries.extend(retried(&out));
         assert!(c.current_turn().is_some(), "a turn is always handed out");
@@ -502,10 +502,10 @@ fn a_closed_input_is_never_retried() {
         ..ConferenceConfig::default()
     };
     let mut c = Conference::new(engine, config);
-    c.handle(Event::Start, secs(0));
-    c.handle(Event::Tick, secs(60));
+    c.handle(Input::Start, secs(0));
+    c.handle(Input::Tick, secs(60));
     c.handle(
-        Event::InputClosed {
+        Input::InputClosed {
             input: "student1".into(),
         },
         secs(61),
@@ -522,11 +522,11 @@ fn a_closed_input_is_never_retried() {
 #[test]
 fn a_participant_whose_input_closes_loses_the_turn_at_once() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let (speaker, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     assert_eq!(speaker, "student1");
     let out = c.handle(
-        Event::InputClosed {
+        Input::InputClosed {
             input: "student1".into(),
         },
         secs(1),
@@ -544,7 +544,7 @@ fn a_participant_whose_input_closes_loses_the_turn_at_once() {
     // Closing an unknown or human input changes nothing.
     assert!(
         c.handle(
-            Event::InputClosed {
+            Input::InputClosed {
                 input: "human".into()
             },
             secs(9)
@@ -553,7 +553,7 @@ fn a_participant_whose_input_closes_loses_the_turn_at_once() {
     );
     assert!(
         c.handle(
-            Event::InputClosed {
+            Input::InputClosed {
                 input: "control".into()
             },
             secs(9)
@@ -565,12 +565,12 @@ fn a_participant_whose_input_closes_loses_the_turn_at_once() {
 #[test]
 fn everyone_gone_opens_the_floor_and_a_return_resumes() {
     let mut c = conference("[a, b]");
-    c.handle(Event::Start, secs(0));
-    c.handle(Event::InputClosed { input: "b".into() }, secs(1));
-    let out = c.handle(Event::InputClosed { input: "a".into() }, secs(1));
+    c.handle(Input::Start, secs(0));
+    c.handle(Input::InputClosed { input: "b".into() }, secs(1));
+    let out = c.handle(Input::InputClosed { input: "a".into() }, secs(1));
     assert!(
         out.iter()
-            .any(|a| matches!(a, Action::Notice(Notice::FloorOpen)))
+            .any(|a| matches!(a, Output::Notice(Notice::FloorOpen)))
     );
     assert_eq!(c.next_deadline(), None);
     // `b` comes back (restarted, it says something): the conversation goes on.
@@ -586,12 +586,12 @@ fn a_gone_player_is_not_waited_for() {
         ..ConferenceConfig::default()
     };
     let mut c = Conference::new(engine, config);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     speak(&mut c, "One two", secs(1));
     let out = speak(&mut c, "Three four", secs(2));
     assert!(turns(&out).is_empty(), "waiting for playback");
     let out = c.handle(
-        Event::InputClosed {
+        Input::InputClosed {
             input: "playback_done".into(),
         },
         secs(3),
@@ -640,7 +640,7 @@ proptest! {
         let mut now = Duration::ZERO;
         let mut last_id: u64 = 0;
         let mut last_turn: Option<String> = None;
-        let mut all = c.handle(Event::Start, now);
+        let mut all = c.handle(Input::Start, now);
         for s in steps {
             let current = c.current_turn().map(|(s, q)| (s.to_owned(), q));
             let event = match s {
@@ -650,12 +650,12 @@ proptest! {
                     text(&who, &"w ".repeat(n as usize % 40), status, current.as_ref().map(|c| c.1))
                 }
                 Step::Stale => text("tutor", "old", Some(StreamStatus::Ended), Some(last_id.saturating_sub(3))),
-                Step::SpeechStarted => Event::SpeechStarted,
-                Step::Backchannel => Event::Backchannel,
-                Step::Human(n) => Event::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5) },
-                Step::Control(k) => Event::Control([ControlCommand::Reset, ControlCommand::Cancel, ControlCommand::Stats, ControlCommand::Ready][k as usize]),
-                Step::Wait(n) => { now += Duration::from_secs(n as u64); Event::Tick }
-                Step::Close(k) => Event::InputClosed { input: ["tutor", "student1", "student2", "playback_done", "human"][k as usize].into() },
+                Step::SpeechStarted => Input::SpeechStarted,
+                Step::Backchannel => Input::Backchannel,
+                Step::Human(n) => Input::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5) },
+                Step::Control(k) => Input::Control([ControlCommand::Reset, ControlCommand::Cancel, ControlCommand::Stats, ControlCommand::Ready][k as usize]),
+                Step::Wait(n) => { now += Duration::from_secs(n as u64); Input::Tick }
+                Step::Close(k) => Input::InputClosed { input: ["tutor", "student1", "student2", "playback_done", "human"][k as usize].into() },
             };
             all.extend(c.handle(event, now));
             prop_assert!(c.current_turn().is_none() || c.next_deadline().is_some());
@@ -668,10 +668,10 @@ proptest! {
         let mut newest = 0;
         for a in &all {
             match a {
-                Action::Hold => held = true,
-                Action::Resume => held = false,
-                Action::Interrupt { kind: InterruptKind::Reset, .. } => held = false,
-                Action::Turn { question_id, .. } => {
+                Output::Hold => held = true,
+                Output::Resume => held = false,
+                Output::Interrupt { kind: InterruptKind::Reset, .. } => held = false,
+                Output::Turn { question_id, .. } => {
                     prop_assert!(!held || *question_id <= newest, "a new turn while the human holds the floor");
                     newest = newest.max(*question_id);
                 }
@@ -681,8 +681,8 @@ proptest! {
         for a in &all {
             match a {
                 // Only a participant that can be handed a turn prepares one.
-                Action::Prepare { speaker } => prop_assert_ne!(speaker.as_str(), "human"),
-                Action::Turn { speaker, question_id } => {
+                Output::Prepare { speaker } => prop_assert_ne!(speaker.as_str(), "human"),
+                Output::Turn { speaker, question_id } => {
                     prop_assert_ne!(speaker.as_str(), "human");
                     // A repeated turn (ready) keeps its id; otherwise ids grow.
                     prop_assert!(*question_id >= last_id);
@@ -692,7 +692,7 @@ proptest! {
                     last_id = *question_id;
                     last_turn = Some(speaker.clone());
                 }
-                Action::Interrupt { question_id, .. } => {
+                Output::Interrupt { question_id, .. } => {
                     prop_assert!(*question_id > last_id);
                     last_id = *question_id;
                     last_turn = None;
@@ -711,7 +711,7 @@ fn next_turns_wait_for_playback_when_configured() {
         ..ConferenceConfig::default()
     };
     let mut c = Conference::new(engine, config);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let first = c.current_turn().unwrap().1;
     // The first utterance ends: the next speaker may generate while it is heard.
     let out = speak(&mut c, "One two", secs(1));
@@ -722,16 +722,16 @@ fn next_turns_wait_for_playback_when_configured() {
     assert!(turns(&out).is_empty());
     assert_eq!(c.next_deadline(), Some(secs(62)));
     // Reports of other utterances do not release it; the first one's does.
-    assert!(turns(&c.handle(Event::PlaybackDone { question_id: 99 }, secs(3))).is_empty());
-    let out = c.handle(Event::PlaybackDone { question_id: first }, secs(4));
+    assert!(turns(&c.handle(Input::PlaybackDone { question_id: 99 }, secs(3))).is_empty());
+    let out = c.handle(Input::PlaybackDone { question_id: first }, secs(4));
     assert_eq!(turns(&out).len(), 1);
     // A player that never reports does not stall the conference.
     let out = speak(&mut c, "Five six", secs(5));
     assert!(turns(&out).is_empty());
-    let out = c.handle(Event::Tick, secs(65));
+    let out = c.handle(Input::Tick, secs(65));
     assert!(
         out.iter()
-            .any(|a| matches!(a, Action::Notice(Notice::PlaybackTimeout { .. })))
+            .any(|a| matches!(a, Output::Notice(Notice::PlaybackTimeout { .. })))
     );
     assert_eq!(turns(&out).len(), 1);
     let _ = second;
@@ -740,7 +740,7 @@ fn next_turns_wait_for_playback_when_configured() {
 #[test]
 fn a_restarted_participant_loses_the_turn_it_was_in_and_takes_turns_again() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     let (speaker, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     assert_eq!(speaker, "student1");
     // Half an utterance, then the bridge crashes and is restarted.
@@ -749,14 +749,14 @@ fn a_restarted_participant_loses_the_turn_it_was_in_and_takes_turns_again() {
         secs(1),
     );
     let out = c.handle(
-        Event::Restarted {
+        Input::Restarted {
             input: "student1".into(),
         },
         secs(2),
     );
     assert!(out.iter().any(|a| matches!(
         a,
-        Action::Notice(Notice::ParticipantRestarted { speaker }) if speaker == "student1"
+        Output::Notice(Notice::ParticipantRestarted { speaker }) if speaker == "student1"
     )));
     // What was said is kept as an interrupted line; the turn moves on at once.
     let said = utterances(&out);
@@ -776,11 +776,11 @@ fn a_restarted_participant_loses_the_turn_it_was_in_and_takes_turns_again() {
 #[test]
 fn a_restarted_absent_participant_is_present_again() {
     let mut c = conference(STUDY);
-    c.handle(Event::Start, secs(0));
-    c.handle(Event::Tick, secs(60));
+    c.handle(Input::Start, secs(0));
+    c.handle(Input::Tick, secs(60));
     assert_eq!(c.status().absent, ["student1"]);
     c.handle(
-        Event::Restarted {
+        Input::Restarted {
             input: "student1".into(),
         },
         secs(61),
@@ -796,20 +796,20 @@ fn a_restarted_player_is_not_waited_for() {
         ..ConferenceConfig::default()
     };
     let mut c = Conference::new(engine, config);
-    c.handle(Event::Start, secs(0));
+    c.handle(Input::Start, secs(0));
     speak(&mut c, "One two", secs(1));
     speak(&mut c, "Three four", secs(2));
     // Two utterances unheard: the controller waits for the player.
     assert!(c.current_turn().is_none());
     let out = c.handle(
-        Event::Restarted {
+        Input::Restarted {
             input: "playback_done".into(),
         },
         secs(3),
     );
     assert!(
         out.iter()
-            .any(|a| matches!(a, Action::Notice(Notice::PlayerRestarted)))
+            .any(|a| matches!(a, Output::Notice(Notice::PlayerRestarted)))
     );
     assert_eq!(turns(&out).len(), 1, "the next turn goes out at once");
 }
@@ -819,14 +819,14 @@ fn as_a_conductor_it_decides_what_its_own_calls_decide_and_wakes_on_the_deadline
     use conductor::Conductor as _;
     let mut direct = conference(STUDY);
     let mut conducted = conference(STUDY);
-    let first = direct.handle(Event::Start, Duration::from_millis(5));
+    let first = direct.handle(Input::Start, Duration::from_millis(5));
     assert_eq!(conductor::Conductor::start(&mut conducted, &(), 5), first);
     // The turn's deadline, in whole milliseconds, rounded up from the core's own.
     let deadline = direct.next_deadline().expect("a turn is running");
     let wake = conducted.next_wake().expect("a turn is running");
     assert_eq!(u128::from(wake), deadline.as_nanos().div_ceil(1_000_000));
     let at = wake + 1;
-    let timed_out = direct.handle(Event::Tick, Duration::from_millis(at));
+    let timed_out = direct.handle(Input::Tick, Duration::from_millis(at));
     assert_eq!(conducted.tick(at), timed_out);
     assert!(
         !turns(&timed_out).is_empty(),

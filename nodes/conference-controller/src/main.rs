@@ -9,7 +9,7 @@
 
 use std::{cell::RefCell, time::Instant};
 
-use conference_core::{Action, CONTROLLER_FORMAT, Conference, ControllerSetup, Event, NoticeLevel};
+use conference_core::{CONTROLLER_FORMAT, Conference, ControllerSetup, Input, NoticeLevel, Output};
 use dora_node_api::DoraNode;
 use eyre::{Context, bail, eyre};
 use node_kit::HeardSpan;
@@ -83,13 +83,13 @@ fn main() -> eyre::Result<()> {
     let mut conversions = Conversions {
         decode: |input: Received<'_>| {
             notes.borrow_mut().observe(&input);
-            to_core_event(input.id, input.params, input.data)
+            to_core_input(input.id, input.params, input.data)
         },
-        restarted: |input: &str| Event::Restarted {
+        restarted: |input: &str| Input::Restarted {
             input: input.to_owned(),
         },
         closed: |input: &str| {
-            Some(Event::InputClosed {
+            Some(Input::InputClosed {
                 input: input.to_owned(),
             })
         },
@@ -158,19 +158,19 @@ fn warn_about_wiring(node: &DoraNode) {
     }
 }
 
-/// Converts one dora input into a core event; bad input is logged and skipped.
-fn to_core_event(
+/// Converts one dora input into a core input; bad input is logged and skipped.
+fn to_core_input(
     id: &str,
     params: &dora_node_api::MetadataParameters,
     data: &dora_node_api::DoraArray,
-) -> Option<Event> {
+) -> Option<Input> {
     match id {
         // Their payloads are not read.
-        ids::SPEECH_STARTED => return Some(Event::SpeechStarted),
-        ids::BACKCHANNEL => return Some(Event::Backchannel),
+        ids::SPEECH_STARTED => return Some(Input::SpeechStarted),
+        ids::BACKCHANNEL => return Some(Input::Backchannel),
         ids::PLAYBACK_DONE => {
             return match node_kit::question_id(params) {
-                Some(question_id) => Some(Event::PlaybackDone { question_id }),
+                Some(question_id) => Some(Input::PlaybackDone { question_id }),
                 None => {
                     tracing::warn!("playback_done without question_id ignored");
                     None
@@ -194,7 +194,7 @@ fn to_core_event(
     };
     match id {
         ids::CONTROL => match ControlCommand::parse(&text) {
-            Ok(command) => Some(Event::Control(command)),
+            Ok(command) => Some(Input::Control(command)),
             Err(e) => {
                 tracing::warn!(error = %e, "control input ignored");
                 None
@@ -205,12 +205,12 @@ fn to_core_event(
                 tracing::debug!(text = %shorten(&text), "partial human transcript ignored");
                 return None;
             }
-            Some(Event::Human {
+            Some(Input::Human {
                 speaker: chunk.speaker.unwrap_or_else(|| "human".to_owned()),
                 text,
             })
         }
-        participant => Some(Event::Text {
+        participant => Some(Input::Text {
             from: participant.to_owned(),
             text,
             status: chunk.status,
@@ -220,24 +220,24 @@ fn to_core_event(
 }
 
 /// Sends the core's decisions, with what `notes` holds for the player.
-fn emit(node: &mut DoraNode, actions: Vec<Action>, notes: &mut Notes) -> eyre::Result<()> {
+fn emit(node: &mut DoraNode, actions: Vec<Output>, notes: &mut Notes) -> eyre::Result<()> {
     let heard = notes.heard.take();
     let onset_sent_us = notes.onset_sent_us;
     for action in actions {
         match action {
-            Action::Hold => {
+            Output::Hold => {
                 tracing::info!("the human speaks: the agents' voice is held");
                 node_kit::send(node, Pause { onset_sent_us })?;
             }
-            Action::Prepare { speaker } => {
+            Output::Prepare { speaker } => {
                 tracing::debug!(%speaker, "the human's answerer prepares");
                 node_kit::send(node, Prepare { speaker })?;
             }
-            Action::Resume => {
+            Output::Resume => {
                 tracing::info!("no question: the held voice goes on");
                 node_kit::send(node, Resume)?;
             }
-            Action::Turn {
+            Output::Turn {
                 speaker,
                 question_id,
             } => {
@@ -249,14 +249,14 @@ fn emit(node: &mut DoraNode, actions: Vec<Action>, notes: &mut Notes) -> eyre::R
                 };
                 node_kit::send(node, turn)?;
             }
-            Action::Interrupt { kind, question_id } => {
+            Output::Interrupt { kind, question_id } => {
                 tracing::info!(kind = kind.as_str(), question_id, "interrupt");
                 node_kit::send(node, Interrupt::new(kind, question_id))?;
             }
-            Action::Status(stats) => {
+            Output::Status(stats) => {
                 node_kit::send_on(node, ids::STATUS, Plain(stats.to_json()))?;
             }
-            Action::Utterance(u) => {
+            Output::Utterance(u) => {
                 let utterance = Utterance {
                     heard: heard.clone().filter(|_| u.human),
                     question_id: u.question_id,
@@ -267,7 +267,7 @@ fn emit(node: &mut DoraNode, actions: Vec<Action>, notes: &mut Notes) -> eyre::R
                 };
                 node_kit::send(node, utterance)?;
             }
-            Action::Notice(notice) => match notice.level() {
+            Output::Notice(notice) => match notice.level() {
                 NoticeLevel::Warning => tracing::warn!("{notice}"),
                 NoticeLevel::Info => tracing::info!("{notice}"),
                 NoticeLevel::Debug => tracing::debug!("{notice}"),

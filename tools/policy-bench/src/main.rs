@@ -7,7 +7,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use conference_core::{Conference, ConferenceConfig, Event};
+use conference_core::{Conference, ConferenceConfig, Input};
 use turn_policy::{Policy, PolicyEngine, sim::default_words};
 use voice_protocol::StreamStatus;
 
@@ -45,7 +45,7 @@ fn controller_ns_per_turn(pattern: &str, turns: u64) -> f64 {
                 let engine = PolicyEngine::new(policy.clone(), &[] as &[&str]);
                 let mut conference = Conference::new(engine, ConferenceConfig::default());
                 let now = Duration::ZERO;
-                conference.handle(Event::Start, now);
+                conference.handle(Input::Start, now);
                 let start = Instant::now();
                 for _ in 0..turns {
                     let (speaker, question_id) = conference
@@ -53,7 +53,7 @@ fn controller_ns_per_turn(pattern: &str, turns: u64) -> f64 {
                         .map(|(s, q)| (s.to_owned(), q))
                         .expect("a turn is active");
                     black_box(conference.handle(
-                        Event::Text {
+                        Input::Text {
                             from: speaker,
                             text: "A short answer of some words.".to_owned(),
                             status: Some(StreamStatus::Ended),

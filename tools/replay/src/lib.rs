@@ -9,7 +9,7 @@ use std::{
 
 use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup};
 use conductor::Call;
-use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Event};
+use conference_core::{self as controller, CONTROLLER_FORMAT, ControllerSetup};
 use decision_log::{Comparison, Segment};
 use moderator_core::roundtable::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
 use rehearsal_core::rehearsal::{self, REHEARSAL_FORMAT, RehearsalSetup};
@@ -144,8 +144,8 @@ fn replay_log(
             // conductor passed its time with that precision.
             |conference, call: &ControllerCall, at_ns| {
                 let event = match call.clone() {
-                    ControllerCall::Call(Call::Start) => Event::Start,
-                    ControllerCall::Call(Call::Tick) => Event::Tick,
+                    ControllerCall::Call(Call::Start) => controller::Input::Start,
+                    ControllerCall::Call(Call::Tick) => controller::Input::Tick,
                     ControllerCall::Call(Call::Input(event)) | ControllerCall::Event(event) => {
                         event
                     }
@@ -209,8 +209,8 @@ fn replay_log(
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 enum ControllerCall {
-    Call(Call<Event>),
-    Event(Event),
+    Call(Call<controller::Input>),
+    Event(controller::Input),
 }
 
 /// Reads a log of setups `S` and inputs `I`, builds a fresh core per segment and compares

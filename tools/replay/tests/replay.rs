@@ -3,7 +3,7 @@
 
 use std::{path::PathBuf, process::Command, time::Duration};
 
-use conference_core::{Action, CONTROLLER_FORMAT, ControllerSetup, Event};
+use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Input, Output};
 
 fn setup() -> ControllerSetup {
     ControllerSetup {
@@ -25,7 +25,7 @@ fn record(name: &str) -> PathBuf {
     let setup = setup();
     let mut conference = setup.build().unwrap();
     let mut log = decision_log::setup_line(CONTROLLER_FORMAT, &setup) + "\n";
-    let mut step = |conference: &mut conference_core::Conference, event: Event, at_ms: u64| {
+    let mut step = |conference: &mut conference_core::Conference, event: Input, at_ms: u64| {
         let now = Duration::from_millis(at_ms) + Duration::from_nanos(123);
         let actions = conference.handle(event.clone(), now);
         log.push_str(&decision_log::step_line(
@@ -36,18 +36,18 @@ fn record(name: &str) -> PathBuf {
         log.push('\n');
         actions
     };
-    let mut actions = step(&mut conference, Event::Start, 0);
+    let mut actions = step(&mut conference, Input::Start, 0);
     let mut at = 0;
     for round in 0..30 {
         at += 1_000;
         let Some((speaker, question_id)) = actions.iter().rev().find_map(|a| match a {
-            Action::Turn {
+            Output::Turn {
                 speaker,
                 question_id,
             } => Some((speaker.clone(), *question_id)),
             _ => None,
         }) else {
-            actions = step(&mut conference, Event::Tick, at + 61_000);
+            actions = step(&mut conference, Input::Tick, at + 61_000);
             at += 61_000;
             continue;
         };
@@ -55,7 +55,7 @@ fn record(name: &str) -> PathBuf {
             // The human cuts in.
             7 => step(
                 &mut conference,
-                Event::Human {
+                Input::Human {
                     speaker: "human".into(),
                     text: "wait, show me an example".into(),
                 },
@@ -64,11 +64,11 @@ fn record(name: &str) -> PathBuf {
             // The speaker says nothing: the turn times out.
             12 => {
                 at += 61_000;
-                step(&mut conference, Event::Tick, at)
+                step(&mut conference, Input::Tick, at)
             }
             _ => step(
                 &mut conference,
-                Event::Text {
+                Input::Text {
                     from: speaker,
                     text: format!("line {round} with a few words"),
                     status: Some(voice_protocol::StreamStatus::Ended),
