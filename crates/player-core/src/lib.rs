@@ -138,7 +138,7 @@ pub struct TimelineRecord {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum PlayerEvent {
+pub enum PlayerOutput {
     /// Ask the backend for this segment's audio.
     Synthesize {
         speaker: String,
@@ -237,7 +237,7 @@ impl Utterance {
 /// Output of one [`Player::render`] call.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rendered {
-    pub events: Vec<PlayerEvent>,
+    pub events: Vec<PlayerOutput>,
     /// Who was audible in this block (for the `audio` output), if anyone.
     pub speaker: Option<(String, u64)>,
     /// Clip mode: how the voices were mixed in this block.
@@ -331,7 +331,7 @@ impl Player {
         )
     }
 
-    pub fn handle(&mut self, input: PlayerInput) -> Vec<PlayerEvent> {
+    pub fn handle(&mut self, input: PlayerInput) -> Vec<PlayerOutput> {
         let mut events = Vec::new();
         let rate = self.config.sample_rate;
         match input {
@@ -348,7 +348,7 @@ impl Player {
                 index,
                 error,
             } => {
-                events.push(PlayerEvent::ClipRefused {
+                events.push(PlayerOutput::ClipRefused {
                     clip_id: clip_id.clone(),
                     reason: format!("sentence {index} could not be synthesized: {error}"),
                 });
@@ -412,7 +412,7 @@ impl Player {
                     .and_then(|u| u.segments.get_mut(&index))
                 {
                     slot.failed = true;
-                    events.push(PlayerEvent::Skipped {
+                    events.push(PlayerOutput::Skipped {
                         question_id,
                         index,
                         error,
@@ -432,7 +432,7 @@ impl Player {
                             self.start_fade(&utterance);
                         }
                         utterance.credit_partial();
-                        events.push(PlayerEvent::PlaybackDone(TimelineRecord {
+                        events.push(PlayerOutput::PlaybackDone(TimelineRecord {
                             speaker: utterance.speaker,
                             question_id: q,
                             start_ms: self.ms(start),

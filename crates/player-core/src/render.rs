@@ -50,7 +50,7 @@ impl Player {
                 // for playback must learn that this utterance is over.
                 rendered
                     .events
-                    .push(PlayerEvent::PlaybackDone(TimelineRecord {
+                    .push(PlayerOutput::PlaybackDone(TimelineRecord {
                         speaker: utterance.speaker,
                         question_id,
                         start_ms: samples_to_ms(utterance.started_at.unwrap_or(at), rate),
@@ -85,7 +85,7 @@ impl Player {
             if utterance.started_at.is_none() {
                 utterance.started_at = Some(at);
                 self.started_through = self.started_through.max(question_id);
-                rendered.events.push(PlayerEvent::PlaybackStarted {
+                rendered.events.push(PlayerOutput::PlaybackStarted {
                     speaker: utterance.speaker.clone(),
                     question_id,
                     at_ms: samples_to_ms(at, rate),

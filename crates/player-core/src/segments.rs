@@ -15,7 +15,7 @@ impl Player {
         last: bool,
         text: String,
         audio: Option<Vec<f32>>,
-        events: &mut Vec<PlayerEvent>,
+        events: &mut Vec<PlayerOutput>,
     ) {
         // Stale, already played, or older than what is sounding now: utterances never go
         // back in question-id order.
@@ -36,7 +36,7 @@ impl Player {
             if utterance.last_index.is_none() {
                 utterance.last_index = utterance.segments.keys().next_back().copied();
             }
-            events.push(PlayerEvent::Skipped {
+            events.push(PlayerOutput::Skipped {
                 question_id,
                 index,
                 error: format!(
@@ -82,7 +82,7 @@ impl Player {
             },
         );
         if needs_voice {
-            events.push(PlayerEvent::Synthesize {
+            events.push(PlayerOutput::Synthesize {
                 speaker,
                 question_id,
                 index,
@@ -99,13 +99,13 @@ impl Player {
         speaker: String,
         question_id: u64,
         index: u32,
-        events: &mut Vec<PlayerEvent>,
+        events: &mut Vec<PlayerOutput>,
     ) {
         self.refused.insert(question_id);
         while self.refused.len() > MAX_QUEUED_UTTERANCES {
             self.refused.pop_first();
         }
-        events.push(PlayerEvent::Skipped {
+        events.push(PlayerOutput::Skipped {
             question_id,
             index,
             error: format!(
@@ -113,7 +113,7 @@ impl Player {
             ),
         });
         let now = self.now_ms();
-        events.push(PlayerEvent::PlaybackDone(TimelineRecord {
+        events.push(PlayerOutput::PlaybackDone(TimelineRecord {
             speaker,
             question_id,
             start_ms: now,

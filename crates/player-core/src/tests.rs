@@ -31,7 +31,7 @@ fn audio(q: u64, index: u32, len: usize, level: f32) -> PlayerInput {
 }
 
 /// Renders `blocks` blocks; returns (samples, events, audible question id per block).
-fn play(p: &mut Player, blocks: usize) -> (Vec<f32>, Vec<PlayerEvent>, Vec<Option<u64>>) {
+fn play(p: &mut Player, blocks: usize) -> (Vec<f32>, Vec<PlayerOutput>, Vec<Option<u64>>) {
     let mut samples = Vec::new();
     let mut events = Vec::new();
     let mut who = Vec::new();
@@ -45,11 +45,11 @@ fn play(p: &mut Player, blocks: usize) -> (Vec<f32>, Vec<PlayerEvent>, Vec<Optio
     (samples, events, who)
 }
 
-fn done(events: &[PlayerEvent]) -> Vec<TimelineRecord> {
+fn done(events: &[PlayerOutput]) -> Vec<TimelineRecord> {
     events
         .iter()
         .filter_map(|e| match e {
-            PlayerEvent::PlaybackDone(r) => Some(r.clone()),
+            PlayerOutput::PlaybackDone(r) => Some(r.clone()),
             _ => None,
         })
         .collect()
@@ -61,7 +61,7 @@ fn plays_in_order_with_gaps_and_records_the_timeline() {
     let asks = p.handle(segment(1, 0, false, "Hello there."));
     assert!(matches!(
         &asks[..],
-        [PlayerEvent::Synthesize { index: 0, .. }]
+        [PlayerOutput::Synthesize { index: 0, .. }]
     ));
     // Nothing synthesized yet: silence, recorded as a gap.
     let (samples, _, _) = play(&mut p, 2);
@@ -74,7 +74,7 @@ fn plays_in_order_with_gaps_and_records_the_timeline() {
     assert_eq!(samples.iter().filter(|s| **s == 0.25).count(), 10);
     assert!(matches!(
         events[0],
-        PlayerEvent::PlaybackStarted { at_ms: 40, .. }
+        PlayerOutput::PlaybackStarted { at_ms: 40, .. }
     ));
     let records = done(&events);
     assert_eq!(records.len(), 1);
@@ -142,7 +142,7 @@ fn failed_synthesis_is_skipped_and_silent_utterances_still_end() {
         index: 0,
         error: "boom".into(),
     });
-    assert!(matches!(&skipped[..], [PlayerEvent::Skipped { .. }]));
+    assert!(matches!(&skipped[..], [PlayerOutput::Skipped { .. }]));
     p.handle(audio(1, 1, 10, 0.5));
     p.handle(segment(2, 0, true, ""));
     let (_, events, _) = play(&mut p, 2);
@@ -243,7 +243,7 @@ proptest! {
 
 use voice_protocol::clips::{ClipCommand, ClipSpec};
 
-fn clip(p: &mut Player, id: &str, sentences: &[(&str, usize)], level: f32) -> Vec<PlayerEvent> {
+fn clip(p: &mut Player, id: &str, sentences: &[(&str, usize)], level: f32) -> Vec<PlayerOutput> {
     let mut events = p.handle(PlayerInput::Clip(ClipSpec {
         clip_id: id.into(),
         speaker: format!("who-{id}"),
@@ -260,7 +260,7 @@ fn clip(p: &mut Player, id: &str, sentences: &[(&str, usize)], level: f32) -> Ve
     events
 }
 
-fn cmd(p: &mut Player, c: ClipCommand) -> Vec<PlayerEvent> {
+fn cmd(p: &mut Player, c: ClipCommand) -> Vec<PlayerOutput> {
     p.handle(PlayerInput::Command(c))
 }
 
@@ -268,17 +268,17 @@ fn play_id(id: &str) -> ClipCommand {
     ClipCommand::Play { clip_id: id.into() }
 }
 
-fn finished(events: &[PlayerEvent]) -> Vec<voice_protocol::clips::ClipFinished> {
+fn finished(events: &[PlayerOutput]) -> Vec<voice_protocol::clips::ClipFinished> {
     events
         .iter()
         .filter_map(|e| match e {
-            PlayerEvent::ClipFinished(f) => Some(f.clone()),
+            PlayerOutput::ClipFinished(f) => Some(f.clone()),
             _ => None,
         })
         .collect()
 }
 
-fn render_n(p: &mut Player, blocks: usize) -> (Vec<f32>, Vec<PlayerEvent>, Vec<Rendered>) {
+fn render_n(p: &mut Player, blocks: usize) -> (Vec<f32>, Vec<PlayerOutput>, Vec<Rendered>) {
     let mut samples = Vec::new();
     let mut events = Vec::new();
     let mut all = Vec::new();
@@ -299,7 +299,7 @@ fn a_clip_is_held_until_played_and_reports_start_beats_and_end() {
     let r = ready
         .iter()
         .find_map(|e| match e {
-            PlayerEvent::ClipReady(r) => Some(r.clone()),
+            PlayerOutput::ClipReady(r) => Some(r.clone()),
             _ => None,
         })
         .expect("ready once synthesized");
@@ -314,14 +314,14 @@ fn a_clip_is_held_until_played_and_reports_start_beats_and_end() {
     let (samples, events, _) = render_n(&mut p, 4);
     assert_eq!(samples.iter().filter(|s| **s == 0.5).count(), 55);
     let started = events.iter().find_map(|e| match e {
-        PlayerEvent::ClipStarted(s) => Some(s.at_ms),
+        PlayerOutput::ClipStarted(s) => Some(s.at_ms),
         _ => None,
     });
     assert_eq!(started, Some(40));
     let beats: Vec<(u32, u64)> = events
         .iter()
         .filter_map(|e| match e {
-            PlayerEvent::Beat(b) => Some((b.beat, b.at_ms)),
+            PlayerOutput::Beat(b) => Some((b.beat, b.at_ms)),
             _ => None,
         })
         .collect();
@@ -382,7 +382,7 @@ fn an_overlay_sounds_over_a_ducked_main_and_releases_the_duck() {
             ramp_ms: 5,
         },
     );
-    assert!(matches!(&refused[..], [PlayerEvent::ClipRefused { .. }]));
+    assert!(matches!(&refused[..], [PlayerOutput::ClipRefused { .. }]));
     cmd(
         &mut p,
         ClipCommand::PlayOverlay {
@@ -491,7 +491,7 @@ fn clip_mode_leaves_utterances_alone() {
     // Unknown clips are refused, not fatal.
     assert!(matches!(
         &cmd(&mut p, play_id("nope"))[..],
-        [PlayerEvent::ClipRefused { .. }]
+        [PlayerOutput::ClipRefused { .. }]
     ));
     assert!(matches!(
         &cmd(
@@ -501,7 +501,7 @@ fn clip_mode_leaves_utterances_alone() {
                 fade_ms: 5
             }
         )[..],
-        [PlayerEvent::ClipRefused { .. }]
+        [PlayerOutput::ClipRefused { .. }]
     ));
 }
 
@@ -522,7 +522,7 @@ fn failed_sentences_are_skipped_and_an_all_failed_clip_reports_an_error() {
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, PlayerEvent::ClipReady(r) if r.error.is_some()))
+            .any(|e| matches!(e, PlayerOutput::ClipReady(r) if r.error.is_some()))
     );
     let empty = p.handle(PlayerInput::Clip(ClipSpec {
         clip_id: "e".into(),
@@ -530,7 +530,7 @@ fn failed_sentences_are_skipped_and_an_all_failed_clip_reports_an_error() {
         question_id: 1,
         sentences: vec!["  ".into()],
     }));
-    assert!(matches!(&empty[..], [PlayerEvent::ClipReady(r)] if r.error.is_some()));
+    assert!(matches!(&empty[..], [PlayerOutput::ClipReady(r)] if r.error.is_some()));
 }
 
 proptest! {

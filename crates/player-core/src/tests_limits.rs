@@ -23,18 +23,18 @@ fn segment(q: u64, index: u32, last: bool) -> PlayerInput {
     }
 }
 
-fn synthesized(events: &[PlayerEvent]) -> usize {
+fn synthesized(events: &[PlayerOutput]) -> usize {
     events
         .iter()
-        .filter(|e| matches!(e, PlayerEvent::Synthesize { .. }))
+        .filter(|e| matches!(e, PlayerOutput::Synthesize { .. }))
         .count()
 }
 
-fn refusals(events: &[PlayerEvent]) -> Vec<String> {
+fn refusals(events: &[PlayerOutput]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match e {
-            PlayerEvent::Skipped { error, .. } if error.starts_with("refused") => {
+            PlayerOutput::Skipped { error, .. } if error.starts_with("refused") => {
                 Some(error.clone())
             }
             _ => None,
@@ -42,17 +42,17 @@ fn refusals(events: &[PlayerEvent]) -> Vec<String> {
         .collect()
 }
 
-fn done_ids(events: &[PlayerEvent]) -> Vec<u64> {
+fn done_ids(events: &[PlayerOutput]) -> Vec<u64> {
     events
         .iter()
         .filter_map(|e| match e {
-            PlayerEvent::PlaybackDone(r) => Some(r.question_id),
+            PlayerOutput::PlaybackDone(r) => Some(r.question_id),
             _ => None,
         })
         .collect()
 }
 
-fn render(p: &mut Player, blocks: usize) -> Vec<PlayerEvent> {
+fn render(p: &mut Player, blocks: usize) -> Vec<PlayerOutput> {
     let mut events = Vec::new();
     for _ in 0..blocks {
         let mut block = [0.0; 20];
@@ -196,7 +196,7 @@ proptest! {
             }
             // Nothing older than the newest interrupt is ever asked for.
             for e in &events {
-                if let PlayerEvent::Synthesize { question_id, .. } = e {
+                if let PlayerOutput::Synthesize { question_id, .. } = e {
                     prop_assert!(*question_id >= newest_interrupt);
                 }
             }

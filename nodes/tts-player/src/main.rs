@@ -31,7 +31,7 @@ use crossbeam_channel::{Sender, select};
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
 use player_core::{
-    Player, PlayerConfig, PlayerEvent, PlayerInput,
+    Player, PlayerConfig, PlayerInput, PlayerOutput,
     human::{HumanLine, HumanRecorder},
 };
 use voice_protocol::messages::{Audio, ClipJson, PlaybackStarted, Played, Utterance};
@@ -222,7 +222,7 @@ fn render_block(
     device: &mut Option<Device>,
     node: &mut DoraNode,
     rate: u32,
-) -> eyre::Result<(Vec<PlayerEvent>, std::time::SystemTime)> {
+) -> eyre::Result<(Vec<PlayerOutput>, std::time::SystemTime)> {
     let rendered = player.render(block);
     if let Some(d) = device.as_mut()
         && !d.write(block)
@@ -244,13 +244,13 @@ fn render_block(
 }
 
 fn apply(
-    event: PlayerEvent,
+    event: PlayerOutput,
     node: &mut DoraNode,
     jobs: &Sender<Job>,
     recording: &mut Recording,
 ) -> eyre::Result<()> {
     match event {
-        PlayerEvent::Synthesize {
+        PlayerOutput::Synthesize {
             speaker,
             question_id,
             index,
@@ -263,7 +263,7 @@ fn apply(
                 part_of: PartOf::Turn { question_id },
             });
         }
-        PlayerEvent::SynthesizeClip {
+        PlayerOutput::SynthesizeClip {
             clip_id,
             speaker,
             index,
@@ -276,35 +276,35 @@ fn apply(
                 part_of: PartOf::Clip { clip_id },
             });
         }
-        PlayerEvent::ClipRefused { clip_id, reason } => {
+        PlayerOutput::ClipRefused { clip_id, reason } => {
             tracing::warn!(%clip_id, %reason, "clip command not honoured");
         }
-        PlayerEvent::ClipReady(ready) => {
+        PlayerOutput::ClipReady(ready) => {
             if let Some(error) = &ready.error {
                 tracing::warn!(clip_id = %ready.clip_id, %error, "clip could not be prepared");
             }
             send_json(node, ids::CLIP_READY, &ready.clip_id, &ready)?;
         }
-        PlayerEvent::ClipStarted(started) => {
+        PlayerOutput::ClipStarted(started) => {
             tracing::debug!(clip_id = %started.clip_id, at_ms = started.at_ms, "clip started");
             send_json(node, ids::CLIP_STARTED, &started.clip_id, &started)?;
         }
-        PlayerEvent::Beat(beat) => {
+        PlayerOutput::Beat(beat) => {
             send_json(node, ids::BEAT, &beat.clip_id, &beat)?;
         }
-        PlayerEvent::ClipFinished(done) => {
+        PlayerOutput::ClipFinished(done) => {
             tracing::info!(speaker = %done.speaker, clip_id = %done.clip_id, overlay = done.overlay, interrupted = done.interrupted, chars = done.chars_played, "clip played");
             recording.timeline_clip(&done)?;
             send_json(node, ids::CLIP_FINISHED, &done.clip_id, &done)?;
         }
-        PlayerEvent::Skipped {
+        PlayerOutput::Skipped {
             question_id,
             index,
             error,
         } => {
             tracing::warn!(question_id, index, %error, "segment could not be synthesized; skipped");
         }
-        PlayerEvent::PlaybackStarted {
+        PlayerOutput::PlaybackStarted {
             speaker,
             question_id,
             at_ms,
@@ -316,7 +316,7 @@ fn apply(
             };
             node_kit::send(node, started)?;
         }
-        PlayerEvent::PlaybackDone(record) => {
+        PlayerOutput::PlaybackDone(record) => {
             tracing::info!(speaker = %record.speaker, question_id = record.question_id, interrupted = record.interrupted, chars = record.chars_played, "played");
             recording.timeline(&record)?;
             let played = Played {

@@ -10,7 +10,7 @@ impl ClipDeck {
         block: &mut [f32],
         clock: u64,
         rate: u32,
-        events: &mut Vec<PlayerEvent>,
+        events: &mut Vec<PlayerOutput>,
         audit: &mut ClipAudit,
     ) -> Option<(String, u64)> {
         let ms = |s: u64| s * 1000 / u64::from(rate);
@@ -122,7 +122,7 @@ pub(super) fn step_voice(
     v: &mut Voice,
     t: u64,
     main: bool,
-    events: &mut Vec<PlayerEvent>,
+    events: &mut Vec<PlayerOutput>,
     ms: impl Fn(u64) -> u64,
 ) -> Option<(f32, (String, u64))> {
     if t < v.start_at || (v.fading_out && v.gain <= 0.0) {
@@ -141,7 +141,7 @@ pub(super) fn step_voice(
     };
     if v.started_at.is_none() {
         v.started_at = Some(t);
-        events.push(PlayerEvent::ClipStarted(ClipStarted {
+        events.push(PlayerOutput::ClipStarted(ClipStarted {
             clip_id: v.clip_id.clone(),
             speaker: v.clip.speaker.clone(),
             question_id: v.clip.question_id,
@@ -158,7 +158,7 @@ pub(super) fn step_voice(
         v.sentence += 1;
         v.position = 0;
         if main && !v.fading_out && v.sentence < v.clip.sentences.len() {
-            events.push(PlayerEvent::Beat(BeatReached {
+            events.push(PlayerOutput::Beat(BeatReached {
                 clip_id: v.clip_id.clone(),
                 beat: v.sentence as u32,
                 at_ms: ms(t + 1),
@@ -168,8 +168,8 @@ pub(super) fn step_voice(
     Some((out, (v.clip.speaker.clone(), v.clip.question_id)))
 }
 
-pub(super) fn finish(v: Voice, t: u64, interrupted: bool, ms: impl Fn(u64) -> u64) -> PlayerEvent {
-    PlayerEvent::ClipFinished(ClipFinished {
+pub(super) fn finish(v: Voice, t: u64, interrupted: bool, ms: impl Fn(u64) -> u64) -> PlayerOutput {
+    PlayerOutput::ClipFinished(ClipFinished {
         speaker: v.clip.speaker,
         question_id: v.clip.question_id,
         start_ms: ms(v.started_at.unwrap_or(t)),

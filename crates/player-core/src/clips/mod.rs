@@ -25,7 +25,7 @@ use voice_protocol::clips::{
     DEFAULT_DUCK_RAMP_MS,
 };
 
-use crate::PlayerEvent;
+use crate::PlayerOutput;
 
 use mixing::*;
 use voice::*;
@@ -64,9 +64,9 @@ impl ClipDeck {
         self.held.len()
     }
 
-    pub(crate) fn prepare(&mut self, spec: ClipSpec, events: &mut Vec<PlayerEvent>) {
+    pub(crate) fn prepare(&mut self, spec: ClipSpec, events: &mut Vec<PlayerOutput>) {
         if spec.clip_id.trim().is_empty() || self.knows(&spec.clip_id) {
-            events.push(PlayerEvent::ClipRefused {
+            events.push(PlayerOutput::ClipRefused {
                 clip_id: spec.clip_id,
                 reason: "empty or duplicate clip id".into(),
             });
@@ -79,7 +79,7 @@ impl ClipDeck {
             .filter(|s| !s.is_empty())
             .collect();
         if sentences.is_empty() {
-            events.push(PlayerEvent::ClipReady(ClipReady {
+            events.push(PlayerOutput::ClipReady(ClipReady {
                 clip_id: spec.clip_id,
                 speaker: spec.speaker,
                 sentence_ms: Vec::new(),
@@ -96,13 +96,13 @@ impl ClipDeck {
                 .map(|(id, _)| id.clone())
                 .expect("not empty");
             self.held.remove(&oldest);
-            events.push(PlayerEvent::ClipRefused {
+            events.push(PlayerOutput::ClipRefused {
                 clip_id: oldest,
                 reason: "too many held clips: the oldest was dropped".into(),
             });
         }
         for (index, text) in sentences.iter().enumerate() {
-            events.push(PlayerEvent::SynthesizeClip {
+            events.push(PlayerOutput::SynthesizeClip {
                 clip_id: spec.clip_id.clone(),
                 speaker: spec.speaker.clone(),
                 index: index as u32,
@@ -156,7 +156,7 @@ impl ClipDeck {
         index: u32,
         samples: Option<Vec<f32>>,
         rate: u32,
-        events: &mut Vec<PlayerEvent>,
+        events: &mut Vec<PlayerOutput>,
     ) {
         let Some(clip) = self.clip_mut(clip_id) else {
             return; // discarded meanwhile
@@ -183,7 +183,7 @@ impl ClipDeck {
                 .audio
                 .iter()
                 .all(|a| a.as_ref().is_none_or(Vec::is_empty));
-            events.push(PlayerEvent::ClipReady(ClipReady {
+            events.push(PlayerOutput::ClipReady(ClipReady {
                 clip_id: clip_id.to_owned(),
                 speaker: clip.speaker.clone(),
                 duration_ms: sentence_ms.iter().sum(),
@@ -198,11 +198,11 @@ impl ClipDeck {
         command: ClipCommand,
         clock: u64,
         rate: u32,
-        events: &mut Vec<PlayerEvent>,
+        events: &mut Vec<PlayerOutput>,
     ) {
         let samples = |ms: u64| ms * u64::from(rate) / 1000;
         let mut refuse = |clip_id: &str, reason: &str| {
-            events.push(PlayerEvent::ClipRefused {
+            events.push(PlayerOutput::ClipRefused {
                 clip_id: clip_id.to_owned(),
                 reason: reason.to_owned(),
             })
