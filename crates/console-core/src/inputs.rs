@@ -8,7 +8,7 @@ use crate::*;
 
 impl Console {
     /// One dora input.
-    pub fn input(&mut self, id: &str, data: Data<'_>, meta: &Meta, now: u64) -> Vec<Out> {
+    pub fn input(&mut self, id: &str, data: Data<'_>, meta: &Meta, now: u64) -> Vec<PageOutput> {
         *self.inputs_seen.entry(shorten_id(id)).or_default() += 1;
         let text = match data {
             Data::Text(t) => Some(t),
@@ -19,7 +19,7 @@ impl Console {
             "status" => {
                 if let Some(status) = text.and_then(|t| shares::parse_status(t).ok()) {
                     self.policy.status = Some(status);
-                    out.push(Out::Broadcast(self.policy_msg()));
+                    out.push(PageOutput::Broadcast(self.policy_msg()));
                 }
             }
             "utterance" => {
@@ -35,10 +35,10 @@ impl Console {
                     .unwrap_or_default();
                 if let Some(q) = meta.question_id {
                     if self.latency.turn(q, &speaker, now) {
-                        out.push(Out::Broadcast(self.latency_msg()));
+                        out.push(PageOutput::Broadcast(self.latency_msg()));
                     }
                     self.next_speaker = Some((speaker, q));
-                    out.push(Out::Broadcast(self.speaking_msg()));
+                    out.push(PageOutput::Broadcast(self.speaking_msg()));
                 }
             }
             "interrupt" => {
@@ -52,7 +52,7 @@ impl Console {
                         page::shorten(kind, 20),
                         now,
                     );
-                    out.push(Out::Broadcast(line));
+                    out.push(PageOutput::Broadcast(line));
                 }
             }
             "playback_started" => {
@@ -63,13 +63,13 @@ impl Console {
                     .unwrap_or_default();
                 let q = meta.question_id.unwrap_or(0);
                 if self.latency.voice_started(q, &speaker, now) {
-                    out.push(Out::Broadcast(self.latency_msg()));
+                    out.push(PageOutput::Broadcast(self.latency_msg()));
                 }
                 if self.next_speaker.as_ref().is_some_and(|(_, nq)| *nq == q) {
                     self.next_speaker = None;
                 }
                 self.speaking = Some((speaker, q));
-                out.push(Out::Broadcast(self.speaking_msg()));
+                out.push(PageOutput::Broadcast(self.speaking_msg()));
             }
             "playback_done" | "played" => {
                 let report = PlayedReport {
@@ -80,11 +80,11 @@ impl Console {
                     self.played(q, text.unwrap_or_default(), report, &mut out);
                 }
                 if self.latency.voice_done(meta.question_id, now) {
-                    out.push(Out::Broadcast(self.latency_msg()));
+                    out.push(PageOutput::Broadcast(self.latency_msg()));
                 }
                 if self.speaking.as_ref().map(|s| s.1) == meta.question_id {
                     self.speaking = None;
-                    out.push(Out::Broadcast(self.speaking_msg()));
+                    out.push(PageOutput::Broadcast(self.speaking_msg()));
                 }
             }
             "audio" => {
@@ -100,18 +100,18 @@ impl Console {
             "speech_started" => {
                 self.latency.speech_started(now);
                 self.human_speaking = true;
-                out.push(Out::Broadcast(self.speaking_msg()));
+                out.push(PageOutput::Broadcast(self.speaking_msg()));
             }
             "transcript" => {
                 self.latency.human_words(false, now);
-                out.push(Out::Broadcast(self.latency_msg()));
+                out.push(PageOutput::Broadcast(self.latency_msg()));
                 self.human_speaking = false;
-                out.push(Out::Broadcast(self.speaking_msg()));
+                out.push(PageOutput::Broadcast(self.speaking_msg()));
             }
             "backchannel" => {
                 self.human_speaking = false;
                 if self.latency.backchannel() {
-                    out.push(Out::Broadcast(self.latency_msg()));
+                    out.push(PageOutput::Broadcast(self.latency_msg()));
                 }
                 let speaker = meta
                     .speaker
@@ -124,8 +124,8 @@ impl Console {
                     text.unwrap_or_default().trim().to_owned(),
                     now,
                 );
-                out.push(Out::Broadcast(line));
-                out.push(Out::Broadcast(self.speaking_msg()));
+                out.push(PageOutput::Broadcast(line));
+                out.push(PageOutput::Broadcast(self.speaking_msg()));
             }
             "decision" => {
                 if let Some(text) = text {
@@ -139,10 +139,13 @@ impl Console {
             }
             "board" => match text.map(serde_json::from_str::<Value>) {
                 Some(Ok(Value::Object(board))) => {
-                    out.push(Out::Broadcast(msg("board", Value::Object(board.clone()))));
+                    out.push(PageOutput::Broadcast(msg(
+                        "board",
+                        Value::Object(board.clone()),
+                    )));
                     self.board = Some(board);
                 }
-                _ => out.push(Out::Warning(
+                _ => out.push(PageOutput::Warning(
                     "a board that is not a JSON object ignored".to_owned(),
                 )),
             },
@@ -151,8 +154,8 @@ impl Console {
                 if !phase.is_empty() {
                     self.policy.phase = Some(phase.clone());
                     let line = self.push_line("phase", String::new(), None, phase, now);
-                    out.push(Out::Broadcast(line));
-                    out.push(Out::Broadcast(self.policy_msg()));
+                    out.push(PageOutput::Broadcast(line));
+                    out.push(PageOutput::Broadcast(self.policy_msg()));
                 }
             }
             _ if id == "text" || id.starts_with("text_") => {
@@ -160,10 +163,10 @@ impl Console {
                     && text.is_some_and(|t| !t.trim().is_empty())
                     && self.latency.token(q, now)
                 {
-                    out.push(Out::Broadcast(self.latency_msg()));
+                    out.push(PageOutput::Broadcast(self.latency_msg()));
                 }
             }
-            other => out.push(Out::Warning(format!(
+            other => out.push(PageOutput::Warning(format!(
                 "unknown input {:?} ignored",
                 other.chars().take(64).collect::<String>()
             ))),
@@ -171,7 +174,13 @@ impl Console {
         out
     }
 
-    pub(crate) fn utterance(&mut self, text: &str, meta: &Meta, now: u64, out: &mut Vec<Out>) {
+    pub(crate) fn utterance(
+        &mut self,
+        text: &str,
+        meta: &Meta,
+        now: u64,
+        out: &mut Vec<PageOutput>,
+    ) {
         let speaker = meta.speaker.clone().unwrap_or_default();
         let human = meta.is_human.unwrap_or(false);
         let kind = if human {
@@ -203,11 +212,11 @@ impl Console {
             self.played(q, &played, report, out);
         }
         if let Some(line) = self.lines.iter().find(|l| l.seq == seq) {
-            out.push(Out::Broadcast(line_msg(line)));
+            out.push(PageOutput::Broadcast(line_msg(line)));
         }
         if human {
             self.human_speaking = false;
-            out.push(Out::Broadcast(self.speaking_msg()));
+            out.push(PageOutput::Broadcast(self.speaking_msg()));
         }
     }
 
@@ -217,7 +226,7 @@ impl Console {
         q: u64,
         played: &str,
         report: PlayedReport,
-        out: &mut Vec<Out>,
+        out: &mut Vec<PageOutput>,
     ) {
         let Some(line) = self
             .lines
@@ -237,7 +246,7 @@ impl Console {
         line.interrupted |= report.interrupted;
         line.played = Some(heard);
         line.cut = (line.interrupted && !cut.is_empty()).then_some(cut);
-        out.push(Out::Broadcast(line_msg(line)));
+        out.push(PageOutput::Broadcast(line_msg(line)));
     }
 
     pub(crate) fn voice_audio(
@@ -245,14 +254,14 @@ impl Console {
         samples: &[f32],
         meta: &Meta,
         now: u64,
-        out: &mut Vec<Out>,
+        out: &mut Vec<PageOutput>,
     ) {
         let (rms, peak) = levels(samples);
         if self.latency.voice_block(meta.question_id, rms, now) {
-            out.push(Out::Broadcast(self.latency_msg()));
+            out.push(PageOutput::Broadcast(self.latency_msg()));
         }
         if self.level_due("voice", now) {
-            out.push(Out::Broadcast(msg(
+            out.push(PageOutput::Broadcast(msg(
                 "level",
                 serde_json::json!({
                     "source": "voice",
@@ -265,18 +274,18 @@ impl Console {
         if !self.listeners.is_empty()
             && let Ok(rate) = voice_rate(meta.sample_rate)
         {
-            out.push(Out::Audio {
+            out.push(PageOutput::Audio {
                 frame: page::encode_audio(rate, samples),
                 to: self.listeners.iter().copied().collect(),
             });
         }
     }
 
-    pub(crate) fn human_audio(&mut self, samples: &[f32], now: u64, out: &mut Vec<Out>) {
+    pub(crate) fn human_audio(&mut self, samples: &[f32], now: u64, out: &mut Vec<PageOutput>) {
         let (rms, peak) = levels(samples);
         self.latency.human_audio(rms, now);
         if self.level_due("human", now) {
-            out.push(Out::Broadcast(msg(
+            out.push(PageOutput::Broadcast(msg(
                 "level",
                 serde_json::json!({
                     "source": "human",
@@ -299,7 +308,7 @@ impl Console {
         due
     }
 
-    pub(crate) fn decision(&mut self, text: &str, now: u64, out: &mut Vec<Out>) {
+    pub(crate) fn decision(&mut self, text: &str, now: u64, out: &mut Vec<PageOutput>) {
         let Ok(value) = serde_json::from_str::<Value>(text) else {
             return;
         };
@@ -327,11 +336,11 @@ impl Console {
             self.policy.phase = Some(phase.to_owned());
         }
         let line = self.push_line("decision", "moderator".to_owned(), None, summary, now);
-        out.push(Out::Broadcast(line));
-        out.push(Out::Broadcast(self.policy_msg()));
+        out.push(PageOutput::Broadcast(line));
+        out.push(PageOutput::Broadcast(self.policy_msg()));
     }
 
-    pub(crate) fn auction(&mut self, text: &str, now: u64, out: &mut Vec<Out>) {
+    pub(crate) fn auction(&mut self, text: &str, now: u64, out: &mut Vec<PageOutput>) {
         let Ok(value) = serde_json::from_str::<Value>(text) else {
             return;
         };
@@ -347,7 +356,7 @@ impl Console {
                     let entry = self.policy.auction.entry(agent).or_default();
                     entry.bid = value.get("bid").and_then(Value::as_u64);
                     entry.tokens = value.get("tokens").and_then(Value::as_u64).or(entry.tokens);
-                    out.push(Out::Broadcast(self.policy_msg()));
+                    out.push(PageOutput::Broadcast(self.policy_msg()));
                 }
             }
             "segment" | "timing" | "bid_fallback" => {}
@@ -365,8 +374,8 @@ impl Console {
                 let summary = auction_summary(&event, &value);
                 self.policy.last_decision = Some(summary.clone());
                 let line = self.push_line("auction", event, None, summary, now);
-                out.push(Out::Broadcast(line));
-                out.push(Out::Broadcast(self.policy_msg()));
+                out.push(PageOutput::Broadcast(line));
+                out.push(PageOutput::Broadcast(self.policy_msg()));
             }
         }
     }

@@ -3,9 +3,10 @@
 //! in as milliseconds on the node's clock.
 //!
 //! ```text
-//!  dora input ──▶ Console::input ──▶ [Out::Broadcast | Out::Audio]      (to the pages)
-//!  page frame ──▶ Console::page_text / page_audio ──▶ [Out::Dora | Out::To] (control,
-//!                                                       human_text, audio)
+//!  dora input ──▶ Console::input ──▶ [PageOutput::Broadcast | PageOutput::Audio]
+//!                                                         (to the pages)
+//!  page frame ──▶ Console::page_text / page_audio ──▶ [PageOutput::Dora | PageOutput::To]
+//!                                                         (control, human_text, audio)
 //! ```
 
 pub mod auth;
@@ -56,7 +57,7 @@ pub enum Data<'a> {
 
 /// What the console does.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Out {
+pub enum PageOutput {
     /// A JSON message for every page.
     Broadcast(String),
     /// A JSON message for one page.
@@ -66,14 +67,14 @@ pub enum Out {
         frame: Vec<u8>,
         to: Vec<ClientId>,
     },
-    Dora(DoraOut),
+    Dora(DoraOutput),
     /// Something the node should log: input it could not use.
     Warning(String),
 }
 
 /// The console's dora outputs.
 #[derive(Debug, Clone, PartialEq)]
-pub enum DoraOut {
+pub enum DoraOutput {
     /// `control`: a command for the decision node (controller or moderator).
     Control(String),
     /// `human_text`: the human's typed words, as a final transcript (`speaker`,
@@ -228,8 +229,8 @@ impl Console {
     }
 
     /// Everything a page that just connected needs to show the session so far.
-    pub fn connected(&mut self, client: ClientId) -> Vec<Out> {
-        let mut out = vec![Out::To(
+    pub fn connected(&mut self, client: ClientId) -> Vec<PageOutput> {
+        let mut out = vec![PageOutput::To(
             client,
             msg(
                 "hello",
@@ -237,21 +238,24 @@ impl Console {
             ),
         )];
         for line in &self.lines {
-            out.push(Out::To(client, line_msg(line)));
+            out.push(PageOutput::To(client, line_msg(line)));
         }
-        out.push(Out::To(client, self.policy_msg()));
+        out.push(PageOutput::To(client, self.policy_msg()));
         if let Some(board) = &self.board {
-            out.push(Out::To(client, msg("board", Value::Object(board.clone()))));
+            out.push(PageOutput::To(
+                client,
+                msg("board", Value::Object(board.clone())),
+            ));
         }
-        out.push(Out::To(client, self.speaking_msg()));
-        out.push(Out::To(client, self.latency_msg()));
-        out.push(Out::To(client, self.mic_msg(client)));
-        out.push(Out::To(client, self.stats_msg()));
+        out.push(PageOutput::To(client, self.speaking_msg()));
+        out.push(PageOutput::To(client, self.latency_msg()));
+        out.push(PageOutput::To(client, self.mic_msg(client)));
+        out.push(PageOutput::To(client, self.stats_msg()));
         out
     }
 
     /// A page went away: its microphone is released.
-    pub fn disconnected(&mut self, client: ClientId) -> Vec<Out> {
+    pub fn disconnected(&mut self, client: ClientId) -> Vec<PageOutput> {
         self.listeners.remove(&client);
         if self.mic_holder == Some(client) {
             return self.release_mic(client);

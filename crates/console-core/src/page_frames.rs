@@ -7,53 +7,56 @@ use crate::*;
 
 impl Console {
     /// One text frame from a page.
-    pub fn page_text(&mut self, client: ClientId, text: &str, now: u64) -> Vec<Out> {
+    pub fn page_text(&mut self, client: ClientId, text: &str, now: u64) -> Vec<PageOutput> {
         let message = match page::parse_client(text) {
             Ok(m) => m,
             Err(problem) => {
                 self.rejected_page_messages += 1;
-                return vec![Out::To(client, notice(&problem))];
+                return vec![PageOutput::To(client, notice(&problem))];
             }
         };
         match message {
             ClientMsg::Control(command) => {
-                let mut out = vec![Out::Dora(DoraOut::Control(command.wire()))];
+                let mut out = vec![PageOutput::Dora(DoraOutput::Control(command.wire()))];
                 if command == Command::Stats {
-                    out.push(Out::To(client, self.stats_msg()));
+                    out.push(PageOutput::To(client, self.stats_msg()));
                 }
                 out
             }
             ClientMsg::Say(text) => {
                 self.latency.human_words(true, now);
                 vec![
-                    Out::Dora(DoraOut::HumanText {
+                    PageOutput::Dora(DoraOutput::HumanText {
                         speaker: self.config.human_speaker.clone(),
                         text: text.clone(),
                     }),
-                    Out::To(client, msg("sent", serde_json::json!({ "text": text }))),
+                    PageOutput::To(client, msg("sent", serde_json::json!({ "text": text }))),
                 ]
             }
             ClientMsg::Mic(true) => {
                 if self.mic_holder.is_none_or(|h| h == client) {
                     self.mic_holder = Some(client);
                     vec![
-                        Out::To(client, self.mic_msg(client)),
-                        Out::Broadcast(msg("mic_state", serde_json::json!({ "held": true }))),
+                        PageOutput::To(client, self.mic_msg(client)),
+                        PageOutput::Broadcast(msg(
+                            "mic_state",
+                            serde_json::json!({ "held": true }),
+                        )),
                     ]
                 } else {
                     vec![
-                        Out::To(client, self.mic_msg(client)),
-                        Out::To(client, notice("another page holds the microphone")),
+                        PageOutput::To(client, self.mic_msg(client)),
+                        PageOutput::To(client, notice("another page holds the microphone")),
                     ]
                 }
             }
             ClientMsg::Mic(false) => {
                 if self.mic_holder == Some(client) {
                     let mut out = self.release_mic(client);
-                    out.push(Out::To(client, self.mic_msg(client)));
+                    out.push(PageOutput::To(client, self.mic_msg(client)));
                     out
                 } else {
-                    vec![Out::To(client, self.mic_msg(client))]
+                    vec![PageOutput::To(client, self.mic_msg(client))]
                 }
             }
             ClientMsg::Listen(on) => {
@@ -62,20 +65,20 @@ impl Console {
                 } else {
                     self.listeners.remove(&client);
                 }
-                vec![Out::To(
+                vec![PageOutput::To(
                     client,
                     msg("listen", serde_json::json!({ "on": on })),
                 )]
             }
-            ClientMsg::Ping => vec![Out::To(client, msg("pong", Value::Null))],
+            ClientMsg::Ping => vec![PageOutput::To(client, msg("pong", Value::Null))],
         }
     }
 
     /// One binary frame from a page: its microphone. Only the holder's frames pass.
-    pub fn page_audio(&mut self, client: ClientId, frame: &[u8], now: u64) -> Vec<Out> {
+    pub fn page_audio(&mut self, client: ClientId, frame: &[u8], now: u64) -> Vec<PageOutput> {
         if self.mic_holder != Some(client) {
             self.rejected_page_messages += 1;
-            return vec![Out::To(
+            return vec![PageOutput::To(
                 client,
                 notice("audio ignored: this page does not hold the microphone"),
             )];
@@ -84,7 +87,7 @@ impl Console {
             Ok((sample_rate, samples)) => {
                 let mut out = Vec::new();
                 self.human_audio(&samples, now, &mut out);
-                out.push(Out::Dora(DoraOut::Audio {
+                out.push(PageOutput::Dora(DoraOutput::Audio {
                     sample_rate,
                     samples,
                 }));
@@ -92,23 +95,23 @@ impl Console {
             }
             Err(problem) => {
                 self.rejected_page_messages += 1;
-                vec![Out::To(client, notice(&problem))]
+                vec![PageOutput::To(client, notice(&problem))]
             }
         }
     }
 
-    pub(crate) fn release_mic(&mut self, _client: ClientId) -> Vec<Out> {
+    pub(crate) fn release_mic(&mut self, _client: ClientId) -> Vec<PageOutput> {
         self.mic_holder = None;
         let rate = 16_000u32;
         let samples = vec![0.0; (u64::from(rate) * self.config.release_silence_ms / 1000) as usize];
         let mut out = Vec::new();
         if !samples.is_empty() {
-            out.push(Out::Dora(DoraOut::Audio {
+            out.push(PageOutput::Dora(DoraOutput::Audio {
                 sample_rate: rate,
                 samples,
             }));
         }
-        out.push(Out::Broadcast(msg(
+        out.push(PageOutput::Broadcast(msg(
             "mic_state",
             serde_json::json!({ "held": false }),
         )));

@@ -12,16 +12,16 @@ fn q(id: u64, speaker: &str) -> Meta {
     }
 }
 
-fn broadcasts(out: &[Out]) -> Vec<Value> {
+fn broadcasts(out: &[PageOutput]) -> Vec<Value> {
     out.iter()
         .filter_map(|o| match o {
-            Out::Broadcast(s) => Some(serde_json::from_str(s).unwrap()),
+            PageOutput::Broadcast(s) => Some(serde_json::from_str(s).unwrap()),
             _ => None,
         })
         .collect()
 }
 
-fn of_type(out: &[Out], kind: &str) -> Vec<Value> {
+fn of_type(out: &[PageOutput], kind: &str) -> Vec<Value> {
     broadcasts(out)
         .into_iter()
         .filter(|v| v["type"] == kind)
@@ -149,19 +149,25 @@ fn speaking_now_and_next() {
 fn page_controls_and_typed_words_become_outputs() {
     let mut c = Console::new(Config::default());
     let out = c.page_text(1, r#"{"type":"control","command":"pause"}"#, 0);
-    assert_eq!(out[0], Out::Dora(DoraOut::Control("cancel".into())));
+    assert_eq!(
+        out[0],
+        PageOutput::Dora(DoraOutput::Control("cancel".into()))
+    );
     let out = c.page_text(1, r#"{"type":"control","command":"resume"}"#, 0);
-    assert_eq!(out[0], Out::Dora(DoraOut::Control("ready".into())));
+    assert_eq!(
+        out[0],
+        PageOutput::Dora(DoraOutput::Control("ready".into()))
+    );
     let out = c.page_text(1, r#"{"type":"say","text":"Can you give an example?"}"#, 0);
     assert_eq!(
         out[0],
-        Out::Dora(DoraOut::HumanText {
+        PageOutput::Dora(DoraOutput::HumanText {
             speaker: "human".into(),
             text: "Can you give an example?".into()
         })
     );
     let out = c.page_text(1, "{", 0);
-    assert!(matches!(&out[0], Out::To(1, m) if m.contains("notice")));
+    assert!(matches!(&out[0], PageOutput::To(1, m) if m.contains("notice")));
 }
 
 #[test]
@@ -175,17 +181,17 @@ fn one_page_holds_the_microphone() {
     assert_eq!(c.mic_holder(), Some(1));
     assert!(
         out.iter()
-            .any(|o| matches!(o, Out::To(2, m) if m.contains("\"busy\":true")))
+            .any(|o| matches!(o, PageOutput::To(2, m) if m.contains("\"busy\":true")))
     );
     let frame = page::encode_audio(16_000, &[0.1; 320]);
     let out = c.page_audio(2, &frame, 1);
-    assert!(!out.iter().any(|o| matches!(o, Out::Dora(_))));
+    assert!(!out.iter().any(|o| matches!(o, PageOutput::Dora(_))));
     let out = c.page_audio(1, &frame, 1);
-    assert!(out.iter().any(|o| matches!(o, Out::Dora(DoraOut::Audio { sample_rate: 16_000, samples }) if samples.len() == 320)));
+    assert!(out.iter().any(|o| matches!(o, PageOutput::Dora(DoraOutput::Audio { sample_rate: 16_000, samples }) if samples.len() == 320)));
     // Leaving releases it, with trailing silence so the recognizer ends the utterance.
     let out = c.disconnected(1);
     assert_eq!(c.mic_holder(), None);
-    assert!(out.iter().any(|o| matches!(o, Out::Dora(DoraOut::Audio { samples, .. }) if samples.iter().all(|s| *s == 0.0))));
+    assert!(out.iter().any(|o| matches!(o, PageOutput::Dora(DoraOutput::Audio { samples, .. }) if samples.iter().all(|s| *s == 0.0))));
     c.page_text(2, r#"{"type":"mic","on":true}"#, 2);
     assert_eq!(c.mic_holder(), Some(2));
 }
@@ -200,14 +206,14 @@ fn voice_audio_goes_to_listeners_and_levels_are_throttled() {
     let block = [0.5f32; 256];
     let out = c.input("audio", Data::Samples(&block), &m, 0);
     assert_eq!(of_type(&out, "level").len(), 1);
-    assert!(!out.iter().any(|o| matches!(o, Out::Audio { .. })));
+    assert!(!out.iter().any(|o| matches!(o, PageOutput::Audio { .. })));
     c.page_text(5, r#"{"type":"listen","on":true}"#, 0);
     let out = c.input("audio", Data::Samples(&block), &m, 10);
     assert!(of_type(&out, "level").is_empty(), "throttled");
     let audio: Vec<_> = out
         .iter()
         .filter_map(|o| match o {
-            Out::Audio { frame, to } => Some((frame.clone(), to.clone())),
+            PageOutput::Audio { frame, to } => Some((frame.clone(), to.clone())),
             _ => None,
         })
         .collect();
@@ -229,7 +235,7 @@ fn a_new_page_gets_the_session_so_far() {
     let texts: Vec<String> = out
         .iter()
         .filter_map(|o| match o {
-            Out::To(9, m) => {
+            PageOutput::To(9, m) => {
                 let v: Value = serde_json::from_str(m).unwrap();
                 (v["type"] == "line").then(|| v["text"].as_str().unwrap().to_owned())
             }
@@ -237,7 +243,7 @@ fn a_new_page_gets_the_session_so_far() {
         })
         .collect();
     assert_eq!(texts, ["one", "two"]);
-    assert!(out.iter().all(|o| matches!(o, Out::To(9, _))));
+    assert!(out.iter().all(|o| matches!(o, PageOutput::To(9, _))));
 }
 
 #[test]
@@ -292,11 +298,11 @@ fn a_rehearsal_board_reaches_every_page_and_its_controls_the_moderator() {
     assert!(
         later
             .iter()
-            .any(|o| matches!(o, Out::To(7, m) if m.contains("\"type\":\"board\"")))
+            .any(|o| matches!(o, PageOutput::To(7, m) if m.contains("\"type\":\"board\"")))
     );
     // Not an object: a warning, the board kept.
     let out = c.input("board", Data::Text("[1,2]"), &meta(), 6);
-    assert!(matches!(out.as_slice(), [Out::Warning(_)]));
+    assert!(matches!(out.as_slice(), [PageOutput::Warning(_)]));
     assert_eq!(c.board().unwrap()["slide"], 1);
     // The presenter's controls become the moderator's commands.
     for (sent, wire) in [
@@ -312,6 +318,6 @@ fn a_rehearsal_board_reaches_every_page_and_its_controls_the_moderator() {
             &serde_json::json!({"type": "control", "command": sent}).to_string(),
             10,
         );
-        assert_eq!(out[0], Out::Dora(DoraOut::Control(wire.into())));
+        assert_eq!(out[0], PageOutput::Dora(DoraOutput::Control(wire.into())));
     }
 }

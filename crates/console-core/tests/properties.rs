@@ -1,6 +1,6 @@
 //! Whatever a page or an input sends, the console answers without panicking.
 
-use console_core::{Config, Console, Data, Meta, Out, auth, page, shares};
+use console_core::{Config, Console, Data, Meta, PageOutput, auth, page, shares};
 use proptest::prelude::*;
 
 fn any_meta() -> impl Strategy<Value = Meta> {
@@ -65,7 +65,7 @@ proptest! {
         let out = c.page_text(1, &text, 0);
         // A typed message is never empty and never longer than the limit.
         for o in out {
-            if let Out::Dora(console_core::DoraOut::HumanText { text, .. }) = o {
+            if let PageOutput::Dora(console_core::DoraOutput::HumanText { text, .. }) = o {
                 prop_assert!(!text.is_empty());
                 prop_assert!(text.chars().count() <= page::MAX_SAY_CHARS);
             }
@@ -79,7 +79,7 @@ proptest! {
             c.page_text(1, r#"{"type":"mic","on":true}"#, 0);
         }
         for o in c.page_audio(1, &bytes, 1) {
-            if let Out::Dora(console_core::DoraOut::Audio { samples, .. }) = o {
+            if let PageOutput::Dora(console_core::DoraOutput::Audio { samples, .. }) = o {
                 prop_assert!(samples.iter().all(|s| s.is_finite() && s.abs() <= 1.0));
             }
         }

@@ -6,7 +6,7 @@ pub mod server;
 use std::collections::HashMap;
 
 use axum::extract::ws::Message;
-use console_core::{ClientId, Out, Transport};
+use console_core::{ClientId, PageOutput, Transport};
 use tokio::sync::mpsc::{Sender, error::TrySendError};
 
 /// What the server thread tells the loop.
@@ -43,17 +43,17 @@ impl Pages {
     }
 
     /// Puts a page-bound output on the queues of the pages it is for; never waits.
-    pub fn deliver(&mut self, out: Out) {
+    pub fn deliver(&mut self, out: PageOutput) {
         match out {
-            Out::Broadcast(json) => self.broadcast(Message::Text(json.into())),
-            Out::To(id, json) => self.send(id, Message::Text(json.into())),
-            Out::Audio { frame, to } => {
+            PageOutput::Broadcast(json) => self.broadcast(Message::Text(json.into())),
+            PageOutput::To(id, json) => self.send(id, Message::Text(json.into())),
+            PageOutput::Audio { frame, to } => {
                 let frame = Message::Binary(frame.into());
                 for id in to {
                     self.send(id, frame.clone());
                 }
             }
-            Out::Dora(_) | Out::Warning(_) => {}
+            PageOutput::Dora(_) | PageOutput::Warning(_) => {}
         }
     }
 

@@ -13,7 +13,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use console_core::{Config, Console, Data, DoraOut, Meta, Out};
+use console_core::{Config, Console, Data, DoraOutput, Meta, PageOutput};
 use console_node::{PageEvent, Pages, server};
 use crossbeam_channel::select;
 use dora_node_api::{
@@ -140,13 +140,13 @@ fn main() -> eyre::Result<()> {
             },
             recv(tick) -> _ => {
                 console.set_transport(pages.transport());
-                vec![Out::Broadcast(console.stats_msg())]
+                vec![PageOutput::Broadcast(console.stats_msg())]
             }
         };
         for out in outs {
             match out {
-                Out::Dora(out) => send(&mut node, out),
-                Out::Warning(warning) => tracing::warn!("{warning}"),
+                PageOutput::Dora(out) => send(&mut node, out),
+                PageOutput::Warning(warning) => tracing::warn!("{warning}"),
                 page_out => pages.deliver(page_out),
             }
         }
@@ -161,13 +161,13 @@ fn main() -> eyre::Result<()> {
 }
 
 /// Sends one output; a failure (e.g. an output the dataflow does not declare) is logged.
-fn send(node: &mut DoraNode, out: DoraOut) {
+fn send(node: &mut DoraNode, out: DoraOutput) {
     let result = match out {
-        DoraOut::Control(command) => {
+        DoraOutput::Control(command) => {
             tracing::info!(%command, "control from the page");
             node_kit::send_on(node, ids::CONTROL, Plain(command))
         }
-        DoraOut::HumanText { speaker, text } => {
+        DoraOutput::HumanText { speaker, text } => {
             tracing::info!(%speaker, %text, "typed on the page");
             node_kit::send_on(
                 node,
@@ -175,7 +175,7 @@ fn send(node: &mut DoraNode, out: DoraOut) {
                 Transcript::final_words(speaker, text),
             )
         }
-        DoraOut::Audio {
+        DoraOutput::Audio {
             sample_rate,
             samples,
         } => node_kit::send(node, Audio::new(sample_rate, samples)),

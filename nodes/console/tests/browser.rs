@@ -432,7 +432,7 @@ async fn drive(
     })
     .await;
     // (The testing mode records data only; the metadata, `speaker` and
-    // `session_status: ended`, is console-core's `DoraOut::HumanText`.)
+    // `session_status: ended`, is console-core's `DoraOutput::HumanText`.)
     if typed["data"] != json!([said]) {
         return Err(format!("human_text output: {typed}"));
     }
