@@ -141,7 +141,7 @@ enum LineState {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HumanAction {
+pub enum HumanOutput {
     /// Line `line` (index into the script) begins.
     SpeechStarted { line: usize, speaker: String },
     Transcript {
@@ -186,14 +186,14 @@ impl HumanScript {
     }
 
     /// Everything due at `now`.
-    pub fn poll(&mut self, now: Duration) -> Vec<HumanAction> {
+    pub fn poll(&mut self, now: Duration) -> Vec<HumanOutput> {
         let mut out = Vec::new();
         // One speaker at a time: a line starts only when no other line is being spoken.
         for i in 0..self.lines.len() {
             match self.states[i] {
                 LineState::Speaking(since) if now >= since + self.speak_time(i) => {
                     self.states[i] = LineState::Done;
-                    out.push(HumanAction::Transcript {
+                    out.push(HumanOutput::Transcript {
                         line: i,
                         speaker: self.lines[i].speaker.clone(),
                         text: self.lines[i].text.clone(),
@@ -210,7 +210,7 @@ impl HumanScript {
             match self.states[i] {
                 LineState::Due(at) if now >= at && !busy => {
                     self.states[i] = LineState::Speaking(now);
-                    out.push(HumanAction::SpeechStarted {
+                    out.push(HumanOutput::SpeechStarted {
                         line: i,
                         speaker: self.lines[i].speaker.clone(),
                     });
@@ -268,7 +268,7 @@ mod tests {
         assert!(s.poll(ms(2499)).is_empty());
         assert_eq!(
             s.poll(ms(2500)),
-            [HumanAction::SpeechStarted {
+            [HumanOutput::SpeechStarted {
                 line: 0,
                 speaker: "human".into()
             }]
@@ -276,7 +276,7 @@ mod tests {
         assert!(s.poll(ms(3000)).is_empty());
         assert_eq!(
             s.poll(ms(3500)),
-            [HumanAction::Transcript {
+            [HumanOutput::Transcript {
                 line: 0,
                 speaker: "human".into(),
                 text: "Wait, an example please".into()
@@ -308,8 +308,8 @@ mod tests {
         assert!(s.poll(ms(1600)).is_empty(), "second waits for the first");
         let out = s.poll(ms(2000));
         assert_eq!(out.len(), 2, "{out:?}");
-        assert!(matches!(out[0], HumanAction::Transcript { .. }));
-        assert!(matches!(out[1], HumanAction::SpeechStarted { .. }));
+        assert!(matches!(out[0], HumanOutput::Transcript { .. }));
+        assert!(matches!(out[1], HumanOutput::SpeechStarted { .. }));
     }
 
     #[test]

@@ -164,7 +164,7 @@ pub enum LineReport {
 
 /// What the presenter node must do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PresenterAction {
+pub enum PresenterOutput {
     /// The presenter begins to speak (voice activity).
     SpeechStarted,
     /// A final transcript of what the presenter said.
@@ -320,7 +320,7 @@ impl Presenter {
     }
 
     /// Everything due at `now`.
-    pub fn poll(&mut self, now: Duration) -> Vec<PresenterAction> {
+    pub fn poll(&mut self, now: Duration) -> Vec<PresenterOutput> {
         let mut out = Vec::new();
         loop {
             match self.busy.clone() {
@@ -328,7 +328,7 @@ impl Presenter {
                 Some(Busy::Pause(_)) | Some(Busy::AwaitHeard(_)) => self.busy = None,
                 Some(Busy::Speaking { until, .. }) if now < until => break,
                 Some(Busy::Speaking { text, answer, .. }) => {
-                    out.push(PresenterAction::Said { text, answer });
+                    out.push(PresenterOutput::Said { text, answer });
                     self.busy = Some(if self.spoken {
                         Busy::AwaitHeard(now + ms(self.script.heard_timeout_ms))
                     } else {
@@ -389,7 +389,7 @@ impl Presenter {
                     (None, Some(c)) => c.trim().to_owned(),
                     (None, None) => continue,
                 };
-                out.push(PresenterAction::Control(command));
+                out.push(PresenterOutput::Control(command));
                 self.qa_since = now;
                 self.busy = Some(Busy::Pause(now + ms(self.script.settle_ms)));
             }
@@ -403,9 +403,9 @@ impl Presenter {
         answer: bool,
         speak_ms: Option<u64>,
         now: Duration,
-        out: &mut Vec<PresenterAction>,
+        out: &mut Vec<PresenterOutput>,
     ) {
-        out.push(PresenterAction::SpeechStarted);
+        out.push(PresenterOutput::SpeechStarted);
         let words = text.split_whitespace().count() as u64;
         let took = if self.spoken {
             Duration::ZERO
@@ -419,10 +419,10 @@ impl Presenter {
         });
     }
 
-    fn finish(&mut self, out: &mut Vec<PresenterAction>) {
+    fn finish(&mut self, out: &mut Vec<PresenterOutput>) {
         if !self.finished_sent {
             self.finished_sent = true;
-            out.push(PresenterAction::Finished);
+            out.push(PresenterOutput::Finished);
         }
     }
 }
@@ -466,7 +466,7 @@ mod tests {
         let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), true);
         let said = p.poll(t(0));
         assert!(
-            matches!(said.last(), Some(PresenterAction::Said { .. })),
+            matches!(said.last(), Some(PresenterOutput::Said { .. })),
             "{said:?}"
         );
         let me = p.speaker().to_owned();
@@ -494,7 +494,7 @@ steps:
     }
 
     /// Runs the presenter until `until`, polling at every deadline.
-    fn run(p: &mut Presenter, from: u64, until: u64) -> Vec<(u64, PresenterAction)> {
+    fn run(p: &mut Presenter, from: u64, until: u64) -> Vec<(u64, PresenterOutput)> {
         let mut out = Vec::new();
         let mut now = from;
         while now <= until {
@@ -531,23 +531,23 @@ steps:
         let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), false);
         // "Hello panel." takes 500 ms, then a 300 ms pause: the slide change at 800 ms.
         let out = run(&mut p, 0, 1_000);
-        let said: Vec<&PresenterAction> = out.iter().map(|(_, a)| a).collect();
-        assert!(said.contains(&&PresenterAction::Said {
+        let said: Vec<&PresenterOutput> = out.iter().map(|(_, a)| a).collect();
+        assert!(said.contains(&&PresenterOutput::Said {
             text: "Hello panel.".into(),
             answer: false
         }));
-        assert!(said.contains(&&PresenterAction::Control("slide 1".into())));
+        assert!(said.contains(&&PresenterOutput::Control("slide 1".into())));
         // The moderator opened Q&A (during the settle time): the script waits.
         p.on_phase("qa_trigger", t(1_000));
         assert!(
             run(&mut p, 1_000, 10_000)
                 .iter()
-                .all(|(_, a)| !matches!(a, PresenterAction::Said { .. }))
+                .all(|(_, a)| !matches!(a, PresenterOutput::Said { .. }))
         );
         p.on_question(t(10_000));
         let out = run(&mut p, 10_000, 12_000);
         assert!(out.iter().any(|(_, a)| *a
-            == PresenterAction::Said {
+            == PresenterOutput::Said {
                 text: "First answer.".into(),
                 answer: true
             }));
@@ -557,7 +557,7 @@ steps:
         let answers: Vec<&str> = out
             .iter()
             .filter_map(|(_, a)| match a {
-                PresenterAction::Said { text, answer: true } => Some(text.as_str()),
+                PresenterOutput::Said { text, answer: true } => Some(text.as_str()),
                 _ => None,
             })
             .collect();
@@ -565,9 +565,9 @@ steps:
         assert!(answers[1].contains("move on"), "fallback: {answers:?}");
         p.on_phase("presenting", t(20_000));
         let out = run(&mut p, 20_000, 30_000);
-        let tail: Vec<&PresenterAction> = out.iter().map(|(_, a)| a).collect();
-        assert!(tail.contains(&&PresenterAction::Control("end".into())));
-        assert_eq!(tail.last(), Some(&&PresenterAction::Finished));
+        let tail: Vec<&PresenterOutput> = out.iter().map(|(_, a)| a).collect();
+        assert!(tail.contains(&&PresenterOutput::Control("end".into())));
+        assert_eq!(tail.last(), Some(&&PresenterOutput::Finished));
         assert!(p.finished());
     }
 
@@ -575,7 +575,7 @@ steps:
     fn spoken_lines_wait_until_heard_with_a_limit() {
         let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), true);
         let out = p.poll(t(0));
-        assert!(out.contains(&PresenterAction::Said {
+        assert!(out.contains(&PresenterOutput::Said {
             text: "Hello panel.".into(),
             answer: false
         }));
@@ -584,7 +584,7 @@ steps:
         let out = run(&mut p, 5_000, 5_400);
         assert!(
             out.iter()
-                .any(|(_, a)| *a == PresenterAction::Control("slide 1".into()))
+                .any(|(_, a)| *a == PresenterOutput::Control("slide 1".into()))
         );
         // Nothing heard: the limit lets the script go on.
         let mut q = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), true);
@@ -592,7 +592,7 @@ steps:
         let out = run(&mut q, 1, 31_000);
         assert!(
             out.iter()
-                .any(|(_, a)| *a == PresenterAction::Control("slide 1".into()))
+                .any(|(_, a)| *a == PresenterOutput::Control("slide 1".into()))
         );
     }
 
@@ -604,15 +604,15 @@ steps:
         let out = run(&mut p, 0, 9_999);
         let said_at = out
             .iter()
-            .find(|(_, a)| matches!(a, PresenterAction::Said { .. }))
+            .find(|(_, a)| matches!(a, PresenterOutput::Said { .. }))
             .map(|(at, _)| *at);
         assert_eq!(said_at, Some(2_000));
         assert!(
             out.iter()
-                .all(|(_, a)| !matches!(a, PresenterAction::Control(_)))
+                .all(|(_, a)| !matches!(a, PresenterOutput::Control(_)))
         );
         let out = run(&mut p, 10_000, 10_000);
-        assert_eq!(out[0], (10_000, PresenterAction::Control("end".into())));
+        assert_eq!(out[0], (10_000, PresenterOutput::Control("end".into())));
     }
 
     #[test]
@@ -622,7 +622,7 @@ steps:
         p.on_phase("exchange", t(1_000));
         let out = run(&mut p, 1_000, 70_000);
         assert!(out.iter().any(|(_, a)| *a
-            == PresenterAction::Said {
+            == PresenterOutput::Said {
                 text: "Back to the deck.".into(),
                 answer: false
             }));

@@ -21,7 +21,7 @@ use audio_utils::{resample_linear, room::Room};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, eyre};
-use human_script::{HumanAction, HumanScript, ScriptLine, parse_script};
+use human_script::{HumanOutput, HumanScript, ScriptLine, parse_script};
 use voice_protocol::ids;
 use voice_protocol::messages::{Audio, SpeechStarted, Transcript};
 
@@ -94,7 +94,7 @@ fn main() -> eyre::Result<()> {
         }
         for action in script.poll(start.elapsed()) {
             match action {
-                HumanAction::SpeechStarted { speaker, line, .. } => {
+                HumanOutput::SpeechStarted { speaker, line, .. } => {
                     tracing::info!(%speaker, line, "the human starts speaking");
                     if let Some(voice) = voice.as_mut() {
                         voice.speak(line);
@@ -103,7 +103,7 @@ fn main() -> eyre::Result<()> {
                         node_kit::send(&mut node, SpeechStarted { speaker })?;
                     }
                 }
-                HumanAction::Transcript {
+                HumanOutput::Transcript {
                     speaker,
                     text: said,
                     ..

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, eyre};
-use human_script::presenter::{LineReport, Presenter, PresenterAction, parse_presenter_script};
+use human_script::presenter::{LineReport, Presenter, PresenterOutput, parse_presenter_script};
 use node_kit::{Next, next_event};
 use voice_protocol::ids;
 use voice_protocol::messages::{Chunk, Plain, SpeechStarted, Transcript};
@@ -80,7 +80,7 @@ fn main() -> eyre::Result<()> {
         }
         for action in presenter.poll(start.elapsed()) {
             match action {
-                PresenterAction::SpeechStarted => {
+                PresenterOutput::SpeechStarted => {
                     node_kit::send(
                         &mut node,
                         SpeechStarted {
@@ -88,15 +88,15 @@ fn main() -> eyre::Result<()> {
                         },
                     )?;
                 }
-                PresenterAction::Said { text, answer } => {
+                PresenterOutput::Said { text, answer } => {
                     tracing::info!(answer, %text, "presenter said");
                     node_kit::send(&mut node, Transcript::final_words(me.clone(), text))?;
                 }
-                PresenterAction::Control(command) => {
+                PresenterOutput::Control(command) => {
                     tracing::info!(%command, "presenter control");
                     node_kit::send_on(&mut node, ids::CONTROL, Plain(command))?;
                 }
-                PresenterAction::Finished => tracing::info!("presenter script finished"),
+                PresenterOutput::Finished => tracing::info!("presenter script finished"),
             }
         }
     }
