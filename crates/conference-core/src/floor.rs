@@ -13,7 +13,7 @@ impl Conference {
             }));
             self.end_hold(now, out);
         }
-        match self.next_deadline() {
+        match self.deadline() {
             Some(deadline) if now >= deadline => {}
             _ => return,
         }

@@ -104,21 +104,19 @@ impl conductor::Conductor for Conference {
     type Opening = ();
 
     fn start(&mut self, _: &(), now_ms: u64) -> Vec<Output> {
-        Conference::handle(self, Input::Start, Duration::from_millis(now_ms))
+        Conference::handle(self, Input::Start, now_ms)
     }
 
     fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
-        Conference::handle(self, input, Duration::from_millis(now_ms))
+        Conference::handle(self, input, now_ms)
     }
 
     fn tick(&mut self, now_ms: u64) -> Vec<Output> {
-        Conference::handle(self, Input::Tick, Duration::from_millis(now_ms))
+        Conference::handle(self, Input::Tick, now_ms)
     }
 
-    /// The next deadline, rounded up to the millisecond it falls in.
     fn next_wake(&self) -> Option<u64> {
         self.next_deadline()
-            .map(|d| u64::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX))
     }
 
     /// The controller runs as long as its dataflow does.
@@ -320,8 +318,15 @@ impl Conference {
         }
     }
 
-    /// When the node should send [`Input::Tick`] at the latest.
-    pub fn next_deadline(&self) -> Option<Duration> {
+    /// When the node should send [`Input::Tick`] at the latest, in milliseconds of the
+    /// clock `handle` is given.
+    pub fn next_deadline(&self) -> Option<u64> {
+        // Whole milliseconds already, as every time handed in is; rounded up regardless.
+        self.deadline()
+            .map(|d| u64::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX))
+    }
+
+    fn deadline(&self) -> Option<Duration> {
         let floor = match &self.floor {
             Floor::Idle | Floor::Open => None,
             Floor::Speaking(t) => Some(t.started_at + self.config.turn_timeout),
@@ -336,8 +341,10 @@ impl Conference {
         }
     }
 
-    /// Processes one event at monotonic time `now`.
-    pub fn handle(&mut self, event: Input, now: Duration) -> Vec<Output> {
+    /// Processes one input at monotonic time `now_ms` (milliseconds, as every core's
+    /// interface; the state keeps `Duration`s of them).
+    pub fn handle(&mut self, event: Input, now_ms: u64) -> Vec<Output> {
+        let now = Duration::from_millis(now_ms);
         let mut out = Vec::new();
         self.check_deadlines(now, &mut out);
         match event {

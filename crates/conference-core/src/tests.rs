@@ -10,8 +10,9 @@ fn conference(pattern: &str) -> Conference {
     Conference::new(engine, ConferenceConfig::default())
 }
 
-fn secs(s: u64) -> Duration {
-    Duration::from_secs(s)
+/// Milliseconds of `s` seconds, the core's time unit.
+fn secs(s: u64) -> u64 {
+    s * 1_000
 }
 
 fn turns(actions: &[Output]) -> Vec<(String, u64)> {
@@ -57,7 +58,7 @@ fn text(from: &str, text: &str, status: Option<StreamStatus>, q: Option<u64>) ->
 }
 
 /// Streams one utterance in three chunks for the current speaker and returns the actions.
-fn speak(c: &mut Conference, words: &str, now: Duration) -> Vec<Output> {
+fn speak(c: &mut Conference, words: &str, now: u64) -> Vec<Output> {
     let (speaker, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
     let mut out = c.handle(
         text(&speaker, "", Some(StreamStatus::Started), Some(q)),
@@ -637,7 +638,7 @@ proptest! {
     #[test]
     fn controller_invariants(steps in prop::collection::vec(step(), 1..120)) {
         let mut c = conference(STUDY);
-        let mut now = Duration::ZERO;
+        let mut now = 0u64;
         let mut last_id: u64 = 0;
         let mut last_turn: Option<String> = None;
         let mut all = c.handle(Input::Start, now);
@@ -654,7 +655,7 @@ proptest! {
                 Step::Backchannel => Input::Backchannel,
                 Step::Human(n) => Input::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5) },
                 Step::Control(k) => Input::Control([ControlCommand::Reset, ControlCommand::Cancel, ControlCommand::Stats, ControlCommand::Ready][k as usize]),
-                Step::Wait(n) => { now += Duration::from_secs(n as u64); Input::Tick }
+                Step::Wait(n) => { now += secs(n as u64); Input::Tick }
                 Step::Close(k) => Input::InputClosed { input: ["tutor", "student1", "student2", "playback_done", "human"][k as usize].into() },
             };
             all.extend(c.handle(event, now));
@@ -819,14 +820,14 @@ fn as_a_conductor_it_decides_what_its_own_calls_decide_and_wakes_on_the_deadline
     use conductor::Conductor as _;
     let mut direct = conference(STUDY);
     let mut conducted = conference(STUDY);
-    let first = direct.handle(Input::Start, Duration::from_millis(5));
+    let first = direct.handle(Input::Start, 5);
     assert_eq!(conductor::Conductor::start(&mut conducted, &(), 5), first);
-    // The turn's deadline, in whole milliseconds, rounded up from the core's own.
+    // The wake-up is the core's own deadline.
     let deadline = direct.next_deadline().expect("a turn is running");
     let wake = conducted.next_wake().expect("a turn is running");
-    assert_eq!(u128::from(wake), deadline.as_nanos().div_ceil(1_000_000));
+    assert_eq!(wake, deadline);
     let at = wake + 1;
-    let timed_out = direct.handle(Input::Tick, Duration::from_millis(at));
+    let timed_out = direct.handle(Input::Tick, at);
     assert_eq!(conducted.tick(at), timed_out);
     assert!(
         !turns(&timed_out).is_empty(),

@@ -2,10 +2,7 @@
 //! words, end its turn), for 4 and 64 participants, plus the full controller core per
 //! turn. Each figure is the median of 9 runs; compare figures within one run.
 
-use std::{
-    hint::black_box,
-    time::{Duration, Instant},
-};
+use std::{hint::black_box, time::Instant};
 
 use conference_core::{Conference, ConferenceConfig, Input};
 use turn_policy::{Policy, PolicyEngine, sim::default_words};
@@ -44,7 +41,7 @@ fn controller_ns_per_turn(pattern: &str, turns: u64) -> f64 {
             .map(|_| {
                 let engine = PolicyEngine::new(policy.clone(), &[] as &[&str]);
                 let mut conference = Conference::new(engine, ConferenceConfig::default());
-                let now = Duration::ZERO;
+                let now = 0;
                 conference.handle(Input::Start, now);
                 let start = Instant::now();
                 for _ in 0..turns {

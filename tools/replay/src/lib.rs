@@ -2,10 +2,7 @@
 //! recorded core is rebuilt from its setup (with overrides), fed the recorded inputs at
 //! the recorded times, and its decisions compared with the recorded ones.
 
-use std::{
-    path::{Path, PathBuf},
-    time::Duration,
-};
+use std::path::{Path, PathBuf};
 
 use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup};
 use conductor::Call;
@@ -140,8 +137,8 @@ fn replay_log(
                 }
                 setup.build().map_err(|e| e.to_string())
             },
-            // At the recorded nanosecond: a controller recorded before it ran as a
-            // conductor passed its time with that precision.
+            // At the recorded millisecond, as the controller now takes its time (one
+            // recorded before it ran as a conductor logged nanoseconds).
             |conference, call: &ControllerCall, at_ns| {
                 let event = match call.clone() {
                     ControllerCall::Call(Call::Start) => controller::Input::Start,
@@ -150,7 +147,7 @@ fn replay_log(
                         event
                     }
                 };
-                conference.handle(event, Duration::from_nanos(at_ns))
+                conference.handle(event, at_ns / 1_000_000)
             },
         )?,
         ROUNDTABLE_FORMAT => {

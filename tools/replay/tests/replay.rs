@@ -1,7 +1,7 @@
 //! A controller run recorded as the node records it replays to the same decisions; a
 //! changed policy pattern shows the first decision that differs.
 
-use std::{path::PathBuf, process::Command, time::Duration};
+use std::{path::PathBuf, process::Command};
 
 use conference_core::{CONTROLLER_FORMAT, ControllerSetup, Input, Output};
 
@@ -26,13 +26,11 @@ fn record(name: &str) -> PathBuf {
     let mut conference = setup.build().unwrap();
     let mut log = decision_log::setup_line(CONTROLLER_FORMAT, &setup) + "\n";
     let mut step = |conference: &mut conference_core::Conference, event: Input, at_ms: u64| {
-        let now = Duration::from_millis(at_ms) + Duration::from_nanos(123);
-        let actions = conference.handle(event.clone(), now);
-        log.push_str(&decision_log::step_line(
-            now.as_nanos() as u64,
-            &event,
-            &actions,
-        ));
+        // Logged at the nanosecond with a remainder, as controllers recorded before they
+        // ran as conductors were: the replay takes the millisecond it falls in.
+        let at_ns = at_ms * 1_000_000 + 123;
+        let actions = conference.handle(event.clone(), at_ms);
+        log.push_str(&decision_log::step_line(at_ns, &event, &actions));
         log.push('\n');
         actions
     };
