@@ -7,7 +7,7 @@ use std::{
 
 use audio_utils::{Pcm, encode_wav, resample};
 use eyre::{Context, bail};
-use service_client::{BlockingClient, ServiceSettings, Timeouts, multipart};
+use service_client::{BlockingClient, ServiceSettings, multipart};
 
 pub trait Recognizer: Send {
     fn name(&self) -> &'static str;
@@ -108,12 +108,8 @@ impl OpenAiTranscriber {
             .model
             .clone()
             .unwrap_or_else(|| "whisper-1".to_owned());
-        let timeouts = Timeouts {
-            connect: None,
-            request: Some(timeout),
-        };
         Ok(Self {
-            client: BlockingClient::new(settings, timeouts)?,
+            client: BlockingClient::new(settings, timeout)?,
             model,
         })
     }

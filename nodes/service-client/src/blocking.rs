@@ -1,16 +1,17 @@
 //! One request, one answer, on the caller's thread: transcriptions and speech, called
 //! from their nodes' worker threads.
 
-use std::io::Read;
+use std::{io::Read, time::Duration};
 
 use reqwest::blocking::{Client, RequestBuilder, multipart::Form};
 
 use crate::{
-    MAX_ERROR_BODY_BYTES, ServiceError, ServiceSettings, Timeouts, error_message, without_url,
+    MAX_ERROR_BODY_BYTES, ServiceError, ServiceSettings, error_message, settings::Timeout,
+    without_url,
 };
 use voice_protocol::Redactor;
 
-/// A service called with blocking requests, each bounded by [`Timeouts::request`].
+/// A service called with blocking requests, each bounded as a whole.
 pub struct BlockingClient {
     settings: ServiceSettings,
     redactor: Redactor,
@@ -18,12 +19,10 @@ pub struct BlockingClient {
 }
 
 impl BlockingClient {
-    pub fn new(settings: ServiceSettings, timeouts: Timeouts) -> Result<Self, ServiceError> {
+    /// A client whose every call, answer included, ends within `request_timeout`.
+    pub fn new(settings: ServiceSettings, request_timeout: Duration) -> Result<Self, ServiceError> {
         let redactor = settings.redactor();
-        let http = timeouts
-            .apply(Client::builder())
-            .build()
-            .map_err(|e| ServiceError::Client(without_url(&e)).redacted(&redactor))?;
+        let http = Timeout::Request(request_timeout).client(Client::builder(), &redactor)?;
         Ok(Self {
             settings,
             redactor,

@@ -8,7 +8,8 @@ use futures_util::StreamExt;
 use reqwest::Client;
 
 use crate::{
-    MAX_ERROR_BODY_BYTES, ServiceError, ServiceSettings, Timeouts, error_message, without_url,
+    MAX_ERROR_BODY_BYTES, ServiceError, ServiceSettings, error_message, settings::Timeout,
+    without_url,
 };
 use voice_protocol::Redactor;
 
@@ -44,14 +45,7 @@ impl ChatClient {
         limits: StreamLimits,
     ) -> Result<Self, ServiceError> {
         let redactor = settings.redactor();
-        let timeouts = Timeouts {
-            connect: Some(connect),
-            request: None,
-        };
-        let http = timeouts
-            .apply(Client::builder())
-            .build()
-            .map_err(|e| ServiceError::Client(without_url(&e)).redacted(&redactor))?;
+        let http = Timeout::Connect(connect).client(Client::builder(), &redactor)?;
         Ok(Self {
             settings,
             redactor,
@@ -171,17 +165,19 @@ impl ChatClient {
             };
             // Exponential backoff (0.5 s, 1 s, 2 s ...), or what the server asked for,
             // capped (the shift is capped too: past 2^5 the cap decides anyway).
-            let backoff = retry_after.map_or(
-                Duration::from_millis(500 << attempt.min(8)),
-                Duration::from_secs,
-            );
+            let backoff = retry_after
+                .map_or(
+                    Duration::from_millis(500 << attempt.min(8)),
+                    Duration::from_secs,
+                )
+                .min(MAX_BACKOFF);
             tracing::warn!(
                 service,
                 attempt = attempt + 1,
                 wait_ms = backoff.as_millis() as u64,
                 "service busy or unreachable; retrying"
             );
-            tokio::time::sleep(backoff.min(MAX_BACKOFF)).await;
+            tokio::time::sleep(backoff).await;
             attempt += 1;
         }
     }

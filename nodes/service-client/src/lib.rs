@@ -16,7 +16,7 @@ mod settings;
 pub use blocking::BlockingClient;
 pub use chat::{ChatClient, StreamLimits};
 pub use reqwest::blocking::multipart;
-pub use settings::{DEFAULT_BASE_URL, DEFAULT_KEY_ENV, ServiceSettings, Timeouts};
+pub use settings::{DEFAULT_BASE_URL, DEFAULT_KEY_ENV, ServiceSettings};
 pub use voice_protocol::Redactor;
 
 use std::time::Duration;

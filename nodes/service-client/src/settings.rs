@@ -62,47 +62,62 @@ impl ServiceSettings {
     }
 }
 
-/// The limits of one HTTP client: to connect, and of a whole call (none: a stream lasts
-/// as long as its own limits allow).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Timeouts {
-    pub connect: Option<Duration>,
-    pub request: Option<Duration>,
+/// The limit of one HTTP client: a blocking call is bounded as a whole; a stream only
+/// while it connects (then by its own limits, [`crate::StreamLimits`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Timeout {
+    Request(Duration),
+    Connect(Duration),
 }
 
-impl Timeouts {
-    pub(crate) fn apply<B: ClientBuilder>(self, mut builder: B) -> B {
-        if let Some(connect) = self.connect {
-            builder = builder.connect_timeout(connect);
-        }
-        if let Some(request) = self.request {
-            builder = builder.timeout(request);
-        }
+impl Timeout {
+    /// A client of reqwest's blocking or async kind with this limit; its error redacted.
+    pub(crate) fn client<B: ClientBuilder>(
+        self,
+        builder: B,
+        redactor: &Redactor,
+    ) -> Result<B::Client, crate::ServiceError> {
+        let builder = match self {
+            Self::Request(limit) => builder.timeout(limit),
+            Self::Connect(limit) => builder.connect_timeout(limit),
+        };
         builder
+            .build()
+            .map_err(|e| crate::ServiceError::Client(crate::without_url(&e)).redacted(redactor))
     }
 }
 
 /// reqwest's two client builders, so that one rule sets both up.
 pub(crate) trait ClientBuilder: Sized {
+    type Client;
     fn connect_timeout(self, timeout: Duration) -> Self;
     fn timeout(self, timeout: Duration) -> Self;
+    fn build(self) -> reqwest::Result<Self::Client>;
 }
 
 impl ClientBuilder for reqwest::ClientBuilder {
+    type Client = reqwest::Client;
     fn connect_timeout(self, timeout: Duration) -> Self {
         self.connect_timeout(timeout)
     }
     fn timeout(self, timeout: Duration) -> Self {
         self.timeout(timeout)
+    }
+    fn build(self) -> reqwest::Result<reqwest::Client> {
+        self.build()
     }
 }
 
 impl ClientBuilder for reqwest::blocking::ClientBuilder {
+    type Client = reqwest::blocking::Client;
     fn connect_timeout(self, timeout: Duration) -> Self {
         self.connect_timeout(timeout)
     }
     fn timeout(self, timeout: Duration) -> Self {
         self.timeout(timeout)
+    }
+    fn build(self) -> reqwest::Result<reqwest::blocking::Client> {
+        self.build()
     }
 }
 

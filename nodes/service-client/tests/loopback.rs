@@ -12,7 +12,6 @@ use mock_model_server::MockServer;
 use serde_json::json;
 use service_client::{
     BlockingClient, ChatClient, MAX_ERROR_BODY_BYTES, ServiceError, ServiceSettings, StreamLimits,
-    Timeouts,
 };
 
 const KEY: &str = "sk-loopback-secret-4711";
@@ -70,11 +69,7 @@ fn settings(base_url: &str) -> ServiceSettings {
 }
 
 fn blocking(base_url: &str, timeout: Duration) -> BlockingClient {
-    let timeouts = Timeouts {
-        connect: None,
-        request: Some(timeout),
-    };
-    BlockingClient::new(settings(base_url), timeouts).unwrap()
+    BlockingClient::new(settings(base_url), timeout).unwrap()
 }
 
 fn chat(base_url: &str, max_retries: u32) -> ChatClient {

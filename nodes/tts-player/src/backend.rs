@@ -5,7 +5,7 @@ use std::time::Duration;
 use audio_utils::{Pcm, decode_wav};
 use eyre::{Context, bail};
 use player_core::voices::{ESPEAK_VOICES, KOKORO_VOICES, OPENAI_VOICES, VoiceMap};
-use service_client::{BlockingClient, ServiceSettings, Timeouts};
+use service_client::{BlockingClient, ServiceSettings};
 use speech_synth::{Kokoro, KokoroFiles, espeak};
 
 /// The voice `TTS_BACKEND` names (`kokoro`; `espeak`, the default; `openai`; `silent`),
@@ -259,12 +259,8 @@ impl OpenAiSpeech {
             &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
             OPENAI_VOICES,
         )?;
-        let timeouts = Timeouts {
-            connect: None,
-            request: Some(timeout),
-        };
         Ok(Self {
-            client: BlockingClient::new(settings, timeouts)?,
+            client: BlockingClient::new(settings, timeout)?,
             model,
             voices,
         })
