@@ -121,13 +121,21 @@ pub fn error_message(body: &[u8]) -> String {
         .unwrap_or_else(|| voice_protocol::shorten(&text))
 }
 
-/// reqwest's message without the URL: it is named once by the caller, and redacted there.
+/// reqwest's message without the URL (named once by the caller, and redacted there),
+/// with its causes: its own words are only the outer layer ("error sending request"),
+/// the why ("operation timed out", "connection refused") is in its sources.
 fn without_url(e: &reqwest::Error) -> String {
-    let mut e = e.to_string();
-    if let Some(i) = e.find(" for url (") {
-        e.truncate(i);
+    let mut text = e.to_string();
+    if let Some(i) = text.find(" for url (") {
+        text.truncate(i);
     }
-    e
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::{
     io::{BufRead, BufReader, Read, Write},
     net::{TcpListener, TcpStream},
     sync::mpsc,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use mock_model_server::MockServer;
@@ -113,31 +113,32 @@ fn a_json_post_sends_the_key_and_returns_the_body() {
     assert!(head.contains(&format!("Bearer {KEY}")), "{head}");
 }
 
-/// An error answer whose body never ends: the message quotes its start, and the call
-/// ends long before its own deadline.
+/// An error answer whose body never ends: the message quotes its start, and the client
+/// hangs up after its bound instead of reading on.
 #[test]
 fn an_error_body_is_read_to_its_bound_only() {
-    let (base, _) = serve(|stream, _| {
+    const BLOCKS: usize = 1024;
+    let (written_tx, written) = mpsc::channel();
+    let (base, _) = serve(move |stream, _| {
         let _ = stream.write_all(
             b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n",
         );
         let block = vec![b'x'; 64 * 1024];
         // Up to 64 MB, or until the client goes away.
-        for _ in 0..1024 {
-            if stream.write_all(&block).is_err() {
-                return;
-            }
+        let mut sent = 0;
+        while sent < BLOCKS && stream.write_all(&block).is_ok() {
+            sent += 1;
         }
+        let _ = written_tx.send(sent);
     });
-    let started = Instant::now();
     let error = blocking(&base, Duration::from_secs(30))
         .post_json("audio/speech", &json!({}))
         .unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        started.elapsed()
-    );
+    // What the socket buffers held is all the server could write once the client left.
+    let sent = written
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server finished writing");
+    assert!(sent < BLOCKS, "the client read all {sent} blocks");
     let message = error.to_string();
     assert!(
         message.starts_with("the speech service answered HTTP 400"),
@@ -198,25 +199,15 @@ fn the_key_and_url_credentials_never_reach_an_error() {
 #[test]
 fn a_silent_service_times_out() {
     let (base, _) = serve(|_, _| std::thread::sleep(Duration::from_secs(30)));
-    let started = Instant::now();
     let error = blocking(&base, Duration::from_millis(300))
         .post_json("audio/speech", &json!({}))
         .unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
     assert!(matches!(error, ServiceError::Unreachable { .. }), "{error}");
+    // The deadline, not the server's closing 30 s later, ended the call.
+    assert!(error.to_string().contains("timed out"), "{error}");
 
     let server = MockServer::start(0).unwrap();
-    let started = Instant::now();
     let (_, result) = stream(&chat(&server.base_url(), 0), "fault-hang");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
     assert!(
         result
             .unwrap_err()
