@@ -7,6 +7,7 @@
 //! failed or said nothing).
 
 use dialogue_planner::{Agenda, Participant, PlanInput, Said, TurnPlan};
+use model_schedule::Priority;
 use voice_protocol::{StaleFilter, StreamStatus};
 
 use crate::{
@@ -16,7 +17,7 @@ use crate::{
 };
 
 /// What a backend must produce.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GenerationRequest {
     pub question_id: u64,
     pub messages: Vec<ChatMessage>,
@@ -29,6 +30,19 @@ pub struct GenerationRequest {
     pub max_words: Option<usize>,
     /// The turn's move, when the bridge planned one (turns do, side requests don't).
     pub plan: Option<TurnPlan>,
+}
+
+impl GenerationRequest {
+    /// How urgent this request is for a model that serves several participants: an
+    /// answer to the human before any other turn, turns before side requests. Reading
+    /// ahead ([`BridgeOutput::Prefill`]) is [`Priority::ReadAlong`], whatever it reads.
+    pub fn priority(&self) -> Priority {
+        match &self.plan {
+            Some(plan) if plan.action == dialogue_planner::Move::AnswerHuman => Priority::Answer,
+            _ if self.question_id == 0 => Priority::Side,
+            _ => Priority::Turn,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,10 +9,12 @@
 //! - [`local`]: prompts and output filtering for a small embedded model.
 //! - [`guard`]: sentences a participant must not say (echoes, filler, another's name).
 //! - [`request`]: side requests (intents, bids, short lines) answered on `reply`.
+//! - [`host`]: what a bridge asks of the model host, as it travels.
 
 pub mod core;
 pub mod guard;
 pub mod history;
+pub mod host;
 pub mod local;
 pub mod openai;
 pub mod opener;

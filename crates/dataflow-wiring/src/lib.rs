@@ -5,7 +5,9 @@
 //! Each one must be an input of the node that hands it its turns (the node whose `turn`
 //! output it takes), of every text segmenter (`segment` output), and be listed in every
 //! session recorder's `AGENTS` when that is set. Every name of a controller's
-//! `DORA_POLICY_PATTERN`, humans apart, must be a node. Every input from a node must
+//! `DORA_POLICY_PATTERN`, humans apart, must be a node. A bridge that asks the model host
+//! (a `model` output) must be an input of a model host (the node with `model_reply`) and
+//! take its replies. Every input from a node must
 //! have `queue_policy: backpressure`: dora 1.1 has no dataflow-wide default, and its
 //! default policy drops the oldest message when a queue is full (a timer's ticks may
 //! drop).
@@ -94,6 +96,9 @@ pub fn check_value(dataflow: &Value) -> Result<Vec<Finding>, CheckError> {
     pattern_nodes(&nodes, &mut findings);
     for participant in nodes.iter().filter(|n| n.outputs("text")) {
         participant_wiring(participant, &nodes, &mut findings);
+    }
+    for bridge in nodes.iter().filter(|n| n.outputs("model")) {
+        model_host_wiring(bridge, &nodes, &mut findings);
     }
     queue_policies(&nodes, &mut findings);
     Ok(findings)
@@ -192,6 +197,50 @@ fn participant_wiring(participant: &Node, nodes: &[Node], findings: &mut Vec<Fin
                 fix: format!("AGENTS: {}, {}", agents.trim(), participant.id),
             });
         }
+    }
+}
+
+/// A bridge with a `model` output is an input of a model host and takes its replies.
+fn model_host_wiring(bridge: &Node, nodes: &[Node], findings: &mut Vec<Finding>) {
+    let hosts: Vec<&Node> = nodes.iter().filter(|n| n.outputs("model_reply")).collect();
+    let Some(host) = hosts
+        .iter()
+        .find(|h| h.takes(&format!("{}/model", bridge.id)))
+        .or(hosts.first())
+    else {
+        findings.push(Finding {
+            node: bridge.id.clone(),
+            problem: "asks a model host (its `model` output), but the dataflow has none: it would never speak".into(),
+            fix: format!(
+                "a node `- id: model-host` (path ../target/release/model-host, outputs [model_reply]) with the input {0}: {{ source: {0}/model, queue_policy: backpressure }}",
+                bridge.id
+            ),
+        });
+        return;
+    };
+    if !host.takes(&format!("{}/model", bridge.id)) {
+        findings.push(Finding {
+            node: host.id.clone(),
+            problem: format!(
+                "does not take `{}`'s model requests: it would never speak",
+                bridge.id
+            ),
+            fix: format!(
+                "{0}: {{ source: {0}/model, queue_policy: backpressure }}",
+                bridge.id
+            ),
+        });
+    }
+    let reply = format!("{}/model_reply", host.id);
+    if !bridge.takes(&reply) {
+        findings.push(Finding {
+            node: bridge.id.clone(),
+            problem: format!(
+                "asks `{}` but does not take its replies: it would never speak",
+                host.id
+            ),
+            fix: format!("model_reply: {{ source: {reply}, queue_policy: backpressure }}"),
+        });
     }
 }
 
@@ -389,6 +438,45 @@ nodes:
     env:",
         );
         assert_eq!(check(&yaml).unwrap(), []);
+    }
+
+    #[test]
+    fn a_bridge_that_asks_the_model_host_is_wired_to_it_both_ways() {
+        let with_output = WIRED.replace(
+            "      turn: { source: conference-controller/turn, queue_policy: backpressure }\n    outputs: [text]\n  - id: student1",
+            "      turn: { source: conference-controller/turn, queue_policy: backpressure }\n    outputs: [text, model]\n  - id: student1",
+        );
+        // No host at all.
+        let findings = check(&with_output).unwrap();
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert_eq!(findings[0].node, "tutor");
+        assert!(findings[0].fix.contains("model-host"), "{findings:#?}");
+        // A host that does not take the tutor's requests, and a tutor deaf to its replies.
+        let with_host = format!(
+            "{with_output}  - id: model-host\n    path: ../target/release/model-host\n    outputs: [model_reply]\n"
+        );
+        let findings = check(&with_host).unwrap();
+        let nodes: Vec<&str> = findings.iter().map(|f| f.node.as_str()).collect();
+        assert_eq!(nodes, ["model-host", "tutor"], "{findings:#?}");
+        assert_eq!(
+            findings[0].fix,
+            "tutor: { source: tutor/model, queue_policy: backpressure }"
+        );
+        assert_eq!(
+            findings[1].fix,
+            "model_reply: { source: model-host/model_reply, queue_policy: backpressure }"
+        );
+        // Wired both ways: nothing to add.
+        let wired = with_host
+            .replace(
+                "    outputs: [model_reply]\n",
+                "    inputs:\n      tutor: { source: tutor/model, queue_policy: backpressure }\n    outputs: [model_reply]\n",
+            )
+            .replace(
+                "    outputs: [text, model]",
+                "      model_reply: { source: model-host/model_reply, queue_policy: backpressure }\n    outputs: [text, model]",
+            );
+        assert_eq!(check(&wired).unwrap(), []);
     }
 
     #[test]

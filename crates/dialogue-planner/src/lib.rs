@@ -71,7 +71,7 @@ pub struct PlanInput<'a> {
 }
 
 /// The move of one turn.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TurnPlan {
     pub action: Move,
     /// The agenda point the move is about.

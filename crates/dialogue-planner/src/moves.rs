@@ -36,7 +36,7 @@ impl RoleKind {
 }
 
 /// A participant's contribution this turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Move {
     /// Do what the conductor asked.
     FollowInstruction,

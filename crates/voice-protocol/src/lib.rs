@@ -22,6 +22,11 @@ pub fn is_cjk(c: char) -> bool {
 
 /// Input and output ids used across the dataflows.
 pub mod ids {
+    /// Bridge output, model host input: a request to the model host (generate, read
+    /// ahead, cancel), its job as the payload.
+    pub const MODEL: &str = "model";
+    /// Model host output, bridge input: a request's text as it is generated.
+    pub const MODEL_REPLY: &str = "model_reply";
     /// Controller output: the next speaker's name.
     pub const TURN: &str = "turn";
     /// Controller output, bridge input: the participant named (Utf8, and `speaker`) will
@@ -180,6 +185,12 @@ pub mod keys {
     /// was sent (microseconds since the Unix epoch), so that the player measures voice
     /// onset → silence over both hops.
     pub const ONSET_SENT_US: &str = "onset_sent_us";
+    /// Integer, on `model` and `model_reply`: the bridge's number for one model request.
+    pub const CALL_ID: &str = "call_id";
+    /// String, on `model` and `model_reply`: the participant whose sequence it concerns.
+    pub const PARTICIPANT: &str = "participant";
+    /// Boolean, on `model_reply`: the request is over (nothing more comes for it).
+    pub const DONE: &str = "done";
 }
 
 /// Where a streamed chunk sits in its utterance. No status means a complete message.

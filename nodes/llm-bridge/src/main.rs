@@ -12,15 +12,16 @@ use eyre::{Context, bail};
 use node_kit::text_of;
 use voice_protocol::ids;
 use voice_protocol::messages::{
-    Chunk, DecodeError, Interrupt, Played, Prepare, Reply, Turn, Utterance,
+    Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, Reply, Turn, Utterance,
 };
 
 use llm_bridge::{
     backend::{Backend, BackendEvent, Cancel, OpenAiBackend, ScriptedBackend},
+    host::HostBackend,
     local::LocalBackend,
 };
 
-use crate::settings::{load_agenda, load_directory, load_persona, local_config, openai_config};
+use crate::settings::{load_agenda, load_directory, load_persona, openai_config};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -28,9 +29,19 @@ fn main() -> eyre::Result<()> {
     let persona = load_persona(node.id().as_ref())?;
     let topic = node_kit::env_opt("TOPIC");
     let backend_name = node_kit::env_opt("LLM_BACKEND").unwrap_or_else(|| "local".to_owned());
+    // The model host's calls, sent on `model` (none for the other backends).
+    let (mut host, mut calls) = (None, crossbeam_channel::never::<ModelCall>());
     let backend: Arc<dyn Backend> = match backend_name.as_str() {
+        "host" => {
+            let silence = node_kit::env_secs("MODEL_HOST_SILENCE_SECS", 45.0)?;
+            let (backend, rx) = HostBackend::new(persona.clone(), silence);
+            let backend = Arc::new(backend);
+            tracing::info!(participant = %persona.name, "using the machine's model host");
+            (host, calls) = (Some(backend.clone()), rx);
+            backend
+        }
         "local" => {
-            let config = local_config()?;
+            let config = llm_bridge::local::config_from_env()?;
             Arc::new(LocalBackend::load(config, persona.clone())?)
         }
         // The deterministic template filler: exact text for tests, no language model.
@@ -45,7 +56,9 @@ fn main() -> eyre::Result<()> {
             Arc::new(OpenAiBackend::new(config)?)
         }
         other => {
-            bail!("LLM_BACKEND={other:?} is not supported (use `local`, `openai` or `scripted`)")
+            bail!(
+                "LLM_BACKEND={other:?} is not supported (use `host`, `local`, `openai` or `scripted`)"
+            )
         }
     };
     // Declared after the backend, so dropped first: on every way out of this function.
@@ -67,9 +80,22 @@ fn main() -> eyre::Result<()> {
         crossbeam_channel::unbounded::<(SideRequest, Result<String, String>)>();
     let request_timeout = node_kit::env_secs("REQUEST_TIMEOUT_SECS", 8.0)?;
     let mut running: Option<(u64, Cancel)> = None;
+    let ticks = crossbeam_channel::tick(Duration::from_secs(1));
 
     loop {
         let input = select! {
+            recv(calls) -> call => {
+                if let Ok(call) = call {
+                    node_kit::send(&mut node, call)?;
+                }
+                continue;
+            }
+            recv(ticks) -> _ => {
+                if let Some(host) = &host {
+                    host.expire(std::time::Instant::now());
+                }
+                continue;
+            }
             recv(dora_events) -> event => match event {
                 Ok(DoraEvent::Input { id, data, .. }) if id.as_str() == ids::REQUEST => {
                     let request = match text_of(&data).map_err(|e| e.to_string()).and_then(|t| SideRequest::parse(&t).map_err(|e| e.to_string())) {
@@ -85,6 +111,21 @@ fn main() -> eyre::Result<()> {
                     } else {
                         let messages = request.messages(core.persona(), core.topic(), core.history());
                         llm_bridge::backend::ask(&backend, request, messages, core.history().clone(), request_timeout, reply_tx.clone());
+                    }
+                    continue;
+                }
+                Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::MODEL_REPLY => {
+                    match (&host, node_kit::decode::<ModelReply>(&metadata.parameters, &data)) {
+                        (Some(host), Ok(reply)) => host.deliver(reply),
+                        (None, _) => tracing::debug!("a model reply without the host backend ignored"),
+                        (_, Err(error)) => tracing::warn!(%error, "unreadable model reply ignored"),
+                    }
+                    continue;
+                }
+                Ok(DoraEvent::InputClosed { id }) if id.as_str() == ids::MODEL_REPLY => {
+                    if let Some(host) = &host {
+                        tracing::warn!("the model host's output closed; open requests fail");
+                        host.host_gone();
                     }
                     continue;
                 }

@@ -3,46 +3,7 @@
 
 use agent_bridge::Persona;
 use eyre::{Context, bail, eyre};
-use llm_bridge::{backend::OpenAiConfig, local::LocalConfig};
-
-/// The embedded model's settings from env. Without `LLM_MODEL_PATH`, the model setup.sh
-/// installs, found from the binary's place (`target/<profile>/llm-bridge`).
-pub fn local_config() -> eyre::Result<LocalConfig> {
-    let model_path = match node_kit::env_opt("LLM_MODEL_PATH") {
-        Some(path) => std::path::PathBuf::from(path),
-        None => node_kit::repo_file(llm_bridge::local::DEFAULT_MODEL)?,
-    };
-    let threads: i32 = node_kit::env_parse("LLM_THREADS", 1)?;
-    if !(1..=256).contains(&threads) {
-        bail!("LLM_THREADS={threads} must be between 1 and 256");
-    }
-    let context_tokens: u32 = node_kit::env_parse("LLM_CONTEXT_TOKENS", 2048)?;
-    if !(256..=131_072).contains(&context_tokens) {
-        bail!("LLM_CONTEXT_TOKENS={context_tokens} must be between 256 and 131072");
-    }
-    let max_tokens: usize = node_kit::env_parse("LLM_MAX_TOKENS", 160)?;
-    let max_words: usize = node_kit::env_parse("LLM_MAX_WORDS", 22)?;
-    if max_tokens == 0 || max_words == 0 || max_tokens >= context_tokens as usize / 2 {
-        bail!(
-            "LLM_MAX_TOKENS ({max_tokens}) and LLM_MAX_WORDS ({max_words}) must be positive, and the tokens under half of LLM_CONTEXT_TOKENS"
-        );
-    }
-    let temperature: f32 = node_kit::env_parse("LLM_TEMPERATURE", 0.7)?;
-    if !(0.0..=2.0).contains(&temperature) {
-        bail!("LLM_TEMPERATURE={temperature} must be between 0 and 2");
-    }
-    Ok(LocalConfig {
-        model_path,
-        threads,
-        context_tokens,
-        max_tokens,
-        max_words,
-        temperature,
-        seed: node_kit::env_parse("LLM_SEED", 42)?,
-        window_lines: node_kit::env_parse::<usize>("LLM_WINDOW_LINES", 12)?.max(1),
-        prefix_reuse: node_kit::env_parse::<u8>("LLM_PREFIX_REUSE", 1)? != 0,
-    })
-}
+use llm_bridge::backend::OpenAiConfig;
 
 /// The OpenAI-compatible backend's settings from env. The key itself is read from the
 /// variable named by `LLM_API_KEY_ENV` and never logged.

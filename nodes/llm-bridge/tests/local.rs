@@ -34,7 +34,7 @@ fn run(env: &[(&str, &str)], events: Vec<TestEvent>) -> NodeRun {
         ("PERSONA", persona.as_str()),
         ("LLM_BACKEND", "local"),
         ("LLM_MODEL_PATH", model.as_str()),
-        ("LLM_SEED", "11"),
+        ("LLM_SEED", "12"),
         ("TOPIC", "derivatives in first-year calculus"),
     ];
     all.extend_from_slice(env);

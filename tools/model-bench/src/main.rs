@@ -210,6 +210,7 @@ fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
         seed: 42,
         window_lines: 12,
         prefix_reuse: reuse,
+        participants: 1,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Prompting a small embedded model, without I/O: which lines of the conversation it
 //! sees ([`PromptWindow`]), how a turn is worded for it ([`LocalPrompt`]), and how its
-//! raw stream becomes spoken words ([`OutputFilter`]).
+//! raw stream becomes spoken words ([`OutputFilter`]), and what sampling steers away from
+//! before the filter would have to refuse it ([`steer`]).
 //!
 //! A model of a hundred million parameters follows a transcript plus one plain request
 //! far better than a long multi-turn chat, and it tends to continue the transcript as
@@ -9,6 +10,7 @@
 
 mod filter;
 mod prompt;
+pub mod steer;
 mod window;
 
 use crate::{

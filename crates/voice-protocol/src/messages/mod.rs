@@ -6,11 +6,13 @@
 use crate::{StreamStatus, keys};
 
 mod control;
+mod model;
 mod playback;
 mod requests;
 mod text;
 
 pub use control::{Interrupt, Prepare, SpeechStarted, Turn};
+pub use model::{CallKind, ModelCall, ModelReply};
 pub use playback::{Audio, Pause, PlaybackStarted, Played, Resume};
 pub use requests::{ClipJson, Plain, Reply};
 pub use text::{Backchannel, Chunk, Segment, Transcript, Utterance};

@@ -162,6 +162,23 @@ proptest! {
         });
         round_trip(PlaybackStarted { question_id: Some(question_id), speaker: speaker.clone() });
         round_trip(Backchannel { speaker: speaker.clone(), text: text.clone() });
+        for kind in [CallKind::Generate, CallKind::Prefill, CallKind::Cancel] {
+            round_trip(ModelCall {
+                participant: speaker.clone(),
+                call_id: question_id,
+                question_id,
+                kind,
+                job: text.clone(),
+            });
+        }
+        round_trip(ModelReply {
+            participant: speaker.clone(),
+            call_id: question_id,
+            question_id,
+            done: flags.0,
+            error: extra.clone(),
+            text: text.clone(),
+        });
         round_trip(Reply {
             request_id: extra.clone(),
             kind: extra.clone(),
@@ -198,7 +215,22 @@ proptest! {
         let _ = Chunk::decode(&fields, Ok(text.clone()));
         let _ = Transcript::decode(&fields, text.clone());
         let _ = Segment::decode(&fields, text.clone());
+        let _ = ModelCall::decode(&fields, text.clone());
+        let _ = ModelReply::decode(&fields, text.clone());
         let _ = Played::decode(&fields, text.clone());
         let _ = Audio::decode(&fields, Ok(vec![0.0; 4]));
     }
+}
+
+#[test]
+fn a_model_call_without_its_participant_or_kind_is_refused() {
+    let fields = Fields::new().with_int(keys::CALL_ID, 3);
+    assert!(ModelCall::decode(&fields, String::new()).is_err());
+    let fields = fields
+        .with_text(keys::PARTICIPANT, "tutor")
+        .with_text(keys::KIND, "dance");
+    assert!(matches!(
+        ModelCall::decode(&fields, String::new()),
+        Err(DecodeError::Invalid(_))
+    ));
 }

@@ -1,4 +1,7 @@
-//! The model and its context: the cache kept, prompts read, sampling, text sent on.
+//! One request on its sequence: the cache kept, prompts read, sampling, text sent on.
+
+use agent_bridge::local::steer;
+use model_schedule::plan_reuse;
 
 use super::*;
 
@@ -7,139 +10,283 @@ pub(super) enum Outcome {
     Cancelled,
 }
 
-pub(super) struct Engine<'m> {
-    pub(super) model: &'m LlamaModel,
-    pub(super) context: LlamaContext<'m>,
-    pub(super) template: LlamaChatTemplate,
-    /// The tokens whose keys and values are in the context's cache, in order.
-    pub(super) cached: Vec<LlamaToken>,
-    pub(super) window: PromptWindow,
+/// Tokens a prompt slice holds: the gate is passed between slices, so a more urgent
+/// request waits at most one slice.
+const SLICE_TOKENS: usize = 32;
+
+/// Shortest run of the cache moved down rather than read again (a shorter one costs
+/// less to read than to shift).
+const MIN_SHIFT_TOKENS: usize = 16;
+
+pub(super) struct Run<'r, 'm> {
+    pub(super) host: &'r Host<'m>,
+    pub(super) job: &'r Job,
+    pub(super) sequence: &'r mut Sequence,
+    pub(super) ticket: Ticket,
     pub(super) names: Vec<String>,
-    pub(super) persona: Persona,
-    pub(super) config: LocalConfig,
-    pub(super) turns: u32,
-    pub(super) stats: Arc<std::sync::Mutex<Option<GenerationStats>>>,
-    pub(super) shutdown: Arc<AtomicBool>,
 }
 
-impl Engine<'_> {
-    /// The job was cancelled, or the node is leaving.
-    pub(super) fn stopped(&self, job: &Job) -> bool {
-        job.cancel.load(Ordering::SeqCst) || self.shutdown.load(Ordering::SeqCst)
+impl<'r, 'm> Run<'r, 'm> {
+    pub(super) fn new(
+        host: &'r Host<'m>,
+        job: &'r Job,
+        sequence: &'r mut Sequence,
+        ticket: Ticket,
+    ) -> Self {
+        Self {
+            host,
+            names: agent_bridge::local::speaker_names(&job.persona),
+            job,
+            sequence,
+            ticket,
+        }
     }
 
-    pub(super) fn reset(&mut self) {
-        self.context.clear_kv_cache();
-        self.cached.clear();
+    pub(super) fn config(&self) -> &LocalConfig {
+        &self.host.config
+    }
+
+    /// The job was cancelled, or the node is leaving.
+    pub(super) fn stopped(&self) -> bool {
+        self.job.cancel.load(Ordering::SeqCst) || self.host.shutdown.load(Ordering::SeqCst)
+    }
+
+    /// Forgets the sequence's cache (it may be half-written).
+    pub(super) fn forget(&mut self) {
+        let id = self.sequence.id;
+        let _ = self.host.step(self.ticket, &|| false, |context| {
+            let _ = context.clear_kv_cache_seq(Some(id as u32), None, None);
+        });
+        self.sequence.cached.clear();
     }
 
     /// Reads the conversation so far into the cache, while the human it will answer is
     /// still speaking: the part of the prompt that stays when their words come as the
-    /// next line (found by adding a line: the two prompts' common beginning). A turn that
-    /// comes meanwhile waits: it would read the same tokens first.
-    pub(super) fn prefill(&mut self, job: &Job) -> Result<(), String> {
+    /// next line (found by adding a line: the two prompts' common beginning).
+    pub(super) fn prefill(&mut self) -> Result<(), String> {
         let started = Instant::now();
         let mut prompt =
-            LocalPrompt::from_messages(&job.request.messages, self.persona.spoken_name());
+            LocalPrompt::from_messages(&self.job.request.messages, self.job.persona.spoken_name());
         // The window as it will be with the human's line: were it to move then, the
         // answer would read everything again.
         let mut ahead = prompt.lines.clone();
         ahead.push(format!("human: {}", STAND_IN_WORDS[0]));
-        prompt.lines = self.window.select(&ahead);
+        prompt.lines = self.sequence.window.select(&ahead);
         prompt.lines.pop();
-        let room = self.config.context_tokens as usize;
+        let room = self.config().context_tokens as usize;
+        let max_tokens = self.config().max_tokens;
         // Two stand-ins for the words to come: what the two prompts share stays.
         let mut tokenized = Vec::new();
         for words in STAND_IN_WORDS {
             let (tokens, _) = prompt
                 .clone()
                 .answering(words)
-                .fit(false, room, self.config.max_tokens, |chat| {
-                    self.tokenize_chat(chat)
-                })
+                .fit(false, room, max_tokens, |chat| self.tokenize_chat(chat))
                 .map_err(|e| e.to_string())?;
             tokenized.push(tokens);
         }
-        let ids = |t: &[LlamaToken]| t.iter().map(|t| t.0).collect::<Vec<_>>();
         let tokens = &tokenized[0];
-        let stable = reusable_prefix(&ids(&tokenized[1]), &ids(tokens));
+        let stable = tokens
+            .iter()
+            .zip(&tokenized[1])
+            .take_while(|(a, b)| a == b)
+            .count();
+        let stable = stable.min(tokens.len().saturating_sub(1));
         let reused = self.keep_cached(&tokens[..stable]);
-        let shutdown = self.shutdown.clone();
+        // It gives way to any more urgent request at the gate. The turn that will use it
+        // waits for the sequence instead: it would read the same tokens itself.
+        let host = self.host;
+        let ticket = self.ticket;
+        let yields = move || host.urgent_waiting(ticket);
         let interrupted = self
-            .read_prompt(&tokens[..stable], reused, false, || {
-                shutdown.load(Ordering::SeqCst)
-            })?
+            .read_prompt(&tokens[..stable], reused, None, &yields)?
             .is_none();
         tracing::debug!(
+            participant = %self.job.participant,
             tokens = stable,
             reused,
             complete = !interrupted,
             ms = started.elapsed().as_millis() as u64,
-            "prefilled the conversation"
+            "read the conversation ahead"
         );
         Ok(())
     }
 
-    /// Keeps the cache's common beginning with `tokens` and drops the rest; returns how
-    /// many tokens are kept.
+    /// Makes the cache hold the longest part of `tokens` it can without reading: the
+    /// common beginning stays, and the lines after those that left the window move down
+    /// to close the gap. Returns how many tokens of `tokens` it holds.
     pub(super) fn keep_cached(&mut self, tokens: &[LlamaToken]) -> usize {
-        let reused = reusable_prefix(
-            &self.cached.iter().map(|t| t.0).collect::<Vec<_>>(),
-            &tokens.iter().map(|t| t.0).collect::<Vec<_>>(),
-        );
-        if self
-            .context
-            .clear_kv_cache_seq(Some(0), Some(reused as u32), None)
-            .unwrap_or(false)
-        {
-            self.cached.truncate(reused);
-            reused
-        } else {
-            self.reset();
-            0
+        let ids = |t: &[LlamaToken]| t.iter().map(|t| t.0).collect::<Vec<_>>();
+        let stale = std::mem::take(&mut self.sequence.stale);
+        if stale || !self.config().prefix_reuse {
+            self.sequence.cached.clear();
         }
+        let plan = plan_reuse(&ids(&self.sequence.cached), &ids(tokens), MIN_SHIFT_TOKENS);
+        let id = self.sequence.id;
+        let len = self.sequence.cached.len() as u32;
+        let done = self.host.step(self.ticket, &|| false, |context| {
+            let seq = Some(id as u32);
+            if stale || len == 0 {
+                return context.clear_kv_cache_seq(seq, None, None).unwrap_or(false);
+            }
+            match plan.shift {
+                Some(shift) => {
+                    let (from, to) = (shift.from as u32, (shift.from + shift.len) as u32);
+                    context
+                        .clear_kv_cache_seq(seq, Some(to), None)
+                        .unwrap_or(false)
+                        && context
+                            .clear_kv_cache_seq(seq, Some(plan.keep as u32), Some(from))
+                            .unwrap_or(false)
+                        && context
+                            .kv_cache_seq_add(id, Some(from), Some(to), -(shift.by as i32))
+                            .is_ok()
+                }
+                None => context
+                    .clear_kv_cache_seq(seq, Some(plan.keep as u32), None)
+                    .unwrap_or(false),
+            }
+        });
+        if done != Some(true) {
+            self.forget();
+            return 0;
+        }
+        if stale || len == 0 {
+            return 0;
+        }
+        let cached = &mut self.sequence.cached;
+        if let Some(shift) = plan.shift {
+            cached.truncate(shift.from + shift.len);
+            cached.drain(plan.keep..shift.from);
+            tracing::debug!(participant = %self.job.participant, moved = shift.len, by = shift.by, "lines that left the window shifted out of the cache");
+        } else {
+            cached.truncate(plan.keep);
+        }
+        plan.read_from
     }
 
-    /// Computes `tokens[from..]` into the cache in slices of 64, so that `stop` is seen
-    /// between them (`None`: stopped early). `logits` asks for the last token's logits
-    /// (a reply follows); returns where they are in the last slice.
+    /// Computes `tokens[from..]` into the cache in slices, passing the gate between them
+    /// (`None`: `stop` said so before the end). With a `sampler`, the last token's logits
+    /// are kept and the reply's first token is sampled in the same step.
     pub(super) fn read_prompt(
         &mut self,
         tokens: &[LlamaToken],
         from: usize,
-        logits: bool,
-        stop: impl Fn() -> bool,
-    ) -> Result<Option<i32>, String> {
+        mut sampler: Option<(&mut LlamaSampler, &[(LlamaToken, f32)])>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Option<LlamaToken>>, String> {
+        let id = self.sequence.id;
         let mut batch = LlamaBatch::new(512, 1);
         let mut position = from;
+        let mut first = None;
         while position < tokens.len() {
-            if stop() {
+            if stop() || self.stopped() {
                 return Ok(None);
             }
-            let end = (position + 64).min(tokens.len());
+            let end = (position + SLICE_TOKENS).min(tokens.len());
+            let last = end == tokens.len();
             batch.clear();
             for (i, token) in tokens[position..end].iter().enumerate() {
                 let at = position + i;
                 batch
-                    .add(*token, at as i32, &[0], logits && at + 1 == tokens.len())
+                    .add(
+                        *token,
+                        at as i32,
+                        &[id],
+                        sampler.is_some() && last && at + 1 == tokens.len(),
+                    )
                     .map_err(|e| format!("batch: {e}"))?;
             }
-            self.context
-                .decode(&mut batch)
-                .map_err(|e| format!("the model failed on the prompt: {e}"))?;
-            self.cached.extend_from_slice(&tokens[position..end]);
+            let sampler = sampler.as_mut().filter(|_| last);
+            let result = self.host.step(self.ticket, stop, |context| {
+                context
+                    .decode(&mut batch)
+                    .map_err(|e| format!("the model failed on the prompt: {e}"))?;
+                Ok::<_, String>(
+                    sampler.map(|(s, bias)| sample(s, context, batch.n_tokens() - 1, bias)),
+                )
+            });
+            let Some(result) = result else {
+                return Ok(None);
+            };
+            first = result?;
+            self.sequence
+                .cached
+                .extend_from_slice(&tokens[position..end]);
             position = end;
         }
-        Ok(Some((batch.n_tokens() - 1).max(0)))
+        Ok(Some(first))
     }
 
-    pub(super) fn send(&self, job: &Job, text: String, first: &mut Option<u64>, started: Instant) {
+    /// Computes `token` (the last one sampled) and samples the next one, in one step.
+    pub(super) fn advance(
+        &mut self,
+        token: LlamaToken,
+        sampler: &mut LlamaSampler,
+        bias: &[(LlamaToken, f32)],
+    ) -> Result<Option<LlamaToken>, String> {
+        let mut batch = LlamaBatch::new(1, 1);
+        batch
+            .add(
+                token,
+                self.sequence.cached.len() as i32,
+                &[self.sequence.id],
+                true,
+            )
+            .map_err(|e| format!("batch: {e}"))?;
+        let cancel = self.job.cancel.clone();
+        let stop = move || cancel.load(Ordering::SeqCst);
+        let result = self.host.step(self.ticket, &stop, |context| {
+            context
+                .decode(&mut batch)
+                .map_err(|e| format!("the model failed while generating: {e}"))?;
+            Ok::<_, String>(sample(sampler, context, 0, bias))
+        });
+        match result {
+            None => Ok(None),
+            Some(next) => {
+                self.sequence.cached.push(token);
+                next.map(Some)
+            }
+        }
+    }
+
+    /// The tokens of the words a reply is steered against ([`agent_bridge::local::steer`]),
+    /// by where they apply.
+    pub(super) fn steering(&self, lines: &[String]) -> Steering {
+        let vocab = self.host.model.vocab();
+        let mut steering = Steering::default();
+        for steer in steer::steering(lines) {
+            for spelling in [steer.word.clone(), format!(" {}", steer.word)] {
+                let tokens = vocab.tokenize(spelling.as_bytes(), false, false);
+                let Some(&first) = tokens.first() else {
+                    continue;
+                };
+                // Only a token that is the whole word: a prefix would bend other words.
+                let piece = String::from_utf8_lossy(&vocab.token_to_piece(first, false, None))
+                    .trim()
+                    .to_owned();
+                if piece != steer.word {
+                    continue;
+                }
+                let list = match steer.place {
+                    steer::Place::SentenceStart => &mut steering.sentence_start,
+                    steer::Place::ReplyStart => &mut steering.reply_start,
+                    steer::Place::Anywhere => &mut steering.anywhere,
+                };
+                list.push((first, steer.bias));
+            }
+        }
+        steering
+    }
+
+    pub(super) fn send(&self, text: String, first: &mut Option<u64>, started: Instant) {
         if text.is_empty() {
             return;
         }
         first.get_or_insert_with(|| started.elapsed().as_millis() as u64);
-        let _ = job.events.send(BackendEvent::Chunk {
-            question_id: job.request.question_id,
+        let _ = self.job.events.send(BackendEvent::Chunk {
+            question_id: self.job.request.question_id,
             text,
         });
     }
@@ -148,14 +295,15 @@ impl Engine<'_> {
         // Seeded: the same conversation gives the same words; each turn (and each new
         // attempt at it) its own stream.
         let seed = self
-            .config
+            .config()
             .seed
-            .wrapping_add(self.turns.wrapping_mul(7919))
+            .wrapping_add(self.sequence.turns.wrapping_mul(7919))
             .wrapping_add(attempt.wrapping_mul(104_729));
+        let model = self.host.model;
         let mut chain = Vec::new();
         if json {
             chain.push(
-                LlamaSampler::grammar(self.model, JSON_OBJECT_GRAMMAR, "root")
+                LlamaSampler::grammar(model, JSON_OBJECT_GRAMMAR, "root")
                     .map_err(|e| format!("JSON grammar: {e}"))?,
             );
             chain.push(LlamaSampler::greedy());
@@ -163,24 +311,18 @@ impl Engine<'_> {
             // DRY: continuing a sequence that stands in the recent conversation costs
             // more the longer the copy gets; single words (the topic's) stay free.
             chain.push(LlamaSampler::dry(
-                self.model,
+                model,
                 DRY_MULTIPLIER,
                 DRY_BASE,
                 DRY_ALLOWED_LENGTH,
                 REPETITION_WINDOW_TOKENS as i32,
                 ["\n", ":", "\"", "*"],
             ));
-            chain.push(LlamaSampler::penalties(
-                self.model.n_vocab(),
-                64,
-                1.15,
-                0.0,
-                0.0,
-            ));
+            chain.push(LlamaSampler::penalties(model.n_vocab(), 64, 1.15, 0.0, 0.0));
             chain.push(LlamaSampler::top_k(40));
             chain.push(LlamaSampler::top_p(0.9, 1));
             chain.push(LlamaSampler::temp(
-                self.config.temperature + RESAMPLE_WARMING * attempt as f32,
+                self.config().temperature + RESAMPLE_WARMING * attempt as f32,
             ));
             chain.push(LlamaSampler::dist(seed));
         }
@@ -196,13 +338,62 @@ impl Engine<'_> {
             .map(|m| LlamaChatMessage::new(m.role.as_str().to_owned(), m.content.replace('\0', "")))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("chat message: {e}"))?;
-        let text = self
-            .model
-            .apply_chat_template(&self.template, &messages, true)
+        let model = self.host.model;
+        let text = model
+            .apply_chat_template(&self.host.template, &messages, true)
             .map_err(|e| format!("the model's chat template failed: {e}"))?;
         // The template writes the special tokens itself; parse them as such.
-        Ok(self.model.vocab().tokenize(text.as_bytes(), true, true))
+        Ok(model.vocab().tokenize(text.as_bytes(), true, true))
     }
+}
+
+/// The tokens a reply is steered against, by where they apply.
+#[derive(Debug, Default)]
+pub(super) struct Steering {
+    pub(super) sentence_start: Vec<(LlamaToken, f32)>,
+    pub(super) reply_start: Vec<(LlamaToken, f32)>,
+    pub(super) anywhere: Vec<(LlamaToken, f32)>,
+}
+
+impl Steering {
+    /// The biases for the next token of a reply that said `said` so far.
+    pub(super) fn at(&self, said: &str) -> Vec<(LlamaToken, f32)> {
+        let mut bias = self.anywhere.clone();
+        if steer::at_sentence_start(said) {
+            bias.extend_from_slice(&self.sentence_start);
+        }
+        if said.trim().is_empty() {
+            bias.extend_from_slice(&self.reply_start);
+        }
+        bias
+    }
+}
+
+/// Samples the next token at `idx`, the logits of the `bias` tokens moved first.
+fn sample(
+    sampler: &mut LlamaSampler,
+    context: &LlamaContext<'_>,
+    idx: i32,
+    bias: &[(LlamaToken, f32)],
+) -> LlamaToken {
+    if bias.is_empty() {
+        return sampler.sample(context, idx);
+    }
+    let mut candidates = context.token_data_array_ith(idx);
+    for (token, shift) in bias {
+        // The candidates are in token order, one per token of the vocabulary.
+        if let Some(data) = candidates.data.get_mut(token.0 as usize)
+            && data.id() == *token
+        {
+            data.set_logit(data.logit() + shift);
+        }
+    }
+    candidates.apply_sampler(sampler);
+    let token = candidates
+        .selected_token()
+        .unwrap_or_else(|| sampler.sample(context, idx));
+    sampler.accept(token);
+    token
 }
 
 /// How much warmer each new attempt samples.

@@ -3,15 +3,16 @@
 
 use super::*;
 
-impl Engine<'_> {
-    pub(super) fn generate(&mut self, job: &Job) -> Result<Outcome, String> {
+impl Run<'_, '_> {
+    pub(super) fn generate(&mut self) -> Result<Outcome, String> {
+        let job = self.job;
         let request = &job.request;
         let started = Instant::now();
-        let max_words = request.max_words.unwrap_or(self.config.max_words);
+        let max_words = request.max_words.unwrap_or(self.config().max_words);
         let mut names = self.names.clone();
-        let mut prompt = LocalPrompt::from_messages(&request.messages, self.persona.spoken_name());
+        let mut prompt = LocalPrompt::from_messages(&request.messages, job.persona.spoken_name());
         names.extend(prompt.speakers());
-        prompt.lines = self.window.select(&prompt.lines);
+        prompt.lines = self.sequence.window.select(&prompt.lines);
         tracing::debug!(
             question_id = request.question_id,
             lines = prompt.lines.len(),
@@ -50,9 +51,10 @@ impl Engine<'_> {
         if let Some(instruction) = following {
             prompt = prompt.following(instruction);
         }
-        let room = self.config.context_tokens as usize;
+        let room = self.config().context_tokens as usize;
+        let max_tokens = self.config().max_tokens;
         let (tokens, chat) = prompt
-            .fit(request.json, room, self.config.max_tokens, |chat| {
+            .fit(request.json, room, max_tokens, |chat| {
                 self.tokenize_chat(chat)
             })
             .map_err(|e| match e {
@@ -60,8 +62,8 @@ impl Engine<'_> {
                 too_long => format!("{too_long} (LLM_CONTEXT_TOKENS)"),
             })?;
         let own_names = vec![
-            self.persona.name.clone(),
-            self.persona.spoken_name().to_owned(),
+            job.persona.name.clone(),
+            job.persona.spoken_name().to_owned(),
         ];
         let others: Vec<String> = prompt
             .speakers()
@@ -126,26 +128,34 @@ impl Engine<'_> {
             })
             .map(|p| p.point.clone());
         let mut tokens = tokens;
-        if !self.config.prefix_reuse {
-            self.reset();
-        }
+        // What the guard would refuse, made unlikely while sampling (not for JSON: its
+        // grammar decides).
+        let steering = if request.json {
+            Steering::default()
+        } else {
+            self.steering(&prompt.lines)
+        };
         // A reply whose every sentence was refused (an echo, filler, another's name) is
         // sampled again, a little warmer, a bounded number of times.
         for attempt in 0..=RESAMPLES {
             if let Some(point) = restart.as_deref().filter(|_| attempt == RESAMPLES) {
                 match prompt
                     .afresh(point)
-                    .fit(false, room, self.config.max_tokens, |chat| {
-                        self.tokenize_chat(chat)
-                    }) {
+                    .fit(false, room, max_tokens, |chat| self.tokenize_chat(chat))
+                {
                     Ok((fresh, _)) => tokens = fresh,
                     // The same prompt once more: the turn still gets its last attempt.
                     Err(e) => tracing::debug!(error = %e, "the turn could not start afresh"),
                 }
             }
             let reused = self.keep_cached(&tokens);
-            let (outcome, filter) =
-                self.generate_from(job, &tokens, reused, started, new_filter(attempt), attempt)?;
+            let (outcome, filter) = self.generate_from(
+                &tokens,
+                reused,
+                started,
+                (new_filter(attempt), &steering),
+                attempt,
+            )?;
             let said_nothing = filter.emitted().trim().is_empty() && !request.json;
             if !matches!(outcome, Outcome::Finished) || !said_nothing || attempt == RESAMPLES {
                 if said_nothing && !filter.refused().is_empty() {
@@ -160,7 +170,7 @@ impl Engine<'_> {
                                 %words,
                                 "every sentence refused; the prepared words are said"
                             );
-                            self.send(job, words, &mut None, started);
+                            self.send(words, &mut None, started);
                         }
                         None => tracing::info!(
                             question_id = request.question_id,
@@ -183,23 +193,14 @@ impl Engine<'_> {
 
     pub(super) fn generate_from(
         &mut self,
-        job: &Job,
         tokens: &[LlamaToken],
         reused: usize,
         started: Instant,
-        mut filter: OutputFilter,
+        (mut filter, steering): (OutputFilter, &Steering),
         attempt: u32,
     ) -> Result<(Outcome, OutputFilter), String> {
+        let job = self.job;
         let question_id = job.request.question_id;
-        // The prompt, in slices, so that a cancel is seen between them.
-        let cancel = job.cancel.clone();
-        let shutdown = self.shutdown.clone();
-        let stopped = || cancel.load(Ordering::SeqCst) || shutdown.load(Ordering::SeqCst);
-        let Some(mut logits_at) = self.read_prompt(tokens, reused, true, stopped)? else {
-            return Ok((Outcome::Cancelled, filter));
-        };
-        let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
-
         let mut sampler = self.sampler(job.request.json, attempt)?;
         if !job.request.json {
             // Repetition is judged against the conversation and the direction, not only
@@ -208,7 +209,17 @@ impl Engine<'_> {
             let from = tokens.len().saturating_sub(REPETITION_WINDOW_TOKENS);
             sampler.accept_many(&tokens[from..]);
         }
-        let mut batch = LlamaBatch::new(1, 1);
+        // The prompt, in slices, so that a cancel is seen between them; the reply's first
+        // token is sampled with the last slice.
+        let cancel = job.cancel.clone();
+        let stop = move || cancel.load(Ordering::SeqCst);
+        let bias = steering.at("");
+        let Some(first) = self.read_prompt(tokens, reused, Some((&mut sampler, &bias)), &stop)?
+        else {
+            return Ok((Outcome::Cancelled, filter));
+        };
+        let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut next = first;
         let mut utf8 = Utf8Stream::default();
         let mut first_text_ms = None;
         let mut generated = 0usize;
@@ -218,16 +229,17 @@ impl Engine<'_> {
         let mut raw = String::new();
         // Given up for a new attempt: what the filter still holds is not said.
         let mut abandoned = false;
-        for _ in 0..self.config.max_tokens {
-            if self.stopped(job) {
+        for _ in 0..self.config().max_tokens {
+            if self.stopped() {
                 return Ok((Outcome::Cancelled, filter));
             }
-            let token = sampler.sample(&self.context, logits_at);
-            if self.model.vocab().is_eog(token) {
+            let Some(token) = next else { break };
+            let model = self.host.model;
+            if model.vocab().is_eog(token) {
                 break;
             }
             generated += 1;
-            let bytes = self.model.vocab().token_to_piece(token, false, None);
+            let bytes = model.vocab().token_to_piece(token, false, None);
             let piece = utf8.push(&bytes);
             raw.push_str(&piece);
             let text = if job.request.json {
@@ -236,7 +248,7 @@ impl Engine<'_> {
             } else {
                 let filtered = filter.push(&piece);
                 if filtered.stop {
-                    self.send(job, filtered.text, &mut first_text_ms, started);
+                    self.send(filtered.text, &mut first_text_ms, started);
                     break;
                 }
                 // Two sentences refused and nothing said: this sample is going nowhere;
@@ -250,29 +262,26 @@ impl Engine<'_> {
                 }
                 filtered.text
             };
-            self.send(job, text, &mut first_text_ms, started);
-            batch.clear();
-            batch
-                .add(token, self.cached.len() as i32, &[0], true)
-                .map_err(|e| format!("batch: {e}"))?;
-            self.context
-                .decode(&mut batch)
-                .map_err(|e| format!("the model failed while generating: {e}"))?;
-            self.cached.push(token);
-            logits_at = 0;
+            self.send(text, &mut first_text_ms, started);
+            let bias = steering.at(&raw);
+            match self.advance(token, &mut sampler, &bias)? {
+                Some(token) => next = Some(token),
+                None => return Ok((Outcome::Cancelled, filter)),
+            }
         }
         if job.request.json {
-            self.send(job, json, &mut first_text_ms, started);
+            self.send(json, &mut first_text_ms, started);
         } else if !abandoned {
             let rest = filter.finish();
-            self.send(job, rest.text, &mut first_text_ms, started);
+            self.send(rest.text, &mut first_text_ms, started);
         }
-        self.turns += 1;
+        self.sequence.turns += 1;
         let seconds = generation_started.elapsed().as_secs_f64().max(1e-6);
         {
-            let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+            let mut stats = lock(&self.host.stats);
+            let last = stats.get(&job.participant).copied();
             // The prompt a listener waits for is the first attempt's.
-            let first = match *stats {
+            let first = match last {
                 Some(s) if attempt > 0 => s,
                 _ => GenerationStats {
                     prompt_tokens: tokens.len(),
@@ -281,21 +290,29 @@ impl Engine<'_> {
                     ..GenerationStats::default()
                 },
             };
-            *stats = Some(GenerationStats {
-                generated_tokens: generated,
-                generation_ms: seconds * 1000.0,
-                attempts: attempt + 1,
-                ..first
-            });
+            stats.insert(
+                job.participant.clone(),
+                GenerationStats {
+                    generated_tokens: generated,
+                    generation_ms: seconds * 1000.0,
+                    attempts: attempt + 1,
+                    ..first
+                },
+            );
         }
         tracing::debug!(question_id, raw = %raw, spoken = %filter.emitted(), refused = ?filter.refused(), "model output");
         tracing::info!(
+            participant = %job.participant,
             question_id,
+            priority = job.priority.as_str(),
+            attempt,
             prompt_tokens = tokens.len(),
             reused_tokens = reused,
+            read_tokens = tokens.len() - reused,
             prompt_ms = prompt_ms as u64,
             first_text_ms = first_text_ms.unwrap_or(0),
             generated_tokens = generated,
+            refused = filter.refused().len(),
             tokens_per_s = format!("{:.0}", generated as f64 / seconds),
             "generated"
         );

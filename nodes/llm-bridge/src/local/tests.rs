@@ -17,6 +17,7 @@ fn config() -> LocalConfig {
         seed: 7,
         window_lines: 12,
         prefix_reuse: true,
+        participants: 1,
     }
 }
 
@@ -196,4 +197,122 @@ fn describe(event: &BackendEvent) -> String {
             format!("finished {question_id} {error:?}")
         }
     }
+}
+
+/// A request with the conversation `lines` (`(speaker, text)`) and a direction.
+fn conversation(question_id: u64, lines: &[(&str, &str)]) -> GenerationRequest {
+    let mut messages = vec![ChatMessage {
+        role: ChatRole::System,
+        content: "You are Ms. Rivera, a patient calculus tutor.".into(),
+    }];
+    for (who, text) in lines {
+        messages.push(ChatMessage {
+            role: ChatRole::User,
+            content: format!("[{who}]: {text}"),
+        });
+    }
+    messages.push(ChatMessage {
+        role: ChatRole::System,
+        content: "For this turn: give one example.".into(),
+    });
+    GenerationRequest {
+        question_id,
+        messages,
+        instruction: None,
+        json: false,
+        max_words: Some(12),
+        plan: None,
+    }
+}
+
+const LINES: [(&str, &str); 6] = [
+    (
+        "student1",
+        "What does the derivative of a function tell us about its graph?",
+    ),
+    (
+        "tutor",
+        "It tells us how fast the function changes at each point of the graph.",
+    ),
+    (
+        "student2",
+        "So the slope of the tangent line at a point is the derivative there?",
+    ),
+    (
+        "tutor",
+        "Yes, and where the slope is zero the graph is flat for a moment.",
+    ),
+    (
+        "student1",
+        "Does that mean a maximum or a minimum is where the derivative is zero?",
+    ),
+    (
+        "student2",
+        "Could a flat point be neither, like the middle of x cubed at zero?",
+    ),
+];
+
+/// Runs `job` for `participant` on `host` to its end; returns what it said.
+fn say(host: &ModelHost, participant: &str, request: GenerationRequest) -> String {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let job = HostJob {
+        persona: Persona::fallback(participant),
+        priority: request.priority(),
+        request,
+        prefill: false,
+    };
+    let _cancel = host.submit(participant, job, tx);
+    let mut said = String::new();
+    loop {
+        match rx.recv_timeout(WAIT).expect("the request ends") {
+            BackendEvent::Chunk { text, .. } => said.push_str(&text),
+            BackendEvent::Finished { error, .. } => {
+                assert_eq!(error, None);
+                return said;
+            }
+        }
+    }
+}
+
+/// One model, two participants at once: what one says is exactly what it says alone;
+/// the other's tokens never reach its sequence.
+#[test]
+fn sequences_never_read_each_others_tokens() {
+    let config = LocalConfig {
+        participants: 2,
+        ..config()
+    };
+    let alone = {
+        let host = ModelHost::load(config.clone()).expect("model");
+        say(&host, "tutor", conversation(3, &LINES[..4]))
+    };
+    let host = ModelHost::load(config).expect("model");
+    let together = std::thread::scope(|scope| {
+        let other = scope.spawn(|| say(&host, "student1", conversation(2, &LINES[2..])));
+        let tutor = say(&host, "tutor", conversation(3, &LINES[..4]));
+        assert!(!other.join().unwrap().is_empty());
+        tutor
+    });
+    assert!(!alone.trim().is_empty());
+    assert_eq!(alone, together);
+}
+
+/// When the window of lines moves, the lines that stay are shifted in the cache, not
+/// read again: only the new line and the direction are read.
+#[test]
+fn a_moving_window_reads_only_the_new_line() {
+    let config = LocalConfig {
+        window_lines: 4,
+        ..config()
+    };
+    let host = ModelHost::load(config).expect("model");
+    say(&host, "tutor", conversation(1, &LINES[..4]));
+    say(&host, "tutor", conversation(2, &LINES[..5]));
+    let stats = host.last_stats("tutor").expect("figures");
+    let read = stats.prompt_tokens - stats.reused_tokens;
+    assert!(
+        stats.reused_tokens > 0 && read * 3 < stats.prompt_tokens,
+        "read {read} of {} tokens",
+        stats.prompt_tokens
+    );
 }

@@ -1,0 +1,149 @@
+//! Steering while sampling: what the guard refuses most often is made unlikely before it
+//! is sampled, so that a turn's tokens are spent on words that are said. A refused
+//! sentence costs its tokens and, when every sentence is refused, a whole new attempt.
+//!
+//! The engine maps each word to the model's tokens (a word whose first token is not the
+//! whole word is left alone: biasing a prefix such as "Th" would bend every "The").
+
+/// Words that open the stock sentences the guard refuses as filler ("Sure, here's …",
+/// "Great question!", "Absolutely."): made unlikely where a sentence starts. Words that
+/// open real answers ("Yes, because …", "Good examples are …") are not among them.
+pub const STOCK_OPENERS: &[&str] = &[
+    "Sure",
+    "Thank",
+    "Thanks",
+    "Great",
+    "Absolutely",
+    "Certainly",
+    "Okay",
+    "OK",
+    "Alright",
+    "Hi",
+    "Hello",
+    "Hey",
+    "Welcome",
+    "Indeed",
+    "Glad",
+];
+
+/// Markup a voice cannot say (the filter strips it; a model that starts a list or a
+/// heading then spends its turn on it): made unlikely everywhere.
+pub const MARKUP: &[&str] = &["*", "**", "#", "##", "###", "`", "```"];
+
+/// How hard each is steered against, in logits (a bias, not a ban: a word the
+/// conversation really needs can still come).
+pub const OPENER_BIAS: f32 = -6.0;
+pub const MARKUP_BIAS: f32 = -8.0;
+pub const ECHO_START_BIAS: f32 = -3.0;
+
+/// How many of the last lines' first words a reply is steered not to start with.
+pub const ECHO_START_LINES: usize = 3;
+
+/// First words too common to hold against a reply ("The", "I", "So", …).
+const COMMON_STARTS: &[&str] = &[
+    "I", "The", "A", "An", "It", "It's", "This", "That", "So", "And", "But", "What", "How", "Why",
+    "We", "You", "If", "In", "To", "Yes", "No", "Can", "Is", "Do", "Let's",
+];
+
+/// Where a word is steered against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Wherever a sentence starts.
+    SentenceStart,
+    /// Only as the reply's very first word.
+    ReplyStart,
+    /// Everywhere.
+    Anywhere,
+}
+
+/// One word to steer against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Steer {
+    pub word: String,
+    pub bias: f32,
+    pub place: Place,
+}
+
+/// What a reply is steered against, given the conversation `lines` it follows (`Name:
+/// text`, oldest first): stock openers and markup, and the first words of the last lines
+/// (a reply that starts like the line before it tends to repeat it).
+pub fn steering(lines: &[String]) -> Vec<Steer> {
+    let mut steer: Vec<Steer> = STOCK_OPENERS
+        .iter()
+        .map(|w| Steer {
+            word: (*w).to_owned(),
+            bias: OPENER_BIAS,
+            place: Place::SentenceStart,
+        })
+        .chain(MARKUP.iter().map(|w| Steer {
+            word: (*w).to_owned(),
+            bias: MARKUP_BIAS,
+            place: Place::Anywhere,
+        }))
+        .collect();
+    for line in lines.iter().rev().take(ECHO_START_LINES) {
+        let text = line.split_once(": ").map_or(line.as_str(), |(_, t)| t);
+        let Some(first) = text.split_whitespace().next() else {
+            continue;
+        };
+        let word = first.trim_end_matches([',', '.', '!', '?', ';', ':']);
+        if word.is_empty()
+            || COMMON_STARTS.iter().any(|c| c.eq_ignore_ascii_case(word))
+            || steer.iter().any(|s| s.word == word)
+        {
+            continue;
+        }
+        steer.push(Steer {
+            word: word.to_owned(),
+            bias: ECHO_START_BIAS,
+            place: Place::ReplyStart,
+        });
+    }
+    steer
+}
+
+/// Whether the next token of a reply that said `said` so far starts a sentence.
+pub fn at_sentence_start(said: &str) -> bool {
+    let said = said.trim_end();
+    said.is_empty() || said.ends_with(['.', '?', '!', '。', '？', '！', '\n'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stock_openers_and_markup_are_steered_against_where_they_do_harm() {
+        let steer = steering(&[]);
+        let sure = steer.iter().find(|s| s.word == "Sure").unwrap();
+        assert_eq!(sure.place, Place::SentenceStart);
+        let star = steer.iter().find(|s| s.word == "**").unwrap();
+        assert_eq!(star.place, Place::Anywhere);
+        assert!(steer.iter().all(|s| s.bias < 0.0));
+        assert!(!steer.iter().any(|s| s.word == "Yes"));
+    }
+
+    #[test]
+    fn a_reply_is_steered_away_from_starting_like_the_last_lines() {
+        let lines = [
+            "student1: Derivatives measure change.".to_owned(),
+            "tutor: Exactly, the slope.".to_owned(),
+            "student2: The tangent line touches once.".to_owned(),
+        ];
+        let words: Vec<String> = steering(&lines)
+            .into_iter()
+            .filter(|s| s.place == Place::ReplyStart)
+            .map(|s| s.word)
+            .collect();
+        assert_eq!(words, ["Exactly", "Derivatives"]);
+    }
+
+    #[test]
+    fn sentence_starts_are_found_after_a_stop() {
+        assert!(at_sentence_start(""));
+        assert!(at_sentence_start("It grows. "));
+        assert!(at_sentence_start("Why?"));
+        assert!(!at_sentence_start("It grows"));
+        assert!(!at_sentence_start("It grows,"));
+    }
+}

@@ -1,0 +1,193 @@
+//! Which request decodes next: a priority gate, granted between decode steps.
+
+use std::collections::BTreeMap;
+
+/// How urgent a request is; the first variant is the most urgent.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// A turn that answers the human: the listener waits for it.
+    Answer,
+    /// A spoken turn; among turns, the oldest question first (its voice is due first).
+    Turn,
+    /// A side request (an intent, a bid, a rating): a conductor waits for it to decide.
+    Side,
+    /// Reading the conversation into a participant's cache while nobody waits for it.
+    ReadAlong,
+}
+
+impl Priority {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Answer => "answer",
+            Self::Turn => "turn",
+            Self::Side => "side",
+            Self::ReadAlong => "read_along",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Answer, Self::Turn, Self::Side, Self::ReadAlong]
+            .into_iter()
+            .find(|p| p.as_str() == text)
+    }
+}
+
+/// A request's place in the queue: its priority, then its question (older first), then
+/// when it asked (first come, first served).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ticket {
+    pub priority: Priority,
+    pub question_id: u64,
+    /// Unique per request, in the order they were made: ties are broken by it.
+    pub serial: u64,
+}
+
+/// Grants the next decode step to the most urgent waiting request. Sans-IO: the host's
+/// threads call [`Gate::wait`] before a step and [`Gate::release`] after it; the gate says
+/// whom it grants, and the caller wakes them.
+#[derive(Debug, Default, Clone)]
+pub struct Gate {
+    waiting: BTreeMap<Ticket, ()>,
+    holder: Option<Ticket>,
+}
+
+impl Gate {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `ticket` asks for the next step. Returns whether it holds the gate now (it was
+    /// free and nothing more urgent waits).
+    pub fn wait(&mut self, ticket: Ticket) -> bool {
+        self.waiting.insert(ticket, ());
+        self.grant();
+        self.holder == Some(ticket)
+    }
+
+    /// Whether `ticket` holds the gate.
+    pub fn holds(&self, ticket: Ticket) -> bool {
+        self.holder == Some(ticket)
+    }
+
+    /// The holder's step is done; the most urgent waiting ticket, if any, holds the gate
+    /// now and is returned.
+    pub fn release(&mut self, ticket: Ticket) -> Option<Ticket> {
+        if self.holder == Some(ticket) {
+            self.holder = None;
+        }
+        self.grant()
+    }
+
+    /// A waiting ticket gives up (its request was cancelled); releases it if it held the
+    /// gate. Returns the new holder, if the gate changed hands.
+    pub fn withdraw(&mut self, ticket: Ticket) -> Option<Ticket> {
+        self.waiting.remove(&ticket);
+        self.release(ticket)
+    }
+
+    /// The ticket that holds the gate.
+    pub fn holder(&self) -> Option<Ticket> {
+        self.holder
+    }
+
+    /// How many tickets wait (the holder excluded).
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Whether a ticket more urgent than `ticket` waits: a long step (a prompt slice) may
+    /// then be cut short.
+    pub fn more_urgent_than(&self, ticket: Ticket) -> bool {
+        self.waiting.keys().next().is_some_and(|t| *t < ticket)
+    }
+
+    fn grant(&mut self) -> Option<Ticket> {
+        if self.holder.is_some() {
+            return None;
+        }
+        let (&next, _) = self.waiting.iter().next()?;
+        self.waiting.remove(&next);
+        self.holder = Some(next);
+        Some(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticket(priority: Priority, question_id: u64, serial: u64) -> Ticket {
+        Ticket {
+            priority,
+            question_id,
+            serial,
+        }
+    }
+
+    #[test]
+    fn a_free_gate_is_held_at_once() {
+        let mut gate = Gate::new();
+        let t = ticket(Priority::ReadAlong, 0, 1);
+        assert!(gate.wait(t));
+        assert_eq!(gate.holder(), Some(t));
+    }
+
+    #[test]
+    fn the_answer_to_the_human_goes_before_earlier_lower_work() {
+        let mut gate = Gate::new();
+        let read = ticket(Priority::ReadAlong, 0, 1);
+        let side = ticket(Priority::Side, 0, 2);
+        let turn = ticket(Priority::Turn, 7, 3);
+        let answer = ticket(Priority::Answer, 9, 4);
+        assert!(gate.wait(read));
+        assert!(!gate.wait(side));
+        assert!(!gate.wait(turn));
+        assert!(!gate.wait(answer));
+        assert!(gate.more_urgent_than(read));
+        assert_eq!(gate.release(read), Some(answer));
+        assert_eq!(gate.release(answer), Some(turn));
+        assert_eq!(gate.release(turn), Some(side));
+        assert_eq!(gate.release(side), None);
+        assert_eq!(gate.holder(), None);
+    }
+
+    #[test]
+    fn the_older_question_speaks_first() {
+        let mut gate = Gate::new();
+        let blocker = ticket(Priority::Answer, 1, 1);
+        gate.wait(blocker);
+        let later = ticket(Priority::Turn, 12, 2);
+        let due = ticket(Priority::Turn, 11, 3);
+        gate.wait(later);
+        gate.wait(due);
+        assert_eq!(gate.release(blocker), Some(due));
+    }
+
+    #[test]
+    fn a_withdrawn_holder_hands_the_gate_on() {
+        let mut gate = Gate::new();
+        let a = ticket(Priority::Turn, 1, 1);
+        let b = ticket(Priority::Turn, 2, 2);
+        gate.wait(a);
+        gate.wait(b);
+        assert_eq!(gate.withdraw(a), Some(b));
+        assert_eq!(gate.withdraw(b), None);
+        assert_eq!(gate.waiting(), 0);
+    }
+
+    #[test]
+    fn priorities_have_one_spelling_each() {
+        for p in [
+            Priority::Answer,
+            Priority::Turn,
+            Priority::Side,
+            Priority::ReadAlong,
+        ] {
+            assert_eq!(Priority::parse(p.as_str()), Some(p));
+        }
+        assert_eq!(Priority::parse("urgent"), None);
+    }
+}

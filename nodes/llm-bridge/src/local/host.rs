@@ -1,0 +1,369 @@
+//! The dispatcher thread (the model and its context, loaded once), the participants'
+//! sequences, and the gate every decode step passes.
+
+use std::sync::{Condvar, MutexGuard, atomic::AtomicU64};
+
+use model_schedule::Gate;
+
+use super::*;
+
+/// What the dispatcher shares with the [`ModelHost`] handle besides the job queue.
+pub(super) struct DispatchState {
+    pub(super) stats: Arc<Mutex<HashMap<String, GenerationStats>>>,
+    pub(super) shutdown: Arc<AtomicBool>,
+    pub(super) stop: Receiver<()>,
+    /// Dropped when the dispatcher returns, after the model: that is the signal.
+    pub(super) finished: Sender<()>,
+}
+
+/// Most requests under way at once (each a thread); past it a request is answered with
+/// an error at once. Side requests of a large panel stay far below it.
+const MAX_JOBS: usize = 64;
+
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(super) fn dispatch(
+    config: LocalConfig,
+    jobs: Receiver<Job>,
+    ready: Sender<Result<(), String>>,
+    state: DispatchState,
+) {
+    let DispatchState {
+        stats,
+        shutdown,
+        stop,
+        finished,
+    } = state;
+    let backend = match llama() {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    let started = Instant::now();
+    let params = LlamaModelParams::default().with_use_mmap(true);
+    let model = match LlamaModel::load_from_file(backend, &config.model_path, &params) {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = ready.send(Err(format!(
+                "cannot load the model file {}: {e}; run `scripts/setup.sh` to install it again",
+                config.model_path.display()
+            )));
+            return;
+        }
+    };
+    // One sequence per participant and one for side requests, each a context of its own
+    // size (llama.cpp splits the context evenly between sequences).
+    let sequences = config.participants.max(1) + 1;
+    let context_params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(config.context_tokens * sequences))
+        .with_n_seq_max(sequences)
+        .with_kv_unified(false)
+        .with_n_batch(512)
+        .with_n_threads(config.threads)
+        .with_n_threads_batch(config.threads);
+    let context = match model.new_context(backend, context_params) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = ready.send(Err(format!("cannot create a model context: {e}")));
+            return;
+        }
+    };
+    let template = model
+        .chat_template(None)
+        .or_else(|_| LlamaChatTemplate::new("chatml"))
+        .expect("a static template name is a valid C string");
+    tracing::info!(
+        model = %config.model_path.display(),
+        load_ms = started.elapsed().as_millis() as u64,
+        threads = config.threads,
+        sequences,
+        "embedded model loaded"
+    );
+    let _ = ready.send(Ok(()));
+    let host = Host {
+        model: &model,
+        context: Mutex::new(context),
+        gate: Mutex::new(Gate::new()),
+        granted: Condvar::new(),
+        template,
+        slots: Mutex::new(Slots::new(sequences - 1, config.window_lines)),
+        scratch: Mutex::new(Sequence::new((sequences - 1) as i32, config.window_lines)),
+        config,
+        serial: AtomicU64::new(0),
+        running: std::sync::atomic::AtomicUsize::new(0),
+        stats,
+        shutdown: shutdown.clone(),
+    };
+    std::thread::scope(|scope| {
+        loop {
+            if shutdown.load(Ordering::SeqCst) {
+                break;
+            }
+            let job = crossbeam_channel::select! {
+                recv(jobs) -> job => match job { Ok(job) => job, Err(_) => break },
+                recv(stop) -> _ => break,
+            };
+            if host.running.load(Ordering::SeqCst) >= MAX_JOBS {
+                if !job.prefill {
+                    let _ = job.events.send(BackendEvent::Finished {
+                        question_id: job.request.question_id,
+                        error: Some(format!(
+                            "the model host is busy ({MAX_JOBS} requests under way)"
+                        )),
+                    });
+                }
+                continue;
+            }
+            host.running.fetch_add(1, Ordering::SeqCst);
+            let host = &host;
+            let spawned = std::thread::Builder::new()
+                .name(format!("model-{}", job.participant))
+                .spawn_scoped(scope, move || {
+                    host.run(job);
+                    host.running.fetch_sub(1, Ordering::SeqCst);
+                });
+            if let Err(e) = spawned {
+                host.running.fetch_sub(1, Ordering::SeqCst);
+                tracing::warn!(error = %e, "cannot start a thread for a model request");
+            }
+        }
+        shutdown.store(true, Ordering::SeqCst);
+        host.granted.notify_all();
+    });
+    // The context, then the model, then the signal that both are gone.
+    drop(host);
+    drop(model);
+    drop(finished);
+}
+
+/// One participant's cache sequence: the tokens it holds, in order.
+pub(super) struct Sequence {
+    pub(super) id: i32,
+    pub(super) cached: Vec<LlamaToken>,
+    pub(super) window: PromptWindow,
+    pub(super) turns: u32,
+    /// It served another participant before: its cache is cleared before use.
+    pub(super) stale: bool,
+}
+
+impl Sequence {
+    fn new(id: i32, window_lines: usize) -> Self {
+        Self {
+            id,
+            cached: Vec::new(),
+            window: PromptWindow::of_lines(window_lines),
+            turns: 0,
+            stale: false,
+        }
+    }
+}
+
+/// A sequence and whose it is.
+struct Slot {
+    owner: Option<String>,
+    last_used: u64,
+    /// Requests that want this sequence (running or waiting for it): it changes hands
+    /// only when none does.
+    wanted: Arc<std::sync::atomic::AtomicUsize>,
+    sequence: Arc<Mutex<Sequence>>,
+}
+
+pub(super) struct Slots {
+    slots: Vec<Slot>,
+    clock: u64,
+}
+
+impl Slots {
+    fn new(count: u32, window_lines: usize) -> Self {
+        Self {
+            slots: (0..count)
+                .map(|id| Slot {
+                    owner: None,
+                    last_used: 0,
+                    wanted: Arc::default(),
+                    sequence: Arc::new(Mutex::new(Sequence::new(id as i32, window_lines))),
+                })
+                .collect(),
+            clock: 0,
+        }
+    }
+
+    /// `participant`'s sequence: its own, a free one, or the longest unused one nobody
+    /// holds (its cache is then cleared). `None`: every sequence is in use.
+    #[allow(clippy::type_complexity)]
+    fn claim(
+        &mut self,
+        participant: &str,
+    ) -> Option<(Arc<Mutex<Sequence>>, Arc<std::sync::atomic::AtomicUsize>)> {
+        self.clock += 1;
+        let at = match self
+            .slots
+            .iter()
+            .position(|s| s.owner.as_deref() == Some(participant))
+        {
+            Some(at) => at,
+            None => {
+                let at = self
+                    .slots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.wanted.load(Ordering::SeqCst) == 0)
+                    .min_by_key(|(_, s)| (s.owner.is_some(), s.last_used))
+                    .map(|(at, _)| at)?;
+                let slot = &mut self.slots[at];
+                if let Some(previous) = slot.owner.replace(participant.to_owned()) {
+                    tracing::info!(participant, previous = %previous, "a sequence changes hands; its cache is cleared");
+                }
+                lock(&slot.sequence).stale = true;
+                at
+            }
+        };
+        let slot = &mut self.slots[at];
+        slot.last_used = self.clock;
+        slot.wanted.fetch_add(1, Ordering::SeqCst);
+        Some((slot.sequence.clone(), slot.wanted.clone()))
+    }
+
+    /// `participant`'s sequence if it has one and nobody holds it now.
+    fn idle(&self, participant: &str) -> Option<Arc<Mutex<Sequence>>> {
+        self.slots
+            .iter()
+            .find(|s| s.owner.as_deref() == Some(participant))
+            .filter(|s| s.wanted.load(Ordering::SeqCst) == 0)
+            .map(|s| s.sequence.clone())
+    }
+}
+
+pub(super) struct Host<'m> {
+    pub(super) model: &'m LlamaModel,
+    pub(super) context: Mutex<LlamaContext<'m>>,
+    gate: Mutex<Gate>,
+    granted: Condvar,
+    pub(super) template: LlamaChatTemplate,
+    pub(super) config: LocalConfig,
+    slots: Mutex<Slots>,
+    /// Side requests' sequence: a copy of the participant's, so that the conversation is
+    /// not read again, and the participant's own cache stays as its turns left it.
+    scratch: Mutex<Sequence>,
+    serial: AtomicU64,
+    running: std::sync::atomic::AtomicUsize,
+    pub(super) stats: Arc<Mutex<HashMap<String, GenerationStats>>>,
+    pub(super) shutdown: Arc<AtomicBool>,
+}
+
+impl<'m> Host<'m> {
+    fn run(&self, job: Job) {
+        let question_id = job.request.question_id;
+        let ticket = Ticket {
+            priority: job.priority,
+            question_id,
+            serial: self.serial.fetch_add(1, Ordering::SeqCst),
+        };
+        let result = if job.priority == Priority::Side && !job.prefill {
+            let mut scratch = lock(&self.scratch);
+            self.copy_into_scratch(&job.participant, &mut scratch, ticket);
+            Run::new(self, &job, &mut scratch, ticket).generate()
+        } else {
+            let Some((sequence, wanted)) = lock(&self.slots).claim(&job.participant) else {
+                let _ = job.events.send(BackendEvent::Finished {
+                    question_id,
+                    error: Some("every sequence of the model is in use".to_owned()),
+                });
+                return;
+            };
+            let result = {
+                let mut sequence = lock(&sequence);
+                let mut run = Run::new(self, &job, &mut sequence, ticket);
+                if job.prefill {
+                    if let Err(error) = run.prefill() {
+                        tracing::debug!(%error, "read-ahead failed; the turn reads the whole prompt");
+                        run.forget();
+                    }
+                    Ok(Outcome::Cancelled)
+                } else {
+                    run.generate()
+                }
+            };
+            wanted.fetch_sub(1, Ordering::SeqCst);
+            result
+        };
+        if job.prefill {
+            return;
+        }
+        match result {
+            Ok(Outcome::Cancelled) => {}
+            Ok(Outcome::Finished) => {
+                let _ = job.events.send(BackendEvent::Finished {
+                    question_id,
+                    error: None,
+                });
+            }
+            Err(error) => {
+                let _ = job.events.send(BackendEvent::Finished {
+                    question_id,
+                    error: Some(error),
+                });
+            }
+        }
+    }
+
+    /// The scratch sequence starts as a copy of the participant's (when nobody holds it):
+    /// a side request then reads only what differs from the participant's last prompt.
+    fn copy_into_scratch(&self, participant: &str, scratch: &mut Sequence, ticket: Ticket) {
+        let source = lock(&self.slots).idle(participant);
+        let source = source.as_ref().map(|s| lock(s));
+        let copied = self.step(ticket, &|| false, |context| {
+            let _ = context.clear_kv_cache_seq(Some(scratch.id as u32), None, None);
+            match &source {
+                Some(source) if !source.cached.is_empty() && !source.stale => context
+                    .copy_kv_cache_seq(source.id, scratch.id, None, None)
+                    .is_ok()
+                    .then(|| source.cached.clone()),
+                _ => None,
+            }
+        });
+        scratch.cached = copied.flatten().unwrap_or_default();
+        scratch.stale = false;
+    }
+
+    /// Runs `work` on the context once `ticket` holds the gate; `None` when `stop` said so
+    /// while it waited (it then waited no longer).
+    pub(super) fn step<R>(
+        &self,
+        ticket: Ticket,
+        stop: &dyn Fn() -> bool,
+        work: impl FnOnce(&mut LlamaContext<'m>) -> R,
+    ) -> Option<R> {
+        {
+            let mut gate = lock(&self.gate);
+            if !gate.wait(ticket) {
+                while !gate.holds(ticket) {
+                    if stop() || self.shutdown.load(Ordering::SeqCst) {
+                        gate.withdraw(ticket);
+                        drop(gate);
+                        self.granted.notify_all();
+                        return None;
+                    }
+                    gate = self
+                        .granted
+                        .wait_timeout(gate, std::time::Duration::from_millis(50))
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            }
+        }
+        let result = work(&mut lock(&self.context));
+        lock(&self.gate).release(ticket);
+        self.granted.notify_all();
+        Some(result)
+    }
+
+    /// Whether a request more urgent than `ticket` waits for the gate.
+    pub(super) fn urgent_waiting(&self, ticket: Ticket) -> bool {
+        lock(&self.gate).more_urgent_than(ticket)
+    }
+}
