@@ -4,6 +4,8 @@
 //! the answer's own words (after an opener, from `conversation.wav`), dead air between
 //! utterances and barge-in latency from a recorded session (`timeline.jsonl`,
 //! `barge_in.jsonl`).
+//! `voice-bench generated LOG...`: where the model's time went, turn by turn (see
+//! [`generated`]).
 //! `voice-bench voices DIR [VOICE...]`: each voice on the recognition corpus (see
 //! [`voices`]).
 
@@ -11,6 +13,7 @@ use std::{hint::black_box, path::Path, process::Command, time::Instant};
 
 use player_core::{Player, PlayerConfig, PlayerInput};
 
+mod generated;
 mod turns;
 mod voices;
 use text_segmenter::{SegmenterConfig, TurnSegmenter};
@@ -303,6 +306,34 @@ fn session(dir: &Path) {
                 .max(0.0)
         })
         .collect();
+    // The conversation's span: from the first sound to the last, agents' and human's.
+    let span = |key: &str, pick: fn(f64, f64) -> f64, init: f64| {
+        timeline
+            .iter()
+            .chain(&humans)
+            .filter_map(|r| {
+                r[key]
+                    .as_f64()
+                    .or_else(|| r[&format!("speech_{key}")].as_f64())
+            })
+            .fold(init, pick)
+    };
+    let (first, last) = (
+        span("start_ms", f64::min, f64::MAX),
+        span("end_ms", f64::max, 0.0),
+    );
+    let minutes = ((last - first) / 60_000.0).max(1e-9);
+    let agent_lines = timeline
+        .iter()
+        .filter(|r| r["chars_played"].as_u64().unwrap_or(0) > 0)
+        .count();
+    println!(
+        "silence: {:.0} % of the conversation ({:.0} s of {:.0} s in gaps between utterances); {:.1} agent utterances a minute",
+        gaps.iter().sum::<f64>() / (last - first).max(1.0) * 100.0,
+        gaps.iter().sum::<f64>() / 1000.0,
+        (last - first) / 1000.0,
+        agent_lines as f64 / minutes
+    );
     println!(
         "dead air between consecutive utterances ({} gaps): median {:.0} ms, p90 {:.0} ms, max {:.0} ms",
         gaps.len(),
@@ -368,6 +399,12 @@ fn main() {
                 std::process::exit(1);
             }
         }
+        Some("generated") if args.len() >= 2 => {
+            if let Err(e) = generated::generated(&args[1..]) {
+                eprintln!("voice-bench generated: {e:#}");
+                std::process::exit(1);
+            }
+        }
         Some("voices") if args.len() >= 2 => {
             if let Err(e) = voices::voices(Path::new(&args[1]), &args[2..]) {
                 eprintln!("voice-bench voices: {e:#}");
@@ -376,7 +413,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: voice-bench micro | voice-bench session <session folder> | voice-bench voices DIR [VOICE...] | voice-bench turns [WHISPER_DIR]"
+                "usage: voice-bench micro | voice-bench session <session folder> | voice-bench generated LOG... | voice-bench voices DIR [VOICE...] | voice-bench turns [WHISPER_DIR]"
             );
             std::process::exit(2);
         }

@@ -118,12 +118,30 @@ pub(super) fn dispatch(
                 }
                 continue;
             }
+            // Claimed here, in arrival order: a participant's requests run in the order
+            // they came (a read-ahead before the answer that uses it).
+            let claim = if job.priority == Priority::Side && !job.prefill {
+                None
+            } else {
+                match lock(&host.slots).claim(&job.participant) {
+                    Some(claim) => Some(claim),
+                    None => {
+                        if !job.prefill {
+                            let _ = job.events.send(BackendEvent::Finished {
+                                question_id: job.request.question_id,
+                                error: Some("every sequence of the model is in use".to_owned()),
+                            });
+                        }
+                        continue;
+                    }
+                }
+            };
             host.running.fetch_add(1, Ordering::SeqCst);
             let host = &host;
             let spawned = std::thread::Builder::new()
                 .name(format!("model-{}", job.participant))
                 .spawn_scoped(scope, move || {
-                    host.run(job);
+                    host.run(job, claim);
                     host.running.fetch_sub(1, Ordering::SeqCst);
                 });
             if let Err(e) = spawned {
@@ -166,10 +184,47 @@ impl Sequence {
 struct Slot {
     owner: Option<String>,
     last_used: u64,
-    /// Requests that want this sequence (running or waiting for it): it changes hands
-    /// only when none does.
-    wanted: Arc<std::sync::atomic::AtomicUsize>,
+    /// Its requests, first come first served; it changes hands only when none waits.
+    line: Arc<Line>,
     sequence: Arc<Mutex<Sequence>>,
+}
+
+/// A sequence's requests in the order they were claimed: each waits for its number.
+#[derive(Default)]
+pub(super) struct Line {
+    issued: AtomicU64,
+    serving: Mutex<u64>,
+    next: Condvar,
+}
+
+impl Line {
+    fn take_number(&self) -> u64 {
+        self.issued.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Requests claimed and not done.
+    fn waiting(&self) -> u64 {
+        self.issued.load(Ordering::SeqCst) - *lock(&self.serving)
+    }
+
+    fn wait_for(&self, number: u64) {
+        let mut serving = lock(&self.serving);
+        while *serving != number {
+            serving = self.next.wait(serving).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn done(&self) {
+        *lock(&self.serving) += 1;
+        self.next.notify_all();
+    }
+}
+
+/// A request's place on its participant's sequence.
+pub(super) struct Claim {
+    sequence: Arc<Mutex<Sequence>>,
+    line: Arc<Line>,
+    number: u64,
 }
 
 pub(super) struct Slots {
@@ -184,7 +239,7 @@ impl Slots {
                 .map(|id| Slot {
                     owner: None,
                     last_used: 0,
-                    wanted: Arc::default(),
+                    line: Arc::default(),
                     sequence: Arc::new(Mutex::new(Sequence::new(id as i32, window_lines))),
                 })
                 .collect(),
@@ -194,11 +249,7 @@ impl Slots {
 
     /// `participant`'s sequence: its own, a free one, or the longest unused one nobody
     /// holds (its cache is then cleared). `None`: every sequence is in use.
-    #[allow(clippy::type_complexity)]
-    fn claim(
-        &mut self,
-        participant: &str,
-    ) -> Option<(Arc<Mutex<Sequence>>, Arc<std::sync::atomic::AtomicUsize>)> {
+    fn claim(&mut self, participant: &str) -> Option<Claim> {
         self.clock += 1;
         let at = match self
             .slots
@@ -211,7 +262,7 @@ impl Slots {
                     .slots
                     .iter()
                     .enumerate()
-                    .filter(|(_, s)| s.wanted.load(Ordering::SeqCst) == 0)
+                    .filter(|(_, s)| s.line.waiting() == 0)
                     .min_by_key(|(_, s)| (s.owner.is_some(), s.last_used))
                     .map(|(at, _)| at)?;
                 let slot = &mut self.slots[at];
@@ -224,8 +275,11 @@ impl Slots {
         };
         let slot = &mut self.slots[at];
         slot.last_used = self.clock;
-        slot.wanted.fetch_add(1, Ordering::SeqCst);
-        Some((slot.sequence.clone(), slot.wanted.clone()))
+        Some(Claim {
+            sequence: slot.sequence.clone(),
+            line: slot.line.clone(),
+            number: slot.line.take_number(),
+        })
     }
 
     /// `participant`'s sequence if it has one and nobody holds it now.
@@ -233,7 +287,7 @@ impl Slots {
         self.slots
             .iter()
             .find(|s| s.owner.as_deref() == Some(participant))
-            .filter(|s| s.wanted.load(Ordering::SeqCst) == 0)
+            .filter(|s| s.line.waiting() == 0)
             .map(|s| s.sequence.clone())
     }
 }
@@ -245,7 +299,7 @@ pub(super) struct Host<'m> {
     granted: Condvar,
     pub(super) template: LlamaChatTemplate,
     pub(super) config: LocalConfig,
-    slots: Mutex<Slots>,
+    pub(super) slots: Mutex<Slots>,
     /// Side requests' sequence: a copy of the participant's, so that the conversation is
     /// not read again, and the participant's own cache stays as its turns left it.
     scratch: Mutex<Sequence>,
@@ -256,40 +310,37 @@ pub(super) struct Host<'m> {
 }
 
 impl<'m> Host<'m> {
-    fn run(&self, job: Job) {
+    fn run(&self, job: Job, claim: Option<Claim>) {
         let question_id = job.request.question_id;
         let ticket = Ticket {
             priority: job.priority,
             question_id,
             serial: self.serial.fetch_add(1, Ordering::SeqCst),
         };
-        let result = if job.priority == Priority::Side && !job.prefill {
-            let mut scratch = lock(&self.scratch);
-            self.copy_into_scratch(&job.participant, &mut scratch, ticket);
-            Run::new(self, &job, &mut scratch, ticket).generate()
-        } else {
-            let Some((sequence, wanted)) = lock(&self.slots).claim(&job.participant) else {
-                let _ = job.events.send(BackendEvent::Finished {
-                    question_id,
-                    error: Some("every sequence of the model is in use".to_owned()),
-                });
-                return;
-            };
-            let result = {
-                let mut sequence = lock(&sequence);
-                let mut run = Run::new(self, &job, &mut sequence, ticket);
-                if job.prefill {
-                    if let Err(error) = run.prefill() {
-                        tracing::debug!(%error, "read-ahead failed; the turn reads the whole prompt");
-                        run.forget();
+        let result = match claim {
+            None => {
+                let mut scratch = lock(&self.scratch);
+                self.copy_into_scratch(&job.participant, &mut scratch, ticket);
+                Run::new(self, &job, &mut scratch, ticket).generate()
+            }
+            Some(claim) => {
+                claim.line.wait_for(claim.number);
+                let result = {
+                    let mut sequence = lock(&claim.sequence);
+                    let mut run = Run::new(self, &job, &mut sequence, ticket);
+                    if job.prefill {
+                        if let Err(error) = run.prefill() {
+                            tracing::debug!(%error, "read-ahead failed; the turn reads the whole prompt");
+                            run.forget();
+                        }
+                        Ok(Outcome::Cancelled)
+                    } else {
+                        run.generate()
                     }
-                    Ok(Outcome::Cancelled)
-                } else {
-                    run.generate()
-                }
-            };
-            wanted.fetch_sub(1, Ordering::SeqCst);
-            result
+                };
+                claim.line.done();
+                result
+            }
         };
         if job.prefill {
             return;
@@ -338,24 +389,33 @@ impl<'m> Host<'m> {
         stop: &dyn Fn() -> bool,
         work: impl FnOnce(&mut LlamaContext<'m>) -> R,
     ) -> Option<R> {
-        {
-            let mut gate = lock(&self.gate);
-            if !gate.wait(ticket) {
-                while !gate.holds(ticket) {
-                    if stop() || self.shutdown.load(Ordering::SeqCst) {
-                        gate.withdraw(ticket);
-                        drop(gate);
-                        self.granted.notify_all();
-                        return None;
-                    }
-                    gate = self
-                        .granted
-                        .wait_timeout(gate, std::time::Duration::from_millis(50))
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0;
+        let mut gate = lock(&self.gate);
+        if !gate.wait(ticket) {
+            loop {
+                gate = self
+                    .granted
+                    .wait_timeout(gate, std::time::Duration::from_millis(50))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                if gate.holds(ticket) {
+                    break;
+                }
+                // `stop` may look at the gate itself: asked without holding its lock.
+                drop(gate);
+                let stopping = stop() || self.shutdown.load(Ordering::SeqCst);
+                gate = lock(&self.gate);
+                if gate.holds(ticket) {
+                    break;
+                }
+                if stopping {
+                    gate.withdraw(ticket);
+                    drop(gate);
+                    self.granted.notify_all();
+                    return None;
                 }
             }
         }
+        drop(gate);
         let result = work(&mut lock(&self.context));
         lock(&self.gate).release(ticket);
         self.granted.notify_all();

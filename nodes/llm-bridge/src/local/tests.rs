@@ -316,3 +316,34 @@ fn a_moving_window_reads_only_the_new_line() {
         stats.prompt_tokens
     );
 }
+
+/// A read-ahead that waits at the gate behind another participant's turn gives way and
+/// lets its own turn through; nothing hangs.
+#[test]
+fn a_read_ahead_waiting_behind_a_turn_never_blocks_the_model() {
+    let config = LocalConfig {
+        participants: 2,
+        max_words: 40,
+        ..config()
+    };
+    let host = ModelHost::load(config).expect("model");
+    std::thread::scope(|scope| {
+        let tutor = scope.spawn(|| say(&host, "tutor", conversation(3, &LINES)));
+        let (events, _) = crossbeam_channel::unbounded();
+        let mut ahead = conversation(4, &LINES[..5]);
+        ahead.question_id = 0;
+        let _ = host.submit(
+            "student1",
+            HostJob {
+                persona: Persona::fallback("student1"),
+                priority: Priority::ReadAlong,
+                request: ahead,
+                prefill: true,
+            },
+            events,
+        );
+        let student = say(&host, "student1", conversation(4, &LINES));
+        assert!(!tutor.join().unwrap().is_empty());
+        assert!(!student.is_empty());
+    });
+}
