@@ -127,6 +127,9 @@ pub struct BridgeCore {
     answered: u64,
     /// Answers to a human open with a word or two at once (`None`: they don't).
     openers: Option<Openers>,
+    /// Every line heard is read into the model's cache at once ([`BridgeOutput::Prefill`]),
+    /// so that a turn reads only its direction.
+    read_along: bool,
 }
 
 impl BridgeCore {
@@ -142,6 +145,7 @@ impl BridgeCore {
             active: None,
             answered: 0,
             openers: None,
+            read_along: false,
         }
     }
 
@@ -149,6 +153,12 @@ impl BridgeCore {
     /// ("Let me see.", "Sure."), while the model reads the question.
     pub fn with_openers(mut self, on: bool) -> Self {
         self.openers = on.then(Openers::default);
+        self
+    }
+
+    /// Reads every line into the model as it is heard (a backend that keeps a cache).
+    pub fn with_read_along(mut self, on: bool) -> Self {
+        self.read_along = on;
         self
     }
 
@@ -224,6 +234,24 @@ impl BridgeCore {
             json: false,
             max_words: None,
             plan: Some(plan),
+        }
+    }
+
+    /// The conversation as the next turn will show it, without a move: reading it keeps
+    /// the persona and the lines in the cache (the model reads up to the last line).
+    fn read_ahead(&self) -> GenerationRequest {
+        let name_of = |id: &str| self.name_of(id);
+        GenerationRequest {
+            question_id: self.answered,
+            messages: self.history.chat_messages_named(
+                &self.persona,
+                self.topic.as_deref(),
+                name_of,
+            ),
+            instruction: None,
+            json: false,
+            max_words: None,
+            plan: None,
         }
     }
 
@@ -369,7 +397,13 @@ impl BridgeCore {
                     });
                 }
             }
-            BridgeInput::Utterance(entry) => self.history.push(entry),
+            BridgeInput::Utterance(entry) => {
+                self.history.push(entry);
+                // While a turn of its own generates, the next one reads the line anyway.
+                if self.read_along && self.active.is_none() {
+                    out.push(BridgeOutput::Prefill(self.read_ahead()));
+                }
+            }
             BridgeInput::Heard {
                 speaker,
                 question_id,
@@ -776,5 +810,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_bridge_that_reads_along_reads_each_line_as_it_is_heard() {
+        let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10).with_read_along(true);
+        let out = c.handle(BridgeInput::Utterance(Entry::new(
+            "student1",
+            "What is a slope?",
+            1,
+        )));
+        let [BridgeOutput::Prefill(request)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert!(request.plan.is_none());
+        assert!(
+            request
+                .messages
+                .iter()
+                .any(|m| m.content.contains("What is a slope?"))
+        );
+        // Without it, a line is only kept.
+        let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10);
+        assert!(
+            c.handle(BridgeInput::Utterance(Entry::new("student1", "Hi.", 1)))
+                .is_empty()
+        );
     }
 }

@@ -72,7 +72,9 @@ fn main() -> eyre::Result<()> {
     let openers = node_kit::env_parse::<u8>("ANSWER_OPENERS", u8::from(!scripted))? != 0;
     let mut core = BridgeCore::new(persona, topic, history)
         .with_plan(directory, agenda)
-        .with_openers(openers);
+        .with_openers(openers)
+        // A model that keeps a cache reads each line as it is heard.
+        .with_read_along(matches!(backend_name.as_str(), "host" | "local"));
 
     let dora_events = node_kit::forward_events(events);
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();

@@ -67,20 +67,39 @@ impl<'r, 'm> Run<'r, 'm> {
         let started = Instant::now();
         let mut prompt =
             LocalPrompt::from_messages(&self.job.request.messages, self.job.persona.spoken_name());
-        // The window as it will be with the human's line: were it to move then, the
-        // answer would read everything again.
-        let mut ahead = prompt.lines.clone();
-        ahead.push(format!("human: {}", STAND_IN_WORDS[0]));
-        prompt.lines = self.sequence.window.select(&ahead);
-        prompt.lines.pop();
+        let answering = self
+            .job
+            .request
+            .plan
+            .as_ref()
+            .is_some_and(|p| p.action == dialogue_planner::Move::AnswerHuman);
+        let variants: Vec<LocalPrompt> = if answering {
+            // The window as it will be with the human's line: were it to move then, the
+            // answer would read everything again.
+            let mut ahead = prompt.lines.clone();
+            ahead.push(format!("human: {}", STAND_IN_WORDS[0]));
+            prompt.lines = self.sequence.window.select(&ahead);
+            prompt.lines.pop();
+            // Two stand-ins for the words to come: what the two prompts share stays
+            // (the answer's direction too).
+            STAND_IN_WORDS
+                .iter()
+                .map(|words| prompt.clone().answering(words))
+                .collect()
+        } else {
+            // Reading along: the lines so far, whatever comes after them (another line,
+            // this participant's direction).
+            prompt.lines = self.sequence.window.select(&prompt.lines);
+            prompt.requests = vec![STAND_IN_DIRECTION.to_owned()];
+            let mut more = prompt.clone();
+            more.lines.push(format!("human: {}", STAND_IN_WORDS[0]));
+            vec![prompt, more]
+        };
         let room = self.config().context_tokens as usize;
         let max_tokens = self.config().max_tokens;
-        // Two stand-ins for the words to come: what the two prompts share stays.
         let mut tokenized = Vec::new();
-        for words in STAND_IN_WORDS {
-            let (tokens, _) = prompt
-                .clone()
-                .answering(words)
+        for mut variant in variants {
+            let (tokens, _) = variant
                 .fit(false, room, max_tokens, |chat| self.tokenize_chat(chat))
                 .map_err(|e| e.to_string())?;
             tokenized.push(tokens);

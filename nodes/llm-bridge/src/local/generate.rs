@@ -322,6 +322,8 @@ impl Run<'_, '_> {
 
 /// Words that stand for the human's while the answer is read ahead.
 pub(super) const STAND_IN_WORDS: [&str; 2] = ["What is it?", "Can you show me again, please?"];
+/// What stands for a turn's direction while the conversation is read along.
+pub(super) const STAND_IN_DIRECTION: &str = "Say one thing.";
 
 /// How many more times a turn whose every sentence was refused is sampled.
 pub(super) const RESAMPLES: u32 = 2;
