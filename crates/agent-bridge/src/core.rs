@@ -88,6 +88,9 @@ pub enum BridgeOutput {
     /// Read the conversation so far into the model ahead of a turn: the request's
     /// messages are the turn's without its direction, and nothing is said.
     Prefill(GenerationRequest),
+    /// Read this participant's next turn into the model as it would be asked now: if
+    /// nothing more is said before it comes, the turn reads one token.
+    ReadAhead(GenerationRequest),
     /// Stop the generation of `question_id` at once.
     Cancel { question_id: u64 },
     /// Send a chunk on `text`.
@@ -237,21 +240,34 @@ impl BridgeCore {
         }
     }
 
-    /// The conversation as the next turn will show it, without a move: reading it keeps
-    /// the persona and the lines in the cache (the model reads up to the last line).
+    /// This participant's next turn as it would be asked now, with the move the planner
+    /// would choose (its question id guessed as the one after the last line's): read
+    /// ahead, it leaves the turn one token to read when nothing more is said before it.
     fn read_ahead(&self) -> GenerationRequest {
+        let question_id = self
+            .history
+            .entries()
+            .map(|e| e.question_id)
+            .max()
+            .unwrap_or(self.answered)
+            .max(self.answered)
+            + 1;
+        let (plan, direction) = self.plan_turn(question_id, None);
         let name_of = |id: &str| self.name_of(id);
+        let mut messages =
+            self.history
+                .chat_messages_named(&self.persona, self.topic.as_deref(), name_of);
+        messages.push(ChatMessage {
+            role: ChatRole::System,
+            content: format!("For this turn: {direction}"),
+        });
         GenerationRequest {
-            question_id: self.answered,
-            messages: self.history.chat_messages_named(
-                &self.persona,
-                self.topic.as_deref(),
-                name_of,
-            ),
+            question_id,
+            messages,
             instruction: None,
             json: false,
             max_words: None,
-            plan: None,
+            plan: Some(plan),
         }
     }
 
@@ -401,7 +417,7 @@ impl BridgeCore {
                 self.history.push(entry);
                 // While a turn of its own generates, the next one reads the line anyway.
                 if self.read_along && self.active.is_none() {
-                    out.push(BridgeOutput::Prefill(self.read_ahead()));
+                    out.push(BridgeOutput::ReadAhead(self.read_ahead()));
                 }
             }
             BridgeInput::Heard {
@@ -820,16 +836,28 @@ mod tests {
             "What is a slope?",
             1,
         )));
-        let [BridgeOutput::Prefill(request)] = &out[..] else {
+        let [BridgeOutput::ReadAhead(ahead)] = &out[..] else {
             panic!("{out:?}")
         };
-        assert!(request.plan.is_none());
         assert!(
-            request
+            ahead
                 .messages
                 .iter()
                 .any(|m| m.content.contains("What is a slope?"))
         );
+        // Read ahead, it is the turn that comes next if nothing more is said.
+        let ahead = ahead.clone();
+        let out = c.handle(BridgeInput::Turn {
+            speaker: "tutor".into(),
+            question_id: 2,
+            instruction: None,
+            context: None,
+            prepared: None,
+        });
+        let [BridgeOutput::Generate(turn)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(turn, &ahead);
         // Without it, a line is only kept.
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10);
         assert!(

@@ -14,6 +14,11 @@ pub struct HostJob {
     pub priority: Priority,
     /// Only read the conversation into the participant's cache; nothing is said.
     pub prefill: bool,
+    /// With `prefill`: the request is the participant's next turn as predicted now
+    /// (nothing more said before it): read the whole of it but its last token. Without,
+    /// the human is still speaking: read what stays when their words come.
+    #[serde(default)]
+    pub whole: bool,
 }
 
 /// Longest job the host reads, in bytes: a prompt of a 2048-token context is about
@@ -67,6 +72,7 @@ mod tests {
             },
             priority: Priority::Answer,
             prefill: false,
+            whole: false,
         }
     }
 

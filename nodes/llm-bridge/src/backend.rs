@@ -44,6 +44,10 @@ pub trait Backend: Send + Sync {
     /// gains from it; the others ignore it.
     fn prefill(&self, _request: GenerationRequest) {}
 
+    /// Read `request`, this participant's next turn as predicted now, into the model
+    /// (a line was heard). Only a model that keeps a cache gains from it.
+    fn read_ahead(&self, _request: GenerationRequest) {}
+
     /// The offline stand-in answers side requests itself (see [`SideRequest::scripted_answer`]).
     fn is_scripted(&self) -> bool {
         false

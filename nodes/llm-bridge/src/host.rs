@@ -57,11 +57,12 @@ impl HostBackend {
         (backend, rx)
     }
 
-    fn call(&self, call_id: u64, request: GenerationRequest, kind: CallKind) {
+    fn call(&self, call_id: u64, request: GenerationRequest, kind: CallKind, whole: bool) {
         let job = HostJob {
             persona: self.persona.clone(),
             priority: request.priority(),
             prefill: kind == CallKind::Prefill,
+            whole,
             request,
         };
         let _ = self.calls.send(ModelCall {
@@ -147,7 +148,7 @@ impl Backend for HostBackend {
                 heard: Instant::now(),
             },
         );
-        self.call(call_id, request, CallKind::Generate);
+        self.call(call_id, request, CallKind::Generate, false);
         let pending = self.pending.clone();
         let calls = self.calls.clone();
         let participant = self.persona.name.clone();
@@ -166,7 +167,12 @@ impl Backend for HostBackend {
 
     fn prefill(&self, request: GenerationRequest) {
         let call_id = self.next_call.fetch_add(1, Ordering::SeqCst);
-        self.call(call_id, request, CallKind::Prefill);
+        self.call(call_id, request, CallKind::Prefill, false);
+    }
+
+    fn read_ahead(&self, request: GenerationRequest) {
+        let call_id = self.next_call.fetch_add(1, Ordering::SeqCst);
+        self.call(call_id, request, CallKind::Prefill, true);
     }
 }
 

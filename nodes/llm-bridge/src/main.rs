@@ -190,6 +190,7 @@ fn main() -> eyre::Result<()> {
                     running = Some((question_id, cancel));
                 }
                 BridgeOutput::Prefill(request) => backend.prefill(request),
+                BridgeOutput::ReadAhead(request) => backend.read_ahead(request),
                 BridgeOutput::Cancel { question_id } => {
                     tracing::info!(question_id, "generation cancelled");
                     if running.as_ref().is_some_and(|(q, _)| *q == question_id)

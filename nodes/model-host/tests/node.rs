@@ -62,6 +62,7 @@ fn job(participant: &str, question_id: u64, ask: &str) -> String {
             Priority::Turn
         },
         prefill: false,
+        whole: false,
     }
     .encode()
 }

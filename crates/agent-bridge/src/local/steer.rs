@@ -36,6 +36,13 @@ pub const OPENER_BIAS: f32 = -6.0;
 pub const MARKUP_BIAS: f32 = -8.0;
 pub const ECHO_START_BIAS: f32 = -3.0;
 
+/// Words that open a question: a turn that is to ask one is steered to start with one
+/// (the guard refuses a statement there, and a refused first sentence costs an attempt).
+pub const QUESTION_STARTS: &[&str] = &[
+    "What", "How", "Why", "Can", "Could", "Is", "Does", "Do", "If", "When", "Would",
+];
+pub const QUESTION_BIAS: f32 = 2.5;
+
 /// How many of the last lines' first words a reply is steered not to start with.
 pub const ECHO_START_LINES: usize = 3;
 
@@ -66,8 +73,9 @@ pub struct Steer {
 
 /// What a reply is steered against, given the conversation `lines` it follows (`Name:
 /// text`, oldest first): stock openers and markup, and the first words of the last lines
-/// (a reply that starts like the line before it tends to repeat it).
-pub fn steering(lines: &[String]) -> Vec<Steer> {
+/// (a reply that starts like the line before it tends to repeat it); a turn that is
+/// `asking` is steered towards starting with a question word.
+pub fn steering(lines: &[String], asking: bool) -> Vec<Steer> {
     let mut steer: Vec<Steer> = STOCK_OPENERS
         .iter()
         .map(|w| Steer {
@@ -81,6 +89,13 @@ pub fn steering(lines: &[String]) -> Vec<Steer> {
             place: Place::Anywhere,
         }))
         .collect();
+    if asking {
+        steer.extend(QUESTION_STARTS.iter().map(|w| Steer {
+            word: (*w).to_owned(),
+            bias: QUESTION_BIAS,
+            place: Place::ReplyStart,
+        }));
+    }
     for line in lines.iter().rev().take(ECHO_START_LINES) {
         let text = line.split_once(": ").map_or(line.as_str(), |(_, t)| t);
         let Some(first) = text.split_whitespace().next() else {
@@ -114,7 +129,13 @@ mod tests {
 
     #[test]
     fn stock_openers_and_markup_are_steered_against_where_they_do_harm() {
-        let steer = steering(&[]);
+        let steer = steering(&[], false);
+        assert!(!steer.iter().any(|s| s.word == "What"));
+        assert!(
+            steering(&[], true)
+                .iter()
+                .any(|s| s.word == "What" && s.bias > 0.0 && s.place == Place::ReplyStart)
+        );
         let sure = steer.iter().find(|s| s.word == "Sure").unwrap();
         assert_eq!(sure.place, Place::SentenceStart);
         let star = steer.iter().find(|s| s.word == "**").unwrap();
@@ -130,7 +151,7 @@ mod tests {
             "tutor: Exactly, the slope.".to_owned(),
             "student2: The tangent line touches once.".to_owned(),
         ];
-        let words: Vec<String> = steering(&lines)
+        let words: Vec<String> = steering(&lines, false)
             .into_iter()
             .filter(|s| s.place == Place::ReplyStart)
             .map(|s| s.word)

@@ -65,6 +65,12 @@ impl<'r, 'm> Run<'r, 'm> {
     /// next line (found by adding a line: the two prompts' common beginning).
     pub(super) fn prefill(&mut self) -> Result<(), String> {
         let started = Instant::now();
+        if self.job.whole {
+            // The participant's next turn as predicted: all of it but its last token.
+            let tokens = self.turn_prompt()?.tokens;
+            let ahead = tokens.len().saturating_sub(1);
+            return self.read_ahead(&tokens[..ahead], started);
+        }
         let mut prompt =
             LocalPrompt::from_messages(&self.job.request.messages, self.job.persona.spoken_name());
         let answering = self
@@ -111,19 +117,23 @@ impl<'r, 'm> Run<'r, 'm> {
             .take_while(|(a, b)| a == b)
             .count();
         let stable = stable.min(tokens.len().saturating_sub(1));
-        let reused = self.keep_cached(&tokens[..stable]);
-        // It gives way to any more urgent request at the gate. The turn that will use it
-        // waits for the sequence instead: it would read the same tokens itself.
+        self.read_ahead(&tokens[..stable], started)
+    }
+
+    /// Reads `tokens` into the cache at its request's priority, giving way to any more
+    /// urgent request at the gate (the turn that will use it waits for the sequence
+    /// instead: it would read the same tokens itself).
+    fn read_ahead(&mut self, tokens: &[LlamaToken], started: Instant) -> Result<(), String> {
+        let reused = self.keep_cached(tokens);
         let host = self.host;
         let ticket = self.ticket;
         let yields = move || host.urgent_waiting(ticket);
-        let interrupted = self
-            .read_prompt(&tokens[..stable], reused, None, &yields)?
-            .is_none();
+        let interrupted = self.read_prompt(tokens, reused, None, &yields)?.is_none();
         tracing::debug!(
             participant = %self.job.participant,
-            tokens = stable,
+            tokens = tokens.len(),
             reused,
+            whole = self.job.whole,
             complete = !interrupted,
             ms = started.elapsed().as_millis() as u64,
             "read the conversation ahead"
@@ -272,10 +282,10 @@ impl<'r, 'm> Run<'r, 'm> {
 
     /// The tokens of the words a reply is steered against ([`agent_bridge::local::steer`]),
     /// by where they apply.
-    pub(super) fn steering(&self, lines: &[String]) -> Steering {
+    pub(super) fn steering(&self, lines: &[String], asking: bool) -> Steering {
         let vocab = self.host.model.vocab();
         let mut steering = Steering::default();
-        for steer in steer::steering(lines) {
+        for steer in steer::steering(lines, asking) {
             for spelling in [steer.word.clone(), format!(" {}", steer.word)] {
                 let tokens = vocab.tokenize(spelling.as_bytes(), false, false);
                 let Some(&first) = tokens.first() else {

@@ -4,25 +4,15 @@
 use super::*;
 
 impl Run<'_, '_> {
-    pub(super) fn generate(&mut self) -> Result<Outcome, String> {
+    /// The turn's prompt as the model reads it: the window of lines, the human's words
+    /// it answers or the conductor's instruction it follows, fitted to the context.
+    pub(super) fn turn_prompt(&mut self) -> Result<TurnPrompt, String> {
         let job = self.job;
         let request = &job.request;
-        let started = Instant::now();
-        let max_words = request.max_words.unwrap_or(self.config().max_words);
         let mut names = self.names.clone();
         let mut prompt = LocalPrompt::from_messages(&request.messages, job.persona.spoken_name());
         names.extend(prompt.speakers());
         prompt.lines = self.sequence.window.select(&prompt.lines);
-        tracing::debug!(
-            question_id = request.question_id,
-            lines = prompt.lines.len(),
-            first = prompt
-                .lines
-                .first()
-                .map(|l| voice_protocol::shorten(l))
-                .unwrap_or_default(),
-            "prompt window"
-        );
         // The human's words this turn answers (the planner answers a human who spoke last).
         let answering = request
             .plan
@@ -37,18 +27,15 @@ impl Run<'_, '_> {
         if let Some(words) = &answering {
             prompt = prompt.answering(words);
         }
-        let asking = request
-            .plan
-            .as_ref()
-            .is_some_and(|p| !request.json && p.asks(request.instruction.as_deref()));
         // A conductor's instruction is put to the model as the user's message.
         let following = request
             .plan
             .as_ref()
             .filter(|p| p.action == dialogue_planner::Move::FollowInstruction && !request.json)
             .and(request.instruction.as_deref())
-            .filter(|i| !i.trim().is_empty());
-        if let Some(instruction) = following {
+            .filter(|i| !i.trim().is_empty())
+            .map(str::to_owned);
+        if let Some(instruction) = &following {
             prompt = prompt.following(instruction);
         }
         let room = self.config().context_tokens as usize;
@@ -61,6 +48,36 @@ impl Run<'_, '_> {
                 FitError::Measure(e) => e,
                 too_long => format!("{too_long} (LLM_CONTEXT_TOKENS)"),
             })?;
+        Ok(TurnPrompt {
+            prompt,
+            tokens,
+            chat,
+            names,
+            answering,
+            following,
+        })
+    }
+
+    pub(super) fn generate(&mut self) -> Result<Outcome, String> {
+        let job = self.job;
+        let request = &job.request;
+        let started = Instant::now();
+        let max_words = request.max_words.unwrap_or(self.config().max_words);
+        let TurnPrompt {
+            prompt,
+            tokens,
+            chat,
+            names,
+            answering,
+            following,
+        } = self.turn_prompt()?;
+        let following = following.as_deref();
+        let room = self.config().context_tokens as usize;
+        let max_tokens = self.config().max_tokens;
+        let asking = request
+            .plan
+            .as_ref()
+            .is_some_and(|p| !request.json && p.asks(request.instruction.as_deref()));
         let own_names = vec![
             job.persona.name.clone(),
             job.persona.spoken_name().to_owned(),
@@ -133,7 +150,7 @@ impl Run<'_, '_> {
         let steering = if request.json {
             Steering::default()
         } else {
-            self.steering(&prompt.lines)
+            self.steering(&prompt.lines, asking)
         };
         // A reply whose every sentence was refused (an echo, filler, another's name) is
         // sampled again, a little warmer, a bounded number of times.
@@ -318,6 +335,19 @@ impl Run<'_, '_> {
         );
         Ok((Outcome::Finished, filter))
     }
+}
+
+/// A turn's prompt, as [`Run::turn_prompt`] builds it.
+pub(super) struct TurnPrompt {
+    pub(super) prompt: LocalPrompt,
+    pub(super) tokens: Vec<LlamaToken>,
+    pub(super) chat: Vec<agent_bridge::ChatMessage>,
+    /// Every name a speaker tag in the output may use.
+    pub(super) names: Vec<String>,
+    /// The human's words the turn answers.
+    pub(super) answering: Option<String>,
+    /// The conductor's instruction the turn follows.
+    pub(super) following: Option<String>,
 }
 
 /// Words that stand for the human's while the answer is read ahead.

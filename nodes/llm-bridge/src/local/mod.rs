@@ -102,6 +102,8 @@ struct Job {
     events: Sender<BackendEvent>,
     /// Only read the conversation into the cache; nothing is said.
     prefill: bool,
+    /// With `prefill`: read the whole predicted turn ([`HostJob::whole`]).
+    whole: bool,
 }
 
 /// The loaded model, serving any number of participants. Dropping it ends what runs and
@@ -187,6 +189,7 @@ impl ModelHost {
             cancel: cancel.clone(),
             events: events.clone(),
             prefill,
+            whole: job.whole,
         };
         if self.jobs.send(job).is_err() && !prefill {
             let _ = events.send(BackendEvent::Finished {
@@ -248,12 +251,13 @@ impl LocalBackend {
         self.host.last_stats(&self.persona.name)
     }
 
-    fn job(&self, request: GenerationRequest, prefill: bool) -> HostJob {
+    fn job(&self, request: GenerationRequest, prefill: bool, whole: bool) -> HostJob {
         HostJob {
             persona: self.persona.clone(),
             priority: request.priority(),
             request,
             prefill,
+            whole,
         }
     }
 }
@@ -270,14 +274,21 @@ impl Backend for LocalBackend {
         events: Sender<BackendEvent>,
     ) -> Cancel {
         self.host
-            .submit(&self.persona.name, self.job(request, false), events)
+            .submit(&self.persona.name, self.job(request, false, false), events)
     }
 
     fn prefill(&self, request: GenerationRequest) {
         let (events, _) = crossbeam_channel::bounded(0);
         let _ = self
             .host
-            .submit(&self.persona.name, self.job(request, true), events);
+            .submit(&self.persona.name, self.job(request, true, false), events);
+    }
+
+    fn read_ahead(&self, request: GenerationRequest) {
+        let (events, _) = crossbeam_channel::bounded(0);
+        let _ = self
+            .host
+            .submit(&self.persona.name, self.job(request, true, true), events);
     }
 }
 

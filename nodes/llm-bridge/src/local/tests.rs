@@ -260,6 +260,7 @@ fn say(host: &ModelHost, participant: &str, request: GenerationRequest) -> Strin
         priority: request.priority(),
         request,
         prefill: false,
+        whole: false,
     };
     let _cancel = host.submit(participant, job, tx);
     let mut said = String::new();
@@ -339,6 +340,7 @@ fn a_read_ahead_waiting_behind_a_turn_never_blocks_the_model() {
                 priority: Priority::ReadAlong,
                 request: ahead,
                 prefill: true,
+                whole: false,
             },
             events,
         );
@@ -346,4 +348,31 @@ fn a_read_ahead_waiting_behind_a_turn_never_blocks_the_model() {
         assert!(!tutor.join().unwrap().is_empty());
         assert!(!student.is_empty());
     });
+}
+
+/// Read ahead when the last line was heard, the turn that follows reads one token.
+#[test]
+fn a_turn_read_ahead_reads_one_token_when_it_comes() {
+    use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry};
+    let backend = LocalBackend::load(config(), Persona::fallback("tutor")).expect("model");
+    let mut core = BridgeCore::new(Persona::fallback("tutor"), None, 50).with_read_along(true);
+    for (i, (who, text)) in LINES[..3].iter().enumerate() {
+        for output in core.handle(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1))) {
+            if let BridgeOutput::ReadAhead(request) = output {
+                backend.read_ahead(request);
+            }
+        }
+    }
+    let out = core.handle(BridgeInput::Turn {
+        speaker: "tutor".into(),
+        question_id: 4,
+        instruction: None,
+        context: None,
+        prepared: None,
+    });
+    let [BridgeOutput::Generate(request)] = &out[..] else {
+        panic!("{out:?}")
+    };
+    let stats = finish(&backend, request.clone());
+    assert_eq!(stats.prompt_tokens - stats.reused_tokens, 1, "{stats:?}");
 }
