@@ -1,6 +1,6 @@
 //! Which request decodes next: a priority gate, granted between decode steps.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How urgent a request is; the first variant is the most urgent.
 #[derive(
@@ -48,10 +48,16 @@ pub struct Ticket {
 /// Grants the next decode step to the most urgent waiting request. Sans-IO: the host's
 /// threads call [`Gate::wait`] before a step and [`Gate::release`] after it; the gate says
 /// whom it grants, and the caller wakes them.
+///
+/// Reading along is the one kind of work that waits for more: while a more urgent request
+/// runs ([`Gate::enter`] .. [`Gate::leave`]), it gets no step, even in the moment between
+/// two of that request's steps (a 32-token slice taken there would delay each of the
+/// turn's tokens by as much).
 #[derive(Debug, Default, Clone)]
 pub struct Gate {
     waiting: BTreeMap<Ticket, ()>,
     holder: Option<Ticket>,
+    running: BTreeSet<Ticket>,
 }
 
 impl Gate {
@@ -98,17 +104,37 @@ impl Gate {
         self.waiting.len()
     }
 
-    /// Whether a ticket more urgent than `ticket` waits: a long step (a prompt slice) may
-    /// then be cut short.
+    /// `ticket`'s request runs (it has what it needs besides the gate) until
+    /// [`Gate::leave`]. Returns the new holder, if the gate changed hands.
+    pub fn enter(&mut self, ticket: Ticket) -> Option<Ticket> {
+        self.running.insert(ticket);
+        self.grant()
+    }
+
+    /// `ticket`'s request is over; reading along may go on. Returns the new holder, if
+    /// the gate changed hands.
+    pub fn leave(&mut self, ticket: Ticket) -> Option<Ticket> {
+        self.running.remove(&ticket);
+        self.grant()
+    }
+
+    /// Whether a ticket more urgent than `ticket` waits, or runs: reading along then
+    /// stops.
     pub fn more_urgent_than(&self, ticket: Ticket) -> bool {
         self.waiting.keys().next().is_some_and(|t| *t < ticket)
+            || self.running.first().is_some_and(|t| *t < ticket)
+    }
+
+    /// Whether `ticket` may have a step now.
+    fn eligible(&self, ticket: Ticket) -> bool {
+        ticket.priority != Priority::ReadAlong || self.running.first().is_none_or(|r| *r >= ticket)
     }
 
     fn grant(&mut self) -> Option<Ticket> {
         if self.holder.is_some() {
             return None;
         }
-        let (&next, _) = self.waiting.iter().next()?;
+        let next = *self.waiting.keys().find(|t| self.eligible(**t))?;
         self.waiting.remove(&next);
         self.holder = Some(next);
         Some(next)
@@ -176,6 +202,27 @@ mod tests {
         assert_eq!(gate.withdraw(a), Some(b));
         assert_eq!(gate.withdraw(b), None);
         assert_eq!(gate.waiting(), 0);
+    }
+
+    #[test]
+    fn reading_along_waits_while_a_turn_runs_even_between_its_steps() {
+        let mut gate = Gate::new();
+        let turn = ticket(Priority::Turn, 4, 1);
+        let read = ticket(Priority::ReadAlong, 0, 2);
+        gate.enter(turn);
+        assert!(gate.wait(turn));
+        gate.release(turn);
+        // Between two of the turn's steps the gate is free, yet not for reading along.
+        assert!(!gate.wait(read));
+        assert!(gate.more_urgent_than(read));
+        assert!(gate.wait(turn));
+        assert_eq!(gate.release(turn), None);
+        assert_eq!(gate.leave(turn), Some(read));
+        // Other work does not wait for a running turn: only for one that waits.
+        let side = ticket(Priority::Side, 0, 3);
+        gate.release(read);
+        gate.enter(turn);
+        assert!(gate.wait(side));
     }
 
     #[test]

@@ -320,13 +320,17 @@ impl<'m> Host<'m> {
         let result = match claim {
             None => {
                 let mut scratch = lock(&self.scratch);
+                self.enter(ticket);
                 self.copy_into_scratch(&job.participant, &mut scratch, ticket);
-                Run::new(self, &job, &mut scratch, ticket).generate()
+                let result = Run::new(self, &job, &mut scratch, ticket).generate();
+                self.leave(ticket);
+                result
             }
             Some(claim) => {
                 claim.line.wait_for(claim.number);
                 let result = {
                     let mut sequence = lock(&claim.sequence);
+                    self.enter(ticket);
                     let mut run = Run::new(self, &job, &mut sequence, ticket);
                     if job.prefill {
                         if let Err(error) = run.prefill() {
@@ -338,6 +342,7 @@ impl<'m> Host<'m> {
                         run.generate()
                     }
                 };
+                self.leave(ticket);
                 claim.line.done();
                 result
             }
@@ -422,7 +427,18 @@ impl<'m> Host<'m> {
         Some(result)
     }
 
-    /// Whether a request more urgent than `ticket` waits for the gate.
+    /// `ticket`'s request runs: reading along waits until it is over.
+    fn enter(&self, ticket: Ticket) {
+        lock(&self.gate).enter(ticket);
+        self.granted.notify_all();
+    }
+
+    fn leave(&self, ticket: Ticket) {
+        lock(&self.gate).leave(ticket);
+        self.granted.notify_all();
+    }
+
+    /// Whether a request more urgent than `ticket` waits for the gate or runs.
     pub(super) fn urgent_waiting(&self, ticket: Ticket) -> bool {
         lock(&self.gate).more_urgent_than(ticket)
     }
