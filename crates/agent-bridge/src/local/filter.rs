@@ -91,6 +91,16 @@ impl OutputFilter {
         self.done
     }
 
+    /// The model goes back to where the sentence just refused began and samples it
+    /// again: what the filter holds of the text after it is dropped, and a reply that
+    /// said nothing yet may open with a name tag again.
+    pub fn rewind(&mut self) {
+        self.pending.clear();
+        if self.emitted.is_empty() {
+            self.started = false;
+        }
+    }
+
     /// Everything emitted so far.
     pub fn emitted(&self) -> &str {
         &self.emitted

@@ -609,3 +609,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn after_a_rewind_the_sentence_sampled_again_is_said_and_may_open_with_a_tag() {
+    let mut f = OutputFilter::new(names(), 40).with_echo_sources(
+        ["The topic of this conversation: derivatives in calculus."],
+        Vec::<&str>::new(),
+    );
+    let mut said = String::new();
+    for piece in [
+        "The topic of this conversation: derivatives",
+        " in calculus. Ta",
+    ] {
+        said.push_str(&f.push(piece).text);
+    }
+    assert_eq!(f.refused().len(), 1);
+    // Back to the refused sentence's start: what followed it is dropped too.
+    f.rewind();
+    let (rest, _) = run(&mut f, &["Ben: Take", " x squared."]);
+    said.push_str(&rest);
+    assert_eq!(said, "Take x squared.");
+}

@@ -247,6 +247,30 @@ impl<'r, 'm> Run<'r, 'm> {
         Ok(Some(first))
     }
 
+    /// Goes back to position `at` of the cache (the start of a refused sentence): what
+    /// follows is dropped, and the token before it is computed again for the logits
+    /// the next token is sampled from.
+    pub(super) fn rewind_to(
+        &mut self,
+        at: usize,
+        sampler: &mut LlamaSampler,
+        bias: &[(LlamaToken, f32)],
+    ) -> Result<Option<LlamaToken>, String> {
+        let before = at - 1;
+        let token = self.sequence.cached[before];
+        let id = self.sequence.id;
+        let dropped = self.host.step(self.ticket, &|| false, |context| {
+            context
+                .clear_kv_cache_seq(Some(id as u32), Some(before as u32), None)
+                .unwrap_or(false)
+        });
+        if dropped != Some(true) {
+            return Err("the model's cache could not go back to the sentence".to_owned());
+        }
+        self.sequence.cached.truncate(before);
+        self.advance(token, sampler, bias)
+    }
+
     /// Computes `token` (the last one sampled) and samples the next one, in one step.
     pub(super) fn advance(
         &mut self,

@@ -237,6 +237,12 @@ impl Run<'_, '_> {
         };
         let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
         let mut next = first;
+        // Where the sentence being sampled began (in the cache and in the raw text), and
+        // the refusals seen before it: a refused sentence is sampled again from there,
+        // the cache before it kept.
+        let mut sentence = (self.sequence.cached.len(), 0usize);
+        let mut refusals = 0usize;
+        let mut rewinds = 0u32;
         let mut utf8 = Utf8Stream::default();
         let mut first_text_ms = None;
         let mut generated = 0usize;
@@ -255,6 +261,9 @@ impl Run<'_, '_> {
             if model.vocab().is_eog(token) {
                 break;
             }
+            if agent_bridge::local::steer::at_sentence_start(&raw) {
+                sentence = (self.sequence.cached.len(), raw.len());
+            }
             generated += 1;
             let bytes = model.vocab().token_to_piece(token, false, None);
             let piece = utf8.push(&bytes);
@@ -267,6 +276,32 @@ impl Run<'_, '_> {
                 if filtered.stop {
                     self.send(filtered.text, &mut first_text_ms, started);
                     break;
+                }
+                let refused_now = filter.refused().len() > refusals;
+                refusals = filter.refused().len();
+                // A refused sentence: back to where it began, sampled again (another
+                // stream, a little warmer), the cache before it kept.
+                let (at, raw_at) = sentence;
+                if refused_now
+                    && rewinds < REWINDS
+                    && at >= tokens.len().max(1)
+                    && !job.request.json
+                {
+                    rewinds += 1;
+                    self.send(filtered.text, &mut first_text_ms, started);
+                    filter.rewind();
+                    raw.truncate(raw_at);
+                    utf8 = Utf8Stream::default();
+                    sampler = self.sampler(false, attempt + 1 + rewinds * RESAMPLES)?;
+                    let kept = &self.sequence.cached
+                        [tokens.len().saturating_sub(REPETITION_WINDOW_TOKENS)..at];
+                    sampler.accept_many(kept);
+                    let bias = steering.at(&raw);
+                    match self.rewind_to(at, &mut sampler, &bias)? {
+                        Some(token) => next = Some(token),
+                        None => return Ok((Outcome::Cancelled, filter)),
+                    }
+                    continue;
                 }
                 // Two sentences refused and nothing said: this sample is going nowhere;
                 // a new attempt costs less than the rest of this one.
@@ -323,6 +358,7 @@ impl Run<'_, '_> {
             question_id,
             priority = job.priority.as_str(),
             attempt,
+            rewinds,
             prompt_tokens = tokens.len(),
             reused_tokens = reused,
             read_tokens = tokens.len() - reused,
@@ -354,6 +390,9 @@ pub(super) struct TurnPrompt {
 pub(super) const STAND_IN_WORDS: [&str; 2] = ["What is it?", "Can you show me again, please?"];
 /// What stands for a turn's direction while the conversation is read along.
 pub(super) const STAND_IN_DIRECTION: &str = "Say one thing.";
+
+/// How many refused sentences of one attempt are sampled again from their start.
+pub(super) const REWINDS: u32 = 3;
 
 /// How many more times a turn whose every sentence was refused is sampled.
 pub(super) const RESAMPLES: u32 = 2;
