@@ -96,6 +96,10 @@ impl OutputFilter {
     /// said nothing yet may open with a name tag again.
     pub fn rewind(&mut self) {
         self.pending.clear();
+        // Words of the next sentence already taken from the stream.
+        self.sentence.clear();
+        self.sentence_words = 0;
+        self.continuing = false;
         if self.emitted.is_empty() {
             self.started = false;
         }

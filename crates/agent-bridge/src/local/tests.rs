@@ -619,7 +619,7 @@ fn after_a_rewind_the_sentence_sampled_again_is_said_and_may_open_with_a_tag() {
     let mut said = String::new();
     for piece in [
         "The topic of this conversation: derivatives",
-        " in calculus. Ta",
+        " in calculus. Take the ",
     ] {
         said.push_str(&f.push(piece).text);
     }

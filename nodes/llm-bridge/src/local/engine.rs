@@ -22,8 +22,11 @@ pub(super) struct Run<'r, 'm> {
     pub(super) host: &'r Host<'m>,
     pub(super) job: &'r Job,
     pub(super) sequence: &'r mut Sequence,
-    pub(super) ticket: Ticket,
+    ticket: Ticket,
     pub(super) names: Vec<String>,
+    /// The line of the sequence: a request waiting in it lends its priority to reading
+    /// ahead.
+    pub(super) line: Option<Arc<Line>>,
 }
 
 impl<'r, 'm> Run<'r, 'm> {
@@ -39,7 +42,14 @@ impl<'r, 'm> Run<'r, 'm> {
             job,
             sequence,
             ticket,
+            line: None,
         }
+    }
+
+    /// The ticket of the next step: its own, or the priority a request waiting behind
+    /// it lends it.
+    pub(super) fn ticket(&self) -> Ticket {
+        boosted(self.ticket, self.line.as_deref())
     }
 
     pub(super) fn config(&self) -> &LocalConfig {
@@ -54,7 +64,7 @@ impl<'r, 'm> Run<'r, 'm> {
     /// Forgets the sequence's cache (it may be half-written).
     pub(super) fn forget(&mut self) {
         let id = self.sequence.id;
-        let _ = self.host.step(self.ticket, &|| false, |context| {
+        let _ = self.host.step(self.ticket(), &|| false, |context| {
             let _ = context.clear_kv_cache_seq(Some(id as u32), None, None);
         });
         self.sequence.cached.clear();
@@ -126,8 +136,8 @@ impl<'r, 'm> Run<'r, 'm> {
     fn read_ahead(&mut self, tokens: &[LlamaToken], started: Instant) -> Result<(), String> {
         let reused = self.keep_cached(tokens);
         let host = self.host;
-        let ticket = self.ticket;
-        let yields = move || host.urgent_waiting(ticket);
+        let (ticket, line) = (self.ticket, self.line.clone());
+        let yields = move || host.urgent_waiting(boosted(ticket, line.as_deref()));
         let interrupted = self.read_prompt(tokens, reused, None, &yields)?.is_none();
         tracing::debug!(
             participant = %self.job.participant,
@@ -153,7 +163,7 @@ impl<'r, 'm> Run<'r, 'm> {
         let plan = plan_reuse(&ids(&self.sequence.cached), &ids(tokens), MIN_SHIFT_TOKENS);
         let id = self.sequence.id;
         let len = self.sequence.cached.len() as u32;
-        let done = self.host.step(self.ticket, &|| false, |context| {
+        let done = self.host.step(self.ticket(), &|| false, |context| {
             let seq = Some(id as u32);
             if stale || len == 0 {
                 return context.clear_kv_cache_seq(seq, None, None).unwrap_or(false);
@@ -227,7 +237,7 @@ impl<'r, 'm> Run<'r, 'm> {
                     .map_err(|e| format!("batch: {e}"))?;
             }
             let sampler = sampler.as_mut().filter(|_| last);
-            let result = self.host.step(self.ticket, stop, |context| {
+            let result = self.host.step(self.ticket(), stop, |context| {
                 context
                     .decode(&mut batch)
                     .map_err(|e| format!("the model failed on the prompt: {e}"))?;
@@ -259,7 +269,7 @@ impl<'r, 'm> Run<'r, 'm> {
         let before = at - 1;
         let token = self.sequence.cached[before];
         let id = self.sequence.id;
-        let dropped = self.host.step(self.ticket, &|| false, |context| {
+        let dropped = self.host.step(self.ticket(), &|| false, |context| {
             context
                 .clear_kv_cache_seq(Some(id as u32), Some(before as u32), None)
                 .unwrap_or(false)
@@ -289,7 +299,7 @@ impl<'r, 'm> Run<'r, 'm> {
             .map_err(|e| format!("batch: {e}"))?;
         let cancel = self.job.cancel.clone();
         let stop = move || cancel.load(Ordering::SeqCst);
-        let result = self.host.step(self.ticket, &stop, |context| {
+        let result = self.host.step(self.ticket(), &stop, |context| {
             context
                 .decode(&mut batch)
                 .map_err(|e| format!("the model failed while generating: {e}"))?;
@@ -447,6 +457,13 @@ fn sample(
         .unwrap_or_else(|| sampler.sample(context, idx));
     sampler.accept(token);
     token
+}
+
+fn boosted(ticket: Ticket, line: Option<&Line>) -> Ticket {
+    match line.and_then(Line::boost) {
+        Some(priority) if priority < ticket.priority => Ticket { priority, ..ticket },
+        _ => ticket,
+    }
 }
 
 /// How much warmer each new attempt samples.

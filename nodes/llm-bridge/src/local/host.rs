@@ -124,7 +124,13 @@ pub(super) fn dispatch(
                 None
             } else {
                 match lock(&host.slots).claim(&job.participant) {
-                    Some(claim) => Some(claim),
+                    Some(claim) => {
+                        if !job.prefill {
+                            let mut boost = lock(&claim.line.boost);
+                            *boost = Some(boost.map_or(job.priority, |b| b.min(job.priority)));
+                        }
+                        Some(claim)
+                    }
                     None => {
                         if !job.prefill {
                             let _ = job.events.send(BackendEvent::Finished {
@@ -195,6 +201,17 @@ pub(super) struct Line {
     issued: AtomicU64,
     serving: Mutex<u64>,
     next: Condvar,
+    /// The priority of the most urgent request waiting in this line: the reading ahead
+    /// before it runs at that priority, so that a turn never waits at reading-along
+    /// priority behind the other participants' reading.
+    boost: Mutex<Option<Priority>>,
+}
+
+impl Line {
+    /// The priority reading ahead runs at now, if a more urgent request waits behind it.
+    pub(super) fn boost(&self) -> Option<Priority> {
+        *lock(&self.boost)
+    }
 }
 
 impl Line {
@@ -328,10 +345,14 @@ impl<'m> Host<'m> {
             }
             Some(claim) => {
                 claim.line.wait_for(claim.number);
+                if !job.prefill {
+                    *lock(&claim.line.boost) = None;
+                }
                 let result = {
                     let mut sequence = lock(&claim.sequence);
                     self.enter(ticket);
                     let mut run = Run::new(self, &job, &mut sequence, ticket);
+                    run.line = Some(claim.line.clone());
                     if job.prefill {
                         if let Err(error) = run.prefill() {
                             tracing::debug!(%error, "read-ahead failed; the turn reads the whole prompt");
