@@ -125,10 +125,18 @@ pub(super) fn dispatch(
             } else {
                 match lock(&host.slots).claim(&job.participant) {
                     Some(claim) => {
-                        if !job.prefill {
+                        let mut ahead = lock(&claim.line.ahead);
+                        if job.prefill {
+                            for older in ahead.drain(..) {
+                                older.store(true, Ordering::SeqCst);
+                            }
+                            ahead.push(job.cancel.clone());
+                        } else {
+                            ahead.clear();
                             let mut boost = lock(&claim.line.boost);
                             *boost = Some(boost.map_or(job.priority, |b| b.min(job.priority)));
                         }
+                        drop(ahead);
                         Some(claim)
                     }
                     None => {
@@ -205,6 +213,9 @@ pub(super) struct Line {
     /// before it runs at that priority, so that a turn never waits at reading-along
     /// priority behind the other participants' reading.
     boost: Mutex<Option<Priority>>,
+    /// The reading ahead claimed since the last turn: a newer one makes the older ones
+    /// pointless (each reads the turn as predicted after one more line), so they stop.
+    ahead: Mutex<Vec<Arc<AtomicBool>>>,
 }
 
 impl Line {
