@@ -130,8 +130,8 @@ pub struct BridgeCore {
     answered: u64,
     /// Answers to a human open with a word or two at once (`None`: they don't).
     openers: Option<Openers>,
-    /// Every line heard is read into the model's cache at once ([`BridgeOutput::Prefill`]),
-    /// so that a turn reads only its direction.
+    /// Every line heard sends the next turn as predicted now to be read into the model's
+    /// cache ([`BridgeOutput::ReadAhead`]), so that the turn itself reads one token.
     read_along: bool,
 }
 
@@ -212,6 +212,20 @@ impl BridgeCore {
         (plan, direction)
     }
 
+    /// A turn's chat: the conversation as `persona` hears it, then the director's
+    /// instruction for this turn.
+    fn turn_messages(&self, persona: &Persona, direction: &str) -> Vec<ChatMessage> {
+        let name_of = |id: &str| self.name_of(id);
+        let mut messages =
+            self.history
+                .chat_messages_named(persona, self.topic.as_deref(), name_of);
+        messages.push(ChatMessage {
+            role: ChatRole::System,
+            content: format!("For this turn: {direction}"),
+        });
+        messages
+    }
+
     /// The turn that will answer the human who is still speaking, as far as it is known:
     /// the conversation so far and the direction of an answer (planned on a stand-in for
     /// their words, which it does not quote). The answer's prompt puts their words after
@@ -222,14 +236,7 @@ impl BridgeCore {
         stand_in.human = true;
         ahead.history.push(stand_in);
         let (plan, direction) = ahead.plan_turn(self.answered + 2, None);
-        let name_of = |id: &str| self.name_of(id);
-        let mut messages =
-            self.history
-                .chat_messages_named(&self.persona, self.topic.as_deref(), name_of);
-        messages.push(ChatMessage {
-            role: ChatRole::System,
-            content: format!("For this turn: {direction}"),
-        });
+        let messages = self.turn_messages(&self.persona, &direction);
         GenerationRequest {
             question_id: self.answered,
             messages,
@@ -253,14 +260,7 @@ impl BridgeCore {
             .max(self.answered)
             + 1;
         let (plan, direction) = self.plan_turn(question_id, None);
-        let name_of = |id: &str| self.name_of(id);
-        let mut messages =
-            self.history
-                .chat_messages_named(&self.persona, self.topic.as_deref(), name_of);
-        messages.push(ChatMessage {
-            role: ChatRole::System,
-            content: format!("For this turn: {direction}"),
-        });
+        let messages = self.turn_messages(&self.persona, &direction);
         GenerationRequest {
             question_id,
             messages,
@@ -359,17 +359,10 @@ impl BridgeCore {
                 if let Some(context) = &context {
                     persona.system_prompt = context.clone();
                 }
-                let name_of = |id: &str| self.name_of(id);
-                let mut messages =
-                    self.history
-                        .chat_messages_named(&persona, self.topic.as_deref(), name_of);
                 // What this participant contributes now: the conductor's request, or the
                 // move the planner chose, put as a director's instruction.
                 let (plan, direction) = self.plan_turn(question_id, instruction.as_deref());
-                messages.push(ChatMessage {
-                    role: ChatRole::System,
-                    content: format!("For this turn: {direction}"),
-                });
+                let messages = self.turn_messages(&persona, &direction);
                 // An answer to the human opens at once; the line break lets the
                 // segmenter pass the opener on alone, before the model's words.
                 let human_words = self.history.entries().rfind(|e| e.human);

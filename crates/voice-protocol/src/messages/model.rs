@@ -55,21 +55,14 @@ impl Message for ModelCall {
     }
 
     fn decode(meta: &impl Meta, job: String) -> Result<Self, DecodeError> {
-        let participant = meta
-            .text(keys::PARTICIPANT)
-            .filter(|p| !p.trim().is_empty())
-            .ok_or_else(|| missing("model call", keys::PARTICIPANT))?;
-        let call_id = meta
-            .int(keys::CALL_ID)
-            .and_then(|n| u64::try_from(n).ok())
-            .ok_or_else(|| missing("model call", keys::CALL_ID))?;
+        let (participant, call_id) = whose("model call", meta)?;
         let kind = meta
             .text(keys::KIND)
             .ok_or_else(|| missing("model call", keys::KIND))?;
         let kind = CallKind::parse(kind)
             .ok_or_else(|| DecodeError::Invalid(format!("unknown model call kind {kind:?}")))?;
         Ok(Self {
-            participant: participant.to_owned(),
+            participant,
             call_id,
             question_id: meta.question_id().unwrap_or(0),
             kind,
@@ -105,15 +98,9 @@ impl Message for ModelReply {
     }
 
     fn decode(meta: &impl Meta, text: String) -> Result<Self, DecodeError> {
-        let participant = meta
-            .text(keys::PARTICIPANT)
-            .ok_or_else(|| missing("model reply", keys::PARTICIPANT))?;
-        let call_id = meta
-            .int(keys::CALL_ID)
-            .and_then(|n| u64::try_from(n).ok())
-            .ok_or_else(|| missing("model reply", keys::CALL_ID))?;
+        let (participant, call_id) = whose("model reply", meta)?;
         Ok(Self {
-            participant: participant.to_owned(),
+            participant,
             call_id,
             question_id: meta.question_id().unwrap_or(0),
             done: meta.flag(keys::DONE).unwrap_or(false),
@@ -121,4 +108,17 @@ impl Message for ModelReply {
             text,
         })
     }
+}
+
+/// The participant and the call a model message concerns; both must be there.
+fn whose(message: &'static str, meta: &impl Meta) -> Result<(String, u64), DecodeError> {
+    let participant = meta
+        .text(keys::PARTICIPANT)
+        .filter(|p| !p.trim().is_empty())
+        .ok_or_else(|| missing(message, keys::PARTICIPANT))?;
+    let call_id = meta
+        .int(keys::CALL_ID)
+        .and_then(|n| u64::try_from(n).ok())
+        .ok_or_else(|| missing(message, keys::CALL_ID))?;
+    Ok((participant.to_owned(), call_id))
 }
