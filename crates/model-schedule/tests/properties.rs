@@ -1,6 +1,6 @@
 //! Properties of the host's decisions over arbitrary inputs.
 
-use model_schedule::{Gate, Priority, Ticket, apply, plan_reuse};
+use model_schedule::{Gate, Priority, Seats, Ticket, apply, plan_reuse};
 use proptest::prelude::*;
 
 fn priority() -> impl Strategy<Value = Priority> {
@@ -23,6 +23,36 @@ fn prompt_of(persona: &[u16], lines: &[Vec<u16>], direction: &[u16]) -> Vec<u16>
 }
 
 proptest! {
+    /// A participant never loses a seat that is busy, two participants never share one,
+    /// and one who has a seat keeps it.
+    #[test]
+    fn seats_are_never_shared_nor_taken_from_a_busy_participant(
+        claims in prop::collection::vec((0usize..6, prop::collection::vec(any::<bool>(), 3)), 1..60),
+    ) {
+        let names = ["a", "b", "c", "d", "e", "f"];
+        let mut seats = Seats::new(3);
+        for (who, busy) in claims {
+            let before: Vec<Option<usize>> = names.iter().map(|n| seats.seat_of(n)).collect();
+            let had = seats.seat_of(names[who]);
+            let seated = seats.claim(names[who], |s| busy[s]);
+            match (had, &seated) {
+                (Some(seat), Some(s)) => prop_assert_eq!(s.seat, seat),
+                (Some(_), None) => prop_assert!(false, "a participant with a seat got none"),
+                (None, Some(s)) => prop_assert!(!busy[s.seat]),
+                (None, None) => prop_assert!((0..3).all(|s| busy[s])),
+            }
+            for (i, name) in names.iter().enumerate() {
+                let now = seats.seat_of(name);
+                if let Some(seat) = before[i].filter(|&s| busy[s]) {
+                    prop_assert_eq!(now, Some(seat));
+                }
+                if let Some(seat) = now {
+                    prop_assert!(names.iter().filter(|n| seats.seat_of(n) == Some(seat)).count() == 1);
+                }
+            }
+        }
+    }
+
     /// Whatever the cache holds, carrying out the plan leaves exactly the prompt's first
     /// `read_from` tokens in it: the model is shown what a fresh read would show it, and
     /// the last prompt token is always read.

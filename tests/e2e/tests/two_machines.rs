@@ -42,7 +42,7 @@ fn the_split_dataflow_is_voice_chat_with_machines() {
     assert_eq!(split, single, "{SPLIT} drifted from voice-chat.yml");
     for (node, machine) in machines {
         let expected = match node.as_str() {
-            "tutor" | "student1" | "student2" | "asr" => "models",
+            "model-host" | "tutor" | "student1" | "student2" | "asr" => "models",
             _ => "audio",
         };
         assert_eq!(machine, expected, "{node}");

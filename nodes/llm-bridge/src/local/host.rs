@@ -3,7 +3,7 @@
 
 use std::sync::{Condvar, MutexGuard, atomic::AtomicU64};
 
-use model_schedule::Gate;
+use model_schedule::{Gate, Seats};
 
 use super::*;
 
@@ -194,11 +194,8 @@ impl Sequence {
     }
 }
 
-/// A sequence and whose it is.
+/// A sequence and the line of requests waiting for it.
 struct Slot {
-    owner: Option<String>,
-    last_used: u64,
-    /// Its requests, first come first served; it changes hands only when none waits.
     line: Arc<Line>,
     sequence: Arc<Mutex<Sequence>>,
 }
@@ -255,9 +252,10 @@ pub(super) struct Claim {
     number: u64,
 }
 
+/// The sequences and whose each is ([`Seats`] decides).
 pub(super) struct Slots {
     slots: Vec<Slot>,
-    clock: u64,
+    seats: Seats,
 }
 
 impl Slots {
@@ -265,44 +263,26 @@ impl Slots {
         Self {
             slots: (0..count)
                 .map(|id| Slot {
-                    owner: None,
-                    last_used: 0,
                     line: Arc::default(),
                     sequence: Arc::new(Mutex::new(Sequence::new(id as i32, window_lines))),
                 })
                 .collect(),
-            clock: 0,
+            seats: Seats::new(count as usize),
         }
     }
 
-    /// `participant`'s sequence: its own, a free one, or the longest unused one nobody
-    /// holds (its cache is then cleared). `None`: every sequence is in use.
+    /// `participant`'s sequence, and its place in the sequence's line. A sequence that
+    /// changes hands is cleared before use. `None`: every sequence is in use.
     fn claim(&mut self, participant: &str) -> Option<Claim> {
-        self.clock += 1;
-        let at = match self
-            .slots
-            .iter()
-            .position(|s| s.owner.as_deref() == Some(participant))
-        {
-            Some(at) => at,
-            None => {
-                let at = self
-                    .slots
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.line.waiting() == 0)
-                    .min_by_key(|(_, s)| (s.owner.is_some(), s.last_used))
-                    .map(|(at, _)| at)?;
-                let slot = &mut self.slots[at];
-                if let Some(previous) = slot.owner.replace(participant.to_owned()) {
-                    tracing::info!(participant, previous = %previous, "a sequence changes hands; its cache is cleared");
-                }
-                lock(&slot.sequence).stale = true;
-                at
-            }
-        };
-        let slot = &mut self.slots[at];
-        slot.last_used = self.clock;
+        let slots = &self.slots;
+        let seated = self
+            .seats
+            .claim(participant, |s| slots[s].line.waiting() > 0)?;
+        let slot = &self.slots[seated.seat];
+        if let Some(previous) = seated.previous {
+            tracing::info!(participant, previous = %previous, "a sequence changes hands; its cache is cleared");
+            lock(&slot.sequence).stale = true;
+        }
         Some(Claim {
             sequence: slot.sequence.clone(),
             line: slot.line.clone(),
@@ -312,11 +292,8 @@ impl Slots {
 
     /// `participant`'s sequence if it has one and nobody holds it now.
     fn idle(&self, participant: &str) -> Option<Arc<Mutex<Sequence>>> {
-        self.slots
-            .iter()
-            .find(|s| s.owner.as_deref() == Some(participant))
-            .filter(|s| s.line.waiting() == 0)
-            .map(|s| s.sequence.clone())
+        let slot = &self.slots[self.seats.seat_of(participant)?];
+        (slot.line.waiting() == 0).then(|| slot.sequence.clone())
     }
 }
 
