@@ -13,6 +13,7 @@ use std::{hint::black_box, path::Path, process::Command, time::Instant};
 
 use player_core::{Player, PlayerConfig, PlayerInput};
 
+mod audible;
 mod generated;
 mod turns;
 mod voices;
@@ -276,6 +277,33 @@ fn voice_to_words(
         .collect()
 }
 
+/// Silence as heard in `conversation.wav`, inside utterances too (see [`audible`]).
+fn audible_silence(dir: &Path, humans: &[serde_json::Value]) {
+    let Some(pcm) = std::fs::read(dir.join("conversation.wav"))
+        .ok()
+        .and_then(|bytes| audio_utils::decode_wav(&bytes).ok())
+    else {
+        return;
+    };
+    let human: Vec<(f64, f64)> = humans
+        .iter()
+        .filter_map(|h| Some((h["speech_start_ms"].as_f64()?, h["speech_end_ms"].as_f64()?)))
+        .collect();
+    let quiet = audible::silences(&pcm.samples, pcm.sample_rate, &human);
+    let total_ms = pcm.samples.len() as f64 / pcm.sample_rate as f64 * 1000.0;
+    let mut lengths: Vec<f64> = quiet.iter().map(|&(_, l)| l).collect();
+    println!(
+        "silence heard (conversation.wav, stretches of {:.0} s or more, the human's speech aside): {:.0} s in {} stretches of {:.0} s of audio; p50 {:.1} s, p90 {:.1} s, max {:.1} s",
+        audible::MIN_SILENCE_MS / 1000.0,
+        lengths.iter().sum::<f64>() / 1000.0,
+        lengths.len(),
+        total_ms / 1000.0,
+        percentile(&mut lengths.clone(), 0.5) / 1000.0,
+        percentile(&mut lengths.clone(), 0.9) / 1000.0,
+        percentile(&mut lengths, 1.0) / 1000.0,
+    );
+}
+
 fn session(dir: &Path) {
     // The player's lines and the human's (`"human": true`) share the timeline.
     let (humans, timeline): (Vec<serde_json::Value>, Vec<serde_json::Value>) =
@@ -341,6 +369,7 @@ fn session(dir: &Path) {
         percentile(&mut gaps.clone(), 0.9),
         percentile(&mut gaps, 1.0)
     );
+    audible_silence(dir, &humans);
     // A human line's start is when its transcript reached the conversation; the next
     // agent line's start is when its first sample sounded.
     let transcript = lines(&dir.join("transcript.jsonl"));
