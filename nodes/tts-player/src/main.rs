@@ -256,6 +256,7 @@ fn apply(
             index,
             text,
         } => {
+            tracing::debug!(%speaker, question_id, index, chars = text.chars().count(), "to voice");
             let _ = jobs.send(Job {
                 speaker,
                 index,

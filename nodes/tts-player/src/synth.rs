@@ -141,8 +141,20 @@ pub fn spawn_synthesizer(
             };
             running.store(turn.unwrap_or(NOT_RUNNING), Ordering::SeqCst);
             let stale = || turn.is_some_and(|id| id < floor.load(Ordering::SeqCst));
+            let started = std::time::Instant::now();
             let voiced = voice(backend.as_mut(), &job, rate, stale);
             running.store(NOT_RUNNING, Ordering::SeqCst);
+            if let Some(Ok(samples)) = &voiced {
+                tracing::debug!(
+                    speaker = %job.speaker,
+                    question_id = turn,
+                    index = job.index,
+                    chars = job.text.chars().count(),
+                    audio_ms = samples.len() as u64 * 1000 / u64::from(rate.max(1)),
+                    voice_ms = started.elapsed().as_millis() as u64,
+                    "voiced"
+                );
+            }
             let Some(voiced) = voiced else {
                 continue;
             };
