@@ -7,8 +7,8 @@
 /// shorter).
 pub const MIN_SILENCE_MS: f64 = 1_000.0;
 
-/// 20 ms frames; a frame whose RMS is above this is sound.
-const SOUND_RMS: f32 = 0.01;
+/// 20 ms frames; a frame whose RMS is above this is sound (the opener measure too).
+pub const SOUND_RMS: f32 = 0.01;
 
 /// Silent stretches of at least [`MIN_SILENCE_MS`] as `(start_ms, length_ms)`, between the
 /// first and the last sound, with the human's speech (`(start_ms, end_ms)` spans) taken

@@ -231,7 +231,7 @@ fn words_after_opener(audio: &[f32], rate: u32, start_ms: f64, end_ms: f64) -> O
     let sounds = |i: usize| {
         audio
             .get(i * frame..(i + 1) * frame)
-            .is_some_and(|f| audio_utils::rms(f) > 0.01)
+            .is_some_and(|f| audio_utils::rms(f) > audible::SOUND_RMS)
     };
     let last = at(end_ms).min(audio.len() / frame);
     let mut i = at(start_ms);
@@ -283,6 +283,10 @@ fn audible_silence(dir: &Path, humans: &[serde_json::Value]) {
         .ok()
         .and_then(|bytes| audio_utils::decode_wav(&bytes).ok())
     else {
+        println!(
+            "silence heard: no readable conversation.wav in {}",
+            dir.display()
+        );
         return;
     };
     let human: Vec<(f64, f64)> = humans
