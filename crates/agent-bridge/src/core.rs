@@ -62,6 +62,9 @@ pub enum BridgeInput {
     },
     /// `speaker` will answer the human who is speaking (the controller's `prepare`).
     Prepare { speaker: String },
+    /// `speaker` is handed the next turn once the voice has caught up (the controller's
+    /// `prepare` for a turn).
+    Upcoming { speaker: String },
     /// Everything older than `question_id` is stale.
     Interrupt { question_id: u64 },
     /// A finished utterance of anyone (this participant included).
@@ -130,9 +133,14 @@ pub struct BridgeCore {
     answered: u64,
     /// Answers to a human open with a word or two at once (`None`: they don't).
     openers: Option<Openers>,
-    /// Every line heard sends the next turn as predicted now to be read into the model's
-    /// cache ([`BridgeOutput::ReadAhead`]), so that the turn itself reads one token.
+    /// Every line heard is read into the model's cache as it comes: the conversation
+    /// only ([`BridgeOutput::Prefill`]), or, for the participant foretold to speak next,
+    /// its whole next turn as predicted now ([`BridgeOutput::ReadAhead`]), so that the
+    /// turn itself reads one token.
     read_along: bool,
+    /// This participant was foretold the next turn ([`BridgeInput::Upcoming`]): the
+    /// others' turns read ahead would be thrown away at the next line.
+    upcoming: bool,
 }
 
 impl BridgeCore {
@@ -149,6 +157,7 @@ impl BridgeCore {
             answered: 0,
             openers: None,
             read_along: false,
+            upcoming: false,
         }
     }
 
@@ -333,6 +342,7 @@ impl BridgeCore {
                     return out;
                 }
                 self.answered = question_id;
+                self.upcoming = false;
                 if let Some(a) = &self.active {
                     out.push(BridgeOutput::Cancel {
                         question_id: a.question_id,
@@ -398,7 +408,14 @@ impl BridgeCore {
                     out.push(BridgeOutput::Prefill(self.answer_ahead()));
                 }
             }
+            BridgeInput::Upcoming { speaker } => {
+                self.upcoming = speaker == self.persona.name;
+                if self.upcoming && self.read_along && self.active.is_none() {
+                    out.push(BridgeOutput::ReadAhead(self.read_ahead()));
+                }
+            }
             BridgeInput::Interrupt { question_id } => {
+                self.upcoming = false;
                 self.stale.interrupt(question_id);
                 if let Some(a) = self.active.take_if(|a| self.stale.is_stale(a.question_id)) {
                     out.push(BridgeOutput::Cancel {
@@ -410,7 +427,11 @@ impl BridgeCore {
                 self.history.push(entry);
                 // While a turn of its own generates, the next one reads the line anyway.
                 if self.read_along && self.active.is_none() {
-                    out.push(BridgeOutput::ReadAhead(self.read_ahead()));
+                    out.push(if self.upcoming {
+                        BridgeOutput::ReadAhead(self.read_ahead())
+                    } else {
+                        BridgeOutput::Prefill(self.read_ahead())
+                    });
                 }
             }
             BridgeInput::Heard {
@@ -824,6 +845,17 @@ mod tests {
     #[test]
     fn a_bridge_that_reads_along_reads_each_line_as_it_is_heard() {
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10).with_read_along(true);
+        // Nobody foretold it the next turn: the conversation only.
+        let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "Hello.", 1)));
+        let [BridgeOutput::Prefill(along)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert!(along.messages.iter().any(|m| m.content.contains("Hello.")));
+        // Foretold: its whole turn at once, and again with each line until it comes.
+        let out = c.handle(BridgeInput::Upcoming {
+            speaker: "tutor".into(),
+        });
+        assert!(matches!(&out[..], [BridgeOutput::ReadAhead(_)]), "{out:?}");
         let out = c.handle(BridgeInput::Utterance(Entry::new(
             "student1",
             "What is a slope?",
@@ -851,6 +883,17 @@ mod tests {
             panic!("{out:?}")
         };
         assert_eq!(turn, &ahead);
+        // Another participant foretold: the conversation only again.
+        let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10).with_read_along(true);
+        c.handle(BridgeInput::Upcoming {
+            speaker: "tutor".into(),
+        });
+        let out = c.handle(BridgeInput::Upcoming {
+            speaker: "student1".into(),
+        });
+        assert!(out.is_empty(), "{out:?}");
+        let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "A rate.", 2)));
+        assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");
         // Without it, a line is only kept.
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10);
         assert!(

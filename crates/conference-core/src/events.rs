@@ -104,6 +104,11 @@ impl Conference {
             }
             if self.too_much_unplayed() {
                 self.floor = Floor::AwaitingPlayback { since: now };
+                if let Some(next) = self.engine.peek_next_turn() {
+                    out.push(Output::Upcoming {
+                        speaker: self.engine.name(next).to_owned(),
+                    });
+                }
                 out.push(Output::Status(self.status()));
             } else {
                 self.give_next_turn(now, out);

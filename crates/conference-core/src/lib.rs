@@ -161,6 +161,12 @@ pub enum Output {
     Prepare {
         speaker: String,
     },
+    /// `speaker` is handed the next turn once the voice has caught up with the lines
+    /// already written (unless a human speaks first): it may read its turn ahead now,
+    /// and the others only the conversation.
+    Upcoming {
+        speaker: String,
+    },
 }
 
 /// Things worth logging. [`Notice::is_warning`] tells warnings from routine drops.

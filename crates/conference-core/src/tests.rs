@@ -682,7 +682,9 @@ proptest! {
         for a in &all {
             match a {
                 // Only a participant that can be handed a turn prepares one.
-                Output::Prepare { speaker } => prop_assert_ne!(speaker.as_str(), "human"),
+                Output::Prepare { speaker } | Output::Upcoming { speaker } => {
+                    prop_assert_ne!(speaker.as_str(), "human")
+                }
                 Output::Turn { speaker, question_id } => {
                     prop_assert_ne!(speaker.as_str(), "human");
                     // A repeated turn (ready) keeps its id; otherwise ids grow.
@@ -722,10 +724,24 @@ fn next_turns_wait_for_playback_when_configured() {
     let out = speak(&mut c, "Three four", secs(2));
     assert!(turns(&out).is_empty());
     assert_eq!(c.next_deadline(), Some(secs(62)));
+    // Who will speak then is said now: it may read its turn ahead meanwhile.
+    let upcoming: Vec<&str> = out
+        .iter()
+        .filter_map(|a| match a {
+            Output::Upcoming { speaker } => Some(speaker.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(upcoming.len(), 1, "{out:?}");
     // Reports of other utterances do not release it; the first one's does.
     assert!(turns(&c.handle(Input::PlaybackDone { question_id: 99 }, secs(3))).is_empty());
     let out = c.handle(Input::PlaybackDone { question_id: first }, secs(4));
     assert_eq!(turns(&out).len(), 1);
+    assert_eq!(
+        turns(&out)[0].0,
+        upcoming[0],
+        "the turn goes to who was foretold"
+    );
     // A player that never reports does not stall the conference.
     let out = speak(&mut c, "Five six", secs(5));
     assert!(turns(&out).is_empty());

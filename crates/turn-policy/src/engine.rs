@@ -245,6 +245,13 @@ impl PolicyEngine {
         after.next_turn()
     }
 
+    /// Who would be handed the next turn if it were handed now: decided on a copy,
+    /// nothing changes. Lets the next speaker read its turn ahead while the voice catches
+    /// up with the lines already written.
+    pub fn peek_next_turn(&self) -> Option<usize> {
+        self.clone().next_turn()
+    }
+
     /// Back to the very beginning (cold start).
     pub fn reset(&mut self) {
         self.clear_rounds();

@@ -70,6 +70,26 @@ proptest! {
         }
     }
 
+    /// The next speaker foretold is the one the next turn goes to, and foretelling
+    /// changes nothing, whatever was said before.
+    #[test]
+    fn the_next_turn_is_foretold_without_changing_anything(
+        policy in policy_strategy(),
+        words in prop::collection::vec(0u64..60, 1..60),
+    ) {
+        let mut e = PolicyEngine::new(policy, &[] as &[&str]);
+        for w in words {
+            let before = format!("{e:?}");
+            let foretold = e.peek_next_turn();
+            prop_assert_eq!(format!("{e:?}"), before);
+            let next = e.next_turn();
+            prop_assert_eq!(foretold, next);
+            let Some(speaker) = next else { break };
+            e.record_words(speaker, w);
+            e.finish_turn();
+        }
+    }
+
     #[test]
     fn engine_invariants(
         policy in policy_strategy(),

@@ -172,6 +172,10 @@ pub mod keys {
     pub const PREPARED: &str = "prepared";
     /// String, on `reply`: the side request answered.
     pub const REQUEST_ID: &str = "request_id";
+    /// String, on `prepare`: what the named participant reads ahead for, `answer` (the
+    /// human who is speaking; the default) or `turn` (its next turn, once the voice has
+    /// caught up).
+    pub const PREPARE_FOR: &str = "prepare_for";
     /// String, on `reply`: the kind of side request answered (echoed).
     pub const KIND: &str = "kind";
     /// String, on the rehearsal moderator's `text`: the phrase kind of the line

@@ -16,7 +16,9 @@ use node_kit::HeardSpan;
 use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use turn_policy::{Policy, Viability};
-use voice_protocol::messages::{Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance};
+use voice_protocol::messages::{
+    Interrupt, Meta, Pause, Plain, Prepare, PrepareFor, Resume, Turn, Utterance,
+};
 use voice_protocol::{ControlCommand, StreamStatus, ids, shorten};
 
 fn main() -> eyre::Result<()> {
@@ -231,7 +233,23 @@ fn emit(node: &mut DoraNode, actions: Vec<Output>, notes: &mut Notes) -> eyre::R
             }
             Output::Prepare { speaker } => {
                 tracing::debug!(%speaker, "the human's answerer prepares");
-                node_kit::send(node, Prepare { speaker })?;
+                node_kit::send(
+                    node,
+                    Prepare {
+                        speaker,
+                        ahead_of: PrepareFor::Answer,
+                    },
+                )?;
+            }
+            Output::Upcoming { speaker } => {
+                tracing::debug!(%speaker, "the next speaker reads its turn ahead");
+                node_kit::send(
+                    node,
+                    Prepare {
+                        speaker,
+                        ahead_of: PrepareFor::Turn,
+                    },
+                )?;
             }
             Output::Resume => {
                 tracing::info!("no question: the held voice goes on");

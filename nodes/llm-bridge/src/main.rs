@@ -12,7 +12,8 @@ use eyre::{Context, bail};
 use node_kit::text_of;
 use voice_protocol::ids;
 use voice_protocol::messages::{
-    Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, Reply, Turn, Utterance,
+    Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, PrepareFor, Reply, Turn,
+    Utterance,
 };
 
 use llm_bridge::{
@@ -250,8 +251,13 @@ fn to_bridge_input(
             let prepare = node_kit::decode::<Prepare>(params, data)
                 .map_err(warn)
                 .ok()?;
-            Some(BridgeInput::Prepare {
-                speaker: prepare.speaker,
+            Some(match prepare.ahead_of {
+                PrepareFor::Answer => BridgeInput::Prepare {
+                    speaker: prepare.speaker,
+                },
+                PrepareFor::Turn => BridgeInput::Upcoming {
+                    speaker: prepare.speaker,
+                },
             })
         }
         ids::INTERRUPT => {

@@ -85,6 +85,12 @@ pub fn wait_for_exit(child: &mut Child, limit: Duration) -> ExitStatus {
 
 /// Runs `command` with a hard limit; the child is killed if it overruns.
 pub fn run_with_limit(command: &mut Command, limit: Duration) -> Output {
+    run_with_limit_until(command, limit, || false)
+}
+
+/// [`run_with_limit`] that interrupts the command (SIGINT, as ctrl-c does) once `done`
+/// holds, looked at every second, and then waits for it to finish.
+fn run_with_limit_until(command: &mut Command, limit: Duration, done: impl Fn() -> bool) -> Output {
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -96,9 +102,20 @@ pub fn run_with_limit(command: &mut Command, limit: Duration) -> Output {
     let out_reader = std::thread::spawn(move || read_all(stdout));
     let err_reader = std::thread::spawn(move || read_all(stderr));
     let start = Instant::now();
+    let mut looked = Instant::now();
+    let mut interrupted = false;
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;
+        }
+        if !interrupted && looked.elapsed() >= Duration::from_secs(1) {
+            looked = Instant::now();
+            if done() {
+                interrupted = true;
+                let _ = Command::new("kill")
+                    .args(["-INT", &child.id().to_string()])
+                    .status();
+            }
         }
         if start.elapsed() > limit {
             let _ = child.kill();
@@ -146,16 +163,48 @@ pub fn dora_run(dataflow: &str, stop_after_secs: u64, env: &[(&str, &str)]) -> O
 
 /// `dora run <dataflow> --stop-after <secs>` with the dataflow's own voices, plus `env`.
 pub fn dora_run_as_shipped(dataflow: &str, stop_after_secs: u64, env: &[(&str, &str)]) -> Output {
+    dora_run_as_shipped_until(dataflow, stop_after_secs, env, |_| false)
+}
+
+/// [`dora_run`] that stops as soon as `done(session folder)` holds (looked at every
+/// second), at the latest after `max_secs`: a run waits for what the test needs, not for
+/// a time a faster machine would need (the session folder is `SESSION_DIR` of `env`).
+pub fn dora_run_until(
+    dataflow: &str,
+    max_secs: u64,
+    env: &[(&str, &str)],
+    done: impl Fn(&Path) -> bool,
+) -> Output {
+    let mut all = PLUMBING_VOICES.to_vec();
+    all.extend_from_slice(env);
+    dora_run_as_shipped_until(dataflow, max_secs, &all, done)
+}
+
+/// [`dora_run_as_shipped`] that stops once `done(session folder)` holds: `dora run` gets
+/// the interrupt a user's ctrl-c sends, and the nodes their stop event, as at
+/// `--stop-after`, so every file of the session is written.
+pub fn dora_run_as_shipped_until(
+    dataflow: &str,
+    max_secs: u64,
+    env: &[(&str, &str)],
+    done: impl Fn(&Path) -> bool,
+) -> Output {
     build_workspace();
+    let session = env
+        .iter()
+        .find(|(k, _)| *k == "SESSION_DIR")
+        .map(|(_, v)| PathBuf::from(v));
     let mut command = Command::new(dora());
     command
         .current_dir(repo_root())
         .args(["run", dataflow, "--stop-after"])
-        .arg(format!("{stop_after_secs}s"));
+        .arg(format!("{max_secs}s"));
     for (k, v) in env {
         command.env(k, v);
     }
-    let output = run_with_limit(&mut command, Duration::from_secs(stop_after_secs + 240));
+    let output = run_with_limit_until(&mut command, Duration::from_secs(max_secs + 240), || {
+        session.as_deref().is_some_and(&done)
+    });
     assert!(
         output.status.success(),
         "dora run {dataflow} failed:\n{}\n{}",
@@ -163,6 +212,17 @@ pub fn dora_run_as_shipped(dataflow: &str, stop_after_secs: u64, env: &[(&str, &
         String::from_utf8_lossy(&output.stderr)
     );
     output
+}
+
+/// A voice-chat run has what [`assert_voice_chat_session`] looks at: the human was heard,
+/// a line answered them, and at least [`VOICE_CHAT_AGENT_LINES`] participants' lines.
+pub fn voice_chat_heard_enough(dir: &Path) -> bool {
+    let transcript = jsonl_so_far(&dir.join("transcript.jsonl"));
+    let answered = transcript
+        .iter()
+        .position(|l| l["human"] == true)
+        .is_some_and(|human| transcript.len() > human + 1);
+    answered && agent_lines(&transcript).len() >= VOICE_CHAT_AGENT_LINES
 }
 
 /// Reads a JSONL file of the session folder.

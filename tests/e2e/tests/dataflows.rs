@@ -5,8 +5,8 @@ use std::{process::Command, time::Duration};
 use e2e_tests::{
     agent_lines, assert_conversation_quality, assert_frozen_context, assert_no_back_to_back,
     assert_question_ids_increase, assert_replays_identically, assert_voice_chat_session, dora,
-    dora_run, dora_run_as_shipped, jsonl, repo_root, run_with_limit, serial, session_dir,
-    small_model, speaker,
+    dora_run_as_shipped_until, dora_run_until, jsonl, jsonl_so_far, repo_root, run_with_limit,
+    serial, session_dir, small_model, speaker, voice_chat_heard_enough,
 };
 
 #[test]
@@ -15,10 +15,13 @@ fn voice_chat_study_session_with_a_human_barge_in() {
     let dir = session_dir("voice-chat");
     // The default model and voices (Kokoro, the human's too): slower than the plumbing
     // tests' (below), so a longer run.
-    dora_run_as_shipped(
+    // It runs until the scripted human was answered and enough lines were heard (at
+    // most 300 s): on two slow cores with the neural voice that is about two minutes.
+    dora_run_as_shipped_until(
         "dataflows/voice-chat.yml",
-        120,
+        300,
         &[("SESSION_DIR", dir.to_str().unwrap())],
+        voice_chat_heard_enough,
     );
     // The checks the two-daemon run (two_machines.rs) shares.
     assert_voice_chat_session(&dir);
@@ -30,15 +33,16 @@ fn voice_chat_study_session_with_a_human_barge_in() {
 fn debate_judge_answers_every_argument() {
     let _serial = serial();
     let dir = session_dir("debate");
-    dora_run(
+    dora_run_until(
         "dataflows/debate.yml",
-        60,
+        180,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "20"),
             ("ESPEAK_SPEED", "400"),
             ("LLM_MODEL_PATH", &small_model()),
         ],
+        |dir| jsonl_so_far(&dir.join("transcript.jsonl")).len() >= 6,
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
     assert!(transcript.len() >= 6, "{transcript:#?}");
@@ -76,14 +80,21 @@ fn panel_everyone_speaks_in_ratio_order() {
     let dir = session_dir("panel");
     // One model host serves the four panelists one step at a time (four bridges each
     // had a model and a core of their own before): the same lines take longer to come.
-    dora_run(
+    dora_run_until(
         "dataflows/panel.yml",
-        80,
+        200,
         &[
             ("SESSION_DIR", dir.to_str().unwrap()),
             ("OFFLINE_WORD_DELAY_MS", "20"),
             ("LLM_MODEL_PATH", &small_model()),
         ],
+        |dir| {
+            let lines = jsonl_so_far(&dir.join("transcript.jsonl"));
+            lines.len() >= 8
+                && ["host", "expert1", "expert2", "guest"]
+                    .iter()
+                    .all(|name| lines.iter().any(|l| speaker(l) == *name))
+        },
     );
     let transcript = jsonl(&dir, "transcript.jsonl");
     assert!(transcript.len() >= 8, "{transcript:#?}");

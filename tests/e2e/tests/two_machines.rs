@@ -8,8 +8,8 @@ use std::{
 };
 
 use e2e_tests::{
-    VOICE_CHAT_AGENT_LINES, agent_lines, assert_voice_chat_session, dora, free_port, jsonl_so_far,
-    repo_root, run_with_limit, serial, session_dir,
+    assert_voice_chat_session, dora, free_port, repo_root, run_with_limit, serial, session_dir,
+    voice_chat_heard_enough,
 };
 use serde_yaml::Value;
 
@@ -175,14 +175,7 @@ fn voice_chat_across_two_daemons() {
     // single-daemon run asks for (or a generous limit), then stop it as a user does.
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        let transcript = jsonl_so_far(&dir.join("transcript.jsonl"));
-        let answered = transcript
-            .iter()
-            .position(|l| l["human"] == true)
-            .is_some_and(|h| transcript.len() > h + 2);
-        if (answered && agent_lines(&transcript).len() >= VOICE_CHAT_AGENT_LINES)
-            || Instant::now() > deadline
-        {
+        if voice_chat_heard_enough(&dir) || Instant::now() > deadline {
             break;
         }
         std::thread::sleep(Duration::from_millis(500));

@@ -30,11 +30,63 @@ macro_rules! speaker_message {
     };
 }
 
-speaker_message!(
-    /// The controller's `prepare`: `speaker` will answer the human who is speaking.
-    Prepare,
-    ids::PREPARE
-);
+/// The controller's `prepare`: `speaker` speaks soon and may read ahead for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepare {
+    pub speaker: String,
+    pub ahead_of: PrepareFor,
+}
+
+/// What a [`Prepare`] reads ahead for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PrepareFor {
+    /// The answer to the human who is speaking (the words still to come).
+    #[default]
+    Answer,
+    /// The participant's next turn, handed out once the voice has caught up with the
+    /// lines already written: the others only read the conversation meanwhile.
+    Turn,
+}
+
+impl PrepareFor {
+    fn as_str(self) -> &'static str {
+        match self {
+            PrepareFor::Answer => "answer",
+            PrepareFor::Turn => "turn",
+        }
+    }
+}
+
+impl Message for Prepare {
+    const OUTPUT: &'static str = ids::PREPARE;
+    type Payload = String;
+
+    fn encode(self) -> (Fields, String) {
+        let fields = Fields::new()
+            .with_text(keys::SPEAKER, self.speaker.clone())
+            .with_text(keys::PREPARE_FOR, self.ahead_of.as_str());
+        (fields, self.speaker)
+    }
+
+    /// The speaker in the metadata, else the payload's; without `prepare_for`, an
+    /// answer (what every `prepare` meant before turns were foretold).
+    fn decode(meta: &impl Meta, text: String) -> Result<Self, DecodeError> {
+        let ahead_of = match meta.text(keys::PREPARE_FOR) {
+            None | Some("answer") => PrepareFor::Answer,
+            Some("turn") => PrepareFor::Turn,
+            Some(other) => {
+                return Err(DecodeError::Invalid(format!(
+                    "{}={other:?}: expected answer or turn",
+                    keys::PREPARE_FOR
+                )));
+            }
+        };
+        Ok(Self {
+            speaker: named(meta, &text),
+            ahead_of,
+        })
+    }
+}
 
 speaker_message!(
     /// The voice detector heard a human begin to speak (`speech_started`); acting on it

@@ -11,7 +11,7 @@ mod playback;
 mod requests;
 mod text;
 
-pub use control::{Interrupt, Prepare, SpeechStarted, Turn};
+pub use control::{Interrupt, Prepare, PrepareFor, SpeechStarted, Turn};
 pub use model::{CallKind, ModelCall, ModelReply};
 pub use playback::{Audio, Pause, PlaybackStarted, Played, Resume};
 pub use requests::{ClipJson, Plain, Reply};

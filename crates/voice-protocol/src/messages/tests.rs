@@ -52,6 +52,18 @@ fn chunks_keep_an_unreadable_text_and_an_unknown_status_apart() {
 }
 
 #[test]
+fn a_prepare_is_for_an_answer_unless_it_says_a_turn() {
+    let plain = Prepare::decode(&Fields::new(), "tutor".into()).unwrap();
+    assert_eq!(plain.speaker, "tutor");
+    assert_eq!(plain.ahead_of, PrepareFor::Answer);
+    let turn = Fields::new().with_text(keys::PREPARE_FOR, "turn");
+    let turn = Prepare::decode(&turn, "tutor".into()).unwrap();
+    assert_eq!(turn.ahead_of, PrepareFor::Turn);
+    let odd = Fields::new().with_text(keys::PREPARE_FOR, "lunch");
+    assert!(Prepare::decode(&odd, "tutor".into()).is_err());
+}
+
+#[test]
 fn an_utterance_without_metadata_takes_the_node_hub_defaults() {
     let u = Utterance::decode(&Fields::new(), "hi".into()).unwrap();
     assert_eq!(
@@ -126,7 +138,10 @@ proptest! {
             prepared: extra.clone(),
             exchange_id: Some(index.into()),
         });
-        round_trip(Prepare { speaker: speaker.clone() });
+        round_trip(Prepare {
+            speaker: speaker.clone(),
+            ahead_of: if flags.0 { PrepareFor::Turn } else { PrepareFor::Answer },
+        });
         round_trip(Utterance {
             question_id,
             speaker: speaker.clone(),

@@ -161,6 +161,28 @@ impl<'r, 'm> Run<'r, 'm> {
             self.sequence.cached.clear();
         }
         let plan = plan_reuse(&ids(&self.sequence.cached), &ids(tokens), MIN_SHIFT_TOKENS);
+        if plan.read_from < tokens.len().saturating_sub(1) && plan.keep < self.sequence.cached.len()
+        {
+            // Where the kept prefix ends: what the cache held there and what the prompt
+            // says instead (why tokens are read again).
+            let text = |t: &[LlamaToken]| {
+                let vocab = self.host.model.vocab();
+                t.iter()
+                    .take(12)
+                    .map(|t| {
+                        String::from_utf8_lossy(&vocab.token_to_piece(*t, false, None)).into_owned()
+                    })
+                    .collect::<String>()
+            };
+            tracing::debug!(
+                participant = %self.job.participant,
+                keep = plan.keep,
+                cached = self.sequence.cached.len(),
+                was = ?text(&self.sequence.cached[plan.keep..]),
+                now = ?text(&tokens[plan.keep..]),
+                "the cache differs from the prompt"
+            );
+        }
         let id = self.sequence.id;
         let len = self.sequence.cached.len() as u32;
         let done = self.host.step(self.ticket(), &|| false, |context| {
