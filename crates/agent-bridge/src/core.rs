@@ -424,9 +424,13 @@ impl BridgeCore {
                 }
             }
             BridgeInput::Utterance(entry) => {
+                let entry_human = entry.human;
                 self.history.push(entry);
                 // While a turn of its own generates, the next one reads the line anyway.
-                if self.read_along && self.active.is_none() {
+                // A human's words are not: their answerer is handed the turn at once and
+                // reads them as its question (read as a line first, the cache would be
+                // thrown away); the others read them with the next line.
+                if self.read_along && self.active.is_none() && !entry_human {
                     out.push(if self.upcoming {
                         BridgeOutput::ReadAhead(self.read_ahead())
                     } else {
@@ -894,6 +898,14 @@ mod tests {
         assert!(out.is_empty(), "{out:?}");
         let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "A rate.", 2)));
         assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");
+        // A human's words are read by their answerer as its question, by the others
+        // with the next line.
+        let out = c.handle(BridgeInput::Utterance(Entry::new(
+            "human",
+            "Why a rate?",
+            3,
+        )));
+        assert!(out.is_empty(), "{out:?}");
         // Without it, a line is only kept.
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10);
         assert!(

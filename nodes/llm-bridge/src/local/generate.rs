@@ -107,12 +107,13 @@ impl Run<'_, '_> {
             }
             instructions.push(unquoted);
         }
-        // An answer to the human starts on the human's words; the last attempt may not,
-        // so that the human is never left without an answer.
+        // An answer to the human starts on the human's words; a second attempt may not:
+        // each attempt costs the human seconds of silence after the opener, and a small
+        // model's answer often fits without repeating a word of the question.
         let new_filter = |attempt: u32| {
             let mut guard = SentenceGuard::new(said.iter().copied(), &own_names, &others)
                 .with_instructions(instructions.iter().map(String::as_str));
-            if let Some(words) = answering.as_deref().filter(|_| attempt < RESAMPLES) {
+            if let Some(words) = answering.as_deref().filter(|_| attempt == 0) {
                 guard = guard.answering(words);
             }
             // A turn that is to ask a question asks one; the last attempt may not.
