@@ -91,7 +91,7 @@ pub fn run_with_limit(command: &mut Command, limit: Duration) -> Output {
 /// [`run_with_limit`] that interrupts the command (SIGINT, as ctrl-c does) once `done`
 /// holds, looked at every second, and then waits for it to finish.
 fn run_with_limit_until(command: &mut Command, limit: Duration, done: impl Fn() -> bool) -> Output {
-    let mut child = command
+    let mut child = outside_cargo_test(command)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -136,10 +136,33 @@ fn read_all(mut reader: impl std::io::Read) -> Vec<u8> {
     buf
 }
 
+/// `command` without the variables `cargo test` sets for this test binary: a `cargo
+/// build` under it (ours, a dataflow's `build:`, `scripts/setup.sh`) would otherwise see
+/// another `CARGO_MANIFEST_DIR` than a user's, and a build script that watches it (ring's)
+/// would rebuild everything above it (TLS, zenoh, dora, every node) twice per run.
+pub fn outside_cargo_test(command: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let per_crate = name.starts_with("CARGO_PKG_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_CRATE_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+            ]
+            .contains(&name);
+        if per_crate {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
 /// Builds every binary up front: `dora run` runs each node's `build:` command first, and
 /// a compile there would eat into `--stop-after`.
 pub fn build_workspace() {
-    let status = Command::new(env!("CARGO"))
+    let status = outside_cargo_test(&mut Command::new(env!("CARGO")))
         .current_dir(repo_root())
         .args(["build", "--release", "--workspace", "--quiet"])
         .status()

@@ -16,7 +16,7 @@ use std::{
 
 use e2e_tests::{
     assert_frozen_context, assert_question_ids_increase, build_workspace, dora, jsonl_so_far,
-    repo_root, serial, session_dir, speaker, wav_duration,
+    outside_cargo_test, repo_root, serial, session_dir, speaker, wav_duration,
 };
 use serde_json::Value;
 
@@ -90,7 +90,7 @@ fn killed_nodes_come_back_and_the_session_stays_whole() {
     let dir: PathBuf = session_dir("recovery");
     let transcript_path = dir.join("transcript.jsonl");
     let log = std::env::temp_dir().join(format!("e2e-recovery-{}.log", std::process::id()));
-    let child = Command::new(dora())
+    let child = outside_cargo_test(&mut Command::new(dora()))
         .current_dir(repo_root())
         .args(["run", "dataflows/voice-chat.yml", "--stop-after", "150s"])
         .env("SESSION_DIR", &dir)

@@ -13,7 +13,10 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
-use e2e_tests::{build_workspace, dora, free_port, make_writable, repo_root, serial, session_dir};
+use e2e_tests::{
+    build_workspace, dora, free_port, make_writable, outside_cargo_test, repo_root, serial,
+    session_dir,
+};
 use serde_yaml::Value;
 
 /// The part of the key that is searched for: unique, and in no other text of the project.
@@ -216,7 +219,7 @@ fn a_sentinel_key_appears_in_no_output_of_a_whole_run() {
     let started = SystemTime::now();
     let stop_after = 40;
     let log = work.join("dora-run.log");
-    let child = Command::new(dora())
+    let child = outside_cargo_test(&mut Command::new(dora()))
         .current_dir(&work)
         .arg("run")
         .arg(&flow)

@@ -8,8 +8,8 @@ use std::{
 };
 
 use e2e_tests::{
-    assert_voice_chat_session, dora, free_port, repo_root, run_with_limit, serial, session_dir,
-    voice_chat_heard_enough,
+    assert_voice_chat_session, dora, free_port, outside_cargo_test, repo_root, run_with_limit,
+    serial, session_dir, voice_chat_heard_enough,
 };
 use serde_yaml::Value;
 
@@ -62,7 +62,7 @@ impl Drop for Background {
 fn background(args: &[&str], log: &Path) -> Background {
     let log = std::fs::File::create(log).unwrap();
     Background(
-        Command::new(dora())
+        outside_cargo_test(&mut Command::new(dora()))
             .current_dir(repo_root())
             .args(args)
             // The nodes a daemon spawns inherit these: the single-daemon run's pace.

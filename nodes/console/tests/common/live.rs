@@ -180,6 +180,17 @@ impl LiveDataflow {
         let flow = Removed(flow);
         let port = free_port();
         let mut run = Command::new(&dora);
+        // A `cargo build` under it must not see this test's CARGO_MANIFEST_DIR: a build
+        // script watching it (ring's) would rebuild half the workspace twice per run.
+        for (name, _) in std::env::vars_os() {
+            if name.to_str().is_some_and(|n| {
+                n.starts_with("CARGO_PKG_")
+                    || n == "CARGO_MANIFEST_DIR"
+                    || n == "CARGO_MANIFEST_PATH"
+            }) {
+                run.env_remove(name);
+            }
+        }
         run.current_dir(&root)
             .arg("run")
             .arg(&flow.0)
