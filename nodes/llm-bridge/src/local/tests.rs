@@ -350,12 +350,16 @@ fn a_read_ahead_waiting_behind_a_turn_never_blocks_the_model() {
     });
 }
 
-/// Read ahead when the last line was heard, the turn that follows reads one token.
+/// Read ahead when the last line was heard by the participant foretold the next turn,
+/// the turn that follows reads one token.
 #[test]
 fn a_turn_read_ahead_reads_one_token_when_it_comes() {
     use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry};
     let backend = LocalBackend::load(config(), Persona::fallback("tutor")).expect("model");
     let mut core = BridgeCore::new(Persona::fallback("tutor"), None, 50).with_read_along(true);
+    core.handle(BridgeInput::Upcoming {
+        speaker: "tutor".into(),
+    });
     for (i, (who, text)) in LINES[..3].iter().enumerate() {
         for output in core.handle(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1))) {
             if let BridgeOutput::ReadAhead(request) = output {
