@@ -8,7 +8,7 @@
 
 use dialogue_planner::{Agenda, Participant, PlanInput, Said, TurnPlan};
 use model_schedule::Priority;
-use voice_protocol::{StaleFilter, StreamStatus};
+use voice_protocol::{StaleFilter, StreamStatus, messages::PrepareFor};
 
 use crate::{
     history::{ChatMessage, ChatRole, Entry, History},
@@ -60,11 +60,12 @@ pub enum BridgeInput {
         /// question): said at once, without generating.
         prepared: Option<String>,
     },
-    /// `speaker` will answer the human who is speaking (the controller's `prepare`).
-    Prepare { speaker: String },
-    /// `speaker` is handed the next turn once the voice has caught up (the controller's
-    /// `prepare` for a turn).
-    Upcoming { speaker: String },
+    /// `speaker` will answer the human who is speaking, or is handed the next turn once
+    /// the voice has caught up (the controller's `prepare`).
+    Prepare {
+        speaker: String,
+        ahead_of: PrepareFor,
+    },
     /// Everything older than `question_id` is stale.
     Interrupt { question_id: u64 },
     /// A finished utterance of anyone (this participant included).
@@ -138,8 +139,8 @@ pub struct BridgeCore {
     /// its whole next turn as predicted now ([`BridgeOutput::ReadAhead`]), so that the
     /// turn itself reads one token.
     read_along: bool,
-    /// This participant was foretold the next turn ([`BridgeInput::Upcoming`]): the
-    /// others' turns read ahead would be thrown away at the next line.
+    /// This participant was foretold the next turn (a [`BridgeInput::Prepare`] for a
+    /// turn): the others' turns read ahead would be thrown away at the next line.
     upcoming: bool,
 }
 
@@ -335,6 +336,8 @@ impl BridgeCore {
                 context,
                 prepared,
             } => {
+                // The turn foretold went out (to whomever the policy gave it at last).
+                self.upcoming = false;
                 if speaker != self.persona.name
                     || self.stale.is_stale(question_id)
                     || question_id <= self.answered
@@ -342,7 +345,6 @@ impl BridgeCore {
                     return out;
                 }
                 self.answered = question_id;
-                self.upcoming = false;
                 if let Some(a) = &self.active {
                     out.push(BridgeOutput::Cancel {
                         question_id: a.question_id,
@@ -401,14 +403,20 @@ impl BridgeCore {
                     plan: Some(plan),
                 }));
             }
-            BridgeInput::Prepare { speaker } => {
+            BridgeInput::Prepare {
+                speaker,
+                ahead_of: PrepareFor::Answer,
+            } => {
                 // While a turn of its own generates, the reading waits behind it (the
                 // backend's queue): the question cancels that turn and finds it done.
                 if speaker == self.persona.name {
                     out.push(BridgeOutput::Prefill(self.answer_ahead()));
                 }
             }
-            BridgeInput::Upcoming { speaker } => {
+            BridgeInput::Prepare {
+                speaker,
+                ahead_of: PrepareFor::Turn,
+            } => {
                 self.upcoming = speaker == self.persona.name;
                 if self.upcoming && self.read_along && self.active.is_none() {
                     out.push(BridgeOutput::ReadAhead(self.read_ahead()));
@@ -750,6 +758,7 @@ mod tests {
         )));
         let prepare = |who: &str| BridgeInput::Prepare {
             speaker: who.into(),
+            ahead_of: PrepareFor::Answer,
         };
         assert!(c.handle(prepare("student1")).is_empty(), "not this bridge");
         let out = c.handle(prepare("tutor"));
@@ -856,8 +865,9 @@ mod tests {
         };
         assert!(along.messages.iter().any(|m| m.content.contains("Hello.")));
         // Foretold: its whole turn at once, and again with each line until it comes.
-        let out = c.handle(BridgeInput::Upcoming {
+        let out = c.handle(BridgeInput::Prepare {
             speaker: "tutor".into(),
+            ahead_of: PrepareFor::Turn,
         });
         assert!(matches!(&out[..], [BridgeOutput::ReadAhead(_)]), "{out:?}");
         let out = c.handle(BridgeInput::Utterance(Entry::new(
@@ -889,21 +899,37 @@ mod tests {
         assert_eq!(turn, &ahead);
         // Another participant foretold: the conversation only again.
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10).with_read_along(true);
-        c.handle(BridgeInput::Upcoming {
+        c.handle(BridgeInput::Prepare {
             speaker: "tutor".into(),
+            ahead_of: PrepareFor::Turn,
         });
-        let out = c.handle(BridgeInput::Upcoming {
+        let out = c.handle(BridgeInput::Prepare {
             speaker: "student1".into(),
+            ahead_of: PrepareFor::Turn,
         });
         assert!(out.is_empty(), "{out:?}");
         let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "A rate.", 2)));
+        assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");
+        // Foretold, and the turn went to another after all: the conversation only.
+        c.handle(BridgeInput::Prepare {
+            speaker: "tutor".into(),
+            ahead_of: PrepareFor::Turn,
+        });
+        c.handle(BridgeInput::Turn {
+            speaker: "student1".into(),
+            question_id: 3,
+            instruction: None,
+            context: None,
+            prepared: None,
+        });
+        let out = c.handle(BridgeInput::Utterance(Entry::new("student1", "Why?", 3)));
         assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");
         // A human's words are read by their answerer as its question, by the others
         // with the next line.
         let out = c.handle(BridgeInput::Utterance(Entry::new(
             "human",
             "Why a rate?",
-            3,
+            4,
         )));
         assert!(out.is_empty(), "{out:?}");
         // Without it, a line is only kept.

@@ -105,8 +105,9 @@ impl Conference {
             if self.too_much_unplayed() {
                 self.floor = Floor::AwaitingPlayback { since: now };
                 if let Some(next) = self.engine.peek_next_turn() {
-                    out.push(Output::Upcoming {
+                    out.push(Output::Prepare {
                         speaker: self.engine.name(next).to_owned(),
+                        ahead_of: PrepareFor::Turn,
                     });
                 }
                 out.push(Output::Status(self.status()));
@@ -172,6 +173,7 @@ impl Conference {
             if let Some(index) = self.engine.answerer_if_human_spoke(human) {
                 out.push(Output::Prepare {
                     speaker: self.engine.name(index).to_owned(),
+                    ahead_of: PrepareFor::Answer,
                 });
             }
         }

@@ -14,7 +14,7 @@ use turn_policy::{PolicyEngine, PolicyStats, count_words};
 
 mod setup;
 pub use setup::{CONTROLLER_FORMAT, ControllerSetup, SetupError};
-use voice_protocol::{ControlCommand, InterruptKind, StreamStatus};
+use voice_protocol::{ControlCommand, InterruptKind, StreamStatus, messages::PrepareFor};
 
 /// Text kept per utterance; longer utterances still count all their words.
 pub use conductor::MAX_UTTERANCE_CHARS;
@@ -155,17 +155,15 @@ pub enum Output {
     /// The hold is over without a new question (a backchannel, no words, the hold's
     /// limit): the held voice plays on.
     Resume,
-    /// `speaker` will answer the human if they are asking something: it may read the
-    /// conversation so far into its model while the human is still talking, so that
-    /// only the question is left to read when the turn comes.
+    /// `speaker` speaks soon and may read ahead for it: for an answer, it will answer
+    /// the human if they are asking something (the conversation so far is read while the
+    /// human is still talking, so that only the question is left to read when the turn
+    /// comes); for a turn, it is handed the next turn once the voice has caught up with
+    /// the lines already written, unless a human speaks first (it reads its whole turn
+    /// ahead, the others only the conversation).
     Prepare {
         speaker: String,
-    },
-    /// `speaker` is handed the next turn once the voice has caught up with the lines
-    /// already written (unless a human speaks first): it may read its turn ahead now,
-    /// and the others only the conversation.
-    Upcoming {
-        speaker: String,
+        ahead_of: PrepareFor,
     },
 }
 

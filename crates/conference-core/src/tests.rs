@@ -111,7 +111,8 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
         [
             Output::Hold,
             Output::Prepare {
-                speaker: "tutor".into()
+                speaker: "tutor".into(),
+                ahead_of: PrepareFor::Answer,
             }
         ],
     );
@@ -682,7 +683,7 @@ proptest! {
         for a in &all {
             match a {
                 // Only a participant that can be handed a turn prepares one.
-                Output::Prepare { speaker } | Output::Upcoming { speaker } => {
+                Output::Prepare { speaker, .. } => {
                     prop_assert_ne!(speaker.as_str(), "human")
                 }
                 Output::Turn { speaker, question_id } => {
@@ -728,7 +729,10 @@ fn next_turns_wait_for_playback_when_configured() {
     let upcoming: Vec<&str> = out
         .iter()
         .filter_map(|a| match a {
-            Output::Upcoming { speaker } => Some(speaker.as_str()),
+            Output::Prepare {
+                speaker,
+                ahead_of: PrepareFor::Turn,
+            } => Some(speaker.as_str()),
             _ => None,
         })
         .collect();

@@ -16,9 +16,7 @@ use node_kit::HeardSpan;
 use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use turn_policy::{Policy, Viability};
-use voice_protocol::messages::{
-    Interrupt, Meta, Pause, Plain, Prepare, PrepareFor, Resume, Turn, Utterance,
-};
+use voice_protocol::messages::{Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance};
 use voice_protocol::{ControlCommand, StreamStatus, ids, shorten};
 
 fn main() -> eyre::Result<()> {
@@ -231,25 +229,9 @@ fn emit(node: &mut DoraNode, actions: Vec<Output>, notes: &mut Notes) -> eyre::R
                 tracing::info!("the human speaks: the agents' voice is held");
                 node_kit::send(node, Pause { onset_sent_us })?;
             }
-            Output::Prepare { speaker } => {
-                tracing::debug!(%speaker, "the human's answerer prepares");
-                node_kit::send(
-                    node,
-                    Prepare {
-                        speaker,
-                        ahead_of: PrepareFor::Answer,
-                    },
-                )?;
-            }
-            Output::Upcoming { speaker } => {
-                tracing::debug!(%speaker, "the next speaker reads its turn ahead");
-                node_kit::send(
-                    node,
-                    Prepare {
-                        speaker,
-                        ahead_of: PrepareFor::Turn,
-                    },
-                )?;
+            Output::Prepare { speaker, ahead_of } => {
+                tracing::debug!(%speaker, ?ahead_of, "a speaker prepares");
+                node_kit::send(node, Prepare { speaker, ahead_of })?;
             }
             Output::Resume => {
                 tracing::info!("no question: the held voice goes on");

@@ -12,8 +12,7 @@ use eyre::{Context, bail};
 use node_kit::text_of;
 use voice_protocol::ids;
 use voice_protocol::messages::{
-    Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, PrepareFor, Reply, Turn,
-    Utterance,
+    Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, Reply, Turn, Utterance,
 };
 
 use llm_bridge::{
@@ -251,13 +250,9 @@ fn to_bridge_input(
             let prepare = node_kit::decode::<Prepare>(params, data)
                 .map_err(warn)
                 .ok()?;
-            Some(match prepare.ahead_of {
-                PrepareFor::Answer => BridgeInput::Prepare {
-                    speaker: prepare.speaker,
-                },
-                PrepareFor::Turn => BridgeInput::Upcoming {
-                    speaker: prepare.speaker,
-                },
+            Some(BridgeInput::Prepare {
+                speaker: prepare.speaker,
+                ahead_of: prepare.ahead_of,
             })
         }
         ids::INTERRUPT => {

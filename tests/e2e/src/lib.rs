@@ -179,9 +179,7 @@ pub const PLUMBING_VOICES: &[(&str, &str)] =
 /// `dora run <dataflow> --stop-after <secs>` from the repository root, with extra env,
 /// spoken by [`PLUMBING_VOICES`].
 pub fn dora_run(dataflow: &str, stop_after_secs: u64, env: &[(&str, &str)]) -> Output {
-    let mut all = PLUMBING_VOICES.to_vec();
-    all.extend_from_slice(env);
-    dora_run_as_shipped(dataflow, stop_after_secs, &all)
+    dora_run_until(dataflow, stop_after_secs, env, |_| false)
 }
 
 /// `dora run <dataflow> --stop-after <secs>` with the dataflow's own voices, plus `env`.

@@ -183,10 +183,17 @@ impl LiveDataflow {
         // A `cargo build` under it must not see this test's CARGO_MANIFEST_DIR: a build
         // script watching it (ring's) would rebuild half the workspace twice per run.
         for (name, _) in std::env::vars_os() {
+            // The list of e2e_tests::outside_cargo_test (a crate this one does not use).
             if name.to_str().is_some_and(|n| {
                 n.starts_with("CARGO_PKG_")
-                    || n == "CARGO_MANIFEST_DIR"
-                    || n == "CARGO_MANIFEST_PATH"
+                    || [
+                        "CARGO_MANIFEST_DIR",
+                        "CARGO_MANIFEST_PATH",
+                        "CARGO_CRATE_NAME",
+                        "CARGO_PRIMARY_PACKAGE",
+                        "CARGO_TARGET_TMPDIR",
+                    ]
+                    .contains(&n)
             }) {
                 run.env_remove(name);
             }

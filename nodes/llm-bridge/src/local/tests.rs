@@ -1,6 +1,7 @@
 use std::time::Duration;
 
 use agent_bridge::{ChatMessage, ChatRole};
+use voice_protocol::messages::PrepareFor;
 
 use super::*;
 
@@ -132,6 +133,7 @@ fn a_prefilled_conversation_is_not_read_again_by_the_answer() {
         if prefill {
             let out = core.handle(BridgeInput::Prepare {
                 speaker: "tutor".into(),
+                ahead_of: PrepareFor::Answer,
             });
             let [BridgeOutput::Prefill(request)] = &out[..] else {
                 panic!("{out:?}")
@@ -357,8 +359,9 @@ fn a_turn_read_ahead_reads_one_token_when_it_comes() {
     use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry};
     let backend = LocalBackend::load(config(), Persona::fallback("tutor")).expect("model");
     let mut core = BridgeCore::new(Persona::fallback("tutor"), None, 50).with_read_along(true);
-    core.handle(BridgeInput::Upcoming {
+    core.handle(BridgeInput::Prepare {
         speaker: "tutor".into(),
+        ahead_of: PrepareFor::Turn,
     });
     for (i, (who, text)) in LINES[..3].iter().enumerate() {
         for output in core.handle(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1))) {
