@@ -26,9 +26,11 @@ pub const STOCK_OPENERS: &[&str] = &[
     "Glad",
 ];
 
-/// Markup a voice cannot say (the filter strips it; a model that starts a list or a
-/// heading then spends its turn on it): made unlikely everywhere.
-pub const MARKUP: &[&str] = &["*", "**", "#", "##", "###", "`", "```"];
+/// Markup a voice cannot say (the filter strips it; a model that starts a list, a
+/// heading or a LaTeX formula then spends its turn on it): made unlikely everywhere.
+pub const MARKUP: &[&str] = &[
+    "*", "**", "#", "##", "###", "`", "```", "\\(", "\\[", "\\frac", "\\text",
+];
 
 /// How hard each is steered against, in logits (a bias, not a ban: a word the
 /// conversation really needs can still come).
@@ -42,6 +44,10 @@ pub const QUESTION_STARTS: &[&str] = &[
     "What", "How", "Why", "Can", "Could", "Is", "Does", "Do", "If", "When", "Would",
 ];
 pub const QUESTION_BIAS: f32 = 2.5;
+/// Once a sentence of such a turn was refused for asking nothing, the next sentence is
+/// all but made to start with a question word: another statement would cost the turn
+/// another sentence's tokens, or a whole attempt.
+pub const QUESTION_INSIST_BIAS: f32 = 8.0;
 
 /// How many of the last lines' first words a reply is steered not to start with.
 pub const ECHO_START_LINES: usize = 3;
@@ -59,6 +65,8 @@ pub enum Place {
     SentenceStart,
     /// Only as the reply's very first word.
     ReplyStart,
+    /// Where a sentence starts, once a sentence was refused for asking no question.
+    AfterNoQuestion,
     /// Everywhere.
     Anywhere,
 }
@@ -74,7 +82,8 @@ pub struct Steer {
 /// What a reply is steered against, given the conversation `lines` it follows (`Name:
 /// text`, oldest first): stock openers and markup, and the first words of the last lines
 /// (a reply that starts like the line before it tends to repeat it); a turn that is
-/// `asking` is steered towards starting with a question word.
+/// `asking` is steered towards starting with a question word, and all but made to once
+/// a statement was refused.
 pub fn steering(lines: &[String], asking: bool) -> Vec<Steer> {
     let mut steer: Vec<Steer> = STOCK_OPENERS
         .iter()
@@ -90,11 +99,16 @@ pub fn steering(lines: &[String], asking: bool) -> Vec<Steer> {
         }))
         .collect();
     if asking {
-        steer.extend(QUESTION_STARTS.iter().map(|w| Steer {
-            word: (*w).to_owned(),
-            bias: QUESTION_BIAS,
-            place: Place::ReplyStart,
-        }));
+        for (bias, place) in [
+            (QUESTION_BIAS, Place::ReplyStart),
+            (QUESTION_INSIST_BIAS, Place::AfterNoQuestion),
+        ] {
+            steer.extend(QUESTION_STARTS.iter().map(|w| Steer {
+                word: (*w).to_owned(),
+                bias,
+                place,
+            }));
+        }
     }
     for line in lines.iter().rev().take(ECHO_START_LINES) {
         let text = line.split_once(": ").map_or(line.as_str(), |(_, t)| t);
@@ -131,6 +145,16 @@ mod tests {
     fn stock_openers_and_markup_are_steered_against_where_they_do_harm() {
         let steer = steering(&[], false);
         assert!(!steer.iter().any(|s| s.word == "What"));
+        let asking = steering(&[], true);
+        let insisted = |w: &str| {
+            asking
+                .iter()
+                .find(|s| s.word == w && s.place == Place::AfterNoQuestion)
+                .map(|s| s.bias)
+        };
+        assert!(insisted("How").unwrap() > QUESTION_BIAS);
+        assert_eq!(insisted("Sure"), None);
+        assert!(steer.iter().any(|s| s.word == "\\(" && s.place == Place::Anywhere));
         assert!(
             steering(&[], true)
                 .iter()
@@ -141,6 +165,12 @@ mod tests {
         let star = steer.iter().find(|s| s.word == "**").unwrap();
         assert_eq!(star.place, Place::Anywhere);
         assert!(steer.iter().all(|s| s.bias < 0.0));
+        assert!(
+            asking
+                .iter()
+                .filter(|s| s.bias > 0.0)
+                .all(|s| QUESTION_STARTS.contains(&s.word.as_str()))
+        );
         assert!(!steer.iter().any(|s| s.word == "Yes"));
     }
 

@@ -357,6 +357,7 @@ impl<'r, 'm> Run<'r, 'm> {
                 let list = match steer.place {
                     steer::Place::SentenceStart => &mut steering.sentence_start,
                     steer::Place::ReplyStart => &mut steering.reply_start,
+                    steer::Place::AfterNoQuestion => &mut steering.after_no_question,
                     steer::Place::Anywhere => &mut steering.anywhere,
                 };
                 list.push((first, steer.bias));
@@ -438,16 +439,21 @@ pub(super) struct Steering {
     pub(super) sentence_start: Vec<(LlamaToken, f32)>,
     pub(super) reply_start: Vec<(LlamaToken, f32)>,
     pub(super) anywhere: Vec<(LlamaToken, f32)>,
+    pub(super) after_no_question: Vec<(LlamaToken, f32)>,
 }
 
 impl Steering {
-    /// The biases for the next token of a reply that said `said` so far.
-    pub(super) fn at(&self, said: &str) -> Vec<(LlamaToken, f32)> {
+    /// The biases for the next token of a reply that said `said` so far; `insisting` once
+    /// a sentence was refused for asking no question.
+    pub(super) fn at(&self, said: &str, insisting: bool) -> Vec<(LlamaToken, f32)> {
         let mut bias = self.anywhere.clone();
         if steer::at_sentence_start(said) {
             bias.extend_from_slice(&self.sentence_start);
+            if insisting {
+                bias.extend_from_slice(&self.after_no_question);
+            }
         }
-        if said.trim().is_empty() {
+        if said.trim().is_empty() && !insisting {
             bias.extend_from_slice(&self.reply_start);
         }
         bias

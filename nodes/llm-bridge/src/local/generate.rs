@@ -155,6 +155,9 @@ impl Run<'_, '_> {
         };
         // A reply whose every sentence was refused (an echo, filler, another's name) is
         // sampled again, a little warmer, a bounded number of times.
+        // An attempt that follows one refused for asking no question starts on a question
+        // word.
+        let mut insisting = false;
         for attempt in 0..=RESAMPLES {
             if let Some(point) = restart.as_deref().filter(|_| attempt == RESAMPLES) {
                 match prompt
@@ -171,9 +174,13 @@ impl Run<'_, '_> {
                 &tokens,
                 reused,
                 started,
-                (new_filter(attempt), &steering),
+                (new_filter(attempt), &steering, insisting),
                 attempt,
             )?;
+            insisting = filter
+                .refused()
+                .iter()
+                .any(|(why, _)| *why == agent_bridge::guard::Refusal::NoQuestion);
             let said_nothing = filter.emitted().trim().is_empty() && !request.json;
             if !matches!(outcome, Outcome::Finished) || !said_nothing || attempt == RESAMPLES {
                 if said_nothing && !filter.refused().is_empty() {
@@ -214,7 +221,7 @@ impl Run<'_, '_> {
         tokens: &[LlamaToken],
         reused: usize,
         started: Instant,
-        (mut filter, steering): (OutputFilter, &Steering),
+        (mut filter, steering, insisting): (OutputFilter, &Steering, bool),
         attempt: u32,
     ) -> Result<(Outcome, OutputFilter), String> {
         let job = self.job;
@@ -231,7 +238,7 @@ impl Run<'_, '_> {
         // token is sampled with the last slice.
         let cancel = job.cancel.clone();
         let stop = move || cancel.load(Ordering::SeqCst);
-        let bias = steering.at("");
+        let bias = steering.at("", insisting);
         let Some(first) = self.read_prompt(tokens, reused, Some((&mut sampler, &bias)), &stop)?
         else {
             return Ok((Outcome::Cancelled, filter));
@@ -297,7 +304,13 @@ impl Run<'_, '_> {
                     let kept = &self.sequence.cached
                         [tokens.len().saturating_sub(REPETITION_WINDOW_TOKENS)..at];
                     sampler.accept_many(kept);
-                    let bias = steering.at(&raw);
+                    // A statement refused where a question was due: the sentence
+                    // sampled again starts with a question word.
+                    let insisting = matches!(
+                        filter.refused().last(),
+                        Some((agent_bridge::guard::Refusal::NoQuestion, _))
+                    );
+                    let bias = steering.at(&raw, insisting);
                     match self.rewind_to(at, &mut sampler, &bias)? {
                         Some(token) => next = Some(token),
                         None => return Ok((Outcome::Cancelled, filter)),
@@ -316,7 +329,7 @@ impl Run<'_, '_> {
                 filtered.text
             };
             self.send(text, &mut first_text_ms, started);
-            let bias = steering.at(&raw);
+            let bias = steering.at(&raw, false);
             match self.advance(token, &mut sampler, &bias)? {
                 Some(token) => next = Some(token),
                 None => return Ok((Outcome::Cancelled, filter)),
