@@ -25,4 +25,4 @@ pub mod scripted;
 pub use crate::core::{BridgeCore, BridgeInput, BridgeOutput, GenerationRequest};
 pub use history::{ChatMessage, ChatRole, Entry, History};
 pub use persona::{Persona, PersonaError};
-pub use request::{RequestError, SideRequest};
+pub use request::{Answering, SideRequest};

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::roundtable::decide::*;
 use crate::roundtable::state::*;
-use crate::roundtable::{Config, Output};
+use crate::roundtable::{Config, Output, SideRequest};
 use crate::*;
 use proptest::prelude::*;
 
@@ -186,11 +186,9 @@ impl RoundCall {
 }
 
 /// The round an intent request asks about.
-fn request_round(json: &str) -> u64 {
-    let request: serde_json::Value = serde_json::from_str(json).unwrap();
-    request["id"]
-        .as_str()
-        .unwrap()
+fn request_round(request: &SideRequest) -> u64 {
+    request
+        .id
         .strip_prefix("intent-")
         .unwrap()
         .parse()
@@ -363,7 +361,7 @@ proptest! {
             prop_assert!(floors <= 1);
             for output in out {
                 let qid = match &output {
-                    Output::Request(json) => Some(request_round(json)),
+                    Output::Request(request) => Some(request_round(request)),
                     Output::Turn { question_id, .. } | Output::Line { question_id, .. } => {
                         Some(*question_id)
                     }
@@ -387,8 +385,8 @@ proptest! {
                             prop_assert!(intent.urgency.clamp(1, 5) >= MIN_INTERRUPT_URGENCY);
                         }
                     }
-                    Output::Request(json) => {
-                        let question_id = request_round(&json);
+                    Output::Request(request) => {
+                        let question_id = request_round(&request);
                         round_intents.clear();
                         for id in &agents {
                             let roll = pick();

@@ -33,6 +33,7 @@ mod turns;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
+pub use voice_protocol::messages::SideRequest;
 use voice_protocol::{InterruptKind, StreamStatus};
 
 pub(crate) use decisions::Event;
@@ -132,8 +133,8 @@ pub enum Output {
         question_id: u64,
         text: String,
     },
-    /// `request`: a candidate-question request (Utf8 JSON) for every bridge.
-    Request(String),
+    /// `request`: a candidate-question request for every bridge.
+    Request(SideRequest),
     /// `interrupt`: generations older than `question_id` stop.
     Interrupt {
         question_id: u64,

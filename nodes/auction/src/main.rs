@@ -166,8 +166,8 @@ fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, turn)?;
             }
-            Output::Request { agent, json } => {
-                node_kit::send_on(node, &format!("{}_{agent}", ids::REQUEST), Plain(json))?;
+            Output::Request { agent, request } => {
+                node_kit::send_on(node, &format!("{}_{agent}", ids::REQUEST), request)?;
             }
             Output::Interrupt { question_id } => {
                 node_kit::send(node, Interrupt::new(InterruptKind::Cancel, question_id))?;

@@ -5,11 +5,10 @@ mod settings;
 
 use std::{sync::Arc, time::Duration};
 
-use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, SideRequest};
+use agent_bridge::{Answering, BridgeCore, BridgeInput, BridgeOutput, Entry, SideRequest};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
-use node_kit::text_of;
 use voice_protocol::ids;
 use voice_protocol::messages::{
     Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, Reply, Turn, Utterance,
@@ -99,8 +98,8 @@ fn main() -> eyre::Result<()> {
                 continue;
             }
             recv(dora_events) -> event => match event {
-                Ok(DoraEvent::Input { id, data, .. }) if id.as_str() == ids::REQUEST => {
-                    let request = match text_of(&data).map_err(|e| e.to_string()).and_then(|t| SideRequest::parse(&t).map_err(|e| e.to_string())) {
+                Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::REQUEST => {
+                    let request = match node_kit::decode::<SideRequest>(&metadata.parameters, &data) {
                         Ok(request) => request,
                         Err(error) => {
                             tracing::warn!(%error, "unreadable side request ignored");

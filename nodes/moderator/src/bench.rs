@@ -63,8 +63,8 @@ fn play(scenario: &Scenario, seed: usize) -> usize {
             match out {
                 Output::Decision(_) => decisions += 1,
                 Output::Line { question_id, .. } => next.extend(c.on_played(question_id, now)),
-                Output::Request(json) => {
-                    let id = request_id(&json);
+                Output::Request(request) => {
+                    let id = request.id;
                     for (i, agent) in ["economist", "engineer", "ethicist"].iter().enumerate() {
                         let answer = match (seed + turn + i) % 3 {
                             0 => r#"{"intent":"speak","urgency":3}"#,
@@ -110,9 +110,3 @@ fn play(scenario: &Scenario, seed: usize) -> usize {
     decisions
 }
 
-fn request_id(json: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(json)
-        .ok()
-        .and_then(|v| v["id"].as_str().map(str::to_owned))
-        .unwrap_or_default()
-}

@@ -205,7 +205,7 @@ fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, utterance)?;
             }
-            Output::Request(json) => node_kit::send_on(node, ids::REQUEST, Plain(json))?,
+            Output::Request(request) => node_kit::send(node, request)?,
             Output::Decision(json) => node_kit::send_on(node, ids::DECISION, Plain(json))?,
             Output::Status(json) => node_kit::send_on(node, ids::STATUS, Plain(json))?,
         }

@@ -224,9 +224,7 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre
                 let said = Chunk::line(question_id, speaker, text);
                 keep_first_error(node_kit::send_on(node, ids::PRESENTER_TEXT, said));
             }
-            Output::Request(json) => {
-                keep_first_error(node_kit::send_on(node, ids::REQUEST, Plain(json)))
-            }
+            Output::Request(request) => keep_first_error(node_kit::send(node, request)),
             Output::Interrupt { question_id, kind } => {
                 keep_first_error(node_kit::send(node, Interrupt::new(kind, question_id)));
             }

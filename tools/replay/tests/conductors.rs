@@ -156,8 +156,7 @@ fn roundtable_log() -> String {
                         },
                     ));
                 }
-                Output::Request(json) => {
-                    let request: serde_json::Value = serde_json::from_str(json).unwrap();
+                Output::Request(request) => {
                     for (i, agent) in ["economist", "engineer", "ethicist"].iter().enumerate() {
                         let answer = match (round + i) % 3 {
                             0 => r#"{"intent":"speak","urgency":3}"#,
@@ -169,7 +168,7 @@ fn roundtable_log() -> String {
                             Input::Reply {
                                 input: format!("reply_{agent}"),
                                 speaker: Some((*agent).into()),
-                                request_id: request["id"].as_str().map(str::to_owned),
+                                request_id: Some(request.id.clone()),
                                 answer: answer.into(),
                                 error: None,
                             },

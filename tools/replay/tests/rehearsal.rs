@@ -55,13 +55,12 @@ impl Run<'_> {
         self.log.push('\n');
         for o in &out {
             match o {
-                Output::Request(json) => {
-                    let request: serde_json::Value = serde_json::from_str(json).unwrap();
+                Output::Request(request) => {
                     for p in PANELISTS {
                         self.panel.push_back(Input::Reply {
                             input: format!("reply_{p}"),
                             speaker: Some(p.to_owned()),
-                            request_id: request["id"].as_str().map(str::to_owned),
+                            request_id: Some(request.id.clone()),
                             text: format!("{p} asks: what does picking cost per site?"),
                             error: None,
                         });

@@ -2,6 +2,7 @@
 //! side requests remembered until answered or expired, clips and player commands.
 
 use voice_protocol::clips::{ClipCommand, ClipSpec};
+pub use voice_protocol::messages::SideRequest;
 
 use super::AuctionDebate;
 use super::events::{Action, EndReason};
@@ -17,10 +18,10 @@ pub enum Output {
         question_id: u64,
         instruction: String,
     },
-    /// A side request (JSON) for one participant.
+    /// A side request for one participant.
     Request {
         agent: String,
-        json: String,
+        request: SideRequest,
     },
     /// Cancel generations older than `question_id`.
     Interrupt {
@@ -74,12 +75,16 @@ impl AuctionDebate {
         deadline: u64,
     ) {
         let id = self.requests.open(kind, pending, Some(deadline));
-        let body = serde_json::json!({
-            "id": id, "kind": kind, "prompt": prompt, "json": json, "max_words": max_words,
-        });
+        let request = SideRequest {
+            id,
+            kind: kind.to_owned(),
+            prompt,
+            json,
+            max_words: Some(max_words),
+        };
         out.push(Output::Request {
             agent: agent.to_owned(),
-            json: body.to_string(),
+            request,
         });
     }
 

@@ -2,7 +2,7 @@
 //! and the heuristic in place of an error, an invalid answer or a missing reply.
 
 use ::conductor::RoundReply;
-use serde_json::json;
+use voice_protocol::messages::SideRequest;
 use voice_protocol::shorten;
 
 use super::{Output, Roundtable};
@@ -132,7 +132,7 @@ impl Roundtable {
                 now_ms.saturating_add(window - window / 4),
             ),
         });
-        out.push(Output::Request(self.request_json(question_id, phase)));
+        out.push(Output::Request(self.intent_request(question_id, phase)));
     }
 
     /// The heuristic for every agent whose reply is overdue.
@@ -175,7 +175,7 @@ impl Roundtable {
         self.take_intent(question_id, intent, now_ms, out);
     }
 
-    fn request_json(&self, question_id: u64, phase: Phase) -> String {
+    fn intent_request(&self, question_id: u64, phase: Phase) -> SideRequest {
         let scenario = self.scenario();
         let label = phase
             .phase_type()
@@ -195,13 +195,6 @@ impl Roundtable {
              \"pass\" to listen; urgency from 1 (low) to 5 (high).",
             topic = scenario.topic,
         );
-        json!({
-            "id": request_id_for(question_id),
-            "kind": "intent",
-            "prompt": prompt,
-            "json": true,
-            "max_words": 12,
-        })
-        .to_string()
+        SideRequest::json(request_id_for(question_id), "intent", prompt, 12)
     }
 }

@@ -39,6 +39,7 @@ use crate::phrases::RoundtablePhrases;
 use crate::scenario::{Phase, Scenario};
 use decision::RecentEvent;
 use state::ModeratorState;
+pub use voice_protocol::messages::SideRequest;
 
 /// The speaker name of the moderator's own lines.
 pub const MODERATOR: &str = "moderator";
@@ -82,8 +83,8 @@ pub enum Output {
         question_id: u64,
         text: String,
     },
-    /// `request`: the broadcast intent request (Utf8 JSON).
-    Request(String),
+    /// `request`: the broadcast intent request.
+    Request(SideRequest),
     /// `decision`: one decision record (Utf8 JSON).
     Decision(String),
     /// `status`: the answer to a `stats` command (Utf8 JSON).

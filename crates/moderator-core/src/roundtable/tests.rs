@@ -252,13 +252,13 @@ fn intents_parse_strictly_and_fall_back_to_the_heuristic() {
     let request = out
         .iter()
         .find_map(|o| match o {
-            Output::Request(j) => Some(serde_json::from_str::<serde_json::Value>(j).unwrap()),
+            Output::Request(request) => Some(request.clone()),
             _ => None,
         })
         .expect("free discussion asks for intents");
-    assert_eq!(request["json"], true);
-    assert!(request["prompt"].as_str().unwrap().contains("\"intent\""));
-    let id = request["id"].as_str().unwrap().to_owned();
+    assert!(request.json);
+    assert!(request.prompt.contains("\"intent\""));
+    let id = request.id.clone();
     // A stale reply, an unknown agent, then `a` passes and `b` rambles.
     assert!(
         c.on_reply(
@@ -457,14 +457,7 @@ fn floor(out: &[Output]) -> Option<(String, u64)> {
 /// The round whose intents were asked for.
 fn collect(out: &[Output]) -> Option<u64> {
     out.iter().find_map(|o| match o {
-        Output::Request(json) => {
-            let request: serde_json::Value = serde_json::from_str(json).unwrap();
-            request["id"]
-                .as_str()?
-                .strip_prefix("intent-")?
-                .parse()
-                .ok()
-        }
+        Output::Request(request) => request.id.strip_prefix("intent-")?.parse().ok(),
         _ => None,
     })
 }

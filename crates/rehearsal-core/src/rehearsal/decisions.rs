@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use voice_protocol::InterruptKind;
+use voice_protocol::{InterruptKind, messages::SideRequest};
 
 use super::files::{AgentFile, ContextFile, MODERATOR, WriteMode};
 use super::phases::Phase;
@@ -265,8 +265,7 @@ impl Rehearsal {
                     CandidatePurpose::Question => "candidate_question",
                     CandidatePurpose::PileOn => "pile_on",
                 };
-                let body = json!({ "id": id, "kind": kind, "prompt": prompt, "json": false, "max_words": 30 });
-                out.push(Output::Request(body.to_string()));
+                out.push(Output::Request(SideRequest::text(id.clone(), kind, prompt, 30)));
                 tracing::debug!(request = %id, slide, kind, "candidate questions requested");
             }
             Action::PhaseChanged { from, to } => {

@@ -114,7 +114,7 @@ fn written_to(out: &[Output], target: &ContextFile) -> Vec<String> {
 fn requests(out: &[Output]) -> Vec<Value> {
     out.iter()
         .filter_map(|o| match o {
-            Output::Request(j) => Some(serde_json::from_str(j).unwrap()),
+            Output::Request(request) => Some(serde_json::to_value(request).unwrap()),
             _ => None,
         })
         .collect()

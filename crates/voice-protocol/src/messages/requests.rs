@@ -1,7 +1,115 @@
-//! Side requests and texts sent as they are: replies, plain messages, clip JSON.
+//! Side requests and texts sent as they are: requests, replies, plain messages, clip JSON.
+
+use serde::{Deserialize, Serialize};
 
 use super::{DecodeError, Fields, Message, Meta};
 use crate::{ids, keys};
+
+/// Longest accepted side-request prompt, in bytes; longer requests are refused, not cut.
+pub const MAX_PROMPT_BYTES: usize = 16 * 1024;
+
+/// Words of a text answer when the request names no limit.
+pub const DEFAULT_MAX_WORDS: u32 = 40;
+
+/// A short, non-spoken question a conductor (a moderator, an auction) puts to a
+/// participant's model (`request`): its intent to speak, a bid, a candidate question, a
+/// kicker, a rating. Answered with a [`Reply`] carrying the same `id`.
+///
+/// It travels as a JSON object, `{"id": "r-12", "kind": "intent", "prompt": "...",
+/// "json": true, "max_words": 12}`, so that a request can be written by hand: `id` and
+/// `prompt` are required; `kind` is echoed back (it names what is asked); `json: true`
+/// asks for one JSON object as the answer, which the conductor validates itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideRequest {
+    pub id: String,
+    #[serde(default)]
+    pub kind: String,
+    pub prompt: String,
+    #[serde(default)]
+    pub json: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_words: Option<u32>,
+}
+
+impl SideRequest {
+    /// A request for a spoken-style text answer of at most `max_words` words.
+    pub fn text(
+        id: impl Into<String>,
+        kind: impl Into<String>,
+        prompt: impl Into<String>,
+        max_words: u32,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            kind: kind.into(),
+            prompt: prompt.into(),
+            json: false,
+            max_words: Some(max_words),
+        }
+    }
+
+    /// A request for one JSON object as the answer.
+    pub fn json(
+        id: impl Into<String>,
+        kind: impl Into<String>,
+        prompt: impl Into<String>,
+        max_words: u32,
+    ) -> Self {
+        Self {
+            json: true,
+            ..Self::text(id, kind, prompt, max_words)
+        }
+    }
+
+    /// The words an answer may have (at least one).
+    pub fn max_words(&self) -> usize {
+        self.max_words.unwrap_or(DEFAULT_MAX_WORDS).max(1) as usize
+    }
+
+    /// Reads a request from its JSON text: a clear error for a text that is not one, an
+    /// empty `id` or a prompt over [`MAX_PROMPT_BYTES`].
+    pub fn parse(text: &str) -> Result<Self, DecodeError> {
+        let request: Self = serde_json::from_str(text).map_err(|e| {
+            DecodeError::Invalid(format!(
+                "a side request must be a JSON object with `id` and `prompt` ({e}): {}",
+                crate::shorten(text)
+            ))
+        })?;
+        if request.id.trim().is_empty() {
+            return Err(DecodeError::Invalid(
+                "a side request's `id` must not be empty".into(),
+            ));
+        }
+        if request.prompt.len() > MAX_PROMPT_BYTES {
+            return Err(DecodeError::Invalid(format!(
+                "a side request's prompt is {} bytes; at most {MAX_PROMPT_BYTES} are accepted",
+                request.prompt.len()
+            )));
+        }
+        Ok(request)
+    }
+
+    /// The JSON text it travels as.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a side request serialises")
+    }
+}
+
+impl Message for SideRequest {
+    /// A conductor with several participants sends each its own (`request_<agent>`).
+    const OUTPUT: &'static str = ids::REQUEST;
+    type Payload = String;
+
+    fn encode(self) -> (Fields, String) {
+        let json = self.to_json();
+        (Fields::new(), json)
+    }
+
+    fn decode(_: &impl Meta, text: String) -> Result<Self, DecodeError> {
+        Self::parse(&text)
+    }
+}
 
 /// A bridge's answer to a side request (`reply`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
