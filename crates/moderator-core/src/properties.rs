@@ -187,12 +187,7 @@ impl RoundCall {
 
 /// The round an intent request asks about.
 fn request_round(request: &SideRequest) -> u64 {
-    request
-        .id
-        .strip_prefix("intent-")
-        .unwrap()
-        .parse()
-        .unwrap()
+    request.id.strip_prefix("intent-").unwrap().parse().unwrap()
 }
 
 proptest! {

@@ -109,4 +109,3 @@ fn play(scenario: &Scenario, seed: usize) -> usize {
     }
     decisions
 }
-

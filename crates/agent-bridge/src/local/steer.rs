@@ -154,7 +154,11 @@ mod tests {
         };
         assert!(insisted("How").unwrap() > QUESTION_BIAS);
         assert_eq!(insisted("Sure"), None);
-        assert!(steer.iter().any(|s| s.word == "\\(" && s.place == Place::Anywhere));
+        assert!(
+            steer
+                .iter()
+                .any(|s| s.word == "\\(" && s.place == Place::Anywhere)
+        );
         assert!(
             steering(&[], true)
                 .iter()

@@ -265,7 +265,12 @@ impl Rehearsal {
                     CandidatePurpose::Question => "candidate_question",
                     CandidatePurpose::PileOn => "pile_on",
                 };
-                out.push(Output::Request(SideRequest::text(id.clone(), kind, prompt, 30)));
+                out.push(Output::Request(SideRequest::text(
+                    id.clone(),
+                    kind,
+                    prompt,
+                    30,
+                )));
                 tracing::debug!(request = %id, slide, kind, "candidate questions requested");
             }
             Action::PhaseChanged { from, to } => {

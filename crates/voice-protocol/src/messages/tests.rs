@@ -252,10 +252,20 @@ fn a_model_call_without_its_participant_or_kind_is_refused() {
 
 #[test]
 fn a_side_request_reads_strictly_and_travels_as_json() {
-    round_trip(SideRequest::json("r-1", "intent", "Do you want the floor?", 12));
-    round_trip(SideRequest::text("c-2", "candidate_question", "Ask one.", 30));
-    let hand = SideRequest::decode(&Fields::new(), r#"{"id":"r1","prompt":"Speak?"}"#.into())
-        .unwrap();
+    round_trip(SideRequest::json(
+        "r-1",
+        "intent",
+        "Do you want the floor?",
+        12,
+    ));
+    round_trip(SideRequest::text(
+        "c-2",
+        "candidate_question",
+        "Ask one.",
+        30,
+    ));
+    let hand =
+        SideRequest::decode(&Fields::new(), r#"{"id":"r1","prompt":"Speak?"}"#.into()).unwrap();
     assert_eq!(hand.kind, "");
     assert!(!hand.json);
     assert_eq!(hand.max_words(), DEFAULT_MAX_WORDS as usize);
@@ -264,7 +274,10 @@ fn a_side_request_reads_strictly_and_travels_as_json() {
         r#"{"id":" ","prompt":"x"}"#.to_owned(),
         r#"{"prompt":"x"}"#.to_owned(),
         "not json".to_owned(),
-        format!(r#"{{"id":"a","prompt":"{}"}}"#, "x".repeat(MAX_PROMPT_BYTES + 1)),
+        format!(
+            r#"{{"id":"a","prompt":"{}"}}"#,
+            "x".repeat(MAX_PROMPT_BYTES + 1)
+        ),
     ] {
         let error = SideRequest::parse(&bad).unwrap_err().to_string();
         assert!(error.contains("side request"), "{error}");
