@@ -8,12 +8,16 @@
 
 use dialogue_planner::{Agenda, Participant, PlanInput, Said, TurnPlan};
 use model_schedule::Priority;
-use voice_protocol::{StaleFilter, StreamStatus, messages::PrepareFor};
+use voice_protocol::{
+    StaleFilter, StreamStatus,
+    messages::{PrepareFor, Reply},
+};
 
 use crate::{
     history::{ChatMessage, ChatRole, Entry, History},
     opener::{self, Openers},
     persona::Persona,
+    request::{Answering, SideRequest},
 };
 
 /// What a backend must produce.
@@ -83,6 +87,13 @@ pub enum BridgeInput {
         question_id: u64,
         error: Option<String>,
     },
+    /// A conductor's side request (an intent, a bid, a candidate question, ...).
+    Request(SideRequest),
+    /// The model's answer to a side request (or why there is none).
+    Answered {
+        request: SideRequest,
+        answer: Result<String, String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +115,15 @@ pub enum BridgeOutput {
         status: StreamStatus,
         error: Option<String>,
     },
+    /// Ask the model a side request (the node runs it beside any turn, bounded in time),
+    /// with the participant's whole context and the request last; its answer comes back
+    /// as [`BridgeInput::Answered`].
+    Ask {
+        request: SideRequest,
+        messages: Vec<ChatMessage>,
+    },
+    /// Send a side request's answer on `reply`.
+    Reply(Reply),
 }
 
 /// Whose words an answer prepared ahead stands in for: the voice detector does not say
@@ -142,6 +162,8 @@ pub struct BridgeCore {
     /// This participant was foretold the next turn (a [`BridgeInput::Prepare`] for a
     /// turn): the others' turns read ahead would be thrown away at the next line.
     upcoming: bool,
+    /// Side requests are answered by the scripted stand-in.
+    scripted_requests: bool,
 }
 
 impl BridgeCore {
@@ -159,7 +181,14 @@ impl BridgeCore {
             openers: None,
             read_along: false,
             upcoming: false,
+            scripted_requests: false,
         }
+    }
+
+    /// Side requests are answered by the scripted stand-in, not asked of a model.
+    pub fn with_scripted_requests(mut self, on: bool) -> Self {
+        self.scripted_requests = on;
+        self
     }
 
     /// Answers to a human open at once with a word or two that fit what they said
@@ -307,6 +336,22 @@ impl BridgeCore {
             .iter()
             .find(|p| p.id == id)
             .map_or_else(|| id.to_owned(), |p| p.name.clone())
+    }
+
+    /// A side request's reply: its answer, or an empty text with why there is none (the
+    /// conductor's heuristic decides then).
+    fn reply(&self, request: SideRequest, answer: Result<String, String>) -> BridgeOutput {
+        let (text, error) = match answer {
+            Ok(text) => (text, None),
+            Err(error) => (String::new(), Some(error)),
+        };
+        BridgeOutput::Reply(Reply {
+            request_id: Some(request.id),
+            kind: Some(request.kind),
+            speaker: Some(self.persona.name.clone()),
+            error,
+            text,
+        })
     }
 
     pub fn persona(&self) -> &Persona {
@@ -489,6 +534,21 @@ impl BridgeCore {
                     error: None,
                 });
             }
+            BridgeInput::Request(request) => {
+                if self.scripted_requests {
+                    let answer = request.scripted_answer(
+                        &self.persona,
+                        self.topic.as_deref(),
+                        &self.history,
+                    );
+                    out.push(self.reply(request, answer));
+                } else {
+                    let messages =
+                        request.messages(&self.persona, self.topic.as_deref(), &self.history);
+                    out.push(BridgeOutput::Ask { request, messages });
+                }
+            }
+            BridgeInput::Answered { request, answer } => out.push(self.reply(request, answer)),
             BridgeInput::Finished { question_id, error } => {
                 let Some(active) = self.active.take_if(|a| a.question_id == question_id) else {
                     return out;
@@ -538,6 +598,73 @@ mod tests {
             context: None,
             prepared: None,
         }
+    }
+
+    #[test]
+    fn side_requests_go_to_the_model_and_come_back_as_replies() {
+        let mut c = core();
+        let request = SideRequest::json("r-1", "intent", "Do you want the floor?", 12);
+        let out = c.handle(BridgeInput::Request(request.clone()));
+        let [
+            BridgeOutput::Ask {
+                request: asked,
+                messages,
+            },
+        ] = out.as_slice()
+        else {
+            panic!("{out:?}");
+        };
+        assert_eq!(asked, &request);
+        assert!(
+            messages
+                .last()
+                .unwrap()
+                .content
+                .contains("Do you want the floor?")
+        );
+        assert!(c.active().is_none(), "a side request is not a turn");
+        let answered = c.handle(BridgeInput::Answered {
+            request: request.clone(),
+            answer: Ok(r#"{"intent":"pass"}"#.into()),
+        });
+        let [BridgeOutput::Reply(reply)] = answered.as_slice() else {
+            panic!("{answered:?}");
+        };
+        assert_eq!(reply.request_id.as_deref(), Some("r-1"));
+        assert_eq!(reply.kind.as_deref(), Some("intent"));
+        assert_eq!(reply.speaker.as_deref(), Some(c.persona().name.as_str()));
+        assert_eq!(reply.error, None);
+        // A failed answer is an empty reply that says why.
+        let failed = c.handle(BridgeInput::Answered {
+            request,
+            answer: Err("timed out".into()),
+        });
+        let [BridgeOutput::Reply(reply)] = failed.as_slice() else {
+            panic!("{failed:?}");
+        };
+        assert_eq!(
+            (reply.text.as_str(), reply.error.as_deref()),
+            ("", Some("timed out"))
+        );
+    }
+
+    #[test]
+    fn the_scripted_stand_in_answers_text_requests_and_declines_json_at_once() {
+        let mut c = core().with_scripted_requests(true);
+        let text = SideRequest::text("k-1", "kicker", "Cut in on the revenue claim", 8);
+        let out = c.handle(BridgeInput::Request(text));
+        let [BridgeOutput::Reply(reply)] = out.as_slice() else {
+            panic!("{out:?}");
+        };
+        assert!(reply.error.is_none());
+        assert!(!reply.text.is_empty() && reply.text.split_whitespace().count() <= 8);
+        let out = c.handle(BridgeInput::Request(SideRequest::json(
+            "b-1", "bid", "Bid.", 12,
+        )));
+        let [BridgeOutput::Reply(reply)] = out.as_slice() else {
+            panic!("{out:?}");
+        };
+        assert!(reply.text.is_empty() && reply.error.is_some());
     }
 
     #[test]

@@ -5,13 +5,13 @@ mod settings;
 
 use std::{sync::Arc, time::Duration};
 
-use agent_bridge::{Answering, BridgeCore, BridgeInput, BridgeOutput, Entry, SideRequest};
+use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, SideRequest};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
 use voice_protocol::ids;
 use voice_protocol::messages::{
-    Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, Reply, Turn, Utterance,
+    Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, Turn, Utterance,
 };
 
 use llm_bridge::{
@@ -69,11 +69,13 @@ fn main() -> eyre::Result<()> {
     // template text exact unless asked.
     let scripted = matches!(backend_name.as_str(), "scripted" | "offline");
     let openers = node_kit::env_parse::<u8>("ANSWER_OPENERS", u8::from(!scripted))? != 0;
+    let scripted_requests = backend.is_scripted();
     let mut core = BridgeCore::new(persona, topic, history)
         .with_plan(directory, agenda)
         .with_openers(openers)
         // A model that keeps a cache reads each line as it is heard.
-        .with_read_along(matches!(backend_name.as_str(), "host" | "local"));
+        .with_read_along(matches!(backend_name.as_str(), "host" | "local"))
+        .with_scripted_requests(scripted_requests);
 
     let dora_events = node_kit::forward_events(events);
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
@@ -99,21 +101,13 @@ fn main() -> eyre::Result<()> {
             }
             recv(dora_events) -> event => match event {
                 Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::REQUEST => {
-                    let request = match node_kit::decode::<SideRequest>(&metadata.parameters, &data) {
-                        Ok(request) => request,
+                    match node_kit::decode::<SideRequest>(&metadata.parameters, &data) {
+                        Ok(request) => BridgeInput::Request(request),
                         Err(error) => {
                             tracing::warn!(%error, "unreadable side request ignored");
                             continue;
                         }
-                    };
-                    if backend.is_scripted() {
-                        let answer = request.scripted_answer(core.persona(), core.topic(), core.history());
-                        let _ = reply_tx.send((request, answer));
-                    } else {
-                        let messages = request.messages(core.persona(), core.topic(), core.history());
-                        llm_bridge::backend::ask(&backend, request, messages, core.history().clone(), request_timeout, reply_tx.clone());
                     }
-                    continue;
                 }
                 Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ids::MODEL_REPLY => {
                     match (&host, node_kit::decode::<ModelReply>(&metadata.parameters, &data)) {
@@ -148,29 +142,10 @@ fn main() -> eyre::Result<()> {
                 Ok(DoraEvent::Error(e)) => { tracing::warn!(error = %e, "dora reported an error"); continue }
                 Ok(_) => continue,
             },
-            recv(reply_rx) -> reply => {
-                let Ok((request, answer)) = reply else { break };
-                let (text, error) = match answer {
-                    Ok(text) => (text, None),
-                    Err(error) => {
-                        if backend.is_scripted() {
-                            tracing::debug!(request = %request.id, kind = %request.kind, %error, "side request not answered");
-                        } else {
-                            tracing::warn!(request = %request.id, kind = %request.kind, %error, "side request not answered");
-                        }
-                        (String::new(), Some(error))
-                    }
-                };
-                let reply = Reply {
-                    request_id: Some(request.id),
-                    kind: Some(request.kind),
-                    speaker: Some(core.persona().name.clone()),
-                    error,
-                    text,
-                };
-                node_kit::send(&mut node, reply)?;
-                continue;
-            }
+            recv(reply_rx) -> reply => match reply {
+                Ok((request, answer)) => BridgeInput::Answered { request, answer },
+                Err(_) => break,
+            },
             recv(backend_rx) -> event => match event {
                 Ok(BackendEvent::Chunk { question_id, text }) => BridgeInput::Chunk { question_id, text },
                 Ok(BackendEvent::Finished { question_id, error }) => BridgeInput::Finished { question_id, error },
@@ -216,6 +191,27 @@ fn main() -> eyre::Result<()> {
                         ..Chunk::default()
                     };
                     node_kit::send(&mut node, chunk)?;
+                }
+                BridgeOutput::Ask { request, messages } => {
+                    llm_bridge::backend::ask(
+                        &backend,
+                        request,
+                        messages,
+                        core.history().clone(),
+                        request_timeout,
+                        reply_tx.clone(),
+                    );
+                }
+                BridgeOutput::Reply(reply) => {
+                    if let Some(error) = &reply.error {
+                        // The stand-in answers no JSON requests by design: nothing to warn of.
+                        if scripted_requests {
+                            tracing::debug!(request = ?reply.request_id, kind = ?reply.kind, %error, "side request not answered");
+                        } else {
+                            tracing::warn!(request = ?reply.request_id, kind = ?reply.kind, %error, "side request not answered");
+                        }
+                    }
+                    node_kit::send(&mut node, reply)?;
                 }
             }
         }
