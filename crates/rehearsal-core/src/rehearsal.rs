@@ -150,8 +150,8 @@ pub enum Output {
     },
     /// Append to `rehearsal-events.jsonl`.
     Record(Record),
-    /// Write `debrief.md`.
-    Debrief(String),
+    /// Write `debrief.md` (the Markdown) and `debrief.json` (its figures).
+    Debrief { markdown: String, figures: String },
     /// `board`: what the presenter's screen shows, sent when it changed.
     Board(Board),
     /// Freeze the context session (no more writes follow).
@@ -183,6 +183,8 @@ pub struct Rehearsal {
     brk: Option<Break>,
     records: Vec<ExchangeRecord>,
     presenter: PresenterTrack,
+    /// How the presenter speaks: pace, pauses, fillers, time per slide, answers.
+    delivery: delivery::Delivery,
     // Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
     // question ids (the say records and the session state name them).
     next_line: u64,
@@ -257,6 +259,7 @@ impl Rehearsal {
             brk: None,
             records: Vec::new(),
             presenter: PresenterTrack::default(),
+            delivery: delivery::Delivery::new(),
             next_line: 1,
             next_call: 1,
             next_exchange: 1,
@@ -343,7 +346,33 @@ impl Rehearsal {
 
     /// The debrief as it would be written now.
     pub fn debrief_markdown(&self) -> String {
-        render_debrief(&self.records, &self.deck, &self.config, self.now)
+        let mut markdown = render_debrief(&self.records, &self.deck, &self.config, self.now);
+        markdown.push('\n');
+        markdown.push_str(&self.delivery().to_markdown(|slide| self.slide_title(slide)));
+        markdown
+    }
+
+    /// How the presenter spoke so far.
+    pub fn delivery(&self) -> delivery::DeliveryReport {
+        self.delivery.report(self.now, |_| None)
+    }
+
+    /// The debrief's figures, for `debrief.json`: the session's length, its exchanges and
+    /// the delivery measures.
+    pub fn debrief_figures(&self) -> serde_json::Value {
+        serde_json::json!({
+            "session_ms": self.now,
+            "planned_ms": self.config.duration_ms(),
+            "exchanges": self.records,
+            "delivery": self.delivery(),
+        })
+    }
+
+    fn slide_title(&self, slide: usize) -> String {
+        match self.deck.slides.get(slide) {
+            Some(s) if !s.title.trim().is_empty() => s.title.clone(),
+            _ => format!("slide {slide}"),
+        }
     }
 
     /// The session is over and its closing line was heard (or the wait timed out):
@@ -355,6 +384,7 @@ impl Rehearsal {
     /// The session's first files (config, deck, intel, dossier, focus briefs), then the
     /// rules' first tick.
     pub fn start(&mut self, briefing: &Briefing, now_ms: u64) -> Vec<Output> {
+        self.delivery.slide_shown(self.slide, now_ms);
         let config = self.config();
         let deck = self.deck();
         let shared = |file, text| Output::Context {
@@ -439,7 +469,10 @@ impl Rehearsal {
                 Err(e) => tracing::warn!("control input ignored: {e}"),
             },
             Input::Restarted { input } => self.restarted(&input, now_ms, &mut out),
-            Input::SpeechStarted => self.feed(Event::PresenterSpeechStarted, now_ms, &mut out),
+            Input::SpeechStarted => {
+                self.delivery.speech_started(now_ms);
+                self.feed(Event::PresenterSpeechStarted, now_ms, &mut out)
+            }
             Input::PlaybackStarted { question_id } => {
                 self.playback_started(question_id, now_ms, &mut out)
             }

@@ -94,6 +94,7 @@ pub const SESSION_FILES: &[&str] = &[
     "conversation.wav",
     "rehearsal-events.jsonl",
     "debrief.md",
+    "debrief.json",
 ];
 
 /// Takes `dir` for the run `dataflow_id`, or refuses it when it holds another run's

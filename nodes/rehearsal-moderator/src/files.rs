@@ -103,11 +103,13 @@ impl SessionFiles {
         }
     }
 
-    pub fn debrief(&self, markdown: &str) {
-        let path = self.folder.join("debrief.md");
-        match std::fs::write(&path, markdown) {
-            Ok(()) => tracing::info!(file = %path.display(), "debrief written"),
-            Err(e) => tracing::warn!(file = %path.display(), error = %e, "debrief not written"),
+    pub fn debrief(&self, markdown: &str, figures: &str) {
+        for (name, text) in [("debrief.md", markdown), ("debrief.json", figures)] {
+            let path = self.folder.join(name);
+            match std::fs::write(&path, text) {
+                Ok(()) => tracing::info!(file = %path.display(), "debrief written"),
+                Err(e) => tracing::warn!(file = %path.display(), error = %e, "debrief not written"),
+            }
         }
     }
 

@@ -237,7 +237,7 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre
             }
             Output::Context { file, text, mode } => files.write(&file, &text, mode),
             Output::Record(record) => files.record(&record),
-            Output::Debrief(markdown) => files.debrief(&markdown),
+            Output::Debrief { markdown, figures } => files.debrief(&markdown, &figures),
             Output::FreezeContext => files.freeze(),
         }
     }

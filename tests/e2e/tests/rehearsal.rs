@@ -101,6 +101,31 @@ fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
     let debrief = std::fs::read_to_string(dir.join("debrief.md")).expect("debrief.md");
     assert!(debrief.contains("# Rehearsal debrief"), "{debrief}");
     assert!(debrief.contains("The Problem"));
+    // How the presenter spoke, measured from what was heard: the scripted presenter's
+    // lines, each after its voice's onset, in the Markdown and in its figures.
+    assert!(debrief.contains("## Delivery"), "{debrief}");
+    let figures: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("debrief.json")).expect("debrief.json"),
+    )
+    .expect("debrief.json is JSON");
+    let delivery = &figures["delivery"];
+    assert!(delivery["words"].as_u64().unwrap() > 20, "{delivery}");
+    assert!(
+        delivery["words_per_minute"].as_f64().unwrap() > 0.0,
+        "{delivery}"
+    );
+    assert!(
+        delivery["slides"].as_array().unwrap().len() >= 2,
+        "{delivery}"
+    );
+    assert!(
+        !delivery["answers"].as_array().unwrap().is_empty(),
+        "{delivery}"
+    );
+    assert_eq!(
+        figures["exchanges"].as_array().unwrap().len(),
+        exchanges.len()
+    );
     let context = dir.join("context");
     assert_manifest_verifies(&context);
     let history = std::fs::read_to_string(context.join("shared/exchange-history.md")).unwrap();
@@ -119,5 +144,9 @@ fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
     }
     // The moderator's decision log replays to the same decisions.
     assert_replays_identically(&dir);
+    if let Some(keep) = std::env::var_os("E2E_KEEP_DECISIONS") {
+        // Re-recording the replay fixture: `tools/replay/tests/recorded/rehearsal`.
+        std::fs::copy(dir.join("decisions/moderator.jsonl"), keep).unwrap();
+    }
     make_writable(&dir);
 }

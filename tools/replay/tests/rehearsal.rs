@@ -166,7 +166,7 @@ fn session_with(name: &str, log: &str) -> PathBuf {
 fn a_recorded_rehearsal_replays_to_the_same_decisions() {
     let log = record(&setup(false));
     // The run asked, called panelists and wrote the debrief: there is something to compare.
-    for made in ["Turn(", "Request(", "Debrief(", "FreezeContext"] {
+    for made in ["Turn(", "Request(", "Debrief {", "FreezeContext"] {
         assert!(log.contains(made), "{made} missing from {log}");
     }
     let dir = session_with("same", &log);

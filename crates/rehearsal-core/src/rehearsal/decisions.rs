@@ -297,7 +297,10 @@ impl Rehearsal {
             }
             Action::LogExchange(record) => self.write_exchange(&record, now_ms, out),
             Action::WriteDebrief { markdown } => {
-                out.push(Output::Debrief(markdown.clone()));
+                out.push(Output::Debrief {
+                    markdown: markdown.clone(),
+                    figures: self.debrief_figures().to_string(),
+                });
                 self.write(
                     out,
                     ContextFile::agent(MODERATOR, AgentFile::DebriefNotes),

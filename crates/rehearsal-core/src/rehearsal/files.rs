@@ -184,7 +184,10 @@ impl Rehearsal {
         }
         if self.debrief.is_none() {
             let markdown = self.debrief_markdown();
-            out.push(Output::Debrief(markdown.clone()));
+            out.push(Output::Debrief {
+                markdown: markdown.clone(),
+                figures: self.debrief_figures().to_string(),
+            });
             self.debrief = Some(markdown);
         }
         out.push(Output::FreezeContext);

@@ -134,6 +134,8 @@ impl Rehearsal {
             return;
         };
         self.unheard_notices.remove(&q);
+        // A presenter's line voiced by the player (a scripted presenter): its speech ends.
+        self.delivery.voice_ended(q, now_ms);
         if let Some(line_id) = self.lines.heard_exactly(q)
             && self.paced
         {
@@ -151,6 +153,7 @@ impl Rehearsal {
             tracing::warn!("playback_started without question_id ignored");
             return;
         };
+        self.delivery.voice_started(q, now_ms);
         if let Some(opening) = self.awaiting_audio.remove(&q) {
             let latency = now_ms.saturating_sub(opening.at_ms) as f64;
             tracing::info!(command = %opening.command, latency_ms = format!("{latency:.1}"), "Q&A trigger → first moderator audio");

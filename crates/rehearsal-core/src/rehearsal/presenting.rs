@@ -13,7 +13,7 @@ use super::{Output, Rehearsal};
 use crate::config::{InteractionMode, Thresholds};
 use crate::messages::{self, Control};
 use crate::phrases::PhraseKind;
-use crate::record::Trigger;
+use crate::record::{Speaker, Trigger};
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct PresenterTrack {
@@ -57,6 +57,7 @@ impl Rehearsal {
         }
         let previous = self.slide;
         self.slide = index;
+        self.delivery.slide_shown(index, now);
         if self.phase == Phase::Presenting {
             self.request_candidates(now, out);
         }
@@ -181,6 +182,33 @@ impl Rehearsal {
         true
     }
 
+    /// What the presenter's words are, for the delivery measures: an answer while an
+    /// exchange with a question is under way, else presenting the current slide.
+    fn delivery_part(&self) -> delivery::Part {
+        let slide = self.slide;
+        let Some(ex) = self
+            .exchange
+            .as_ref()
+            .filter(|_| self.phase() != Phase::Presenting)
+        else {
+            return delivery::Part::Presenting { slide };
+        };
+        let question = ex
+            .turns
+            .iter()
+            .rev()
+            .find(|t| matches!(t.speaker, Speaker::Agent(_)))
+            .map(|t| t.text.clone());
+        match question {
+            Some(question) => delivery::Part::Answering {
+                exchange: ex.id,
+                asker: self.config.agents[ex.agent].spoken_name().to_owned(),
+                question,
+            },
+            None => delivery::Part::Presenting { slide },
+        }
+    }
+
     pub(super) fn presenter_line(
         &mut self,
         speaker: Option<String>,
@@ -224,6 +252,8 @@ impl Rehearsal {
             self.last_answer = Some(text.clone());
             self.exchange_text.push(format!("presenter: {text}"));
         }
+        let part = self.delivery_part();
+        self.delivery.heard(question_id, &text, part, now_ms);
         self.feed(
             Event::PresenterSpeech {
                 text,

@@ -611,6 +611,48 @@ fn a_turn_not_finished_in_time_is_cancelled_and_its_text_dropped() {
 }
 
 #[test]
+fn the_debrief_measures_how_the_presenter_spoke() {
+    let (mut c, _) = started(false);
+    c.handle(Input::SpeechStarted, 50);
+    let (_, turn) = section_break(&mut c, false);
+    c.handle(
+        chunk(
+            "skeptic",
+            Some(turn.question_id),
+            "What margin do you make per robot?",
+            true,
+        ),
+        1_500,
+    );
+    c.handle(Input::SpeechStarted, 1_600);
+    presenter(
+        &mut c,
+        "Um, our margin is about 62 percent per robot.",
+        4_000,
+    );
+    let out = control(&mut c, "end", 5_000);
+    let (markdown, figures) = out
+        .iter()
+        .find_map(|o| match o {
+            Output::Debrief { markdown, figures } => Some((markdown, figures)),
+            _ => None,
+        })
+        .expect("a debrief");
+    assert!(markdown.contains("## Delivery"), "{markdown}");
+    assert!(markdown.contains("| Marcus Webb | 9 |"), "{markdown}");
+    let figures: Value = serde_json::from_str(figures).unwrap();
+    let delivery = &figures["delivery"];
+    assert_eq!(delivery["fillers"]["um"], 1);
+    assert_eq!(delivery["answers"][0]["asker"], "Marcus Webb");
+    assert_eq!(delivery["answers"][0]["takes_up_question"], true);
+    // The presenting before the break: two slides shown, lines on each.
+    let slides = delivery["slides"].as_array().unwrap();
+    assert_eq!(slides.len(), 3, "{slides:?}");
+    assert!(delivery["words"].as_u64().unwrap() > 9);
+    assert_eq!(figures["exchanges"].as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
     let (mut c, _) = started(false);
     let (_, turn) = section_break(&mut c, false);
@@ -644,7 +686,7 @@ fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
     let debriefs: Vec<&String> = out
         .iter()
         .filter_map(|o| match o {
-            Output::Debrief(m) => Some(m),
+            Output::Debrief { markdown, .. } => Some(markdown),
             _ => None,
         })
         .collect();
@@ -717,7 +759,7 @@ fn without_a_player_the_node_leaves_at_the_end() {
 fn a_stop_ends_the_session_and_freezes_once() {
     let (mut c, _) = started(true);
     let out = c.handle(Input::Stop, 5_000);
-    assert!(out.iter().any(|o| matches!(o, Output::Debrief(_))));
+    assert!(out.iter().any(|o| matches!(o, Output::Debrief { .. })));
     assert_eq!(
         out.iter().filter(|o| **o == Output::FreezeContext).count(),
         1
