@@ -534,6 +534,8 @@ impl BridgeCore {
                     error: None,
                 });
             }
+            // Addressed to another participant: not this bridge's to answer.
+            BridgeInput::Request(request) if !request.is_for(&self.persona.name) => {}
             BridgeInput::Request(request) => {
                 if self.scripted_requests {
                     let answer = request.scripted_answer(
@@ -646,6 +648,38 @@ mod tests {
             (reply.text.as_str(), reply.error.as_deref()),
             ("", Some("timed out"))
         );
+    }
+
+    #[test]
+    fn a_request_addressed_to_another_participant_is_not_answered() {
+        let mut c = core().with_scripted_requests(true);
+        let rating = SideRequest::text("rate-1", "rating", "Rate it.", 40);
+        assert!(
+            c.handle(BridgeInput::Request(rating.clone().to("skeptic")))
+                .is_empty()
+        );
+        assert_eq!(c.handle(BridgeInput::Request(rating.to("tutor"))).len(), 1);
+    }
+
+    #[test]
+    fn the_scripted_stand_in_rates_an_answer_by_what_it_took_up() {
+        let mut c = core().with_scripted_requests(true);
+        let mut verdict = |answer: &str| {
+            let prompt = format!(
+                "Your question was: What margin do you make per robot?\n\
+                 The presenter's answer: {answer}\nRate the answer."
+            );
+            let out = c.handle(BridgeInput::Request(SideRequest::text(
+                "rate-1", "rating", prompt, 40,
+            )));
+            let [BridgeOutput::Reply(reply)] = out.as_slice() else {
+                panic!("{out:?}");
+            };
+            reply.text.split(':').next().unwrap().to_owned()
+        };
+        assert_eq!(verdict("Our margin is 62 percent per robot."), "Answered");
+        assert_eq!(verdict("The margin per robot grows."), "Partly");
+        assert_eq!(verdict("Our team is excellent."), "Dodged");
     }
 
     #[test]

@@ -341,6 +341,9 @@ pub fn short_line(
     max_words: usize,
     kind: &str,
 ) -> String {
+    if kind == "rating" {
+        return rating_line(prompt);
+    }
     let topic_text = topic.unwrap_or("today's topic");
     let role = persona.role.to_lowercase();
     let bank: Option<&[&str]> = match kind {
@@ -393,6 +396,30 @@ pub fn short_line(
         .to_owned();
     cut.push('.');
     cut
+}
+
+/// A rating of the presenter's answer, as a panelist would give it, from the rating
+/// prompt's two labelled lines ("Your question was: …", "The presenter's answer: …"):
+/// answered when the answer takes up the question and gives a figure, partly when it
+/// takes it up only, dodged when it shares no content word with it.
+fn rating_line(prompt: &str) -> String {
+    let labelled = |label: &str| {
+        prompt
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(label))
+            .map(conversation_quality::words::words)
+            .unwrap_or_default()
+    };
+    let question = labelled("Your question was:");
+    let answer = labelled("The presenter's answer:");
+    let figure = answer.iter().any(|w| w.chars().any(|c| c.is_ascii_digit()));
+    if !conversation_quality::answers::addresses(&question, &answer) {
+        "Dodged: the answer does not take up what I asked.".to_owned()
+    } else if figure {
+        "Answered: it takes up my question and gives a figure.".to_owned()
+    } else {
+        "Partly: it takes up my question but gives no figure.".to_owned()
+    }
 }
 
 /// Upper-cases the first letter of every sentence (inserted words start lower-case).

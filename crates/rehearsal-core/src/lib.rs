@@ -9,6 +9,7 @@
 //! - [`phrases`]: the moderator's phrase library (Markdown) and deterministic rotation;
 //! - [`select`]: who speaks next (focus match, least recent, relevance, rotation);
 //! - [`record`]: exchange records and the Markdown debrief;
+//! - [`rating`]: the panel's verdict on each answer (answered, partly, dodged) and why;
 //! - [`board`]: what the presenter's screen shows (slide, phase, exchange, hands, debrief);
 //! - [`text`]: the word rules (content words, overlap, "move on" detection);
 //! - [`rehearsal`]: the state machine, [`Rehearsal`] — `handle(input, now_ms) -> Vec<Output>`:
@@ -41,6 +42,7 @@ pub mod config;
 pub mod deck;
 pub mod messages;
 pub mod phrases;
+pub mod rating;
 pub mod record;
 pub mod rehearsal;
 pub mod select;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Intensity, InteractionMode, PanelConfig};
 use crate::deck::Deck;
+use crate::rating::{Rating, RatingRecord};
 use crate::text::{excerpt, word_count};
 
 /// What opened an exchange.
@@ -165,6 +166,77 @@ fn clock(ms: u64) -> String {
 }
 
 /// Renders the debrief in Markdown.
+/// The debrief's section on the panel's ratings: each rated (or unrated) answer, then the
+/// weakest one quoted with what a stronger answer would have used (the slide's figures).
+pub fn render_ratings(ratings: &[RatingRecord], deck: &Deck, config: &PanelConfig) -> String {
+    let name = |agent: &str| {
+        config
+            .agent_index(agent)
+            .map(|i| config.agents[i].spoken_name().to_owned())
+            .unwrap_or_else(|| agent.to_owned())
+    };
+    let mut out = String::from("## Answers as the panel rated them\n\n");
+    if ratings.is_empty() {
+        out.push_str("No answer was rated.\n");
+        return out;
+    }
+    out.push_str("| exchange | asked by | slide | rating | why |\n|---:|---|---|---|---|\n");
+    for r in ratings {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            r.exchange,
+            name(&r.agent),
+            deck.title_of(r.slide),
+            r.rating.map_or("unrated", Rating::as_str),
+            r.why.replace('|', "/")
+        );
+    }
+    let Some(weakest) = ratings
+        .iter()
+        .filter(|r| r.rating.is_some_and(|x| x != Rating::Answered))
+        .min_by_key(|r| (r.rating, r.exchange))
+    else {
+        out.push_str("\nEvery rated answer met its question.\n");
+        return out;
+    };
+    let _ = write!(
+        out,
+        "\n**The weakest answer** (exchange {}, {} by {}):\n\n> {}: {}\n>\n> Presenter: {}\n\nWhy: {}\n",
+        weakest.exchange,
+        weakest.rating.map_or("unrated", Rating::as_str),
+        name(&weakest.agent),
+        name(&weakest.agent),
+        weakest.question,
+        weakest.answer,
+        if weakest.why.is_empty() {
+            "no reason given"
+        } else {
+            &weakest.why
+        }
+    );
+    let figures: Vec<&str> = deck
+        .slides
+        .get(weakest.slide)
+        .map(|s| {
+            s.body
+                .split_inclusive(['.', '!', '?'])
+                .map(str::trim)
+                .filter(|s| s.chars().any(|c| c.is_ascii_digit()))
+                .take(2)
+                .collect()
+        })
+        .unwrap_or_default();
+    if !figures.is_empty() {
+        let _ = writeln!(
+            out,
+            "A stronger answer would have used the slide's own figures: {}",
+            figures.join(" ").replace('\n', " ")
+        );
+    }
+    out
+}
+
 pub fn render_debrief(
     records: &[ExchangeRecord],
     deck: &Deck,

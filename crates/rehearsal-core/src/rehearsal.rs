@@ -50,6 +50,8 @@ use crate::briefing;
 use crate::config::Role;
 use crate::messages::parse_control;
 use crate::phrases::{PhraseKind, PhrasePicker};
+use crate::rating::RatingRecord;
+use crate::record::render_ratings;
 use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary, render_debrief};
 use exchange::{Break, Exchange, Speaking};
 use lines::{Closing, Opening};
@@ -185,6 +187,8 @@ pub struct Rehearsal {
     presenter: PresenterTrack,
     /// How the presenter speaks: pace, pauses, fillers, time per slide, answers.
     delivery: delivery::Delivery,
+    /// The panel's rating of each logged exchange's answer.
+    ratings: Vec<RatingRecord>,
     // Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
     // question ids (the say records and the session state name them).
     next_line: u64,
@@ -260,6 +264,7 @@ impl Rehearsal {
             records: Vec::new(),
             presenter: PresenterTrack::default(),
             delivery: delivery::Delivery::new(),
+            ratings: Vec::new(),
             next_line: 1,
             next_call: 1,
             next_exchange: 1,
@@ -348,6 +353,8 @@ impl Rehearsal {
     pub fn debrief_markdown(&self) -> String {
         let mut markdown = render_debrief(&self.records, &self.deck, &self.config, self.now);
         markdown.push('\n');
+        markdown.push_str(&render_ratings(&self.ratings, &self.deck, &self.config));
+        markdown.push('\n');
         markdown.push_str(&self.delivery().to_markdown(|slide| self.slide_title(slide)));
         markdown
     }
@@ -364,6 +371,7 @@ impl Rehearsal {
             "session_ms": self.now,
             "planned_ms": self.config.duration_ms(),
             "exchanges": self.records,
+            "ratings": self.ratings,
             "delivery": self.delivery(),
         })
     }

@@ -305,11 +305,8 @@ mod tests {
         let backend: Arc<dyn Backend> = Arc::new(backend);
         let (tx, rx) = crossbeam_channel::bounded(1);
         let request = SideRequest {
-            id: "r1".into(),
-            kind: "intent".into(),
-            prompt: "Do you want to speak?".into(),
-            json: false,
             max_words: None,
+            ..SideRequest::text("r1", "intent", "Do you want to speak?", 1)
         };
         ask(
             &backend,

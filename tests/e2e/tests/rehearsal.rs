@@ -126,6 +126,18 @@ fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
         figures["exchanges"].as_array().unwrap().len(),
         exchanges.len()
     );
+    // Each exchange's answer rated by the panelist who asked (the scripted stand-in
+    // judges by the words the answer took up), or left unrated with the reason.
+    let ratings = figures["ratings"].as_array().unwrap();
+    assert!(!ratings.is_empty(), "{figures}");
+    assert!(
+        ratings.iter().any(|r| r["rating"].is_string()),
+        "a verdict arrived before the debrief: {ratings:?}"
+    );
+    assert!(
+        debrief.contains("## Answers as the panel rated them"),
+        "{debrief}"
+    );
     let context = dir.join("context");
     assert_manifest_verifies(&context);
     let history = std::fs::read_to_string(context.join("shared/exchange-history.md")).unwrap();

@@ -81,6 +81,7 @@ impl AuctionDebate {
             prompt,
             json,
             max_words: Some(max_words),
+            to: None,
         };
         out.push(Output::Request {
             agent: agent.to_owned(),

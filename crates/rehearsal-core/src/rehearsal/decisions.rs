@@ -254,6 +254,7 @@ impl Rehearsal {
                         agents,
                         slide,
                         purpose,
+                        rates: None,
                     },
                     None,
                 );
@@ -295,7 +296,10 @@ impl Rehearsal {
                     WriteMode::Overwrite,
                 );
             }
-            Action::LogExchange(record) => self.write_exchange(&record, now_ms, out),
+            Action::LogExchange(record) => {
+                self.write_exchange(&record, now_ms, out);
+                self.ask_rating(&record, out);
+            }
             Action::WriteDebrief { markdown } => {
                 out.push(Output::Debrief {
                     markdown: markdown.clone(),

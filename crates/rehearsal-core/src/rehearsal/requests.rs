@@ -1,13 +1,16 @@
-//! Candidate-question requests to the panel, and the matching of their replies.
+//! Side requests to the panel (candidate questions, ratings of an answer), and the
+//! matching of their replies.
 
 use serde_json::json;
-use voice_protocol::ids;
+use voice_protocol::{ids, messages::SideRequest, shorten};
 
 use super::Output;
 use super::Rehearsal;
 use super::decisions::{CandidatePurpose, Event};
 use super::files::{AgentFile, ContextFile, WriteMode};
 use crate::messages;
+use crate::rating::{RATING_KIND, RATING_MAX_WORDS, RatingRecord, parse_rating, rating_prompt};
+use crate::record::{ExchangeRecord, Speaker};
 
 /// Candidate-question requests remembered at most; older answers would be about an
 /// old slide anyway.
@@ -19,9 +22,93 @@ pub(super) struct Request {
     pub(super) agents: Vec<String>,
     pub(super) slide: usize,
     pub(super) purpose: CandidatePurpose,
+    /// A rating of the answer in exchange `rates`, not a candidate question.
+    pub(super) rates: Option<u64>,
 }
 
 impl Rehearsal {
+    /// Asks the panelist who opened a logged exchange to rate the presenter's answer.
+    pub(super) fn ask_rating(&mut self, record: &ExchangeRecord, out: &mut Vec<Output>) {
+        let Some(question) = record.question().map(str::to_owned) else {
+            return;
+        };
+        let answer = record
+            .turns
+            .iter()
+            .filter(|t| t.speaker == Speaker::Presenter)
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if answer.trim().is_empty() {
+            return;
+        }
+        let id = self.requests.open(
+            "rate",
+            Request {
+                agents: vec![record.agent.clone()],
+                slide: record.slide,
+                purpose: CandidatePurpose::Question,
+                rates: Some(record.id),
+            },
+            None,
+        );
+        let prompt = rating_prompt(&question, &answer);
+        out.push(Output::Request(
+            SideRequest::text(id, RATING_KIND, prompt, RATING_MAX_WORDS).to(record.agent.clone()),
+        ));
+        self.ratings.push(RatingRecord {
+            exchange: record.id,
+            agent: record.agent.clone(),
+            slide: record.slide,
+            question,
+            answer,
+            rating: None,
+            why: "unrated: no reply came before the debrief".to_owned(),
+        });
+    }
+
+    /// A panelist's rating of an answer: its verdict and why, or unrated with the reason.
+    fn rated(
+        &mut self,
+        exchange: u64,
+        agent: &str,
+        text: &str,
+        error: Option<String>,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(record) = self
+            .ratings
+            .iter_mut()
+            .find(|r| r.exchange == exchange && r.agent == agent)
+        else {
+            return;
+        };
+        match (error, parse_rating(text)) {
+            (Some(error), _) => record.why = format!("unrated: {error}"),
+            (None, Some((rating, why))) => {
+                record.rating = Some(rating);
+                record.why = why;
+            }
+            (None, None) => {
+                tracing::warn!(%agent, exchange, reply = %shorten(text), "a rating without a verdict is left unrated");
+                record.why = format!("unrated: the reply gave no verdict ({})", shorten(text));
+            }
+        }
+        let record = record.clone();
+        Self::record(
+            out,
+            now_ms,
+            "rating",
+            json!({
+                "exchange": record.exchange,
+                "agent": record.agent,
+                "rating": record.rating,
+                "why": record.why,
+            }),
+        );
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn reply(
         &mut self,
@@ -52,6 +139,10 @@ impl Rehearsal {
             return;
         };
         if !request.agents.contains(&agent) {
+            return;
+        }
+        if let Some(exchange) = request.rates {
+            self.rated(exchange, &agent, text, error, now_ms, out);
             return;
         }
         if let Some(error) = error {

@@ -653,6 +653,76 @@ fn the_debrief_measures_how_the_presenter_spoke() {
 }
 
 #[test]
+fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
+    let (mut c, _) = started(false);
+    let (_, turn) = section_break(&mut c, false);
+    c.handle(
+        chunk(
+            "skeptic",
+            Some(turn.question_id),
+            "What margin do you make per robot?",
+            true,
+        ),
+        1_500,
+    );
+    presenter(&mut c, "Our team is excellent.", 2_000);
+    // The answer ends with the presenter's `answered` (this panel waits for it).
+    let mut out = control(&mut c, "answered", 2_500);
+    out.extend(control(&mut c, "end", 3_000));
+    let rating = requests(&out)
+        .into_iter()
+        .find(|r| r["kind"] == "rating")
+        .expect("a rating request");
+    assert_eq!(rating["to"], "skeptic");
+    assert!(
+        rating["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Our team is excellent.")
+    );
+    let id = rating["id"].as_str().unwrap().to_owned();
+    // Unrated until a verdict comes: the debrief written at the end says so.
+    assert!(c.debrief_markdown().contains("| unrated |"));
+    // Another panelist's reply does not count.
+    let other = reply(
+        "reply_analyst",
+        Some("analyst"),
+        Some(&id),
+        "Answered: fine.",
+    );
+    assert!(records(&c.handle(other, 3_100), "rating").is_empty());
+    // A reply without a verdict is unrated, never guessed.
+    let vague = reply(
+        "reply_skeptic",
+        Some("skeptic"),
+        Some(&id),
+        "The presenter dodged it.",
+    );
+    let out = c.handle(vague, 3_200);
+    assert_eq!(records(&out, "rating")[0]["rating"], Value::Null);
+    let verdict = reply(
+        "reply_skeptic",
+        Some("skeptic"),
+        Some(&id),
+        "Dodged: no margin figure at all.",
+    );
+    let out = c.handle(verdict, 3_300);
+    assert_eq!(records(&out, "rating")[0]["rating"], "dodged");
+    let debrief = c.debrief_markdown();
+    assert!(
+        debrief.contains("| 1 | Marcus Webb | The Problem | dodged | no margin figure at all. |"),
+        "{debrief}"
+    );
+    assert!(debrief.contains("**The weakest answer**"), "{debrief}");
+    assert!(
+        debrief.contains("55%"),
+        "the slide's own figures: {debrief}"
+    );
+    let figures = c.debrief_figures();
+    assert_eq!(figures["ratings"][0]["rating"], "dodged");
+}
+
+#[test]
 fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
     let (mut c, _) = started(false);
     let (_, turn) = section_break(&mut c, false);

@@ -30,6 +30,10 @@ pub struct SideRequest {
     pub json: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_words: Option<u32>,
+    /// The one participant it is for, on an output every bridge hears; `None`: each
+    /// bridge that receives it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
 }
 
 impl SideRequest {
@@ -46,7 +50,19 @@ impl SideRequest {
             prompt: prompt.into(),
             json: false,
             max_words: Some(max_words),
+            to: None,
         }
+    }
+
+    /// The same request, for participant `name` only.
+    pub fn to(mut self, name: impl Into<String>) -> Self {
+        self.to = Some(name.into());
+        self
+    }
+
+    /// Whether the participant `name` is to answer it.
+    pub fn is_for(&self, name: &str) -> bool {
+        self.to.as_deref().is_none_or(|to| to == name)
     }
 
     /// A request for one JSON object as the answer.

@@ -264,6 +264,10 @@ fn a_side_request_reads_strictly_and_travels_as_json() {
         "Ask one.",
         30,
     ));
+    let addressed = SideRequest::text("rate-1", "rating", "Rate it.", 40).to("skeptic");
+    round_trip(addressed.clone());
+    assert!(addressed.is_for("skeptic") && !addressed.is_for("analyst"));
+    assert!(SideRequest::text("c-3", "x", "y", 5).is_for("anyone"));
     let hand =
         SideRequest::decode(&Fields::new(), r#"{"id":"r1","prompt":"Speak?"}"#.into()).unwrap();
     assert_eq!(hand.kind, "");
