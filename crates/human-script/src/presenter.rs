@@ -153,6 +153,64 @@ pub fn parse_presenter_script(yaml: &str) -> Result<PresenterScriptFile, Present
 /// The moderator's speaker name when the session names none other.
 pub const MODERATOR: &str = "moderator";
 
+/// How the scripted presenter delivers its script, so that the rehearsal's measures of
+/// delivery (pace, fillers, pauses, answers taking up the question) can be seen to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Style {
+    /// The script as written.
+    #[default]
+    Plain,
+    /// Quicker: two words in the time of three in text sessions, short pauses between
+    /// steps (in spoken sessions the voice sets the pace of the words themselves).
+    Fast,
+    /// Fillers in every line ("Um, …, uh, …") and a long pause before each presenting line.
+    Hesitant,
+    /// Answers that talk about something else than the question.
+    Evasive,
+}
+
+impl Style {
+    /// `plain`, `fast`, `hesitant` or `evasive`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_lowercase().as_str() {
+            "plain" | "" => Some(Style::Plain),
+            "fast" => Some(Style::Fast),
+            "hesitant" => Some(Style::Hesitant),
+            "evasive" => Some(Style::Evasive),
+            _ => None,
+        }
+    }
+}
+
+/// The pause a hesitant presenter takes before each presenting line.
+pub const HESITANT_PAUSE_MS: u64 = 2_500;
+/// A hesitant presenter says a filler after this many words.
+const HESITANT_FILLER_EVERY: usize = 6;
+/// What an evasive presenter answers, in turn.
+const EVASIONS: &[&str] = &[
+    "That's a fair point. Our team has decades of experience, and we will share more after the session.",
+    "We get that a lot. What matters is our vision and the momentum we already have.",
+    "Great question. Let me come back to that once we have shown the rest of the story.",
+];
+
+/// `text` as a hesitant speaker says it: an "Um," first, an "uh," every few words.
+fn hesitant(text: &str) -> String {
+    let mut out = String::from("Um,");
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 && i % HESITANT_FILLER_EVERY == 0 && !out.ends_with(['.', '?', '!']) {
+            out.push_str(" uh,");
+        }
+        out.push(' ');
+        if i == 0 {
+            out.extend(word.chars().next().map(|c| c.to_ascii_lowercase()));
+            out.push_str(&word[word.chars().next().map_or(0, char::len_utf8)..]);
+        } else {
+            out.push_str(word);
+        }
+    }
+    out
+}
+
 /// Which report of a line reached the presenter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineReport {
@@ -204,6 +262,11 @@ pub struct Presenter {
     qa_since: Duration,
     ended: bool,
     finished_sent: bool,
+    style: Style,
+    /// Answers given so far (an evasive presenter's evasions rotate on it).
+    answered: usize,
+    /// The step a hesitant presenter last paused before.
+    hesitated_before: Option<usize>,
 }
 
 impl Presenter {
@@ -222,7 +285,21 @@ impl Presenter {
             qa_since: Duration::ZERO,
             ended: false,
             finished_sent: false,
+            style: Style::Plain,
+            answered: 0,
+            hesitated_before: None,
         }
+    }
+
+    /// Delivers the script in `style`.
+    pub fn with_style(mut self, style: Style) -> Self {
+        if style == Style::Fast {
+            self.script.ms_per_word = self.script.ms_per_word * 2 / 3;
+            self.script.pause_ms /= 3;
+            self.script.answer_delay_ms /= 3;
+        }
+        self.style = style;
+        self
     }
 
     /// The moderator's speaker name is `name` (default [`MODERATOR`]): its lines are no
@@ -347,10 +424,16 @@ impl Presenter {
                     break;
                 }
                 self.questions.pop_front();
-                let text = self
+                let scripted = self
                     .answers
                     .pop_front()
                     .unwrap_or_else(|| self.script.fallback_answer.clone());
+                let text = match self.style {
+                    Style::Evasive => EVASIONS[self.answered % EVASIONS.len()].to_owned(),
+                    Style::Hesitant => hesitant(&scripted),
+                    Style::Plain | Style::Fast => scripted,
+                };
+                self.answered += 1;
                 self.speak(text, true, None, now, &mut out);
                 continue;
             }
@@ -377,11 +460,24 @@ impl Presenter {
                 self.busy = Some(Busy::Pause(at));
                 continue;
             }
+            // A hesitant presenter pauses long before each line it presents.
+            if self.style == Style::Hesitant
+                && step.say.is_some()
+                && self.hesitated_before != Some(self.next_step)
+            {
+                self.hesitated_before = Some(self.next_step);
+                self.busy = Some(Busy::Pause(now + ms(HESITANT_PAUSE_MS)));
+                continue;
+            }
             self.next_step += 1;
             if let Some(answers) = step.answers {
                 self.answers = answers.into();
             }
             if let Some(text) = step.say {
+                let text = match self.style {
+                    Style::Hesitant => hesitant(&text),
+                    _ => text,
+                };
                 self.speak(text, false, step.speak_ms, now, &mut out);
             } else {
                 let command = match (step.slide, step.control) {
@@ -507,6 +603,85 @@ steps:
             }
         }
         out
+    }
+
+    const PITCH: &str = r#"
+steps:
+  - say: "Good morning, we build picking robots for mid-size warehouses."
+  - say: "Picking is more than half of the labour cost in a warehouse."
+  - slide: 1
+    answers: ["Our margin per site is forty percent after the first year."]
+  - say: "Our robots cut the picking cost by half in six pilot sites."
+  - control: end
+"#;
+    const QUESTION: &str = "What margin per site do you make?";
+
+    /// A text session of [`PITCH`] in `style`, measured as the rehearsal measures it.
+    fn delivered(style: Style) -> delivery::DeliveryReport {
+        use delivery::{Delivery, Part};
+        let mut p = Presenter::new(parse_presenter_script(PITCH).unwrap(), false).with_style(style);
+        let mut d = Delivery::new();
+        let (mut now, mut slide, mut line, mut asked) = (0u64, 0usize, 0u64, false);
+        d.slide_shown(0, 0);
+        while now < 120_000 && !p.finished() {
+            for action in p.poll(t(now)) {
+                match action {
+                    PresenterOutput::SpeechStarted => d.speech_started(now),
+                    PresenterOutput::Said { text, answer } => {
+                        line += 1;
+                        let part = if answer {
+                            p.on_phase("presenting", t(now));
+                            Part::Answering {
+                                exchange: 1,
+                                asker: "skeptic".into(),
+                                question: QUESTION.into(),
+                            }
+                        } else {
+                            Part::Presenting { slide }
+                        };
+                        d.heard(line, &text, part, now);
+                    }
+                    PresenterOutput::Control(command) => {
+                        if let Some(n) = command.strip_prefix("slide ") {
+                            slide = n.parse().unwrap();
+                            d.slide_shown(slide, now);
+                            if !asked {
+                                asked = true;
+                                p.on_phase("qa_trigger", t(now));
+                                p.on_line(LineReport::Finished, "skeptic", QUESTION, t(now + 100));
+                            }
+                        }
+                    }
+                    PresenterOutput::Finished => {}
+                }
+            }
+            now = match p.next_deadline() {
+                Some(d) if d.as_millis() as u64 > now => d.as_millis() as u64,
+                _ => now + 1,
+            };
+        }
+        d.report(now, |_| None)
+    }
+
+    #[test]
+    fn each_style_moves_the_measures_of_delivery_its_way() {
+        let plain = delivered(Style::Plain);
+        assert!(
+            plain.fillers.is_empty() && plain.long_pauses.is_empty(),
+            "{plain:?}"
+        );
+        assert!(plain.answers[0].takes_up_question, "{plain:?}");
+        let fast = delivered(Style::Fast);
+        assert!(fast.words_per_minute > plain.words_per_minute, "{fast:?}");
+        let hesitant = delivered(Style::Hesitant);
+        assert!(hesitant.fillers_per_minute.unwrap() >= 5.0, "{hesitant:?}");
+        assert!(!hesitant.long_pauses.is_empty(), "{hesitant:?}");
+        assert!(hesitant.answers[0].takes_up_question);
+        let evasive = delivered(Style::Evasive);
+        assert!(!evasive.answers[0].takes_up_question, "{evasive:?}");
+        assert_eq!(evasive.fillers, plain.fillers);
+        assert_eq!(Style::parse(" Hesitant "), Some(Style::Hesitant));
+        assert_eq!(Style::parse("shy"), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `scripted-presenter`: plays the presenter of a pitch rehearsal from a script (env
-//! `PRESENTER_SCRIPT`, YAML; see [`human_script::presenter`]).
+//! `PRESENTER_SCRIPT`, YAML; see [`human_script::presenter`]), in a style (env
+//! `PRESENTER_STYLE`: `plain`, the default, `fast`, `hesitant` or `evasive`).
 //!
 //! Inputs: `phase` (the moderator's phase), `utterance` (finished utterances: a
 //! panelist's question is answered), optional `played` (the player's `playback_done`: in
@@ -11,7 +12,9 @@ use std::time::Instant;
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, eyre};
-use human_script::presenter::{LineReport, Presenter, PresenterOutput, parse_presenter_script};
+use human_script::presenter::{
+    LineReport, Presenter, PresenterOutput, Style, parse_presenter_script,
+};
 use node_kit::{Next, next_event};
 use voice_protocol::ids;
 use voice_protocol::messages::{Chunk, Plain, SpeechStarted, Transcript};
@@ -23,6 +26,12 @@ fn main() -> eyre::Result<()> {
     let yaml = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read PRESENTER_SCRIPT file {path:?}"))?;
     let script = parse_presenter_script(&yaml).map_err(|e| eyre!("{path}: {e}"))?;
+    let style = match node_kit::env_opt("PRESENTER_STYLE") {
+        None => Style::Plain,
+        Some(name) => Style::parse(&name).ok_or_else(|| {
+            eyre!("PRESENTER_STYLE={name:?} is not a style (use plain, fast, hesitant or evasive)")
+        })?,
+    };
     let moderator = node_kit::env_opt("MODERATOR_NAME")
         .unwrap_or_else(|| human_script::presenter::MODERATOR.to_owned());
     let (mut node, mut events) =
@@ -36,9 +45,12 @@ fn main() -> eyre::Result<()> {
     tracing::info!(
         steps = script.steps.len(),
         spoken,
+        ?style,
         "scripted presenter ready"
     );
-    let mut presenter = Presenter::new(script, spoken).with_moderator(&moderator);
+    let mut presenter = Presenter::new(script, spoken)
+        .with_moderator(&moderator)
+        .with_style(style);
     let me = presenter.speaker().to_owned();
     let start = Instant::now();
     loop {
