@@ -10,6 +10,7 @@
 //! - [`select`]: who speaks next (focus match, least recent, relevance, rotation);
 //! - [`record`]: exchange records and the Markdown debrief;
 //! - [`rating`]: the panel's verdict on each answer (answered, partly, dodged) and why;
+//! - [`history`]: what the panel remembers of a presenter from the last session;
 //! - [`board`]: what the presenter's screen shows (slide, phase, exchange, hands, debrief);
 //! - [`text`]: the word rules (content words, overlap, "move on" detection);
 //! - [`rehearsal`]: the state machine, [`Rehearsal`] — `handle(input, now_ms) -> Vec<Output>`:
@@ -40,6 +41,7 @@ pub mod board;
 pub mod briefing;
 pub mod config;
 pub mod deck;
+pub mod history;
 pub mod messages;
 pub mod phrases;
 pub mod rating;

@@ -48,6 +48,7 @@ pub use turns::Turn;
 use crate::board::Board;
 use crate::briefing;
 use crate::config::Role;
+use crate::history::{self, OpenChallenge, PastSession};
 use crate::messages::parse_control;
 use crate::phrases::{PhraseKind, PhrasePicker};
 use crate::rating::RatingRecord;
@@ -189,6 +190,8 @@ pub struct Rehearsal {
     delivery: delivery::Delivery,
     /// The panel's rating of each logged exchange's answer.
     ratings: Vec<RatingRecord>,
+    /// The presenter's last session, if remembered.
+    previous: Option<PastSession>,
     // Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
     // question ids (the say records and the session state name them).
     next_line: u64,
@@ -265,6 +268,7 @@ impl Rehearsal {
             presenter: PresenterTrack::default(),
             delivery: delivery::Delivery::new(),
             ratings: Vec::new(),
+            previous: None,
             next_line: 1,
             next_call: 1,
             next_exchange: 1,
@@ -355,8 +359,30 @@ impl Rehearsal {
         markdown.push('\n');
         markdown.push_str(&render_ratings(&self.ratings, &self.deck, &self.config));
         markdown.push('\n');
-        markdown.push_str(&self.delivery().to_markdown(|slide| self.slide_title(slide)));
+        let delivery = self.delivery();
+        markdown.push_str(&delivery.to_markdown(|slide| self.slide_title(slide)));
+        if let Some(last) = &self.previous {
+            markdown.push('\n');
+            markdown.push_str(&history::compare(
+                last,
+                delivery.words_per_minute,
+                delivery.fillers_per_minute,
+                &self.ratings,
+            ));
+        }
         markdown
+    }
+
+    /// Remembers the presenter's last session: its open challenges go to the panelists
+    /// who asked them at the start, and the debrief compares with it.
+    pub fn with_previous(mut self, previous: Option<PastSession>) -> Self {
+        self.previous = previous;
+        self
+    }
+
+    /// The challenges this session leaves open (answers not rated answered).
+    pub fn open_challenges(&self) -> Vec<OpenChallenge> {
+        history::open_challenges(&self.ratings, |slide| self.slide_title(slide))
     }
 
     /// How the presenter spoke so far.
@@ -372,6 +398,7 @@ impl Rehearsal {
             "planned_ms": self.config.duration_ms(),
             "exchanges": self.records,
             "ratings": self.ratings,
+            "open_challenges": self.open_challenges(),
             "delivery": self.delivery(),
         })
     }
@@ -421,6 +448,18 @@ impl Rehearsal {
                 text: briefing::focus_brief_markdown(config, deck, &agent.name),
                 mode: WriteMode::Overwrite,
             });
+            // What this panelist left open with the presenter last time: asked first.
+            if let Some(told) = self
+                .previous
+                .as_ref()
+                .and_then(|last| history::left_open_for(&agent.name, last))
+            {
+                out.push(Output::Context {
+                    file: ContextFile::agent(&agent.name, AgentFile::PresenterProfile),
+                    text: told,
+                    mode: WriteMode::Append,
+                });
+            }
         }
         self.feed(Event::Tick, now_ms, &mut out);
         self.check_closing(now_ms);

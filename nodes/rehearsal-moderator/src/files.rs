@@ -18,6 +18,8 @@ pub struct SessionFiles {
     pub context_dir: PathBuf,
     folder: PathBuf,
     events: Option<File>,
+    /// The presenter's history, this session added at the debrief.
+    pub memory: Option<crate::memory::Memory>,
 }
 
 impl SessionFiles {
@@ -50,6 +52,7 @@ impl SessionFiles {
             context_dir,
             folder: folder.to_owned(),
             events,
+            memory: None,
         })
     }
 
@@ -103,13 +106,20 @@ impl SessionFiles {
         }
     }
 
-    pub fn debrief(&self, markdown: &str, figures: &str) {
+    pub fn debrief(&mut self, markdown: &str, figures: &str) {
         for (name, text) in [("debrief.md", markdown), ("debrief.json", figures)] {
             let path = self.folder.join(name);
             match std::fs::write(&path, text) {
                 Ok(()) => tracing::info!(file = %path.display(), "debrief written"),
                 Err(e) => tracing::warn!(file = %path.display(), error = %e, "debrief not written"),
             }
+        }
+        let session = self
+            .folder
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        if let Some(memory) = &mut self.memory {
+            memory.remember(&session, figures);
         }
     }
 

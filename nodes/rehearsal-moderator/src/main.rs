@@ -11,6 +11,7 @@
 //! `presenter_text`, `board` (optional: what a presenter's page shows). See docs/ARCHITECTURE.md.
 
 mod files;
+mod memory;
 mod setup;
 
 use std::time::Instant;
@@ -51,6 +52,9 @@ fn main() -> eyre::Result<()> {
     } = setup;
     let agents: Vec<&str> = config.agents.iter().map(|a| a.name.as_str()).collect();
     let mut files = SessionFiles::create(&store_root, &folder, &agents)?;
+    let deck_title = rehearsal_core::Deck::parse(&deck_text).title_of(0);
+    let (memory, previous) = memory::Memory::open(&folder, &deck_title)?;
+    files.memory = Some(memory);
     // Everything the rehearsal is built and started from, texts included, so that
     // `replay` rebuilds the same one (docs/ARCHITECTURE.md, "Record and replay").
     let recorded = RehearsalSetup {
@@ -64,6 +68,7 @@ fn main() -> eyre::Result<()> {
         intel,
         styles: files.styles(&agents),
         config: Config { paced },
+        previous,
     };
     let agents: Vec<String> = agents.into_iter().map(str::to_owned).collect();
     let (rehearsal, report) = recorded

@@ -18,20 +18,27 @@ fn text(line: &Value) -> &str {
 fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
     let _serial = serial();
     let dir = session_dir("rehearsal");
-    // The rehearsal ends by itself (the presenter's script runs out, the moderator closes
-    // and leaves, every other node follows); the limit only guards against a hang.
-    dora_run(
-        "dataflows/rehearsal.yml",
-        600,
-        &[
-            ("SESSION_DIR", dir.to_str().unwrap()),
-            // Under test: the conductor's decisions, with the scripted stand-in's exact text
-            // and pace (with the embedded model this format takes several minutes).
-            ("LLM_BACKEND", "scripted"),
-            ("OFFLINE_WORD_DELAY_MS", "30"),
-            ("ESPEAK_SPEED", "320"),
-        ],
-    );
+    // The presenter's history, this test's own (a second session below remembers the first).
+    let presenters = session_dir("rehearsal-presenters");
+    let rehearse = |dir: &std::path::Path| {
+        // The rehearsal ends by itself (the presenter's script runs out, the moderator
+        // closes and leaves, every other node follows); the limit only guards against a
+        // hang.
+        dora_run(
+            "dataflows/rehearsal.yml",
+            600,
+            &[
+                ("SESSION_DIR", dir.to_str().unwrap()),
+                ("PRESENTER_HISTORY_DIR", presenters.to_str().unwrap()),
+                // Under test: the conductor's decisions, with the scripted stand-in's exact
+                // text and pace (with the embedded model this format takes several minutes).
+                ("LLM_BACKEND", "scripted"),
+                ("OFFLINE_WORD_DELAY_MS", "30"),
+                ("ESPEAK_SPEED", "320"),
+            ],
+        )
+    };
+    rehearse(&dir);
     let transcript = jsonl(&dir, "transcript.jsonl");
     let last = transcript.last().expect("a transcript");
     assert_eq!(speaker(last), "moderator", "{last}");
@@ -161,4 +168,32 @@ fn rehearsal_questions_at_section_breaks_with_limits_and_a_debrief() {
         std::fs::copy(dir.join("decisions/moderator.jsonl"), keep).unwrap();
     }
     make_writable(&dir);
+
+    // A second session of the same presenter: the panel is told what it left open, and
+    // the debrief compares with the first.
+    let history = presenters.join("acme-robotics.json");
+    let first: Value = serde_json::from_str(&std::fs::read_to_string(&history).unwrap()).unwrap();
+    assert_eq!(first["sessions"].as_array().unwrap().len(), 1, "{first}");
+    let open = first["sessions"][0]["open"].as_array().unwrap().clone();
+    let again = session_dir("rehearsal-again");
+    rehearse(&again);
+    let debrief = std::fs::read_to_string(again.join("debrief.md")).expect("debrief.md");
+    assert!(debrief.contains("## Since the last session"), "{debrief}");
+    if let Some(challenge) = open.first() {
+        let asker = challenge["agent"].as_str().unwrap();
+        let profile =
+            std::fs::read_to_string(again.join(format!("context/{asker}/presenter-profile.md")))
+                .unwrap();
+        assert!(
+            profile.contains("Left open in the last session"),
+            "{profile}"
+        );
+        assert!(
+            profile.contains(challenge["question"].as_str().unwrap()),
+            "{profile}"
+        );
+    }
+    let second: Value = serde_json::from_str(&std::fs::read_to_string(&history).unwrap()).unwrap();
+    assert_eq!(second["sessions"].as_array().unwrap().len(), 2, "{second}");
+    make_writable(&again);
 }

@@ -25,6 +25,7 @@ fn setup(paced: bool) -> RehearsalSetup {
             .map(|p| ((*p).to_owned(), format!("{p}, briefly")))
             .collect(),
         config: Config { paced },
+        previous: None,
     }
 }
 

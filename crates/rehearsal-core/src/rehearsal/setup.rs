@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::{Config, Rehearsal};
+use crate::history::PastSession;
 use crate::phrases::LoadReport;
 use crate::{ConfigError, Deck, PanelConfig, PhraseLibrary};
 
@@ -26,6 +27,10 @@ pub struct RehearsalSetup {
     /// Each panelist's persona style, from its template.
     pub styles: BTreeMap<String, String>,
     pub config: Config,
+    /// The presenter's last session, as its history remembers it (none: a first or a
+    /// fresh session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<PastSession>,
 }
 
 impl RehearsalSetup {
@@ -38,7 +43,8 @@ impl RehearsalSetup {
     pub fn build_reporting(&self) -> Result<(Rehearsal, LoadReport), ConfigError> {
         let panel = PanelConfig::from_yaml(&self.panel_yaml)?;
         let (phrases, report) = PhraseLibrary::load(&self.phrases, panel.language);
-        let rehearsal = Rehearsal::new(panel, Deck::parse(&self.deck_text), phrases, self.config)?;
+        let rehearsal = Rehearsal::new(panel, Deck::parse(&self.deck_text), phrases, self.config)?
+            .with_previous(self.previous.clone());
         Ok((rehearsal, report))
     }
 

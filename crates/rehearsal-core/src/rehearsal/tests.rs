@@ -723,6 +723,54 @@ fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
 }
 
 #[test]
+fn the_last_session_s_open_challenges_are_told_to_their_askers_and_compared() {
+    use crate::history::{OpenChallenge, PastSession};
+    let last = PastSession {
+        session: "earlier".into(),
+        ended_unix_ms: 1,
+        words_per_minute: Some(168.0),
+        fillers_per_minute: Some(9.0),
+        open: vec![OpenChallenge {
+            agent: "skeptic".into(),
+            slide: 1,
+            slide_title: "The Problem".into(),
+            question: "What does picking cost per site?".into(),
+            rating: Some(crate::rating::Rating::Dodged),
+        }],
+    };
+    let mut c = setup("en", "").build().unwrap().with_previous(Some(last));
+    let out = c.start(&Briefing::default(), 0);
+    let told = written_to(&out, &agent_file("skeptic", AgentFile::PresenterProfile));
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].contains("What does picking cost per site?") && told[0].contains("dodged"));
+    assert!(written_to(&out, &agent_file("analyst", AgentFile::PresenterProfile)).is_empty());
+    c.handle(Input::SpeechStarted, 100);
+    presenter(&mut c, "Um, good morning, we are Acme Robotics.", 3_000);
+    let out = control(&mut c, "end", 4_000);
+    let markdown = out
+        .iter()
+        .find_map(|o| match o {
+            Output::Debrief { markdown, .. } => Some(markdown.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(markdown.contains("## Since the last session"), "{markdown}");
+    assert!(markdown.contains("Pace 168 →"), "{markdown}");
+    assert!(markdown.contains("0 of 1 challenge(s) left open last time answered."));
+    // Without a last session: no comparison, nothing told.
+    let mut fresh = setup("en", "").build().unwrap();
+    let out = fresh.start(&Briefing::default(), 0);
+    assert!(written_to(&out, &agent_file("skeptic", AgentFile::PresenterProfile)).is_empty());
+    assert!(!fresh.debrief_markdown().contains("Since the last session"));
+    assert!(
+        fresh.debrief_figures()["open_challenges"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
 fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
     let (mut c, _) = started(false);
     let (_, turn) = section_break(&mut c, false);
@@ -1062,6 +1110,7 @@ fn setup(language: &str, phrases: &str) -> RehearsalSetup {
         intel: None,
         styles: Default::default(),
         config: Config { paced: false },
+        previous: None,
     }
 }
 
