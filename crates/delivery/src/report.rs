@@ -223,26 +223,17 @@ impl DeliveryReport {
             clock(self.speaking_ms)
         );
         let per = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), |v| format!("{v:.1}"));
-        let _ = writeln!(
-            out,
-            "- Filler words: {} a minute{}.",
-            per(self.fillers_per_minute),
-            if self.fillers.is_empty() {
+        for (what, rate, found) in [
+            ("Filler words", self.fillers_per_minute, &self.fillers),
+            ("Hedges", self.hedges_per_minute, &self.hedges),
+        ] {
+            let listed = if found.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", counts(&self.fillers))
-            }
-        );
-        let _ = writeln!(
-            out,
-            "- Hedges: {} a minute{}.",
-            per(self.hedges_per_minute),
-            if self.hedges.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", counts(&self.hedges))
-            }
-        );
+                format!(" ({})", counts(found))
+            };
+            let _ = writeln!(out, "- {what}: {} a minute{listed}.", per(rate));
+        }
         match self.long_pauses.iter().max_by_key(|p| p.ms) {
             Some(longest) => {
                 let _ = writeln!(

@@ -168,13 +168,16 @@ fn clock(ms: u64) -> String {
 /// Renders the debrief in Markdown.
 /// The debrief's section on the panel's ratings: each rated (or unrated) answer, then the
 /// weakest one quoted with what a stronger answer would have used (the slide's figures).
+/// How the panel calls `agent` (its display name, else the identifier).
+fn spoken_name(config: &PanelConfig, agent: &str) -> String {
+    config
+        .agent_index(agent)
+        .map(|i| config.agents[i].spoken_name().to_owned())
+        .unwrap_or_else(|| agent.to_owned())
+}
+
 pub fn render_ratings(ratings: &[RatingRecord], deck: &Deck, config: &PanelConfig) -> String {
-    let name = |agent: &str| {
-        config
-            .agent_index(agent)
-            .map(|i| config.agents[i].spoken_name().to_owned())
-            .unwrap_or_else(|| agent.to_owned())
-    };
+    let name = |agent: &str| spoken_name(config, agent);
     let mut out = String::from("## Answers as the panel rated them\n\n");
     if ratings.is_empty() {
         out.push_str("No answer was rated.\n");
@@ -243,12 +246,7 @@ pub fn render_debrief(
     config: &PanelConfig,
     elapsed_ms: u64,
 ) -> String {
-    let name = |agent: &str| {
-        config
-            .agent_index(agent)
-            .map(|i| config.agents[i].spoken_name().to_owned())
-            .unwrap_or_else(|| agent.to_owned())
-    };
+    let name = |agent: &str| spoken_name(config, agent);
     let mut out = String::from("# Rehearsal debrief\n\n");
     let _ = writeln!(
         out,
