@@ -610,11 +610,9 @@ fn a_turn_not_finished_in_time_is_cancelled_and_its_text_dropped() {
     );
 }
 
-#[test]
-fn the_debrief_measures_how_the_presenter_spoke() {
-    let (mut c, _) = started(false);
-    c.handle(Input::SpeechStarted, 50);
-    let (_, turn) = section_break(&mut c, false);
+/// A section break at which the skeptic asks "What margin do you make per robot?" (1.5 s).
+fn skeptic_asks_about_margin(c: &mut Rehearsal) {
+    let (_, turn) = section_break(c, false);
     c.handle(
         chunk(
             "skeptic",
@@ -624,6 +622,13 @@ fn the_debrief_measures_how_the_presenter_spoke() {
         ),
         1_500,
     );
+}
+
+#[test]
+fn the_debrief_measures_how_the_presenter_spoke() {
+    let (mut c, _) = started(false);
+    c.handle(Input::SpeechStarted, 50);
+    skeptic_asks_about_margin(&mut c);
     c.handle(Input::SpeechStarted, 1_600);
     presenter(
         &mut c,
@@ -655,16 +660,7 @@ fn the_debrief_measures_how_the_presenter_spoke() {
 #[test]
 fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
     let (mut c, _) = started(false);
-    let (_, turn) = section_break(&mut c, false);
-    c.handle(
-        chunk(
-            "skeptic",
-            Some(turn.question_id),
-            "What margin do you make per robot?",
-            true,
-        ),
-        1_500,
-    );
+    skeptic_asks_about_margin(&mut c);
     presenter(&mut c, "Our team is excellent.", 2_000);
     // The answer ends with the presenter's `answered` (this panel waits for it).
     let mut out = control(&mut c, "answered", 2_500);
