@@ -153,8 +153,13 @@ pub enum Output {
     },
     /// Append to `rehearsal-events.jsonl`.
     Record(Record),
-    /// Write `debrief.md` (the Markdown) and `debrief.json` (its figures).
-    Debrief { markdown: String, figures: String },
+    /// Write `debrief.md` (the Markdown) and `debrief.json` (its figures), and add
+    /// `remembered` to the presenter's history (the node names the session and its time).
+    Debrief {
+        markdown: String,
+        figures: String,
+        remembered: PastSession,
+    },
     /// `board`: what the presenter's screen shows, sent when it changed.
     Board(Board),
     /// Freeze the context session (no more writes follow).
@@ -401,6 +406,18 @@ impl Rehearsal {
             "open_challenges": self.open_challenges(),
             "delivery": self.delivery(),
         })
+    }
+
+    /// This session as the presenter's history keeps it; the node sets its name and time.
+    pub fn remembered(&self) -> PastSession {
+        let delivery = self.delivery();
+        PastSession {
+            session: String::new(),
+            ended_unix_ms: 0,
+            words_per_minute: delivery.words_per_minute,
+            fillers_per_minute: delivery.fillers_per_minute,
+            open: self.open_challenges(),
+        }
     }
 
     fn slide_title(&self, slide: usize) -> String {

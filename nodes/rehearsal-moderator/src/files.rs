@@ -106,7 +106,12 @@ impl SessionFiles {
         }
     }
 
-    pub fn debrief(&mut self, markdown: &str, figures: &str) {
+    pub fn debrief(
+        &mut self,
+        markdown: &str,
+        figures: &str,
+        remembered: rehearsal_core::history::PastSession,
+    ) {
         for (name, text) in [("debrief.md", markdown), ("debrief.json", figures)] {
             let path = self.folder.join(name);
             match std::fs::write(&path, text) {
@@ -119,7 +124,11 @@ impl SessionFiles {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         if let Some(memory) = &mut self.memory {
-            memory.remember(&session, figures);
+            memory.remember(rehearsal_core::history::PastSession {
+                session,
+                ended_unix_ms: node_kit::unix_ms(),
+                ..remembered
+            });
         }
     }
 

@@ -242,7 +242,11 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre
             }
             Output::Context { file, text, mode } => files.write(&file, &text, mode),
             Output::Record(record) => files.record(&record),
-            Output::Debrief { markdown, figures } => files.debrief(&markdown, &figures),
+            Output::Debrief {
+                markdown,
+                figures,
+                remembered,
+            } => files.debrief(&markdown, &figures, remembered),
             Output::FreezeContext => files.freeze(),
         }
     }

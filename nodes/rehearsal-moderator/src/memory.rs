@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rehearsal_core::history::{OpenChallenge, PastSession, PresenterHistory};
+use rehearsal_core::history::{PastSession, PresenterHistory};
 
 pub struct Memory {
     path: PathBuf,
@@ -58,25 +58,12 @@ impl Memory {
         ))
     }
 
-    /// Adds this session, from its debrief's figures (`debrief.json`).
-    pub fn remember(&mut self, session: &str, figures: &str) {
+    /// Adds this session (as the rehearsal summed it up).
+    pub fn remember(&mut self, session: PastSession) {
         if self.broken {
             return;
         }
-        let Ok(figures) = serde_json::from_str::<serde_json::Value>(figures) else {
-            tracing::warn!("the debrief's figures are not JSON; the session is not remembered");
-            return;
-        };
-        let delivery = &figures["delivery"];
-        let open: Vec<OpenChallenge> =
-            serde_json::from_value(figures["open_challenges"].clone()).unwrap_or_default();
-        self.history.push(PastSession {
-            session: session.to_owned(),
-            ended_unix_ms: node_kit::unix_ms(),
-            words_per_minute: delivery["words_per_minute"].as_f64(),
-            fillers_per_minute: delivery["fillers_per_minute"].as_f64(),
-            open,
-        });
+        self.history.push(session);
         let written = self
             .path
             .parent()

@@ -187,6 +187,7 @@ impl Rehearsal {
             out.push(Output::Debrief {
                 markdown: markdown.clone(),
                 figures: self.debrief_figures().to_string(),
+                remembered: self.remembered(),
             });
             self.debrief = Some(markdown);
         }

@@ -639,7 +639,9 @@ fn the_debrief_measures_how_the_presenter_spoke() {
     let (markdown, figures) = out
         .iter()
         .find_map(|o| match o {
-            Output::Debrief { markdown, figures } => Some((markdown, figures)),
+            Output::Debrief {
+                markdown, figures, ..
+            } => Some((markdown, figures)),
             _ => None,
         })
         .expect("a debrief");
