@@ -49,6 +49,9 @@ struct Line {
     words: usize,
     text: String,
     estimated: bool,
+    /// The presenter held the floor since the line before: the silence between them is a
+    /// pause of theirs.
+    follows: bool,
 }
 
 /// The measures of one session, fed as it goes.
@@ -59,6 +62,8 @@ pub struct Delivery {
     lines: Vec<Line>,
     /// Each slide shown: its index and since when (the last one still shown).
     shown: Vec<(usize, u64)>,
+    /// Someone else took the floor since the last line.
+    floor_taken: bool,
 }
 
 impl Delivery {
@@ -69,6 +74,12 @@ impl Delivery {
     /// The presenter's voice began (the first onset since the last line counts).
     pub fn speech_started(&mut self, now_ms: u64) {
         self.onset_ms.get_or_insert(now_ms);
+    }
+
+    /// Someone else took the floor (a question, a moderator's line): the silence until the
+    /// presenter's next line is not a pause of theirs.
+    pub fn floor_taken(&mut self) {
+        self.floor_taken = true;
     }
 
     /// A slide went up.
@@ -104,6 +115,7 @@ impl Delivery {
             words: count,
             text: text.trim().to_owned(),
             estimated,
+            follows: !std::mem::take(&mut self.floor_taken),
         });
     }
 

@@ -87,7 +87,7 @@ pub(crate) fn build(
     let long_pauses = lines
         .windows(2)
         .filter_map(|pair| match (&pair[0].part, &pair[1].part) {
-            (Part::Presenting { .. }, Part::Presenting { slide }) => {
+            (Part::Presenting { .. }, Part::Presenting { slide }) if pair[1].follows => {
                 let ms = pair[1].start_ms.saturating_sub(pair[0].end_ms);
                 (ms >= LONG_PAUSE_MS).then_some(Pause {
                     at_ms: pair[0].end_ms,

@@ -111,6 +111,13 @@ fn answers_join_their_lines_and_say_whether_they_took_up_the_question() {
     assert_eq!(r.fillers.get("um"), Some(&1));
     // Answers are not presenting: no pause is counted between them.
     assert!(r.long_pauses.is_empty());
+    // Nor a silence while someone else held the floor.
+    d.speech_started(20_000);
+    d.heard(7, "Back to the deck.", presenting(1), 21_000);
+    d.floor_taken();
+    d.speech_started(40_000);
+    d.heard(8, "Where were we.", presenting(1), 41_000);
+    assert!(d.report(41_000, |_| None).long_pauses.is_empty());
     let page = r.to_markdown(|s| format!("slide {s}"));
     assert!(page.contains("| Marcus Webb | 9 |"), "{page}");
     assert!(page.contains("“um” 1"), "{page}");

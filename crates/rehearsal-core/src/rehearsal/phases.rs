@@ -173,6 +173,10 @@ impl Rehearsal {
             from: self.phase,
             to,
         });
+        if self.phase == Phase::Presenting {
+            // The panel has the floor: the presenter's silence now is no pause.
+            self.delivery.floor_taken();
+        }
         self.phase = to;
         self.phase_since = now;
         self.presenter.silent_since = None;
