@@ -5,6 +5,11 @@
 //! The engine maps each word to the model's tokens (a word whose first token is not the
 //! whole word is left alone: biasing a prefix such as "Th" would bend every "The").
 
+use conversation_quality::{
+    answers,
+    words::{is_content_word, words},
+};
+
 /// Words that open the stock sentences the guard refuses as filler ("Sure, here's …",
 /// "Great question!", "Absolutely."): made unlikely where a sentence starts. Words that
 /// open real answers ("Yes, because …", "Good examples are …") are not among them.
@@ -49,6 +54,38 @@ pub const QUESTION_BIAS: f32 = 2.5;
 /// another sentence's tokens, or a whole attempt.
 pub const QUESTION_INSIST_BIAS: f32 = 8.0;
 
+/// The human's words an answer is steered towards until it has taken one up: the guard
+/// refuses a first sentence that takes up none of them, and a small model asked for a
+/// derivative with numbers starts on the area under a curve as readily as on the
+/// derivative. A nudge, not a script: the answer still picks which word and where.
+pub const ANSWER_WORD_BIAS: f32 = 2.0;
+
+/// Words of a human's line that say how it asks, not what about ("Sorry to interrupt,
+/// can you show me …"): an answer starting on them takes up nothing.
+const MANNER_WORDS: &[&str] = &[
+    "sorry",
+    "interrupt",
+    "please",
+    "thanks",
+    "thank",
+    "show",
+    "tell",
+    "explain",
+    "actual",
+    "actually",
+    "really",
+    "just",
+    "again",
+    "mean",
+    "know",
+    "think",
+    "okay",
+    "right",
+    "wait",
+    "example",
+    "give",
+];
+
 /// How many of the last lines' first words a reply is steered not to start with.
 pub const ECHO_START_LINES: usize = 3;
 
@@ -69,6 +106,9 @@ pub enum Place {
     AfterNoQuestion,
     /// Everywhere.
     Anywhere,
+    /// Everywhere, until the reply has taken up a word of the human's line it answers
+    /// ([`takes_up`]).
+    UntilAnswered,
 }
 
 /// One word to steer against.
@@ -83,8 +123,9 @@ pub struct Steer {
 /// text`, oldest first): stock openers and markup, and the first words of the last lines
 /// (a reply that starts like the line before it tends to repeat it); a turn that is
 /// `asking` is steered towards starting with a question word, and all but made to once
-/// a statement was refused.
-pub fn steering(lines: &[String], asking: bool) -> Vec<Steer> {
+/// a statement was refused; a turn `answering` the human's line is steered towards that
+/// line's words until it has taken one up.
+pub fn steering(lines: &[String], asking: bool, answering: Option<&str>) -> Vec<Steer> {
     let mut steer: Vec<Steer> = STOCK_OPENERS
         .iter()
         .map(|w| Steer {
@@ -110,6 +151,13 @@ pub fn steering(lines: &[String], asking: bool) -> Vec<Steer> {
             }));
         }
     }
+    for word in answering.map(answer_words).unwrap_or_default() {
+        steer.push(Steer {
+            word,
+            bias: ANSWER_WORD_BIAS,
+            place: Place::UntilAnswered,
+        });
+    }
     for line in lines.iter().rev().take(ECHO_START_LINES) {
         let text = line.split_once(": ").map_or(line.as_str(), |(_, t)| t);
         let Some(first) = text.split_whitespace().next() else {
@@ -131,6 +179,38 @@ pub fn steering(lines: &[String], asking: bool) -> Vec<Steer> {
     steer
 }
 
+/// The spellings of the words of the human's `line` an answer is steered towards: its
+/// content words but those of manner, as said, in lower case and capitalized.
+fn answer_words(line: &str) -> Vec<String> {
+    let mut spellings: Vec<String> = Vec::new();
+    for word in line
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .map(|w| w.trim_matches('\''))
+    {
+        let lower = word.to_lowercase();
+        if !is_content_word(&lower) || MANNER_WORDS.contains(&lower.as_str()) {
+            continue;
+        }
+        let mut chars = lower.chars();
+        let capital: String = chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
+        for spelling in [word.to_owned(), lower, capital] {
+            if !spellings.contains(&spelling) {
+                spellings.push(spelling);
+            }
+        }
+    }
+    spellings
+}
+
+/// Whether `said` takes up a content word (by stem) of the human's line `asked`, as the
+/// guard and the quality benchmark count an answer that addresses the human.
+pub fn takes_up(asked: &str, said: &str) -> bool {
+    answers::addresses(&words(asked), &words(said))
+}
+
 /// Whether the next token of a reply that said `said` so far starts a sentence.
 pub fn at_sentence_start(said: &str) -> bool {
     let said = said.trim_end();
@@ -143,9 +223,9 @@ mod tests {
 
     #[test]
     fn stock_openers_and_markup_are_steered_against_where_they_do_harm() {
-        let steer = steering(&[], false);
+        let steer = steering(&[], false, None);
         assert!(!steer.iter().any(|s| s.word == "What"));
-        let asking = steering(&[], true);
+        let asking = steering(&[], true, None);
         let insisted = |w: &str| {
             asking
                 .iter()
@@ -160,7 +240,7 @@ mod tests {
                 .any(|s| s.word == "\\(" && s.place == Place::Anywhere)
         );
         assert!(
-            steering(&[], true)
+            steering(&[], true, None)
                 .iter()
                 .any(|s| s.word == "What" && s.bias > 0.0 && s.place == Place::ReplyStart)
         );
@@ -185,12 +265,47 @@ mod tests {
             "tutor: Exactly, the slope.".to_owned(),
             "student2: The tangent line touches once.".to_owned(),
         ];
-        let words: Vec<String> = steering(&lines, false)
+        let words: Vec<String> = steering(&lines, false, None)
             .into_iter()
             .filter(|s| s.place == Place::ReplyStart)
             .map(|s| s.word)
             .collect();
         assert_eq!(words, ["Exactly", "Derivatives"]);
+    }
+
+    #[test]
+    fn an_answer_is_steered_towards_the_humans_words_not_their_manner() {
+        let asked = "Sorry to interrupt. Can you show me a derivative with actual numbers?";
+        let towards: Vec<String> = steering(&[], false, Some(asked))
+            .into_iter()
+            .filter(|s| s.place == Place::UntilAnswered)
+            .inspect(|s| assert!(s.bias > 0.0))
+            .map(|s| s.word)
+            .collect();
+        assert!(towards.contains(&"derivative".to_owned()), "{towards:?}");
+        assert!(towards.contains(&"Derivative".to_owned()), "{towards:?}");
+        assert!(towards.contains(&"numbers".to_owned()), "{towards:?}");
+        for manner in [
+            "Sorry",
+            "sorry",
+            "interrupt",
+            "show",
+            "actual",
+            "Can",
+            "you",
+        ] {
+            assert!(
+                !towards.contains(&manner.to_owned()),
+                "{manner}: {towards:?}"
+            );
+        }
+        assert!(takes_up(asked, "The derivative of x squared at 3 is 6."));
+        assert!(!takes_up(asked, "Let's consider the area under the curve."));
+        assert!(
+            steering(&[], false, Some("Why is it so?"))
+                .iter()
+                .all(|s| s.place != Place::UntilAnswered)
+        );
     }
 
     #[test]

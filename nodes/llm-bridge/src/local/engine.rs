@@ -338,10 +338,18 @@ impl<'r, 'm> Run<'r, 'm> {
 
     /// The tokens of the words a reply is steered against ([`agent_bridge::local::steer`]),
     /// by where they apply.
-    pub(super) fn steering(&self, lines: &[String], asking: bool) -> Steering {
+    pub(super) fn steering(
+        &self,
+        lines: &[String],
+        asking: bool,
+        answering: Option<&str>,
+    ) -> Steering {
         let vocab = self.host.model.vocab();
-        let mut steering = Steering::default();
-        for steer in steer::steering(lines, asking) {
+        let mut steering = Steering {
+            answering: answering.map(str::to_owned),
+            ..Steering::default()
+        };
+        for steer in steer::steering(lines, asking, answering) {
             for spelling in [steer.word.clone(), format!(" {}", steer.word)] {
                 let tokens = vocab.tokenize(spelling.as_bytes(), false, false);
                 let Some(&first) = tokens.first() else {
@@ -359,6 +367,7 @@ impl<'r, 'm> Run<'r, 'm> {
                     steer::Place::ReplyStart => &mut steering.reply_start,
                     steer::Place::AfterNoQuestion => &mut steering.after_no_question,
                     steer::Place::Anywhere => &mut steering.anywhere,
+                    steer::Place::UntilAnswered => &mut steering.until_answered,
                 };
                 list.push((first, steer.bias));
             }
@@ -440,12 +449,16 @@ pub(super) struct Steering {
     pub(super) reply_start: Vec<(LlamaToken, f32)>,
     pub(super) anywhere: Vec<(LlamaToken, f32)>,
     pub(super) after_no_question: Vec<(LlamaToken, f32)>,
+    pub(super) until_answered: Vec<(LlamaToken, f32)>,
+    /// The human's words the turn answers.
+    pub(super) answering: Option<String>,
 }
 
 impl Steering {
     /// The biases for the next token of a reply that said `said` so far; `insisting` once
-    /// a sentence was refused for asking no question.
-    pub(super) fn at(&self, said: &str, insisting: bool) -> Vec<(LlamaToken, f32)> {
+    /// a sentence was refused for asking no question. The human's words are pushed
+    /// harder on each new `attempt`: the one before missed them.
+    pub(super) fn at(&self, said: &str, insisting: bool, attempt: u32) -> Vec<(LlamaToken, f32)> {
         let mut bias = self.anywhere.clone();
         if steer::at_sentence_start(said) {
             bias.extend_from_slice(&self.sentence_start);
@@ -455,6 +468,13 @@ impl Steering {
         }
         if said.trim().is_empty() && !insisting {
             bias.extend_from_slice(&self.reply_start);
+        }
+        if let Some(asked) = &self.answering
+            && !self.until_answered.is_empty()
+            && !steer::takes_up(asked, said)
+        {
+            let push = 1.0 + attempt as f32;
+            bias.extend(self.until_answered.iter().map(|&(t, b)| (t, b * push)));
         }
         bias
     }

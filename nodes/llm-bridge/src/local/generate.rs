@@ -107,13 +107,13 @@ impl Run<'_, '_> {
             }
             instructions.push(unquoted);
         }
-        // An answer to the human starts on the human's words; a second attempt may not:
-        // each attempt costs the human seconds of silence after the opener, and a small
-        // model's answer often fits without repeating a word of the question.
+        // An answer to the human starts on the human's words (sampling is steered
+        // towards them); the last attempt may not: a turn that answers off the point is
+        // still better than a silent one.
         let new_filter = |attempt: u32| {
             let mut guard = SentenceGuard::new(said.iter().copied(), &own_names, &others)
                 .with_instructions(instructions.iter().map(String::as_str));
-            if let Some(words) = answering.as_deref().filter(|_| attempt == 0) {
+            if let Some(words) = answering.as_deref().filter(|_| attempt < RESAMPLES) {
                 guard = guard.answering(words);
             }
             // A turn that is to ask a question asks one; the last attempt may not.
@@ -151,7 +151,7 @@ impl Run<'_, '_> {
         let steering = if request.json {
             Steering::default()
         } else {
-            self.steering(&prompt.lines, asking)
+            self.steering(&prompt.lines, asking, answering.as_deref())
         };
         // A reply whose every sentence was refused (an echo, filler, another's name) is
         // sampled again, a little warmer, a bounded number of times.
@@ -238,7 +238,7 @@ impl Run<'_, '_> {
         // token is sampled with the last slice.
         let cancel = job.cancel.clone();
         let stop = move || cancel.load(Ordering::SeqCst);
-        let bias = steering.at("", insisting);
+        let bias = steering.at("", insisting, attempt);
         let Some(first) = self.read_prompt(tokens, reused, Some((&mut sampler, &bias)), &stop)?
         else {
             return Ok((Outcome::Cancelled, filter));
@@ -310,7 +310,7 @@ impl Run<'_, '_> {
                         filter.refused().last(),
                         Some((agent_bridge::guard::Refusal::NoQuestion, _))
                     );
-                    let bias = steering.at(&raw, insisting);
+                    let bias = steering.at(&raw, insisting, attempt);
                     match self.rewind_to(at, &mut sampler, &bias)? {
                         Some(token) => next = Some(token),
                         None => return Ok((Outcome::Cancelled, filter)),
@@ -329,7 +329,7 @@ impl Run<'_, '_> {
                 filtered.text
             };
             self.send(text, &mut first_text_ms, started);
-            let bias = steering.at(&raw, false);
+            let bias = steering.at(&raw, false, attempt);
             match self.advance(token, &mut sampler, &bias)? {
                 Some(token) => next = Some(token),
                 None => return Ok((Outcome::Cancelled, filter)),
