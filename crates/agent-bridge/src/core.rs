@@ -164,6 +164,11 @@ pub struct BridgeCore {
     upcoming: bool,
     /// Side requests are answered by the scripted stand-in.
     scripted_requests: bool,
+    /// The context a conductor gave with this participant's last turn (its persona, the
+    /// deck, its notes): every later prompt (reading along, a side request, the next
+    /// turn) starts with it too, so that the model's cache of one is the start of the
+    /// next instead of being read again from the first token.
+    conductor_context: Option<String>,
 }
 
 impl BridgeCore {
@@ -182,6 +187,7 @@ impl BridgeCore {
             read_along: false,
             upcoming: false,
             scripted_requests: false,
+            conductor_context: None,
         }
     }
 
@@ -251,6 +257,16 @@ impl BridgeCore {
         (plan, direction)
     }
 
+    /// The persona a prompt starts with: the conductor's last context in place of the
+    /// template's system prompt, once a conductor gave one.
+    fn speaking_persona(&self) -> Persona {
+        let mut persona = self.persona.clone();
+        if let Some(context) = &self.conductor_context {
+            persona.system_prompt = context.clone();
+        }
+        persona
+    }
+
     /// A turn's chat: the conversation as `persona` hears it, then the director's
     /// instruction for this turn.
     fn turn_messages(&self, persona: &Persona, direction: &str) -> Vec<ChatMessage> {
@@ -275,7 +291,7 @@ impl BridgeCore {
         stand_in.human = true;
         ahead.history.push(stand_in);
         let (plan, direction) = ahead.plan_turn(self.answered + 2, None);
-        let messages = self.turn_messages(&self.persona, &direction);
+        let messages = self.turn_messages(&self.speaking_persona(), &direction);
         GenerationRequest {
             question_id: self.answered,
             messages,
@@ -299,7 +315,7 @@ impl BridgeCore {
             .max(self.answered)
             + 1;
         let (plan, direction) = self.plan_turn(question_id, None);
-        let messages = self.turn_messages(&self.persona, &direction);
+        let messages = self.turn_messages(&self.speaking_persona(), &direction);
         GenerationRequest {
             question_id,
             messages,
@@ -390,6 +406,10 @@ impl BridgeCore {
                     return out;
                 }
                 self.answered = question_id;
+                // Kept for every later prompt, a turn said from prepared words too.
+                if let Some(context) = context.filter(|c| !c.trim().is_empty()) {
+                    self.conductor_context = Some(context);
+                }
                 if let Some(a) = &self.active {
                     out.push(BridgeOutput::Cancel {
                         question_id: a.question_id,
@@ -412,10 +432,7 @@ impl BridgeCore {
                     }));
                     return out;
                 }
-                let mut persona = self.persona.clone();
-                if let Some(context) = &context {
-                    persona.system_prompt = context.clone();
-                }
+                let persona = self.speaking_persona();
                 // What this participant contributes now: the conductor's request, or the
                 // move the planner chose, put as a director's instruction.
                 let (plan, direction) = self.plan_turn(question_id, instruction.as_deref());
@@ -537,6 +554,9 @@ impl BridgeCore {
             // Addressed to another participant: not this bridge's to answer.
             BridgeInput::Request(request) if !request.is_for(&self.persona.name) => {}
             BridgeInput::Request(request) => {
+                if let Some(context) = request.context.clone().filter(|c| !c.trim().is_empty()) {
+                    self.conductor_context = Some(context);
+                }
                 if self.scripted_requests {
                     let answer = request.scripted_answer(
                         &self.persona,
@@ -545,8 +565,13 @@ impl BridgeCore {
                     );
                     out.push(self.reply(request, answer));
                 } else {
-                    let messages =
-                        request.messages(&self.persona, self.topic.as_deref(), &self.history);
+                    let name_of = |id: &str| self.name_of(id);
+                    let messages = request.messages(
+                        &self.speaking_persona(),
+                        self.topic.as_deref(),
+                        &self.history,
+                        &name_of,
+                    );
                     out.push(BridgeOutput::Ask { request, messages });
                 }
             }
@@ -699,6 +724,57 @@ mod tests {
             panic!("{out:?}");
         };
         assert!(reply.text.is_empty() && reply.error.is_some());
+    }
+
+    #[test]
+    fn a_conductors_context_starts_every_later_prompt_so_the_cache_holds() {
+        let mut c = core().with_read_along(true);
+        c.handle(BridgeInput::Turn {
+            speaker: "tutor".into(),
+            question_id: 1,
+            instruction: Some("Ask the presenter about churn.".into()),
+            context: Some("You are Marcus Webb. The deck: ...".into()),
+            prepared: None,
+        });
+        c.handle(BridgeInput::Finished {
+            question_id: 1,
+            error: None,
+        });
+        let out = c.handle(BridgeInput::Request(SideRequest::text(
+            "r-1",
+            "rating",
+            "Rate the answer.",
+            20,
+        )));
+        let [BridgeOutput::Ask { messages, .. }] = out.as_slice() else {
+            panic!("{out:?}");
+        };
+        assert!(messages[0].content.starts_with("You are Marcus Webb."));
+        // A request's own context (its conductor's, newer) is taken up the same way.
+        let mut request = SideRequest::text("r-2", "candidate", "A question?", 20);
+        request.context = Some("You are Marcus Webb, on slide 2.".into());
+        let out = c.handle(BridgeInput::Request(request));
+        let [BridgeOutput::Ask { messages, .. }] = out.as_slice() else {
+            panic!("{out:?}");
+        };
+        assert!(
+            messages[0]
+                .content
+                .starts_with("You are Marcus Webb, on slide 2.")
+        );
+        let out = c.handle(BridgeInput::Utterance(Entry::new(
+            "presenter",
+            "Churn is four percent.",
+            2,
+        )));
+        let [BridgeOutput::Prefill(read)] = out.as_slice() else {
+            panic!("{out:?}");
+        };
+        assert!(
+            read.messages[0]
+                .content
+                .starts_with("You are Marcus Webb, on slide 2.")
+        );
     }
 
     #[test]

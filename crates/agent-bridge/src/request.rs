@@ -16,12 +16,14 @@ use crate::{
 
 /// How a participant answers a side request: with its model, or with the scripted stand-in.
 pub trait Answering {
-    /// The chat for a model: the participant's whole context, then the request.
+    /// The chat for a model: the participant's whole context (the others called by
+    /// `name_of(id)`, as in its turns, so that both start alike), then the request.
     fn messages(
         &self,
         persona: &Persona,
         topic: Option<&str>,
         history: &History,
+        name_of: &dyn Fn(&str) -> String,
     ) -> Vec<ChatMessage>;
 
     /// The scripted stand-in's answer: a short persona line for text requests; an error
@@ -40,8 +42,9 @@ impl Answering for SideRequest {
         persona: &Persona,
         topic: Option<&str>,
         history: &History,
+        name_of: &dyn Fn(&str) -> String,
     ) -> Vec<ChatMessage> {
-        let mut messages = history.chat_messages(persona, topic);
+        let mut messages = history.chat_messages_named(persona, topic, name_of);
         let mut content = self.prompt.trim().to_owned();
         if self.json {
             content.push_str("\nAnswer with one JSON object only, no other text.");
@@ -97,7 +100,7 @@ mod tests {
         assert!(answer.split_whitespace().count() <= 8, "{answer}");
         let json = SideRequest::parse(r#"{"id":"b","prompt":"bid","json":true}"#).unwrap();
         assert!(json.scripted_answer(&persona, None, &history).is_err());
-        let m = json.messages(&persona, Some("cities"), &history);
+        let m = json.messages(&persona, Some("cities"), &history, &str::to_owned);
         assert!(m.last().unwrap().content.contains("JSON"));
     }
 }

@@ -58,6 +58,17 @@ impl<T> Requests<T> {
         self.key(id).map(|n| &self.open[&n].what)
     }
 
+    /// The open request `id`, to change (a reply came from one of several asked).
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut T> {
+        let n = self.key(id)?;
+        self.open.get_mut(&n).map(|p| &mut p.what)
+    }
+
+    /// The open requests, oldest first.
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.open.values().map(|p| &p.what)
+    }
+
     /// Closes request `id` (its one reply came).
     pub fn take(&mut self, id: &str) -> Option<T> {
         let n = self.key(id)?;
@@ -108,6 +119,8 @@ mod tests {
         let kicker = r.open("kicker", "bo", None);
         assert_eq!((bid.as_str(), kicker.as_str()), ("bid-1", "kicker-2"));
         assert_eq!(r.get(&kicker), Some(&"bo"));
+        *r.get_mut(&kicker).unwrap() = "cy";
+        assert_eq!(r.values().collect::<Vec<_>>(), [&"ada", &"cy"]);
         assert_eq!(r.take(&bid), Some("ada"));
         assert_eq!(r.take(&bid), None, "answered already");
         // Another kind with the same number, or garbage, matches nothing.

@@ -14,6 +14,10 @@ pub const ANSWER_LABEL: &str = "The presenter's answer:";
 /// Words a rating may have.
 pub const RATING_MAX_WORDS: u32 = 40;
 
+/// How long a rating is still wanted: it is read at the debrief, so it may wait behind
+/// the panel's turns on a busy machine.
+pub const RATING_WITHIN_MS: u64 = 120_000;
+
 /// How well an answer met its question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -81,7 +81,7 @@ fn main() -> eyre::Result<()> {
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
     let (reply_tx, reply_rx) =
         crossbeam_channel::unbounded::<(SideRequest, Result<String, String>)>();
-    let request_timeout = node_kit::env_secs("REQUEST_TIMEOUT_SECS", 8.0)?;
+    let request_timeout = node_kit::env_secs("REQUEST_TIMEOUT_SECS", 20.0)?;
     let mut running: Option<(u64, Cancel)> = None;
     let ticks = crossbeam_channel::tick(Duration::from_secs(1));
 
@@ -193,12 +193,16 @@ fn main() -> eyre::Result<()> {
                     node_kit::send(&mut node, chunk)?;
                 }
                 BridgeOutput::Ask { request, messages } => {
+                    // The conductor's own patience, else this bridge's limit.
+                    let within = request
+                        .within_ms
+                        .map_or(request_timeout, Duration::from_millis);
                     llm_bridge::backend::ask(
                         &backend,
                         request,
                         messages,
                         core.history().clone(),
-                        request_timeout,
+                        within,
                         reply_tx.clone(),
                     );
                 }

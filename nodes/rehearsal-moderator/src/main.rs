@@ -229,7 +229,14 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre
                 let said = Chunk::line(question_id, speaker, text);
                 keep_first_error(node_kit::send_on(node, ids::PRESENTER_TEXT, said));
             }
-            Output::Request(request) => keep_first_error(node_kit::send(node, request)),
+            Output::Request(mut request) => {
+                // A request to one panelist starts from the context its turns get.
+                if let Some(to) = &request.to {
+                    let (context, _) = files.assemble(to);
+                    request.context = Some(context).filter(|c| !c.is_empty());
+                }
+                keep_first_error(node_kit::send(node, request));
+            }
             Output::Interrupt { question_id, kind } => {
                 keep_first_error(node_kit::send(node, Interrupt::new(kind, question_id)));
             }

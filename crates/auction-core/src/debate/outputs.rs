@@ -82,6 +82,8 @@ impl AuctionDebate {
             json,
             max_words: Some(max_words),
             to: None,
+            context: None,
+            within_ms: None,
         };
         out.push(Output::Request {
             agent: agent.to_owned(),

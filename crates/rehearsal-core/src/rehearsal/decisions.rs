@@ -248,16 +248,6 @@ impl Rehearsal {
                 slide,
                 purpose,
             } => {
-                let id = self.requests.open(
-                    "r",
-                    Request {
-                        agents,
-                        slide,
-                        purpose,
-                        rates: None,
-                    },
-                    None,
-                );
                 let exchange =
                     (purpose == CandidatePurpose::PileOn).then(|| self.exchange_text.join("\n"));
                 let prompt =
@@ -266,13 +256,29 @@ impl Rehearsal {
                     CandidatePurpose::Question => "candidate_question",
                     CandidatePurpose::PileOn => "pile_on",
                 };
-                out.push(Output::Request(SideRequest::text(
-                    id.clone(),
-                    kind,
-                    prompt,
-                    30,
-                )));
-                tracing::debug!(request = %id, slide, kind, "candidate questions requested");
+                // One request per panelist, and none to a panelist still working on
+                // the last one: its answer would only queue behind it.
+                for agent in agents {
+                    if self.awaits_reply(&agent, now_ms) {
+                        tracing::debug!(%agent, kind, "still preparing; not asked again");
+                        continue;
+                    }
+                    let id = self.requests.open(
+                        "r",
+                        Request {
+                            agents: vec![agent.clone()],
+                            opened_ms: now_ms,
+                            slide,
+                            purpose,
+                            rates: None,
+                        },
+                        None,
+                    );
+                    out.push(Output::Request(
+                        SideRequest::text(id.clone(), kind, prompt.clone(), 30).to(agent),
+                    ));
+                    tracing::debug!(request = %id, slide, kind, "candidate question requested");
+                }
             }
             Action::PhaseChanged { from, to } => {
                 tracing::info!(from = from.name(), to = to.name(), "phase");
@@ -298,7 +304,7 @@ impl Rehearsal {
             }
             Action::LogExchange(record) => {
                 self.write_exchange(&record, now_ms, out);
-                self.ask_rating(&record, out);
+                self.ask_rating(&record, now_ms, out);
             }
             Action::WriteDebrief { markdown } => {
                 out.push(Output::Debrief {

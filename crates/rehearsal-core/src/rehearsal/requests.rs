@@ -9,17 +9,26 @@ use super::Rehearsal;
 use super::decisions::{CandidatePurpose, Event};
 use super::files::{AgentFile, ContextFile, WriteMode};
 use crate::messages;
-use crate::rating::{RATING_KIND, RATING_MAX_WORDS, RatingRecord, parse_rating, rating_prompt};
+use crate::rating::{
+    RATING_KIND, RATING_MAX_WORDS, RATING_WITHIN_MS, RatingRecord, parse_rating, rating_prompt,
+};
 use crate::record::{ExchangeRecord, Speaker};
 
 /// Candidate-question requests remembered at most; older answers would be about an
 /// old slide anyway.
 pub(super) const MAX_OPEN_REQUESTS: usize = 32;
 
-/// A candidate-question request in flight.
+/// How long a panelist's unanswered request keeps it from being asked again. A bridge
+/// answers every request within its time (with an error at worst); this only frees a
+/// panelist whose reply was lost.
+pub(super) const REPLY_PATIENCE_MS: u64 = crate::rating::RATING_WITHIN_MS + 30_000;
+
+/// A side request in flight.
 #[derive(Debug, Clone)]
 pub(super) struct Request {
+    /// The panelists asked whose reply has not come yet.
     pub(super) agents: Vec<String>,
+    pub(super) opened_ms: u64,
     pub(super) slide: usize,
     pub(super) purpose: CandidatePurpose,
     /// A rating of the answer in exchange `rates`, not a candidate question.
@@ -28,7 +37,12 @@ pub(super) struct Request {
 
 impl Rehearsal {
     /// Asks the panelist who opened a logged exchange to rate the presenter's answer.
-    pub(super) fn ask_rating(&mut self, record: &ExchangeRecord, out: &mut Vec<Output>) {
+    pub(super) fn ask_rating(
+        &mut self,
+        record: &ExchangeRecord,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
         let Some(question) = record.question().map(str::to_owned) else {
             return;
         };
@@ -46,6 +60,7 @@ impl Rehearsal {
             "rate",
             Request {
                 agents: vec![record.agent.clone()],
+                opened_ms: now_ms,
                 slide: record.slide,
                 purpose: CandidatePurpose::Question,
                 rates: Some(record.id),
@@ -54,7 +69,9 @@ impl Rehearsal {
         );
         let prompt = rating_prompt(&question, &answer);
         out.push(Output::Request(
-            SideRequest::text(id, RATING_KIND, prompt, RATING_MAX_WORDS).to(record.agent.clone()),
+            SideRequest::text(id, RATING_KIND, prompt, RATING_MAX_WORDS)
+                .to(record.agent.clone())
+                .within(RATING_WITHIN_MS),
         ));
         self.ratings.push(RatingRecord {
             exchange: record.id,
@@ -65,6 +82,16 @@ impl Rehearsal {
             rating: None,
             why: "unrated: no reply came before the debrief".to_owned(),
         });
+    }
+
+    /// Whether `agent` was asked something it has not replied to yet: a panelist's model
+    /// answers one request at a time, and on a busy machine a new one asked before the
+    /// last was answered only waits behind it, then times out.
+    pub(super) fn awaits_reply(&self, agent: &str, now_ms: u64) -> bool {
+        self.requests.values().any(|r| {
+            r.agents.iter().any(|a| a == agent)
+                && now_ms < r.opened_ms.saturating_add(REPLY_PATIENCE_MS)
+        })
     }
 
     /// A panelist's rating of an answer: its verdict and why, or unrated with the reason.
@@ -140,6 +167,11 @@ impl Rehearsal {
         };
         if !request.agents.contains(&agent) {
             return;
+        }
+        let request = request.clone();
+        // Its reply came: the panelist may be asked again (a second reply is ignored).
+        if let Some(open) = self.requests.get_mut(&request_id) {
+            open.agents.retain(|a| *a != agent);
         }
         if let Some(exchange) = request.rates {
             self.rated(exchange, &agent, text, error, now_ms, out);

@@ -4,6 +4,7 @@ mod properties;
 mod rules;
 mod scripted;
 
+use super::requests::REPLY_PATIENCE_MS;
 use super::*;
 use crate::phrases::Language;
 use crate::{Deck, PanelConfig, PhraseLibrary};
@@ -505,28 +506,31 @@ fn reply(input: &str, speaker: Option<&str>, request: Option<&str>, text: &str) 
 #[test]
 fn replies_count_only_for_their_request_and_its_agents() {
     let (mut c, out) = started(false);
-    let id = requests(&out)[0]["id"].as_str().unwrap().to_owned();
+    // One request per panelist, addressed to it.
+    let asked = requests(&out);
+    let id_of = |agent: &str| {
+        let r = asked.iter().find(|r| r["to"] == agent).expect(agent);
+        r["id"].as_str().unwrap().to_owned()
+    };
+    let (skeptic, analyst) = (id_of("skeptic"), id_of("analyst"));
+    assert_ne!(skeptic, analyst);
     let question = "What does manual picking cost per warehouse?";
     for ignored in [
-        reply("reply", None, Some(&id), question),
+        reply("reply", None, Some(&skeptic), question),
         reply("reply_skeptic", None, None, question),
         reply("reply_skeptic", None, Some("r-99"), question),
-        reply("reply_nobody", None, Some(&id), question),
-        reply("reply_skeptic", None, Some(&id), "  "),
-        Input::Reply {
-            input: "reply_skeptic".into(),
-            speaker: None,
-            request_id: Some(id.clone()),
-            text: question.into(),
-            error: Some("timeout".into()),
-        },
+        reply("reply_nobody", None, Some(&skeptic), question),
+        reply("reply_analyst", None, Some(&skeptic), question),
     ] {
         assert!(c.handle(ignored.clone(), 10).is_empty(), "{ignored:?}");
     }
     // The panelist is named by `speaker`, else by the input id.
-    let out = c.handle(reply("reply-x", Some("analyst"), Some(&id), question), 20);
+    let out = c.handle(
+        reply("reply-x", Some("analyst"), Some(&analyst), question),
+        20,
+    );
     assert_eq!(records(&out, "candidate")[0]["agent"], "analyst");
-    let out = c.handle(reply("reply_skeptic", None, Some(&id), question), 30);
+    let out = c.handle(reply("reply_skeptic", None, Some(&skeptic), question), 30);
     let written = written_to(&out, &agent_file("skeptic", AgentFile::CandidateQuestion));
     assert!(
         written[0]
@@ -539,6 +543,41 @@ fn replies_count_only_for_their_request_and_its_agents() {
         WriteMode::Overwrite,
         "the latest candidate replaces the last"
     );
+    // One reply per request: a second is ignored.
+    assert!(
+        c.handle(reply("reply_skeptic", None, Some(&skeptic), question), 40)
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_panelist_still_preparing_is_not_asked_again_until_it_replies() {
+    let (mut c, out) = started(false);
+    let first = requests(&out);
+    assert_eq!(first.len(), 3, "{first:?}");
+    let skeptic = first.iter().find(|r| r["to"] == "skeptic").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // An error is a reply: the skeptic may be asked again; the others still prepare.
+    let failed = Input::Reply {
+        input: "reply_skeptic".into(),
+        speaker: None,
+        request_id: Some(skeptic),
+        text: String::new(),
+        error: Some("no complete answer within 20s".into()),
+    };
+    assert!(c.handle(failed, 1_000).is_empty());
+    let refresh = PanelConfig::from_yaml(PANEL)
+        .unwrap()
+        .thresholds
+        .candidate_refresh_ms;
+    let again = requests(&c.handle(Input::Tick, refresh + 1_000));
+    let to: Vec<&str> = again.iter().map(|r| r["to"].as_str().unwrap()).collect();
+    assert_eq!(to, ["skeptic"], "{again:?}");
+    // A reply lost for good frees its panelist after a while.
+    let later = requests(&c.handle(Input::Tick, REPLY_PATIENCE_MS + 2 * refresh));
+    assert_eq!(later.len(), 3, "{later:?}");
 }
 
 #[test]
@@ -661,17 +700,24 @@ fn the_debrief_measures_how_the_presenter_spoke() {
 
 #[test]
 fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
-    let (mut c, _) = started(false);
-    skeptic_asks_about_margin(&mut c);
-    presenter(&mut c, "Our team is excellent.", 2_000);
-    // The answer ends with the presenter's `answered` (this panel waits for it).
-    let mut out = control(&mut c, "answered", 2_500);
-    out.extend(control(&mut c, "end", 3_000));
-    let rating = requests(&out)
-        .into_iter()
-        .find(|r| r["kind"] == "rating")
-        .expect("a rating request");
+    // A session up to the rating request after the skeptic's exchange.
+    let asked = || {
+        let (mut c, _) = started(false);
+        skeptic_asks_about_margin(&mut c);
+        presenter(&mut c, "Our team is excellent.", 2_000);
+        // The answer ends with the presenter's `answered` (this panel waits for it).
+        let mut out = control(&mut c, "answered", 2_500);
+        out.extend(control(&mut c, "end", 3_000));
+        let rating = requests(&out)
+            .into_iter()
+            .find(|r| r["kind"] == "rating")
+            .expect("a rating request");
+        (c, rating)
+    };
+    let (mut c, rating) = asked();
     assert_eq!(rating["to"], "skeptic");
+    // Read at the debrief: it may wait behind the panel's turns.
+    assert_eq!(rating["within_ms"], crate::rating::RATING_WITHIN_MS);
     assert!(
         rating["prompt"]
             .as_str()
@@ -689,7 +735,7 @@ fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
         "Answered: fine.",
     );
     assert!(records(&c.handle(other, 3_100), "rating").is_empty());
-    // A reply without a verdict is unrated, never guessed.
+    // A reply without a verdict is unrated, never guessed; it was the reply.
     let vague = reply(
         "reply_skeptic",
         Some("skeptic"),
@@ -698,6 +744,11 @@ fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
     );
     let out = c.handle(vague, 3_200);
     assert_eq!(records(&out, "rating")[0]["rating"], Value::Null);
+    let late = reply("reply_skeptic", Some("skeptic"), Some(&id), "Answered: ok.");
+    assert!(records(&c.handle(late, 3_250), "rating").is_empty());
+    // A verdict is kept with why.
+    let (mut c, rating) = asked();
+    let id = rating["id"].as_str().unwrap().to_owned();
     let verdict = reply(
         "reply_skeptic",
         Some("skeptic"),

@@ -34,6 +34,16 @@ pub struct SideRequest {
     /// bridge that receives it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
+    /// The participant's context as its conductor assembles it for a turn (persona,
+    /// deck, notes): the answer's prompt starts with it, as the participant's turns do,
+    /// so that the model reads one start for both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// How long the conductor still wants the answer, in ms (a rating read at the
+    /// debrief can wait minutes; an intent is stale in seconds); `None`: the bridge's own
+    /// limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_ms: Option<u64>,
 }
 
 impl SideRequest {
@@ -51,12 +61,20 @@ impl SideRequest {
             json: false,
             max_words: Some(max_words),
             to: None,
+            context: None,
+            within_ms: None,
         }
     }
 
     /// The same request, for participant `name` only.
     pub fn to(mut self, name: impl Into<String>) -> Self {
         self.to = Some(name.into());
+        self
+    }
+
+    /// The same request, wanted for `ms` milliseconds.
+    pub fn within(mut self, ms: u64) -> Self {
+        self.within_ms = Some(ms);
         self
     }
 
