@@ -34,6 +34,9 @@ pub struct GenerationRequest {
     pub max_words: Option<usize>,
     /// The turn's move, when the bridge planned one (turns do, side requests don't).
     pub plan: Option<TurnPlan>,
+    /// The reply opens with one of these words (a side request's verdict); empty: free.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opens_with: Vec<String>,
 }
 
 impl GenerationRequest {
@@ -299,6 +302,7 @@ impl BridgeCore {
             json: false,
             max_words: None,
             plan: Some(plan),
+            opens_with: Vec::new(),
         }
     }
 
@@ -323,6 +327,7 @@ impl BridgeCore {
             json: false,
             max_words: None,
             plan: Some(plan),
+            opens_with: Vec::new(),
         }
     }
 
@@ -463,6 +468,7 @@ impl BridgeCore {
                     json: false,
                     max_words: None,
                     plan: Some(plan),
+                    opens_with: Vec::new(),
                 }));
             }
             BridgeInput::Prepare {

@@ -69,6 +69,7 @@ mod tests {
                     point: "limits".into(),
                     addressee: Some("human".into()),
                 }),
+                opens_with: Vec::new(),
             },
             priority: Priority::Answer,
             prefill: false,

@@ -14,6 +14,10 @@ pub const ANSWER_LABEL: &str = "The presenter's answer:";
 /// Words a rating may have.
 pub const RATING_MAX_WORDS: u32 = 40;
 
+/// What a rating opens with (an embedded model is held to one of them): the verdict and
+/// a colon, so that a reason follows rather than more of the verdict ("Partly answered.").
+pub const RATING_VERDICTS: [&str; 3] = ["Answered:", "Partly:", "Dodged:"];
+
 /// How long a rating is still wanted: it is read at the debrief, so it may wait behind
 /// the panel's turns on a busy machine.
 pub const RATING_WITHIN_MS: u64 = 120_000;
@@ -58,8 +62,8 @@ pub struct RatingRecord {
 pub fn rating_prompt(question: &str, answer: &str) -> String {
     format!(
         "{QUESTION_LABEL} {question}\n{ANSWER_LABEL} {answer}\n\
-         Rate the answer: start with one word, answered, partly or dodged, then say why in \
-         one sentence."
+         Rate the answer: start with one word, answered, partly or dodged, and a colon, then \
+         say why in one sentence."
     )
 }
 

@@ -95,6 +95,7 @@ pub fn ask(
             json: request.json,
             max_words: Some(request.max_words()),
             plan: None,
+            opens_with: request.opens_with.clone(),
         },
         history,
         tx,

@@ -188,6 +188,7 @@ mod tests {
             json: false,
             max_words: None,
             plan: None,
+            opens_with: Vec::new(),
         }
     }
 

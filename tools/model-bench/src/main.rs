@@ -139,6 +139,7 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
                 json: false,
                 max_words: None,
                 plan: None,
+                opens_with: Vec::new(),
             };
             let (tx, rx) = crossbeam_channel::unbounded();
             let started = Instant::now();

@@ -84,6 +84,7 @@ impl AuctionDebate {
             to: None,
             context: None,
             within_ms: None,
+            opens_with: Vec::new(),
         };
         out.push(Output::Request {
             agent: agent.to_owned(),

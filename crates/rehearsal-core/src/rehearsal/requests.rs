@@ -10,7 +10,8 @@ use super::decisions::{CandidatePurpose, Event};
 use super::files::{AgentFile, ContextFile, WriteMode};
 use crate::messages;
 use crate::rating::{
-    RATING_KIND, RATING_MAX_WORDS, RATING_WITHIN_MS, RatingRecord, parse_rating, rating_prompt,
+    RATING_KIND, RATING_MAX_WORDS, RATING_VERDICTS, RATING_WITHIN_MS, RatingRecord, parse_rating,
+    rating_prompt,
 };
 use crate::record::{ExchangeRecord, Speaker};
 
@@ -71,7 +72,8 @@ impl Rehearsal {
         out.push(Output::Request(
             SideRequest::text(id, RATING_KIND, prompt, RATING_MAX_WORDS)
                 .to(record.agent.clone())
-                .within(RATING_WITHIN_MS),
+                .within(RATING_WITHIN_MS)
+                .opening_with(RATING_VERDICTS),
         ));
         self.ratings.push(RatingRecord {
             exchange: record.id,

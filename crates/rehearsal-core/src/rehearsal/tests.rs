@@ -718,6 +718,7 @@ fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
     assert_eq!(rating["to"], "skeptic");
     // Read at the debrief: it may wait behind the panel's turns.
     assert_eq!(rating["within_ms"], crate::rating::RATING_WITHIN_MS);
+    assert_eq!(rating["opens_with"], json!(crate::rating::RATING_VERDICTS));
     assert!(
         rating["prompt"]
             .as_str()

@@ -44,6 +44,11 @@ pub struct SideRequest {
     /// limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within_ms: Option<u64>,
+    /// The answer opens with one of these words (a verdict: "Answered", "Partly",
+    /// "Dodged"): an embedded model is held to it while sampling, so that a small model's
+    /// reply is never thrown away for starting otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opens_with: Vec<String>,
 }
 
 impl SideRequest {
@@ -63,6 +68,7 @@ impl SideRequest {
             to: None,
             context: None,
             within_ms: None,
+            opens_with: Vec::new(),
         }
     }
 
@@ -75,6 +81,12 @@ impl SideRequest {
     /// The same request, wanted for `ms` milliseconds.
     pub fn within(mut self, ms: u64) -> Self {
         self.within_ms = Some(ms);
+        self
+    }
+
+    /// The same request, its answer opening with one of `words`.
+    pub fn opening_with<S: Into<String>>(mut self, words: impl IntoIterator<Item = S>) -> Self {
+        self.opens_with = words.into_iter().map(Into::into).collect();
         self
     }
 

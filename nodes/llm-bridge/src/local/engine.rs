@@ -396,6 +396,14 @@ impl<'r, 'm> Run<'r, 'm> {
             .wrapping_add(attempt.wrapping_mul(104_729));
         let model = self.host.model;
         let mut chain = Vec::new();
+        let opening = &self.job.request.opens_with;
+        if !json && !opening.is_empty() {
+            // Held to open with one of the words (a verdict), then free to the line's end.
+            chain.push(
+                LlamaSampler::grammar(model, &opening_grammar(opening), "root")
+                    .map_err(|e| format!("opening grammar: {e}"))?,
+            );
+        }
         if json {
             chain.push(
                 LlamaSampler::grammar(model, JSON_OBJECT_GRAMMAR, "root")
@@ -440,6 +448,16 @@ impl<'r, 'm> Run<'r, 'm> {
         // The template writes the special tokens itself; parse them as such.
         Ok(model.vocab().tokenize(text.as_bytes(), true, true))
     }
+}
+
+/// A grammar for a reply that opens with one of `words` and goes on to the end of the
+/// line.
+pub(super) fn opening_grammar(words: &[String]) -> String {
+    let choices: Vec<String> = words
+        .iter()
+        .map(|w| format!("\"{}\"", w.replace('\\', "\\\\").replace('"', "\\\"")))
+        .collect();
+    format!(r#"root ::= ({}) [^\n]*"#, choices.join(" | "))
 }
 
 /// The tokens a reply is steered against, by where they apply.

@@ -227,7 +227,8 @@ impl Run<'_, '_> {
         let job = self.job;
         let question_id = job.request.question_id;
         let mut sampler = self.sampler(job.request.json, attempt)?;
-        if !job.request.json {
+        // (Not under a grammar: it would take the prompt for the reply.)
+        if !job.request.json && job.request.opens_with.is_empty() {
             // Repetition is judged against the conversation and the direction, not only
             // against the reply's own tokens: the prompt's last tokens go through the
             // samplers' history first.
@@ -294,6 +295,7 @@ impl Run<'_, '_> {
                     && rewinds < REWINDS
                     && at >= tokens.len().max(1)
                     && !job.request.json
+                    && job.request.opens_with.is_empty()
                 {
                     rewinds += 1;
                     self.send(filtered.text, &mut first_text_ms, started);

@@ -39,6 +39,7 @@ fn request(question_id: u64, ask: &str) -> GenerationRequest {
         json: false,
         max_words: None,
         plan: None,
+        opens_with: Vec::new(),
     }
 }
 
@@ -224,6 +225,7 @@ fn conversation(question_id: u64, lines: &[(&str, &str)]) -> GenerationRequest {
         json: false,
         max_words: Some(12),
         plan: None,
+        opens_with: Vec::new(),
     }
 }
 
@@ -382,4 +384,48 @@ fn a_turn_read_ahead_reads_one_token_when_it_comes() {
     };
     let stats = finish(&backend, request.clone());
     assert_eq!(stats.prompt_tokens - stats.reused_tokens, 1, "{stats:?}");
+}
+
+/// A side request whose answer must open with a verdict: the model is held to one of the
+/// words while sampling (the small model, asked plainly, opens otherwise as often as not).
+#[test]
+fn a_reply_held_to_open_with_a_verdict_opens_with_one() {
+    let backend = LocalBackend::load(config(), Persona::fallback("skeptic")).expect("model");
+    let verdicts = ["Answered", "Partly", "Dodged"];
+    for (n, answer) in ["Our margin is 40 percent.", "We have a great team."]
+        .iter()
+        .enumerate()
+    {
+        let mut rating = request(
+            0,
+            &format!(
+                "Your question was: what is your margin? The presenter's answer: {answer} \
+                 Rate the answer: answered, partly or dodged, then why."
+            ),
+        );
+        rating.opens_with = verdicts.iter().map(|v| v.to_string()).collect();
+        rating.max_words = Some(30);
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let _cancel = backend.start(rating, History::new(4), tx);
+        let mut text = String::new();
+        loop {
+            match rx.recv_timeout(WAIT).expect("the rating comes") {
+                BackendEvent::Chunk { text: chunk, .. } => text.push_str(&chunk),
+                BackendEvent::Finished { error, .. } => {
+                    assert_eq!(error, None, "{n}: {text}");
+                    break;
+                }
+            }
+        }
+        assert!(
+            verdicts.iter().any(|v| text.trim_start().starts_with(v)),
+            "{n}: {text:?}"
+        );
+    }
+}
+
+#[test]
+fn the_opening_grammar_lists_the_words_escaped() {
+    let grammar = engine::opening_grammar(&["Answered".into(), "Say \"no\"".into()]);
+    assert_eq!(grammar, r#"root ::= ("Answered" | "Say \"no\"") [^\n]*"#);
 }
