@@ -257,7 +257,9 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-'
 }
 
-fn is_cjk(c: char) -> bool {
+/// A character of Chinese, Japanese or Korean script: such a word has no spaces around it
+/// to find it by, and such an utterance is quoted by its clause.
+pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
 }
 

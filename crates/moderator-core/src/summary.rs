@@ -7,6 +7,7 @@
 //! without ending on a dangling function word. Sentence marks are removed from clauses
 //! so the summary keeps its shape whatever the agents said.
 
+use crate::intent::is_cjk;
 use crate::phrases::{Language, join_names_in};
 
 pub const MAX_CLAUSE_WORDS: usize = 16;
@@ -119,10 +120,6 @@ pub fn key_clause(text: &str) -> Option<String> {
         })
         .to_owned();
     (!clause.is_empty()).then_some(clause)
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
 }
 
 /// The clause of a CJK utterance: its first sentence of at least six characters (else

@@ -217,7 +217,7 @@ impl LocalPrompt {
         }
         if json {
             user.push_str("\nAnswer with one JSON object only.");
-        } else if self.requests.iter().any(|r| has_cjk(r)) {
+        } else if self.requests.iter().any(|r| has_chinese(r)) {
             user.push_str(" 请用中文回答。");
         }
         if let Some(asked) = self.asked.as_ref().filter(|_| !json) {
@@ -341,7 +341,6 @@ pub(super) fn user_line(content: &str) -> String {
     content.to_owned()
 }
 
-pub(super) fn has_cjk(text: &str) -> bool {
-    text.chars()
-        .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c))
+pub(super) fn has_chinese(text: &str) -> bool {
+    text.chars().any(conversation_quality::words::is_han)
 }
