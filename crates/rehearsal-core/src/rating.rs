@@ -15,8 +15,9 @@ pub const ANSWER_LABEL: &str = "The presenter's answer:";
 pub const RATING_MAX_WORDS: u32 = 40;
 
 /// What a rating opens with (an embedded model is held to one of them): the verdict and
-/// a colon, so that a reason follows rather than more of the verdict ("Partly answered.").
-pub const RATING_VERDICTS: [&str; 3] = ["Answered:", "Partly:", "Dodged:"];
+/// "because", so that a reason follows rather than more of the verdict ("Partly
+/// answered.") or the answer quoted back.
+pub const RATING_VERDICTS: [&str; 3] = ["Answered, because", "Partly, because", "Dodged, because"];
 
 /// How long a rating is still wanted: it is read at the debrief, so it may wait behind
 /// the panel's turns on a busy machine.
@@ -62,8 +63,8 @@ pub struct RatingRecord {
 pub fn rating_prompt(question: &str, answer: &str) -> String {
     format!(
         "{QUESTION_LABEL} {question}\n{ANSWER_LABEL} {answer}\n\
-         Rate the answer: start with one word, answered, partly or dodged, and a colon, then \
-         say why in one sentence."
+         Rate the answer: start with one word, answered, partly or dodged, then say why in \
+         one sentence starting with because."
     )
 }
 
@@ -102,6 +103,11 @@ mod tests {
             parse_rating("**Dodged** — no figure at all"),
             Some((Rating::Dodged, "no figure at all".into()))
         );
+        // As the embedded model is held to open (RATING_VERDICTS).
+        for verdict in RATING_VERDICTS {
+            let (_, why) = parse_rating(&format!("{verdict} no margin figure.")).unwrap();
+            assert_eq!(why, "because no margin figure.");
+        }
         assert_eq!(
             parse_rating("ANSWERED."),
             Some((Rating::Answered, String::new()))

@@ -257,7 +257,10 @@ impl Rehearsal {
                     CandidatePurpose::PileOn => "pile_on",
                 };
                 // One request per panelist, and none to a panelist still working on
-                // the last one: its answer would only queue behind it.
+                // the last one: its answer would only queue behind it. Wanted until two
+                // refreshes have passed: a busy model host answers it late rather than
+                // throwing away the part it read.
+                let within = 2 * self.config().thresholds.candidate_refresh_ms;
                 for agent in agents {
                     if self.awaits_reply(&agent, now_ms) {
                         tracing::debug!(%agent, kind, "still preparing; not asked again");
@@ -275,7 +278,9 @@ impl Rehearsal {
                         None,
                     );
                     out.push(Output::Request(
-                        SideRequest::text(id.clone(), kind, prompt.clone(), 30).to(agent),
+                        SideRequest::text(id.clone(), kind, prompt.clone(), 30)
+                            .to(agent)
+                            .within(within),
                     ));
                     tracing::debug!(request = %id, slide, kind, "candidate question requested");
                 }

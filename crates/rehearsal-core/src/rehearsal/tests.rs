@@ -513,6 +513,14 @@ fn replies_count_only_for_their_request_and_its_agents() {
         r["id"].as_str().unwrap().to_owned()
     };
     let (skeptic, analyst) = (id_of("skeptic"), id_of("analyst"));
+    let refresh = PanelConfig::from_yaml(PANEL)
+        .unwrap()
+        .thresholds
+        .candidate_refresh_ms;
+    assert!(
+        asked.iter().all(|r| r["within_ms"] == 2 * refresh),
+        "{asked:?}"
+    );
     assert_ne!(skeptic, analyst);
     let question = "What does manual picking cost per warehouse?";
     for ignored in [

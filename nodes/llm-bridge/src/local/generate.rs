@@ -110,7 +110,13 @@ impl Run<'_, '_> {
         // An answer to the human starts on the human's words (sampling is steered
         // towards them); the last attempt may not: a turn that answers off the point is
         // still better than a silent one.
+        let verdict = !request.opens_with.is_empty();
         let new_filter = |attempt: u32| {
+            // A verdict on what was said (a rating) quotes it by nature: no sentence of
+            // it is refused as an echo or as reported speech.
+            if verdict {
+                return OutputFilter::new(names.clone(), max_words);
+            }
             let mut guard = SentenceGuard::new(said.iter().copied(), &own_names, &others)
                 .with_instructions(instructions.iter().map(String::as_str));
             if let Some(words) = answering.as_deref().filter(|_| attempt < RESAMPLES) {
