@@ -131,11 +131,39 @@ pub fn instruction_text(
     }
 }
 
-/// A candidate question as a panelist says it when called: its first two sentences
-/// (a small model sometimes prepares three questions at once); `None` if it has no words.
+/// A candidate question as a panelist says it when called: its first line, at most two
+/// sentences of it (a small model sometimes prepares three questions at once), and a
+/// second only when it asks too or the first led into it (a small model also comments on
+/// its own question: "… profitability? This question builds on the exchange …");
+/// `None` if it has no words.
 pub fn prepared_question(candidate: &str) -> Option<String> {
+    let first_line = candidate
+        .trim_start()
+        .split(['\n', '\r'])
+        .next()
+        .unwrap_or_default();
+    // A rule (" --- ", " -- ") sets off a comment; "2024--2025" is a range.
+    let first_line = first_line
+        .split(" --")
+        .next()
+        .unwrap_or_default()
+        .split("---")
+        .next()
+        .unwrap_or_default();
+    let asks = |s: &str| {
+        s.trim_end()
+            .trim_end_matches(['"', '\u{201d}'])
+            .ends_with('?')
+    };
     let mut said = String::new();
-    for sentence in candidate.split_inclusive(['.', '?', '!']).take(2) {
+    for (n, sentence) in first_line
+        .split_inclusive(['.', '?', '!'])
+        .take(2)
+        .enumerate()
+    {
+        if n == 1 && asks(&said) && !asks(sentence) {
+            break;
+        }
         said.push_str(sentence);
     }
     let said = unquoted(&said)
@@ -308,6 +336,27 @@ mod tests {
             Some("What is your margin")
         );
         assert_eq!(prepared_question("  "), None);
+        // The model's comment on its own question is not said.
+        assert_eq!(
+            prepared_question(
+                "What is the margin? --- This question builds on the exchange by asking."
+            )
+            .as_deref(),
+            Some("What is the margin?")
+        );
+        assert_eq!(
+            prepared_question("What is the margin? This builds on the exchange.").as_deref(),
+            Some("What is the margin?")
+        );
+        assert_eq!(
+            prepared_question("What is the margin?\nRationale: it matters.").as_deref(),
+            Some("What is the margin?")
+        );
+        // A lead-in is said with its question.
+        assert_eq!(
+            prepared_question("Margins are thin. What is yours?").as_deref(),
+            Some("Margins are thin. What is yours?")
+        );
     }
 
     #[test]
