@@ -51,6 +51,12 @@ pub struct SideRequest {
     pub opens_with: Vec<String>,
 }
 
+/// Longest a conductor may ask a bridge to wait for an answer.
+pub const MAX_WITHIN_MS: u64 = 600_000;
+/// Most words an answer may be held to open with, and their longest.
+pub const MAX_OPENINGS: usize = 16;
+pub const MAX_OPENING_BYTES: usize = 64;
+
 impl SideRequest {
     /// A request for a spoken-style text answer of at most `max_words` words.
     pub fn text(
@@ -131,6 +137,22 @@ impl SideRequest {
             return Err(DecodeError::Invalid(format!(
                 "a side request's prompt is {} bytes; at most {MAX_PROMPT_BYTES} are accepted",
                 request.prompt.len()
+            )));
+        }
+        if request.within_ms.is_some_and(|ms| ms > MAX_WITHIN_MS) {
+            return Err(DecodeError::Invalid(format!(
+                "a side request's `within_ms` is at most {MAX_WITHIN_MS} (10 minutes)"
+            )));
+        }
+        if request.opens_with.len() > MAX_OPENINGS
+            || request
+                .opens_with
+                .iter()
+                .any(|w| w.trim().is_empty() || w.len() > MAX_OPENING_BYTES)
+        {
+            return Err(DecodeError::Invalid(format!(
+                "a side request's `opens_with` holds at most {MAX_OPENINGS} words of 1 to \
+                 {MAX_OPENING_BYTES} bytes"
             )));
         }
         Ok(request)

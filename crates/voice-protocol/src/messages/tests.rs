@@ -273,6 +273,10 @@ fn a_side_request_reads_strictly_and_travels_as_json() {
     assert_eq!(hand.kind, "");
     assert!(!hand.json);
     assert_eq!(hand.max_words(), DEFAULT_MAX_WORDS as usize);
+    let held = SideRequest::text("r-2", "rating", "Rate it.", 9)
+        .within(120_000)
+        .opening_with(["Answered, because", "Dodged, because"]);
+    assert_eq!(SideRequest::parse(&held.to_json()).unwrap(), held);
     for bad in [
         r#"{"id":"r1","prompt":"x","extra":1}"#.to_owned(),
         r#"{"id":" ","prompt":"x"}"#.to_owned(),
@@ -281,6 +285,13 @@ fn a_side_request_reads_strictly_and_travels_as_json() {
         format!(
             r#"{{"id":"a","prompt":"{}"}}"#,
             "x".repeat(MAX_PROMPT_BYTES + 1)
+        ),
+        // A wait past any conversation's patience, an empty or endless opening word.
+        r#"{"id":"a","prompt":"x","within_ms":18446744073709551615}"#.to_owned(),
+        r#"{"id":"a","prompt":"x","opens_with":["Yes"," "]}"#.to_owned(),
+        format!(
+            r#"{{"id":"a","prompt":"x","opens_with":["{}"]}}"#,
+            "y".repeat(65)
         ),
     ] {
         let error = SideRequest::parse(&bad).unwrap_err().to_string();
