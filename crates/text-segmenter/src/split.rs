@@ -40,7 +40,10 @@ impl Default for SegmenterConfig {
     fn default() -> Self {
         Self {
             min_chars: 20,
-            max_chars: 220,
+            // A phrase of two to three seconds: a voice slower than speech (Kokoro on two
+            // cores) is heard as soon as its first phrase is voiced, not its whole
+            // sentence, and the next phrase is voiced while this one plays.
+            max_chars: 50,
             first_clause_words: 4,
         }
     }
@@ -594,7 +597,12 @@ mod tests {
     #[test]
     fn the_first_clause_leaves_early() {
         let stream = |text: &str| {
-            let mut s = TurnSegmenter::new(SegmenterConfig::default());
+            // Sentences longer than the default phrase stay whole here: the first clause's
+            // cut is what is tested.
+            let mut s = TurnSegmenter::new(SegmenterConfig {
+                max_chars: 220,
+                ..SegmenterConfig::default()
+            });
             let mut out = Vec::new();
             for word in text.split_inclusive(' ') {
                 out.extend(s.push(word));
@@ -699,11 +707,39 @@ mod tests {
         assert_eq!(out, ["Yes. Ok. That is a longer sentence now.", "Hi."]);
     }
 
+    /// By default a long sentence leaves phrase by phrase, each cut before a word that
+    /// opens a phrase, so a slow voice starts on its first phrase.
+    #[test]
+    fn by_default_a_long_sentence_leaves_as_phrases() {
+        let mut s = TurnSegmenter::new(SegmenterConfig {
+            first_clause_words: 0,
+            ..SegmenterConfig::default()
+        });
+        let sentence = "It is a rate at which an object's velocity changes when its position \
+                        increases from the start of the interval to some later point.";
+        let mut out = Vec::new();
+        for word in sentence.split_inclusive(' ') {
+            out.extend(s.push(word));
+        }
+        out.extend(s.finish());
+        assert_eq!(
+            out,
+            [
+                "It is a rate at which an object's velocity",
+                "changes when its position increases",
+                "from the start of the interval",
+                "to some later point."
+            ]
+        );
+        assert_eq!(out.join(" "), sentence);
+    }
+
     #[test]
     fn one_huge_chunk_of_sentences_loses_nothing() {
         // Sentences only (the first clause's early cut is tested above).
         let mut s = TurnSegmenter::new(SegmenterConfig {
             first_clause_words: 0,
+            max_chars: 220,
             ..SegmenterConfig::default()
         });
         let sentence = "The derivative measures how fast a value changes right now. ";
