@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the speech-recognition benchmark corpus: 20 conversational sentences spoken by
 # two espeak-ng voices (16 kHz), and the scripted human's voice mixed with white noise
-# 20 dB below the speech. Writes DIR/clean.tsv and DIR/noisy.tsv (`path<TAB>text`).
+# 20 dB below the speech, and 10 sentences said with fillers ("um", "uh") by both voices.
+# Writes DIR/clean.tsv, DIR/noisy.tsv and DIR/fillers.tsv (`path<TAB>text`).
 #
 #   scripts/asr-corpus.sh DIR
 set -euo pipefail
@@ -49,4 +50,28 @@ for text in "${sentences[@]}"; do
     sox -m -v 1 "$speech" -v 1 "$dir/noise${i}.wav" -b 16 "$dir/s${i}-noisy.wav" 2>/dev/null
     rm -f "$dir/noise${i}.wav"
     printf '%s\t%s\n' "$dir/s${i}-noisy.wav" "$text" >> "$dir/noisy.tsv"
+done
+
+# Hesitant speech: the fillers a coach counts, written where they are said.
+hesitant=(
+    "Um, our revenue grew by, uh, forty percent last quarter."
+    "So, uh, the main risk is, um, that customers will not switch."
+    "Uh, I think the slope is, um, two at this point."
+    "We, um, we should move on to, uh, the next slide now."
+    "Um, the margin is, like, twelve percent, you know."
+    "Uh, could you, um, repeat the question, please?"
+    "Hmm, that is, uh, a fair point about the cost."
+    "The pilot, um, ran for, uh, six months in two warehouses."
+    "Um, well, uh, we have not measured that yet."
+    "You know, the data is, uh, from our own customers."
+)
+: > "$dir/fillers.tsv"
+i=0
+for text in "${hesitant[@]}"; do
+    i=$((i + 1))
+    for voice in en-us+m7 en-us+f3; do
+        out="$dir/h${i}-${voice}.wav"
+        espeak-ng -v "$voice" --stdout "$text" | sox -t wav - -r 16000 -c 1 -b 16 "$out"
+        printf '%s\t%s\n' "$out" "$text" >> "$dir/fillers.tsv"
+    done
 done

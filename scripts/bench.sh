@@ -111,6 +111,8 @@ echo "espeak-ng voices en-us+m7 and en-us+f3:"
 target/release/model-bench asr "$corpus/clean.tsv" 2>/dev/null
 echo "the scripted human's voice with white noise 20 dB below it:"
 target/release/model-bench asr "$corpus/noisy.tsv" 2>/dev/null
+echo "the same voices saying fillers (um, uh), and how many the transcript keeps:"
+target/release/model-bench asr "$corpus/fillers.tsv" 2>/dev/null
 rm -rf "$corpus"
 
 scripts/bench-console.sh

@@ -96,7 +96,8 @@ apt_install() {
 # System packages, only when something is missing: a C toolchain, Python venv support,
 # espeak-ng (the offline voice), the ALSA library headers (the sound device, through
 # cpal), alsa-utils (aplay/arecord, to check a sound card by hand) and pocketsphinx
-# with its en-us model (the offline speech recognizer).
+# with its en-us model (the offline speech recognizer), sox (the benchmark's speech
+# corpus: resampling, noise).
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
@@ -104,6 +105,7 @@ command -v aplay >/dev/null 2>&1 || missing+=(alsa-utils)
 [ -f /usr/include/alsa/asoundlib.h ] || missing+=(libasound2-dev)
 command -v pocketsphinx_continuous >/dev/null 2>&1 || command -v pocketsphinx >/dev/null 2>&1 || missing+=(pocketsphinx)
 [ -d /usr/share/pocketsphinx/model/en-us ] || missing+=(pocketsphinx-en-us)
+command -v sox >/dev/null 2>&1 || missing+=(sox)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v clang >/dev/null 2>&1 || missing+=(clang)

@@ -161,10 +161,27 @@ pub fn mel_filters(n_mels: usize, n_fft: usize, sample_rate: u32) -> Vec<f32> {
     weights
 }
 
-/// The decoder's first tokens: an English-only model is prompted with the start token
-/// alone; a multilingual one is told the language and the task.
-pub fn prompt(multilingual: bool, language: &str) -> Vec<String> {
-    let mut tokens = vec!["<|startoftranscript|>".to_owned()];
+/// What Whisper is shown as said before the utterance (`<|startofprev|>`) when fillers are
+/// to be kept: a verbatim transcript, "um"s and "uh"s written down. Whisper was trained
+/// mostly on clean transcripts and leaves fillers out unless the text before shows them;
+/// a coach counting them needs them kept. Token strings of the byte-level vocabulary of
+/// Whisper's models (`Ġ` is a space), each a whole word; the bridge checks its model has
+/// them.
+pub const FILLER_CONTEXT: &[&str] = &[
+    "ĠUm", ",", "Ġso", ",", "Ġuh", ",", "ĠI", "Ġthink", "Ġit", "'s", ",", "Ġum", ",", "Ġlike", ",",
+    "Ġyou", "Ġknow", ",", "Ġuh", ",", "Ġsort", "Ġof", "Ġgood", ".", "ĠHmm", ".", "ĠUh", ",",
+    "Ġokay", ".",
+];
+
+/// The decoder's first tokens: `previous` (what was said before, tokens; may be empty),
+/// then the start token; a multilingual model is also told the language and the task.
+pub fn prompt(multilingual: bool, language: &str, previous: &[&str]) -> Vec<String> {
+    let mut tokens = Vec::new();
+    if !previous.is_empty() {
+        tokens.push("<|startofprev|>".to_owned());
+        tokens.extend(previous.iter().map(|t| (*t).to_owned()));
+    }
+    tokens.push("<|startoftranscript|>".to_owned());
     if multilingual {
         tokens.push(format!("<|{language}|>"));
         tokens.push("<|transcribe|>".to_owned());
@@ -266,10 +283,23 @@ mod tests {
         // Multi-byte characters are spread over byte-level tokens.
         assert_eq!(decode_tokens(&["Ġä½", "ł", "å¥½"]), "你好");
         assert_eq!(
-            prompt(false, "en"),
+            prompt(false, "en", &[]),
             ["<|startoftranscript|>", "<|notimestamps|>"]
         );
-        assert_eq!(prompt(true, "zh")[1], "<|zh|>");
+        assert_eq!(prompt(true, "zh", &[])[1], "<|zh|>");
+        // What was said before comes first, after its own start token.
+        let with_fillers = prompt(false, "en", FILLER_CONTEXT);
+        assert_eq!(with_fillers[0], "<|startofprev|>");
+        assert_eq!(&with_fillers[1..=FILLER_CONTEXT.len()], FILLER_CONTEXT);
+        assert_eq!(
+            with_fillers[FILLER_CONTEXT.len() + 1..],
+            ["<|startoftranscript|>", "<|notimestamps|>"]
+        );
+        // The context reads as a transcript with fillers in it.
+        assert_eq!(
+            decode_tokens(FILLER_CONTEXT),
+            "Um, so, uh, I think it's, um, like, you know, uh, sort of good. Hmm. Uh, okay."
+        );
     }
 
     proptest! {

@@ -288,6 +288,7 @@ fn whisper_config() -> eyre::Result<WhisperConfig> {
                     .map_err(|_| eyre::eyre!("ASR_PAD_MS={ms:?} must be milliseconds or `full`"))?,
             ),
         },
+        keep_fillers: node_kit::env_flag("ASR_KEEP_FILLERS", true)?,
     })
 }
 

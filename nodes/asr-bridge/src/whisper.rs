@@ -27,6 +27,9 @@ pub struct WhisperConfig {
     /// Silence after the audio in the model's window; `None`: the whole 30 s window the
     /// model was trained on (slower, a little more accurate).
     pub pad_ms: Option<u64>,
+    /// Write "um"s and "uh"s down as said (a verbatim transcript before each utterance,
+    /// [`features::FILLER_CONTEXT`]), for a coach that counts them.
+    pub keep_fillers: bool,
 }
 
 pub struct Whisper {
@@ -63,17 +66,23 @@ impl Whisper {
                 config.model_dir.display()
             );
         }
+        let previous = if config.keep_fillers {
+            filler_context(&config.model_dir)?
+        } else {
+            &[]
+        };
         tracing::info!(
             model = %config.model_dir.display(),
             load_ms = started.elapsed().as_millis() as u64,
             threads = config.threads,
             beam = config.beam_size,
             multilingual,
+            keep_fillers = !previous.is_empty(),
             "Whisper model loaded"
         );
         Ok(Self {
             front_end: MelFrontEnd::new(model.n_mels()),
-            prompt: features::prompt(multilingual, language),
+            prompt: features::prompt(multilingual, language, previous),
             pad_frames: config.pad_ms.map(|ms| (ms / 10) as usize),
             model,
             options: ct2rs::sys::WhisperOptions {
@@ -128,6 +137,29 @@ impl Recognizer for Whisper {
             text.push_str(&self.window(window)?);
         }
         Ok(asr_core::clean_transcript(&text))
+    }
+}
+
+/// The filler context, if the model's vocabulary holds each of its tokens (an unknown
+/// token would be read as another word); else a warning, and fillers are not asked for.
+fn filler_context(dir: &Path) -> eyre::Result<&'static [&'static str]> {
+    let path = dir.join("vocabulary.txt");
+    let vocabulary = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let known: std::collections::HashSet<&str> = vocabulary.lines().collect();
+    match features::FILLER_CONTEXT
+        .iter()
+        .find(|token| !known.contains(**token))
+    {
+        None => Ok(features::FILLER_CONTEXT),
+        Some(missing) => {
+            tracing::warn!(
+                model = %dir.display(),
+                %missing,
+                "the model's vocabulary lacks a token of the filler context: fillers are transcribed as the model does by default"
+            );
+            Ok(&[])
+        }
     }
 }
 

@@ -221,6 +221,46 @@ fn whisper_hears_the_key_words_and_a_nod_stays_a_backchannel() {
     );
 }
 
+/// Fillers said are written down (a coach counts them): Whisper alone drops most of them;
+/// with the filler context the bridge gives it by default, most are kept.
+#[test]
+fn whisper_writes_down_the_fillers_said() {
+    let said = [
+        "Um, our revenue grew by, uh, forty percent last quarter.",
+        "So, uh, the main risk is, um, that customers will not switch.",
+        "Um, well, uh, we have not measured that yet.",
+    ];
+    let mut clip = Vec::new();
+    for sentence in said {
+        clip.extend(speech(sentence));
+        clip.extend(std::iter::repeat_n(0.0, RATE as usize * 2));
+    }
+    let fillers = |text: &str| {
+        text.split(|c: char| !c.is_alphabetic())
+            .filter(|w| ["um", "uh", "umm", "uhm"].contains(&w.to_lowercase().as_str()))
+            .count()
+    };
+    let kept = |env: &[(&str, &str)]| {
+        let run = run_node(
+            Path::new(BIN),
+            env,
+            microphone(&clip, 3.0),
+            Duration::from_secs(120),
+        );
+        assert!(run.success, "{}", run.stderr);
+        let heard = run.texts_of("transcript");
+        assert_eq!(heard.len(), said.len(), "{heard:?}\n{}", run.stderr);
+        heard.iter().map(|t| fillers(t)).sum::<usize>()
+    };
+    let total: usize = said.iter().map(|s| fillers(s)).sum();
+    let by_default = kept(&[]);
+    let without = kept(&[("ASR_KEEP_FILLERS", "0")]);
+    assert!(
+        by_default * 4 >= total * 3 && by_default > without,
+        "{by_default} of {total} fillers kept by default, {without} without the filler context"
+    );
+}
+
 #[test]
 fn a_missing_whisper_model_stops_the_bridge_naming_the_folder_and_the_fix() {
     let run = run_node(

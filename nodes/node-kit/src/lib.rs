@@ -308,7 +308,6 @@ pub fn env_opt(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-/// Parses an optional environment variable, with a clear error naming it.
 /// A file of the repository the running binary was built in
 /// (`<repo>/target/<profile>/<binary>`): where setup.sh puts the default models.
 pub fn repo_file(relative: &str) -> eyre::Result<std::path::PathBuf> {
@@ -341,6 +340,7 @@ pub fn secs_to_duration(secs: f64) -> Result<std::time::Duration, String> {
     }
 }
 
+/// Parses an optional environment variable, with a clear error naming it.
 pub fn env_parse<T: std::str::FromStr>(name: &str, default: T) -> eyre::Result<T>
 where
     T::Err: std::fmt::Display,
@@ -354,9 +354,41 @@ where
     }
 }
 
+/// A switch from env: `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off` (any case);
+/// unset or empty is `default`; anything else is an error naming the variable.
+pub fn env_flag(name: &str, default: bool) -> eyre::Result<bool> {
+    match env_opt(name) {
+        None => Ok(default),
+        Some(raw) => parse_flag(&raw).ok_or_else(|| {
+            eyre::eyre!("environment variable {name}={raw:?} must be 1 or 0 (true or false)")
+        }),
+    }
+}
+
+fn parse_flag(raw: &str) -> Option<bool> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flag_is_a_yes_or_a_no_and_nothing_else() {
+        for yes in ["1", "true", "TRUE", " yes ", "On"] {
+            assert_eq!(parse_flag(yes), Some(true), "{yes:?}");
+        }
+        for no in ["0", "false", "No", "off"] {
+            assert_eq!(parse_flag(no), Some(false), "{no:?}");
+        }
+        for neither in ["2", "y", "enabled", "-1"] {
+            assert_eq!(parse_flag(neither), None, "{neither:?}");
+        }
+    }
 
     #[test]
     fn seconds_must_be_finite_positive_and_bounded() {

@@ -25,7 +25,7 @@ impl Memory {
             Some(dir) => PathBuf::from(dir),
             None => folder.parent().unwrap_or(Path::new(".")).join("presenters"),
         };
-        let fresh = node_kit::env_parse("PRESENTER_FRESH", 0u8)? != 0;
+        let fresh = node_kit::env_flag("PRESENTER_FRESH", false)?;
         let path = dir.join(format!("{}.json", slug(&presenter)));
         let mut broken = false;
         let history = match std::fs::read_to_string(&path) {

@@ -65,6 +65,7 @@ fn a_known_sentence_sounds_like_speech() {
         beam_size: 5,
         language: Some("en".into()),
         pad_ms: Some(8_000),
+        keep_fillers: false,
     })
     .unwrap();
     let heard = whisper

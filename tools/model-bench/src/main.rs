@@ -223,6 +223,11 @@ fn percentile(mut values: Vec<f64>, q: f64) -> f64 {
     values[((values.len() - 1) as f64 * q).round() as usize]
 }
 
+/// Fillers in `text` as the coach counts them ("um", "uh", a "like" set off by commas).
+fn filler_count(text: &str) -> usize {
+    delivery::speech::count(text).0.values().sum()
+}
+
 fn asr(root: &Path, list: &Path, only: Option<&str>) -> eyre::Result<()> {
     let text = std::fs::read_to_string(list).with_context(|| format!("{}", list.display()))?;
     let clips: Vec<(audio_utils::Pcm, String)> = text
@@ -246,34 +251,46 @@ fn asr(root: &Path, list: &Path, only: Option<&str>) -> eyre::Result<()> {
         .sum();
     println!("{} clips, {audio_secs:.1} s of speech", clips.len());
     println!("CTranslate2 int8, 1 thread, greedy decoding unless noted");
-    println!("| recognizer | WER | ms per clip p50 / p90 | real-time factor |");
-    println!("|---|---:|---:|---:|");
+    println!("| recognizer | WER | fillers kept | ms per clip p50 / p90 | real-time factor |");
+    println!("|---|---:|---:|---:|---:|");
     let mut recognizers: Vec<(String, Box<dyn Recognizer>)> = Vec::new();
-    for (name, dir, pad_ms, beam_size) in [
-        (
-            "whisper tiny.en, 30 s window",
-            "models/whisper-tiny.en",
-            None,
-            1,
-        ),
+    let tiny = "models/whisper-tiny.en";
+    for (name, dir, pad_ms, beam_size, keep_fillers) in [
+        ("whisper tiny.en, 30 s window", tiny, None, 1, false),
         (
             "whisper tiny.en, audio + 8 s window, greedy",
-            "models/whisper-tiny.en",
+            tiny,
             Some(8000),
             1,
+            false,
         ),
         (
-            "whisper tiny.en, audio + 8 s window, beam 5 (default)",
-            "models/whisper-tiny.en",
+            "whisper tiny.en, audio + 8 s window, beam 5, no filler context (ASR_KEEP_FILLERS=0)",
+            tiny,
             Some(8000),
             5,
+            false,
         ),
-        ("whisper base, 30 s window", "models/whisper-base", None, 1),
+        (
+            "whisper tiny.en, audio + 8 s window, beam 5, fillers kept (default)",
+            tiny,
+            Some(8000),
+            5,
+            true,
+        ),
+        (
+            "whisper base, 30 s window",
+            "models/whisper-base",
+            None,
+            1,
+            false,
+        ),
         (
             "whisper base, audio + 8 s window",
             "models/whisper-base",
             Some(8000),
             1,
+            false,
         ),
     ] {
         if only.is_some_and(|only| !name.contains(only)) {
@@ -290,6 +307,7 @@ fn asr(root: &Path, list: &Path, only: Option<&str>) -> eyre::Result<()> {
             beam_size,
             language: Some("en".into()),
             pad_ms,
+            keep_fillers,
         };
         recognizers.push((name.to_owned(), Box::new(Whisper::load(&config)?)));
     }
@@ -300,6 +318,7 @@ fn asr(root: &Path, list: &Path, only: Option<&str>) -> eyre::Result<()> {
     }
     for (name, mut recognizer) in recognizers {
         let (mut errors, mut words) = (0, 0);
+        let (mut fillers_said, mut fillers_kept) = (0, 0);
         let mut times = Vec::new();
         for (pcm, reference) in &clips {
             let started = Instant::now();
@@ -311,10 +330,18 @@ fn asr(root: &Path, list: &Path, only: Option<&str>) -> eyre::Result<()> {
             }
             errors += e;
             words += w;
+            let said = filler_count(reference);
+            fillers_said += said;
+            fillers_kept += filler_count(&heard).min(said);
         }
         let total_s: f64 = times.iter().sum::<f64>() / 1000.0;
+        let kept = if fillers_said == 0 {
+            "—".to_owned()
+        } else {
+            format!("{fillers_kept} of {fillers_said}")
+        };
         println!(
-            "| {name} | {:.1} % | {:.0} / {:.0} | {:.2} |",
+            "| {name} | {:.1} % | {kept} | {:.0} / {:.0} | {:.2} |",
             100.0 * errors as f64 / words.max(1) as f64,
             percentile(times.clone(), 0.5),
             percentile(times, 0.9),

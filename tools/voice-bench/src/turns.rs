@@ -192,6 +192,7 @@ pub fn turns(model_dir: &Path) -> eyre::Result<()> {
         beam_size: 5,
         language: Some("en".to_owned()),
         pad_ms: Some(8000),
+        keep_fillers: false,
     })?;
     let rules = [
         ("closing silence only (700 ms)", 0u32),
