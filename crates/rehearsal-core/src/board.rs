@@ -5,7 +5,15 @@
 
 use serde::Serialize;
 
+use crate::dashboard::Dashboard;
 use crate::{Intensity, InteractionMode, Phase, Rehearsal};
+
+/// The debrief as it was written when the session ended: its Markdown and its figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WrittenDebrief {
+    pub markdown: String,
+    pub dashboard: Dashboard,
+}
 
 /// Points kept per slide, and characters per point: a slide is read at a glance.
 const MAX_POINTS: usize = 12;
@@ -35,6 +43,9 @@ pub struct Board {
     pub minutes_left: u64,
     /// The debrief (Markdown), once the session is over.
     pub debrief: Option<String>,
+    /// The debrief's figures, drawn beside it (boxed: a board is sent often, its figures
+    /// once).
+    pub dashboard: Option<Box<Dashboard>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -58,7 +69,8 @@ pub struct ExchangeView {
 
 impl Board {
     /// The board of `rehearsal` at `now_ms`, with the debrief once it was written.
-    pub fn of(rehearsal: &Rehearsal, debrief: Option<&str>, now_ms: u64) -> Self {
+    pub fn of(rehearsal: &Rehearsal, debrief: Option<&WrittenDebrief>, now_ms: u64) -> Self {
+        let debrief = debrief.filter(|_| rehearsal.phase() == Phase::Ended);
         let config = rehearsal.config();
         let panelist = |agent: &str| Panelist {
             agent: agent.to_owned(),
@@ -94,9 +106,8 @@ impl Board {
             hands: rehearsal.hands_raised().into_iter().map(panelist).collect(),
             exchanges_logged: rehearsal.records().len(),
             minutes_left: rehearsal.remaining_ms(now_ms).div_ceil(60_000),
-            debrief: (rehearsal.phase() == Phase::Ended)
-                .then(|| debrief.map(str::to_owned))
-                .flatten(),
+            debrief: debrief.map(|d| d.markdown.clone()),
+            dashboard: debrief.map(|d| Box::new(d.dashboard.clone())),
         }
     }
 
@@ -218,9 +229,14 @@ mod tests {
         assert_eq!(board.speaking.as_deref(), Some(exchange.agent.as_str()));
         assert_eq!(exchange.name, "Marcus Webb");
         core.decide(crate::Event::EndSession, 6_000);
-        let board = Board::of(&core, Some("# Debrief"), 6_000);
+        let written = WrittenDebrief {
+            markdown: "# Debrief".into(),
+            dashboard: core.dashboard(),
+        };
+        let board = Board::of(&core, Some(&written), 6_000);
         assert_eq!(board.phase, "ended");
         assert_eq!(board.debrief.as_deref(), Some("# Debrief"));
+        assert_eq!(board.dashboard.as_deref(), Some(&written.dashboard));
         let json: serde_json::Value = serde_json::from_str(&board.to_json()).unwrap();
         assert_eq!(json["mode"], "section_breaks");
         assert_eq!(json["intensity"], "friendly");

@@ -11,6 +11,7 @@
 //! intensity: adversarial        # friendly | moderate | adversarial
 //! mode: free_flow               # section_breaks | hand_raise | free_flow
 //! session_duration_s: 900
+//! slide_minutes: [0.5, 2, 2, 3]  # the time planned for each slide, in deck order
 //! agents:
 //!   - name: skeptic
 //!     display_name: Marcus Webb
@@ -196,6 +197,9 @@ pub struct PanelConfig {
     pub mode: InteractionMode,
     /// Planned session length, for "time remaining".
     pub session_duration_s: u64,
+    /// Minutes planned for each slide, in deck order (the debrief sets the time each was
+    /// shown against them); slides past the list have no plan.
+    pub slide_minutes: Vec<f64>,
     pub thresholds: Thresholds,
 }
 
@@ -248,6 +252,7 @@ impl Default for PanelConfig {
             intensity: Intensity::default(),
             mode: InteractionMode::default(),
             session_duration_s: 20 * 60,
+            slide_minutes: Vec::new(),
             thresholds: Thresholds::default(),
         }
     }
@@ -255,6 +260,12 @@ impl Default for PanelConfig {
 
 /// Agents a panel may have; the selection and rotation rules assume a small panel.
 pub const MAX_AGENTS: usize = 8;
+
+/// Longest time a slide may be planned for, in minutes.
+pub const MAX_SLIDE_MINUTES: f64 = 120.0;
+
+/// Slides a plan may name (far more than a pitch holds).
+pub const MAX_PLANNED_SLIDES: usize = 200;
 
 /// Why a panel configuration is rejected.
 #[derive(Debug, thiserror::Error)]
@@ -269,6 +280,12 @@ pub enum ConfigError {
     DuplicateName(String),
     #[error("`session_duration_s` must be greater than 0")]
     ZeroDuration,
+    #[error(
+        "`slide_minutes`: slide {slide} has {value} minutes (each must be above 0 and at most {MAX_SLIDE_MINUTES})"
+    )]
+    SlideMinutes { slide: usize, value: f64 },
+    #[error("`slide_minutes` plans {0} slides (at most {MAX_PLANNED_SLIDES})")]
+    TooManyPlannedSlides(usize),
     #[error("threshold `{name}` = {value} is out of range ({range})")]
     Threshold {
         name: &'static str,
@@ -342,6 +359,17 @@ impl PanelConfig {
         if self.session_duration_s == 0 {
             return Err(ConfigError::ZeroDuration);
         }
+        if self.slide_minutes.len() > MAX_PLANNED_SLIDES {
+            return Err(ConfigError::TooManyPlannedSlides(self.slide_minutes.len()));
+        }
+        if let Some((i, &value)) = self
+            .slide_minutes
+            .iter()
+            .enumerate()
+            .find(|(_, m)| !(m.is_finite() && **m > 0.0 && **m <= MAX_SLIDE_MINUTES))
+        {
+            return Err(ConfigError::SlideMinutes { slide: i, value });
+        }
         let t = &self.thresholds;
         unit_interval("hand_raise_urgency", t.hand_raise_urgency)?;
         unit_interval("min_candidate_relevance", t.min_candidate_relevance)?;
@@ -364,6 +392,13 @@ impl PanelConfig {
         at_least("agent_timeout_ms", t.agent_timeout_ms, 1)?;
         at_least("line_timeout_ms", t.line_timeout_ms, 1)?;
         Ok(())
+    }
+
+    /// The time planned for slide `slide` (from 0), if the panel plans it.
+    pub fn planned_slide_ms(&self, slide: usize) -> Option<u64> {
+        self.slide_minutes
+            .get(slide)
+            .map(|minutes| (minutes * 60_000.0).round() as u64)
     }
 
     /// Session length in milliseconds.
@@ -438,6 +473,24 @@ mod tests {
             PanelConfig::from_yaml("session_duration_s: 0"),
             Err(ConfigError::ZeroDuration)
         ));
+        for bad in ["[0]", "[1, -2]", "[.nan]", "[.inf]", "[121]"] {
+            assert!(
+                matches!(
+                    PanelConfig::from_yaml(&format!("slide_minutes: {bad}")),
+                    Err(ConfigError::SlideMinutes { .. })
+                ),
+                "{bad}"
+            );
+        }
+        let many = format!("slide_minutes: [{}]", vec!["1"; 201].join(", "));
+        assert!(matches!(
+            PanelConfig::from_yaml(&many),
+            Err(ConfigError::TooManyPlannedSlides(201))
+        ));
+        let planned = PanelConfig::from_yaml("slide_minutes: [0.5, 2]").unwrap();
+        assert_eq!(planned.planned_slide_ms(0), Some(30_000));
+        assert_eq!(planned.planned_slide_ms(1), Some(120_000));
+        assert_eq!(planned.planned_slide_ms(2), None);
         assert!(matches!(
             PanelConfig::from_yaml("agents:\n - {name: ' ', role: skeptic}"),
             Err(ConfigError::EmptyName(1))

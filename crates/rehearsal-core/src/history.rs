@@ -112,6 +112,19 @@ pub fn left_open_for(agent: &str, last: &PastSession) -> Option<String> {
     Some(out)
 }
 
+/// How many of the challenges `last` left open were answered in `ratings`: rated answered
+/// by the same panelist on the same slide.
+pub fn answered_again(last: &PastSession, ratings: &[RatingRecord]) -> usize {
+    last.open
+        .iter()
+        .filter(|c| {
+            ratings.iter().any(|r| {
+                r.agent == c.agent && r.slide == c.slide && r.rating == Some(Rating::Answered)
+            })
+        })
+        .count()
+}
+
 /// The debrief's comparison with the last session: pace, fillers, and how many of the
 /// challenges it left open were answered this time (rated answered by the same panelist
 /// on the same slide).
@@ -123,15 +136,7 @@ pub fn compare(
 ) -> String {
     let figure = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), |v| format!("{v:.0}"));
     let one = |v: Option<f64>| v.map_or_else(|| "–".to_owned(), |v| format!("{v:.1}"));
-    let answered = last
-        .open
-        .iter()
-        .filter(|c| {
-            ratings.iter().any(|r| {
-                r.agent == c.agent && r.slide == c.slide && r.rating == Some(Rating::Answered)
-            })
-        })
-        .count();
+    let answered = answered_again(last, ratings);
     let mut out = String::from("## Since the last session\n\n");
     let _ = writeln!(
         out,

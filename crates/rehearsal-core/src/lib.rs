@@ -12,6 +12,7 @@
 //! - [`rating`]: the panel's verdict on each answer (answered, partly, dodged) and why;
 //! - [`history`]: what the panel remembers of a presenter from the last session;
 //! - [`board`]: what the presenter's screen shows (slide, phase, exchange, hands, debrief);
+//! - [`dashboard`]: the debrief's figures as the page draws them;
 //! - [`text`]: the word rules (content words, overlap, "move on" detection);
 //! - [`rehearsal`]: the state machine, [`Rehearsal`] — `handle(input, now_ms) -> Vec<Output>`:
 //!   the phases and their rules, question ids, turn assembly, request/reply matching,
@@ -40,6 +41,7 @@
 pub mod board;
 pub mod briefing;
 pub mod config;
+pub mod dashboard;
 pub mod deck;
 pub mod history;
 pub mod messages;

@@ -235,7 +235,7 @@ pub struct Rehearsal {
     closing: Option<Closing>,
     finished: bool,
     /// The debrief as written, for the board.
-    debrief: Option<String>,
+    debrief: Option<crate::board::WrittenDebrief>,
     /// The board as last sent.
     board: Option<Board>,
     frozen: bool,
@@ -392,7 +392,20 @@ impl Rehearsal {
 
     /// How the presenter spoke so far.
     pub fn delivery(&self) -> delivery::DeliveryReport {
-        self.delivery.report(self.now, |_| None)
+        self.delivery
+            .report(self.now, |slide| self.config.planned_slide_ms(slide))
+    }
+
+    /// The debrief's figures as the page draws them.
+    pub fn dashboard(&self) -> crate::dashboard::Dashboard {
+        crate::dashboard::Dashboard::new(
+            self.now,
+            self.config.duration_ms(),
+            &self.delivery(),
+            |slide| self.slide_title(slide),
+            &self.ratings,
+            self.previous.as_ref(),
+        )
     }
 
     /// The debrief's figures, for `debrief.json`: the session's length, its exchanges and
@@ -486,7 +499,7 @@ impl Rehearsal {
 
     /// The board, when it changed since it was last sent.
     fn board(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        let board = Board::of(self, self.debrief.as_deref(), now_ms);
+        let board = Board::of(self, self.debrief.as_ref(), now_ms);
         if self.board.as_ref() != Some(&board) {
             out.push(Output::Board(board.clone()));
             self.board = Some(board);

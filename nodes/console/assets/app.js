@@ -386,6 +386,94 @@ function showBoard(b) {
   const debrief = $("rh-debrief");
   debrief.hidden = !b.debrief;
   if (b.debrief) renderMarkdown(b.debrief, debrief);
+  const dashboard = $("rh-dashboard");
+  dashboard.hidden = !b.dashboard;
+  if (b.dashboard) renderDashboard(b.dashboard, dashboard);
+}
+
+// The debrief's figures at a glance: tiles for the pace and the fillers, a bar per slide
+// (its time against the plan, its pace), the panel's verdicts, what was left open and
+// the change since the last session. Elements and textContent only.
+function renderDashboard(d, into) {
+  into.textContent = "";
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const num = (v, digits = 0) => (v === null || v === undefined ? "–" : Number(v).toFixed(digits));
+  const clock = (ms) => {
+    const s = Math.round(ms / 1000);
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  };
+  const tiles = el("div", "tiles");
+  const tile = (name, value, unit) => {
+    const t = el("div", "tile");
+    t.dataset.figure = name;
+    t.append(el("div", "value", value), el("div", "unit", unit));
+    tiles.appendChild(t);
+  };
+  tile("pace", num(d.words_per_minute), "words a minute");
+  tile("fillers", num(d.fillers_per_minute, 1), "fillers a minute");
+  tile("hedges", num(d.hedges_per_minute, 1), "hedges a minute");
+  tile("pauses", String(d.long_pauses), "long pauses");
+  tile("length", clock(d.session_ms), `of ${clock(d.planned_ms)} planned`);
+  into.appendChild(tiles);
+
+  into.appendChild(el("h4", null, "Time per slide, against the plan"));
+  const slides = el("div", "slides");
+  const longest = Math.max(1, ...d.slides.map((s) => Math.max(s.shown_ms, s.planned_ms || 0)));
+  for (const s of d.slides) {
+    const row = el("div", "slide-row");
+    row.dataset.slide = s.slide;
+    row.appendChild(el("span", "name", `#${s.slide} ${s.title}`));
+    const track = el("span", "track");
+    const shown = el("span", "shown");
+    shown.style.width = `${(100 * s.shown_ms) / longest}%`;
+    if (s.planned_ms && s.shown_ms > s.planned_ms) shown.classList.add("over");
+    track.appendChild(shown);
+    if (s.planned_ms) {
+      const plan = el("span", "plan");
+      plan.style.left = `${(100 * s.planned_ms) / longest}%`;
+      plan.title = `planned ${clock(s.planned_ms)}`;
+      track.appendChild(plan);
+    }
+    row.appendChild(track);
+    const planned = s.planned_ms ? ` / ${clock(s.planned_ms)}` : "";
+    row.appendChild(el("span", "figures", `${clock(s.shown_ms)}${planned} · ${num(s.words_per_minute)} wpm`));
+    slides.appendChild(row);
+  }
+  if (!d.slides.length) slides.appendChild(el("div", "small none", "nothing presented"));
+  into.appendChild(slides);
+
+  into.appendChild(el("h4", null, "The panel's verdicts"));
+  const verdicts = el("div", "verdicts");
+  for (const [key, label] of [["answered", "answered"], ["partly", "partly"], ["dodged", "dodged"], ["unrated", "unrated"]]) {
+    const v = el("span", `verdict ${key}`, `${d.ratings[key]} ${label}`);
+    v.dataset.verdict = key;
+    verdicts.appendChild(v);
+  }
+  into.appendChild(verdicts);
+
+  if (d.open_challenges.length) {
+    into.appendChild(el("h4", null, "Left open"));
+    const open = el("ul", "open");
+    for (const c of d.open_challenges) {
+      open.appendChild(el("li", null, `${c.slide_title}: “${c.question}” (${c.rating || "unrated"})`));
+    }
+    into.appendChild(open);
+  }
+
+  if (d.since_last) {
+    const l = d.since_last;
+    const since = el("p", "since");
+    since.textContent =
+      `Since the last session: pace ${num(l.words_per_minute[0])} → ${num(l.words_per_minute[1])} words a minute, ` +
+      `fillers ${num(l.fillers_per_minute[0], 1)} → ${num(l.fillers_per_minute[1], 1)} a minute, ` +
+      `${l.answered} of ${l.left_open} open challenge(s) answered.`;
+    into.appendChild(since);
+  }
 }
 
 // A small Markdown reader for the debrief: headings, tables, lists, paragraphs,

@@ -24,8 +24,9 @@ const WAIT: Duration = Duration::from_secs(180);
 const DECK: &str = "# Acme Robotics\n\nPicking robots for mid-size warehouses.\n\n## The Problem\n\n- Manual picking is 55% of warehouse labour cost\n- Staff turnover runs above 40% a year\n\n## Market Size\n\n- The warehouse automation market is $40B\n- 120 operators surveyed; 70% plan to automate picking\n\n## The Ask\n\n- $3M seed round for 18 months of runway\n";
 
 /// Hand-raise mode; the scripted panelists' questions share one word with the slide
-/// (relevance 0.5), so hands go up above 0.4; answers end on "Answered" only.
-const PANEL: &str = "intensity: adversarial\nmode: hand_raise\nsession_duration_s: 900\nthresholds:\n  hand_raise_urgency: 0.4\n  answer_end_silence_ms: 0\n  candidate_refresh_ms: 8000\n";
+/// (relevance 0.5), so hands go up above 0.4; answers end on "Answered" only. Each slide
+/// has its planned time.
+const PANEL: &str = "intensity: adversarial\nmode: hand_raise\nsession_duration_s: 900\nslide_minutes: [0.5, 1, 1, 1]\nthresholds:\n  hand_raise_urgency: 0.4\n  answer_end_silence_ms: 0\n  candidate_refresh_ms: 8000\n";
 
 const SAID: [(&str, f64); 3] = [
     (
@@ -252,6 +253,24 @@ async fn rehearse(client: &Client, port: u16, out: &Path) -> Result<(), String> 
     .await?;
     if !debrief.contains("Rehearsal debrief") || !debrief.contains("asked to move on") {
         return Err(format!("the debrief shown: {debrief}"));
+    }
+    // Its figures drawn beside it: the tiles, a bar per slide shown with the plan's mark
+    // (the shipped panel plans every slide), the panel's verdicts.
+    let dashboard = js(
+        client,
+        "const d = document.getElementById('rh-dashboard');          return {shown: !d.hidden,                  tiles: [...d.querySelectorAll('.tile')].map(t => t.dataset.figure),                  slides: d.querySelectorAll('.slide-row').length,                  plans: d.querySelectorAll('.slide-row .plan').length,                  verdicts: [...d.querySelectorAll('.verdict')].map(v => v.dataset.verdict)}",
+    )
+    .await;
+    let tiles = dashboard["tiles"].to_string();
+    let slides = dashboard["slides"].as_u64().unwrap_or(0);
+    if dashboard["shown"] != true
+        || !tiles.contains("pace")
+        || !tiles.contains("fillers")
+        || slides == 0
+        || dashboard["plans"].as_u64() != Some(slides)
+        || dashboard["verdicts"].as_array().map(Vec::len) != Some(4)
+    {
+        return Err(format!("the dashboard shown: {dashboard}"));
     }
     live::screenshot(client, out, "rehearsal-4-debrief").await;
     Ok(())

@@ -323,7 +323,7 @@ impl Rehearsal {
                     format!("\n{markdown}"),
                     WriteMode::Append,
                 );
-                self.debrief = Some(markdown);
+                self.keep_debrief(markdown);
                 Self::record(out, now_ms, "debrief", json!({ "file": "debrief.md" }));
             }
             Action::Notice(notice) => tracing::warn!("{notice}"),

@@ -177,6 +177,14 @@ impl Rehearsal {
         s
     }
 
+    /// The debrief as written, and its figures as they were then, for the board.
+    pub(super) fn keep_debrief(&mut self, markdown: String) {
+        self.debrief = Some(crate::board::WrittenDebrief {
+            markdown,
+            dashboard: self.dashboard(),
+        });
+    }
+
     /// At the end: the debrief (if the rules have not written it) and the frozen context.
     pub(super) fn finish_files(&mut self, out: &mut Vec<Output>) {
         if self.frozen {
@@ -189,7 +197,7 @@ impl Rehearsal {
                 figures: self.debrief_figures().to_string(),
                 remembered: self.remembered(),
             });
-            self.debrief = Some(markdown);
+            self.keep_debrief(markdown);
         }
         out.push(Output::FreezeContext);
         self.frozen = true;
