@@ -37,6 +37,10 @@ pub struct GenerationRequest {
     /// The reply opens with one of these words (a side request's verdict); empty: free.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opens_with: Vec<String>,
+    /// A text whose words the reply is to take up (a side request's `takes_up`); an
+    /// answer to the human takes up the human's words without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub takes_up: Option<String>,
 }
 
 impl GenerationRequest {
@@ -303,6 +307,7 @@ impl BridgeCore {
             max_words: None,
             plan: Some(plan),
             opens_with: Vec::new(),
+            takes_up: None,
         }
     }
 
@@ -328,6 +333,7 @@ impl BridgeCore {
             max_words: None,
             plan: Some(plan),
             opens_with: Vec::new(),
+            takes_up: None,
         }
     }
 
@@ -469,6 +475,7 @@ impl BridgeCore {
                     max_words: None,
                     plan: Some(plan),
                     opens_with: Vec::new(),
+                    takes_up: None,
                 }));
             }
             BridgeInput::Prepare {

@@ -70,6 +70,7 @@ mod tests {
                     addressee: Some("human".into()),
                 }),
                 opens_with: Vec::new(),
+                takes_up: None,
             },
             priority: Priority::Answer,
             prefill: false,

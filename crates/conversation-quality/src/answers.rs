@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use crate::words::{is_content_word, stem};
+use crate::words::{is_content_word, stem, words};
 
 /// The stem a figure stands for: a question asking for numbers is taken up by an answer
 /// that gives some ("show me a derivative with actual numbers" → "at 3 the slope is 6"),
@@ -38,10 +38,39 @@ pub fn addresses(question: &[String], answer: &[String]) -> bool {
     content_stems(answer).iter().any(|s| asked.contains(s))
 }
 
+/// Content words a question shares with one sentence of what it challenges for that
+/// sentence to count as a claim it takes up.
+pub const CLAIM_SHARED_WORDS: usize = 3;
+
+/// Whether `question` bites on `source` (a slide, an answer): it names one of the
+/// source's figures (the same digits: "62" of "62%", "500" of "$2,500"), or shares
+/// [`CLAIM_SHARED_WORDS`] content words (by stem) with one of its sentences, a claim.
+/// A question about the subject in general ("what drives warehouse costs?") does
+/// neither.
+pub fn takes_up_claim(question: &str, source: &str) -> bool {
+    let asked = words(question);
+    let figure = |w: &String| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
+    let figures: HashSet<&String> = asked.iter().filter(|w| figure(w)).collect();
+    if words(source)
+        .iter()
+        .any(|w| figure(w) && figures.contains(w))
+    {
+        return true;
+    }
+    let mut stems = content_stems(&asked);
+    stems.remove(NUMBER_STEM);
+    crate::words::sentences(source).iter().any(|sentence| {
+        content_stems(&words(sentence))
+            .iter()
+            .filter(|s| stems.contains(*s))
+            .count()
+            >= CLAIM_SHARED_WORDS
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::words::words;
 
     #[test]
     fn an_answer_taking_up_a_word_addresses_the_question() {
@@ -74,5 +103,29 @@ mod tests {
             &words("It is what it is, so why not.")
         ));
         assert!(!addresses(&words("What about x?"), &words("x marks it.")));
+    }
+
+    #[test]
+    fn a_question_bites_on_a_figure_or_a_claim_of_the_slide() {
+        let slide = "Robots-as-a-service at $2,500 per robot per month. Gross margin of 62% \
+                     at 50 robots, payback in 9 months.";
+        // A figure of the slide, named.
+        assert!(takes_up_claim(
+            "Does the 62% margin hold below fifty robots?",
+            slide
+        ));
+        assert!(takes_up_claim(
+            "Who pays the $2,500 when a robot idles?",
+            slide
+        ));
+        // A claim: three of its words.
+        assert!(takes_up_claim(
+            "What would prove the gross margin holds at fewer robots?",
+            slide
+        ));
+        // The subject in general, or another figure.
+        assert!(!takes_up_claim("What drives your costs?", slide));
+        assert!(!takes_up_claim("Is a margin of 40% realistic?", slide));
+        assert!(!takes_up_claim("How big is the market?", ""));
     }
 }

@@ -20,6 +20,8 @@ pub struct Dashboard {
     /// In the order first shown: the pace over the session.
     pub slides: Vec<SlideFigures>,
     pub ratings: RatingCounts,
+    /// Each panelist's questions, and how many named a figure or took up a claim.
+    pub bites: Vec<PanelistBites>,
     pub open_challenges: Vec<OpenChallenge>,
     /// `None` on a first session (or a fresh start).
     pub since_last: Option<SinceLast>,
@@ -32,6 +34,14 @@ pub struct SlideFigures {
     pub shown_ms: u64,
     pub planned_ms: Option<u64>,
     pub words_per_minute: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PanelistBites {
+    /// The spoken name.
+    pub name: String,
+    pub biting: usize,
+    pub asked: usize,
 }
 
 /// The panel's verdicts on the answers, each answer counted once.
@@ -76,6 +86,7 @@ impl Dashboard {
         delivery: &delivery::DeliveryReport,
         title: impl Fn(usize) -> String,
         ratings: &[RatingRecord],
+        bites: Vec<PanelistBites>,
         previous: Option<&PastSession>,
     ) -> Self {
         Self {
@@ -97,6 +108,7 @@ impl Dashboard {
                 })
                 .collect(),
             ratings: RatingCounts::of(ratings),
+            bites,
             open_challenges: history::open_challenges(ratings, &title),
             since_last: previous.map(|last| SinceLast {
                 words_per_minute: [last.words_per_minute, delivery.words_per_minute],
@@ -169,6 +181,11 @@ mod tests {
             &delivery_of(Some(140.0)),
             |s| format!("Slide {s}"),
             &ratings,
+            vec![PanelistBites {
+                name: "Marcus Webb".into(),
+                biting: 1,
+                asked: 2,
+            }],
             Some(&last),
         );
         assert_eq!(
@@ -181,13 +198,22 @@ mod tests {
             }
         );
         assert_eq!(dashboard.open_challenges.len(), 2);
+        assert_eq!(dashboard.bites[0].asked, 2);
         assert_eq!(dashboard.slides[0].title, "Slide 1");
         assert_eq!(dashboard.slides[0].planned_ms, Some(60_000));
         let since = dashboard.since_last.expect("a last session");
         assert_eq!(since.words_per_minute, [Some(168.0), Some(140.0)]);
         assert_eq!((since.left_open, since.answered), (1, 1));
         // A first session compares with nothing.
-        let first = Dashboard::new(1, 1, &delivery_of(None), |s| s.to_string(), &[], None);
+        let first = Dashboard::new(
+            1,
+            1,
+            &delivery_of(None),
+            |s| s.to_string(),
+            &[],
+            vec![],
+            None,
+        );
         assert!(first.since_last.is_none() && first.open_challenges.is_empty());
         assert_eq!(first.ratings, RatingCounts::default());
     }

@@ -187,10 +187,31 @@ pub fn request_prompt(
         .unwrap_or_default();
     match (purpose, exchange) {
         (CandidatePurpose::PileOn, Some(ex)) => format!(
-            "Prepare one short question that builds on this exchange about {title}: {}",
+            "Prepare one short question that builds on this exchange about {title} and \
+             presses on a claim or a figure the presenter gave: {}",
             unquoted(&excerpt(ex, 400))
         ),
-        _ => format!("Prepare one sharp question about slide {slide}, {title}: {body}"),
+        _ => format!(
+            "Prepare one sharp question about slide {slide}, {title}, that takes up one of \
+             its claims or figures and asks what would prove it: {body}"
+        ),
+    }
+}
+
+/// What a candidate question is to take up: the slide's own words, or, for a pile-on,
+/// the exchange it builds on (the presenter's answer among it).
+pub fn request_takes_up(
+    purpose: CandidatePurpose,
+    deck: &Deck,
+    slide: usize,
+    exchange: Option<&str>,
+) -> String {
+    match (purpose, exchange) {
+        (CandidatePurpose::PileOn, Some(ex)) => excerpt(ex, 400),
+        _ => deck
+            .slide(slide)
+            .map(|s| excerpt(&s.body, 400))
+            .unwrap_or_default(),
     }
 }
 

@@ -152,6 +152,59 @@ impl ExchangeRecord {
     }
 }
 
+/// How many of a panelist's questions bite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Bites {
+    /// The panelist (its identifier).
+    pub agent: String,
+    /// Questions that name a figure or take up a claim of their slide or of the
+    /// presenter's answer before them ([`conversation_quality::answers::takes_up_claim`]).
+    pub biting: usize,
+    pub asked: usize,
+}
+
+/// Each panelist's questions (every turn of its exchanges and its pile-ons) and how many
+/// of them bite, in the order the panelists first asked.
+pub fn questions_that_bite(records: &[ExchangeRecord], deck: &Deck) -> Vec<Bites> {
+    let mut out: Vec<Bites> = Vec::new();
+    let mut count = |agent: &str, question: &str, source: &str| {
+        let bites = conversation_quality::answers::takes_up_claim(question, source);
+        let at = match out.iter().position(|b| b.agent == agent) {
+            Some(at) => at,
+            None => {
+                out.push(Bites {
+                    agent: agent.to_owned(),
+                    biting: 0,
+                    asked: 0,
+                });
+                out.len() - 1
+            }
+        };
+        out[at].asked += 1;
+        out[at].biting += usize::from(bites);
+    };
+    for record in records {
+        let slide = deck.slide(record.slide).map_or("", |s| s.body.as_str());
+        let mut answer = "";
+        for turn in &record.turns {
+            match &turn.speaker {
+                Speaker::Presenter => answer = &turn.text,
+                Speaker::Agent(agent) => count(agent, &turn.text, &format!("{slide}\n{answer}")),
+            }
+        }
+        if let Some(pile_on) = &record.pile_on
+            && matches!(pile_on.status, PileOnStatus::Asked { .. })
+        {
+            count(
+                &pile_on.agent,
+                &pile_on.question,
+                &format!("{slide}\n{answer}"),
+            );
+        }
+    }
+    out
+}
+
 fn cell(text: &str) -> String {
     excerpt(text, 80).replace('|', "\\|")
 }
@@ -305,6 +358,18 @@ pub fn render_debrief(
         );
     }
 
+    // Questions that bite.
+    let bites = questions_that_bite(records, deck);
+    if !bites.is_empty() {
+        out.push_str(
+            "\n## Questions that bite\n\nA question bites when it names a figure of its \
+             slide or of the answer before it, or takes up one of their claims.\n\n",
+        );
+        for b in &bites {
+            let _ = writeln!(out, "- {}: {} of {}.", name(&b.agent), b.biting, b.asked);
+        }
+    }
+
     // Unresolved challenges.
     out.push_str("\n## Unresolved challenges\n\n");
     let mut any = false;
@@ -440,4 +505,69 @@ pub fn render_debrief(
         let _ = writeln!(out, "- Outcome: {}.", r.outcome.describe());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(speaker: Speaker, text: &str) -> TurnRecord {
+        TurnRecord {
+            speaker,
+            text: text.into(),
+            at_ms: 0,
+            dodged: false,
+        }
+    }
+
+    #[test]
+    fn a_question_bites_on_its_slide_or_on_the_answer_before_it() {
+        let deck = Deck::parse(
+            "## Unit economics\nGross margin of 62% at 50 robots, payback in 9 months.\n",
+        );
+        let skeptic = || Speaker::Agent("skeptic".into());
+        let record = ExchangeRecord {
+            id: 1,
+            slide: 0,
+            slide_title: "Unit economics".into(),
+            agent: "skeptic".into(),
+            trigger: Trigger::SectionBreak,
+            started_ms: 0,
+            ended_ms: 1,
+            turns: vec![
+                // The slide's figure.
+                turn(skeptic(), "Does the 62% hold below fifty robots?"),
+                turn(
+                    Speaker::Presenter,
+                    "Yes, our pilot with 12 warehouses shows it.",
+                ),
+                // The answer's figure.
+                turn(skeptic(), "Were the 12 warehouses paying customers?"),
+                turn(Speaker::Presenter, "Most of them."),
+                // Nothing of either.
+                turn(skeptic(), "What keeps you up at night?"),
+            ],
+            outcome: Outcome::TurnLimit,
+            pile_on: Some(PileOnRecord {
+                agent: "analyst".into(),
+                question: "How was the payback in 9 months measured?".into(),
+                status: PileOnStatus::Asked { answer: None },
+            }),
+        };
+        assert_eq!(
+            questions_that_bite(&[record], &deck),
+            [
+                Bites {
+                    agent: "skeptic".into(),
+                    biting: 2,
+                    asked: 3
+                },
+                Bites {
+                    agent: "analyst".into(),
+                    biting: 1,
+                    asked: 1
+                }
+            ]
+        );
+    }
 }

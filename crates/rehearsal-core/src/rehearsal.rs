@@ -404,6 +404,19 @@ impl Rehearsal {
             &self.delivery(),
             |slide| self.slide_title(slide),
             &self.ratings,
+            crate::record::questions_that_bite(&self.records, &self.deck)
+                .into_iter()
+                .map(|b| crate::dashboard::PanelistBites {
+                    name: self
+                        .config
+                        .agent_index(&b.agent)
+                        .map_or(b.agent.clone(), |i| {
+                            self.config.agents[i].spoken_name().to_owned()
+                        }),
+                    biting: b.biting,
+                    asked: b.asked,
+                })
+                .collect(),
             self.previous.as_ref(),
         )
     }

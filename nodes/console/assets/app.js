@@ -455,6 +455,13 @@ function renderDashboard(d, into) {
     verdicts.appendChild(v);
   }
   into.appendChild(verdicts);
+  if (d.bites.length) {
+    const bites = el("p", "bites");
+    bites.textContent =
+      "Questions that bite (a figure or a claim of the slide or the answer): " +
+      d.bites.map((b) => `${b.name} ${b.biting} of ${b.asked}`).join(" · ");
+    into.appendChild(bites);
+  }
 
   if (d.open_challenges.length) {
     into.appendChild(el("h4", null, "Left open"));

@@ -96,6 +96,7 @@ pub fn ask(
             max_words: Some(request.max_words()),
             plan: None,
             opens_with: request.opens_with.clone(),
+            takes_up: request.takes_up.clone(),
         },
         history,
         tx,

@@ -189,6 +189,7 @@ mod tests {
             max_words: None,
             plan: None,
             opens_with: Vec::new(),
+            takes_up: None,
         }
     }
 

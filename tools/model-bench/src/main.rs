@@ -140,6 +140,7 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
                 max_words: None,
                 plan: None,
                 opens_with: Vec::new(),
+                takes_up: None,
             };
             let (tx, rx) = crossbeam_channel::unbounded();
             let started = Instant::now();

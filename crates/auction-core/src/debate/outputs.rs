@@ -76,15 +76,8 @@ impl AuctionDebate {
     ) {
         let id = self.requests.open(kind, pending, Some(deadline));
         let request = SideRequest {
-            id,
-            kind: kind.to_owned(),
-            prompt,
             json,
-            max_words: Some(max_words),
-            to: None,
-            context: None,
-            within_ms: None,
-            opens_with: Vec::new(),
+            ..SideRequest::text(id, kind, prompt, max_words)
         };
         out.push(Output::Request {
             agent: agent.to_owned(),

@@ -252,6 +252,8 @@ impl Rehearsal {
                     (purpose == CandidatePurpose::PileOn).then(|| self.exchange_text.join("\n"));
                 let prompt =
                     messages::request_prompt(purpose, self.deck(), slide, exchange.as_deref());
+                let takes_up =
+                    messages::request_takes_up(purpose, self.deck(), slide, exchange.as_deref());
                 let kind = match purpose {
                     CandidatePurpose::Question => "candidate_question",
                     CandidatePurpose::PileOn => "pile_on",
@@ -280,7 +282,8 @@ impl Rehearsal {
                     out.push(Output::Request(
                         SideRequest::text(id.clone(), kind, prompt.clone(), 30)
                             .to(agent)
-                            .within(within),
+                            .within(within)
+                            .taking_up(takes_up.clone()),
                     ));
                     tracing::debug!(request = %id, slide, kind, "candidate question requested");
                 }

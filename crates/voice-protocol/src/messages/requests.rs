@@ -49,6 +49,12 @@ pub struct SideRequest {
     /// reply is never thrown away for starting otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opens_with: Vec<String>,
+    /// A text whose words the answer is to take up (a slide's claims and figures, for a
+    /// question that challenges them): an embedded model is steered towards its content
+    /// words, and an answer that takes up none is sampled again, as an answer to the
+    /// human is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub takes_up: Option<String>,
 }
 
 /// Longest a conductor may ask a bridge to wait for an answer.
@@ -75,6 +81,7 @@ impl SideRequest {
             context: None,
             within_ms: None,
             opens_with: Vec::new(),
+            takes_up: None,
         }
     }
 
@@ -93,6 +100,12 @@ impl SideRequest {
     /// The same request, its answer opening with one of `words`.
     pub fn opening_with<S: Into<String>>(mut self, words: impl IntoIterator<Item = S>) -> Self {
         self.opens_with = words.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same request, its answer to take up the words of `text`.
+    pub fn taking_up(mut self, text: impl Into<String>) -> Self {
+        self.takes_up = Some(text.into());
         self
     }
 
@@ -137,6 +150,15 @@ impl SideRequest {
             return Err(DecodeError::Invalid(format!(
                 "a side request's prompt is {} bytes; at most {MAX_PROMPT_BYTES} are accepted",
                 request.prompt.len()
+            )));
+        }
+        if request
+            .takes_up
+            .as_ref()
+            .is_some_and(|t| t.len() > MAX_PROMPT_BYTES)
+        {
+            return Err(DecodeError::Invalid(format!(
+                "a side request's `takes_up` is at most {MAX_PROMPT_BYTES} bytes"
             )));
         }
         if request.within_ms.is_some_and(|ms| ms > MAX_WITHIN_MS) {

@@ -277,6 +277,9 @@ fn a_side_request_reads_strictly_and_travels_as_json() {
         .within(120_000)
         .opening_with(["Answered, because", "Dodged, because"]);
     assert_eq!(SideRequest::parse(&held.to_json()).unwrap(), held);
+    let challenge = SideRequest::text("r-3", "candidate_question", "Ask.", 30)
+        .taking_up("Gross margin of 62% at 50 robots.");
+    assert_eq!(SideRequest::parse(&challenge.to_json()).unwrap(), challenge);
     for bad in [
         r#"{"id":"r1","prompt":"x","extra":1}"#.to_owned(),
         r#"{"id":" ","prompt":"x"}"#.to_owned(),
@@ -292,6 +295,10 @@ fn a_side_request_reads_strictly_and_travels_as_json() {
         format!(
             r#"{{"id":"a","prompt":"x","opens_with":["{}"]}}"#,
             "y".repeat(65)
+        ),
+        format!(
+            r#"{{"id":"a","prompt":"x","takes_up":"{}"}}"#,
+            "z".repeat(MAX_PROMPT_BYTES + 1)
         ),
     ] {
         let error = SideRequest::parse(&bad).unwrap_err().to_string();

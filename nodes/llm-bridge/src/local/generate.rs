@@ -72,6 +72,14 @@ impl Run<'_, '_> {
             following,
         } = self.turn_prompt()?;
         let following = following.as_deref();
+        // The words the reply is to take up: the human's it answers, or those a side
+        // request names (a slide's claims for a question that challenges them).
+        let taking_up = answering.clone().or_else(|| {
+            request
+                .takes_up
+                .clone()
+                .filter(|_| !request.json && request.opens_with.is_empty())
+        });
         let room = self.config().context_tokens as usize;
         let max_tokens = self.config().max_tokens;
         let asking = request
@@ -119,7 +127,7 @@ impl Run<'_, '_> {
             }
             let mut guard = SentenceGuard::new(said.iter().copied(), &own_names, &others)
                 .with_instructions(instructions.iter().map(String::as_str));
-            if let Some(words) = answering.as_deref().filter(|_| attempt < RESAMPLES) {
+            if let Some(words) = taking_up.as_deref().filter(|_| attempt < RESAMPLES) {
                 guard = guard.answering(words);
             }
             // A turn that is to ask a question asks one; the last attempt may not.
@@ -128,10 +136,13 @@ impl Run<'_, '_> {
             }
             OutputFilter::new(names.clone(), max_words)
                 // Reciting the persona or the direction is no answer; the direction may
-                // quote what to say (a prepared question): that may be said.
+                // quote what to say (a prepared question): that may be said, and so may
+                // what the reply is to take up may be quoted too.
                 .with_echo_sources(
                     chat.iter().map(|m| m.content.as_str()),
-                    quoted_spans(direction),
+                    quoted_spans(direction)
+                        .into_iter()
+                        .chain(request.takes_up.as_deref()),
                 )
                 .with_guard(guard)
         };
@@ -157,7 +168,7 @@ impl Run<'_, '_> {
         let steering = if request.json {
             Steering::default()
         } else {
-            self.steering(&prompt.lines, asking, answering.as_deref())
+            self.steering(&prompt.lines, asking, taking_up.as_deref())
         };
         // A reply whose every sentence was refused (an echo, filler, another's name) is
         // sampled again, a little warmer, a bounded number of times.

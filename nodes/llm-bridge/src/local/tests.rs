@@ -40,6 +40,7 @@ fn request(question_id: u64, ask: &str) -> GenerationRequest {
         max_words: None,
         plan: None,
         opens_with: Vec::new(),
+        takes_up: None,
     }
 }
 
@@ -226,6 +227,7 @@ fn conversation(question_id: u64, lines: &[(&str, &str)]) -> GenerationRequest {
         max_words: Some(12),
         plan: None,
         opens_with: Vec::new(),
+        takes_up: None,
     }
 }
 
@@ -428,4 +430,44 @@ fn a_reply_held_to_open_with_a_verdict_opens_with_one() {
 fn the_opening_grammar_lists_the_words_escaped() {
     let grammar = engine::opening_grammar(&["Answered".into(), "Say \"no\"".into()]);
     assert_eq!(grammar, r#"root ::= ("Answered" | "Say \"no\"") [^\n]*"#);
+}
+
+/// A side request that names what to take up (a slide, for a question that challenges
+/// it) is answered with a question that takes up one of its words: quoting the slide is
+/// no recital of the prompt.
+#[test]
+fn a_question_asked_to_take_up_a_slide_takes_up_its_words() {
+    let backend = LocalBackend::load(config(), Persona::fallback("skeptic")).expect("model");
+    for slide in [
+        "Robots-as-a-service at $2,500 per robot per month. Gross margin of 62% at 50 robots, \
+         payback in 9 months.",
+        "Mid-size warehouses lose margin to manual picking: picking is 55% of labour cost, and \
+         staff turnover runs above 40% a year.",
+    ] {
+        let mut question = request(
+            0,
+            &format!(
+                "Prepare one sharp question about this slide that takes up one of its claims \
+                 or figures and asks what would prove it: {slide}"
+            ),
+        );
+        question.max_words = Some(30);
+        question.takes_up = Some(slide.to_owned());
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let _cancel = backend.start(question, History::new(4), tx);
+        let mut text = String::new();
+        loop {
+            match rx.recv_timeout(WAIT).expect("the question comes") {
+                BackendEvent::Chunk { text: chunk, .. } => text.push_str(&chunk),
+                BackendEvent::Finished { error, .. } => {
+                    assert_eq!(error, None, "{text}");
+                    break;
+                }
+            }
+        }
+        assert!(
+            agent_bridge::local::steer::takes_up(slide, &text),
+            "{text:?} takes up nothing of {slide:?}"
+        );
+    }
 }
