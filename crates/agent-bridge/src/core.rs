@@ -41,6 +41,9 @@ pub struct GenerationRequest {
     /// answer to the human takes up the human's words without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub takes_up: Option<String>,
+    /// The reply is a question (a side request's `asks`); a turn's plan says so itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub asks: bool,
 }
 
 impl GenerationRequest {
@@ -308,6 +311,7 @@ impl BridgeCore {
             plan: Some(plan),
             opens_with: Vec::new(),
             takes_up: None,
+            asks: false,
         }
     }
 
@@ -334,6 +338,7 @@ impl BridgeCore {
             plan: Some(plan),
             opens_with: Vec::new(),
             takes_up: None,
+            asks: false,
         }
     }
 
@@ -476,6 +481,7 @@ impl BridgeCore {
                     plan: Some(plan),
                     opens_with: Vec::new(),
                     takes_up: None,
+                    asks: false,
                 }));
             }
             BridgeInput::Prepare {

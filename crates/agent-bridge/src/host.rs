@@ -71,6 +71,7 @@ mod tests {
                 }),
                 opens_with: Vec::new(),
                 takes_up: None,
+                asks: false,
             },
             priority: Priority::Answer,
             prefill: false,

@@ -197,6 +197,9 @@ pub struct Rehearsal {
     ratings: Vec<RatingRecord>,
     /// The presenter's last session, if remembered.
     previous: Option<PastSession>,
+    /// Panelists that asked again what they left open last session (their first
+    /// question of this one).
+    asked_again: BTreeSet<usize>,
     // Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
     // question ids (the say records and the session state name them).
     next_line: u64,
@@ -274,6 +277,7 @@ impl Rehearsal {
             delivery: delivery::Delivery::new(),
             ratings: Vec::new(),
             previous: None,
+            asked_again: BTreeSet::new(),
             next_line: 1,
             next_call: 1,
             next_exchange: 1,

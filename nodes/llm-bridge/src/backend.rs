@@ -97,6 +97,7 @@ pub fn ask(
             plan: None,
             opens_with: request.opens_with.clone(),
             takes_up: request.takes_up.clone(),
+            asks: request.asks,
         },
         history,
         tx,

@@ -190,6 +190,7 @@ mod tests {
             plan: None,
             opens_with: Vec::new(),
             takes_up: None,
+            asks: false,
         }
     }
 

@@ -56,6 +56,7 @@ fn job(participant: &str, question_id: u64, ask: &str) -> String {
             plan: None,
             opens_with: Vec::new(),
             takes_up: None,
+            asks: false,
         },
         // An answer to the human for the one, a turn for the other.
         priority: if question_id.is_multiple_of(2) {

@@ -141,6 +141,7 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
                 plan: None,
                 opens_with: Vec::new(),
                 takes_up: None,
+                asks: false,
             };
             let (tx, rx) = crossbeam_channel::unbounded();
             let started = Instant::now();

@@ -314,6 +314,14 @@ fn session(dir: &Path) {
         lines(&dir.join("timeline.jsonl"))
             .into_iter()
             .partition(|r| r["human"] == true);
+    if timeline.is_empty() && humans.is_empty() {
+        // A failed or empty run: figures over nothing would read as numbers.
+        eprintln!(
+            "no utterance in {}: nothing to measure (did the dataflow run? see its log)",
+            dir.join("timeline.jsonl").display()
+        );
+        std::process::exit(1);
+    }
     let mut voice = voice_to_voice(&humans, &timeline);
     println!(
         "end of the human's speech → first agent audio ({} answers): p50 {:.0} ms, p90 {:.0} ms, max {:.0} ms",

@@ -283,7 +283,8 @@ impl Rehearsal {
                         SideRequest::text(id.clone(), kind, prompt.clone(), 30)
                             .to(agent)
                             .within(within)
-                            .taking_up(takes_up.clone()),
+                            .taking_up(takes_up.clone())
+                            .asking(),
                     ));
                     tracing::debug!(request = %id, slide, kind, "candidate question requested");
                 }

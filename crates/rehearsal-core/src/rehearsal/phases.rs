@@ -218,6 +218,21 @@ impl Rehearsal {
         self.start_exchange(agent, trigger, slide, now, out);
     }
 
+    /// What `agent` left open with the presenter last session, the first time it is
+    /// called in this one.
+    fn left_open_question(&mut self, agent: usize) -> Option<String> {
+        let name = &self.config.agents[agent].name;
+        let question = self
+            .previous
+            .as_ref()?
+            .open
+            .iter()
+            .find(|c| &c.agent == name)?
+            .question
+            .clone();
+        self.asked_again.insert(agent).then_some(question)
+    }
+
     pub(super) fn start_exchange(
         &mut self,
         agent: usize,
@@ -232,7 +247,11 @@ impl Rehearsal {
         self.transition(Phase::QaTrigger, now, out);
         self.hands.retain(|h| h.agent != agent);
         self.queue.retain(|&q| q != agent);
-        let candidate = self.agents[agent].candidate.take().map(|c| c.text);
+        // A panelist's first question is the one it left open last session, asked again
+        // as it was; then the questions it prepares.
+        let candidate = self
+            .left_open_question(agent)
+            .or_else(|| self.agents[agent].candidate.take().map(|c| c.text));
         let transition_line = self.say(PhraseKind::Transition, Some(agent), slide, out);
         let id = self.next_exchange;
         self.next_exchange += 1;

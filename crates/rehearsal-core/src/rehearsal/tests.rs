@@ -804,6 +804,16 @@ fn the_last_session_s_open_challenges_are_told_to_their_askers_and_compared() {
     assert!(written_to(&out, &agent_file("analyst", AgentFile::PresenterProfile)).is_empty());
     c.handle(Input::SpeechStarted, 100);
     presenter(&mut c, "Um, good morning, we are Acme Robotics.", 3_000);
+    // Called first, the skeptic asks again what it left open, as it was asked.
+    control(&mut c, "slide 1", 3_100);
+    presenter(&mut c, "Picking is more than half of labour cost.", 3_300);
+    let out = control(&mut c, "slide 2", 3_500);
+    let first = turns(&out).pop().expect("a panelist is called");
+    assert_eq!(first.agent, "skeptic");
+    assert!(
+        first.instruction.contains("What does picking cost per site?"),
+        "{first:?}"
+    );
     let out = control(&mut c, "end", 4_000);
     let markdown = out
         .iter()

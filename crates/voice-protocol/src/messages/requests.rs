@@ -55,6 +55,11 @@ pub struct SideRequest {
     /// human is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub takes_up: Option<String>,
+    /// The answer is a question (a candidate question): a statement is sampled again and
+    /// an embedded model is steered to open with a question word, as for a turn that is
+    /// to ask.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub asks: bool,
 }
 
 /// Longest a conductor may ask a bridge to wait for an answer.
@@ -82,6 +87,7 @@ impl SideRequest {
             within_ms: None,
             opens_with: Vec::new(),
             takes_up: None,
+            asks: false,
         }
     }
 
@@ -106,6 +112,12 @@ impl SideRequest {
     /// The same request, its answer to take up the words of `text`.
     pub fn taking_up(mut self, text: impl Into<String>) -> Self {
         self.takes_up = Some(text.into());
+        self
+    }
+
+    /// The same request, its answer a question.
+    pub fn asking(mut self) -> Self {
+        self.asks = true;
         self
     }
 

@@ -278,7 +278,8 @@ fn a_side_request_reads_strictly_and_travels_as_json() {
         .opening_with(["Answered, because", "Dodged, because"]);
     assert_eq!(SideRequest::parse(&held.to_json()).unwrap(), held);
     let challenge = SideRequest::text("r-3", "candidate_question", "Ask.", 30)
-        .taking_up("Gross margin of 62% at 50 robots.");
+        .taking_up("Gross margin of 62% at 50 robots.")
+        .asking();
     assert_eq!(SideRequest::parse(&challenge.to_json()).unwrap(), challenge);
     for bad in [
         r#"{"id":"r1","prompt":"x","extra":1}"#.to_owned(),

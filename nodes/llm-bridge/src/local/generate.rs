@@ -82,10 +82,12 @@ impl Run<'_, '_> {
         });
         let room = self.config().context_tokens as usize;
         let max_tokens = self.config().max_tokens;
-        let asking = request
-            .plan
-            .as_ref()
-            .is_some_and(|p| !request.json && p.asks(request.instruction.as_deref()));
+        let asking = !request.json
+            && (request.asks
+                || request
+                    .plan
+                    .as_ref()
+                    .is_some_and(|p| p.asks(request.instruction.as_deref())));
         let own_names = vec![
             job.persona.name.clone(),
             job.persona.spoken_name().to_owned(),

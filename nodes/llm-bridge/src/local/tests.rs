@@ -41,6 +41,7 @@ fn request(question_id: u64, ask: &str) -> GenerationRequest {
         plan: None,
         opens_with: Vec::new(),
         takes_up: None,
+        asks: false,
     }
 }
 
@@ -228,6 +229,7 @@ fn conversation(question_id: u64, lines: &[(&str, &str)]) -> GenerationRequest {
         plan: None,
         opens_with: Vec::new(),
         takes_up: None,
+        asks: false,
     }
 }
 
