@@ -113,11 +113,11 @@ pub fn instruction_text(
             "The moderator gives you the floor on {title}. Ask your prepared question, in one or two sentences: \u{201c}{c}\u{201d}"
         ),
         (Instruction::AskQuestion, None) => format!(
-            "The slide {title} says: {body}\nAsk the presenter one sharp question about it, in one sentence."
+            "The slide {title} says: {body}\nAsk the presenter one sharp question that names one of its figures or claims and asks what proves it, in one sentence."
         ),
         (Instruction::FollowUp, _) => match last_answer {
             Some(a) => format!(
-                "The presenter answered: {}\nAsk the presenter one short follow-up question that tests this answer.",
+                "The presenter answered: {}\nAsk the presenter one short follow-up question that names a figure or a claim of this answer and tests it.",
                 unquoted(&excerpt(a, 240))
             ),
             None => format!("Ask the presenter one short follow-up question about {title}."),

@@ -147,12 +147,12 @@ const REHEARSAL: &[Step] = &[
     ),
     call(
         "skeptic",
-        "The slide The Problem says: Mid-size warehouses lose margin to manual picking: picking is 55% of labour cost, and staff turnover runs above 40% a year. Peak-season hiring is slow and expensive.\nAsk the presenter one sharp question about it, in one sentence.",
+        "The slide The Problem says: Mid-size warehouses lose margin to manual picking: picking is 55% of labour cost, and staff turnover runs above 40% a year. Peak-season hiring is slow and expensive.\nAsk the presenter one sharp question that names one of its figures or claims and asks what proves it, in one sentence.",
     ),
     present("Picking is 55 percent of labour cost across our six pilot sites."),
     call(
         "skeptic",
-        "The presenter answered: Picking is 55 percent of labour cost across our six pilot sites.\nAsk the presenter one short follow-up question that tests this answer.",
+        "The presenter answered: Picking is 55 percent of labour cost across our six pilot sites.\nAsk the presenter one short follow-up question that names a figure or a claim of this answer and tests it.",
     ),
     present("The turnover figure comes from public labour statistics for warehouses."),
     say("moderator", "Priya Sharma, you wanted to build on that?"),
@@ -172,12 +172,12 @@ const REHEARSAL: &[Step] = &[
     ),
     call(
         "contrarian",
-        "The slide Market Size says: The warehouse automation market is $40B and growing 14% a year. Our survey of 120 operators shows 70% plan to automate picking within three years.\nAsk the presenter one sharp question about it, in one sentence.",
+        "The slide Market Size says: The warehouse automation market is $40B and growing 14% a year. Our survey of 120 operators shows 70% plan to automate picking within three years.\nAsk the presenter one sharp question that names one of its figures or claims and asks what proves it, in one sentence.",
     ),
     present("Our survey covered one hundred and twenty operators in three countries."),
     call(
         "contrarian",
-        "The presenter answered: Our survey covered one hundred and twenty operators in three countries.\nAsk the presenter one short follow-up question that tests this answer.",
+        "The presenter answered: Our survey covered one hundred and twenty operators in three countries.\nAsk the presenter one short follow-up question that names a figure or a claim of this answer and tests it.",
     ),
 ];
 

@@ -811,7 +811,9 @@ fn the_last_session_s_open_challenges_are_told_to_their_askers_and_compared() {
     let first = turns(&out).pop().expect("a panelist is called");
     assert_eq!(first.agent, "skeptic");
     assert!(
-        first.instruction.contains("What does picking cost per site?"),
+        first
+            .instruction
+            .contains("What does picking cost per site?"),
         "{first:?}"
     );
     let out = control(&mut c, "end", 4_000);
