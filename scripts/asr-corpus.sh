@@ -30,16 +30,23 @@ sentences=(
     "Is there any data that supports your forecast?"
     "Thank you all, that was a very useful discussion."
 )
+# speak NAME TEXT LIST: TEXT in both voices as DIR/NAME-<voice>.wav (16 kHz), each listed
+# in DIR/LIST with its text.
+speak() {
+    local voice out
+    for voice in en-us+m7 en-us+f3; do
+        out="$dir/$1-${voice}.wav"
+        espeak-ng -v "$voice" --stdout "$2" | sox -t wav - -r 16000 -c 1 -b 16 "$out"
+        printf '%s\t%s\n' "$out" "$2" >> "$dir/$3"
+    done
+}
+
 : > "$dir/clean.tsv"
 : > "$dir/noisy.tsv"
 i=0
 for text in "${sentences[@]}"; do
     i=$((i + 1))
-    for voice in en-us+m7 en-us+f3; do
-        out="$dir/s${i}-${voice}.wav"
-        espeak-ng -v "$voice" --stdout "$text" | sox -t wav - -r 16000 -c 1 -b 16 "$out"
-        printf '%s\t%s\n' "$out" "$text" >> "$dir/clean.tsv"
-    done
+    speak "s${i}" "$text" clean.tsv
     # The scripted human's voice with noise 20 dB below the speech's RMS level.
     speech="$dir/s${i}-en-us+m7.wav"
     rms=$(sox "$speech" -n stat 2>&1 | awk '/RMS     amplitude/ { print $3 }')
@@ -69,9 +76,5 @@ hesitant=(
 i=0
 for text in "${hesitant[@]}"; do
     i=$((i + 1))
-    for voice in en-us+m7 en-us+f3; do
-        out="$dir/h${i}-${voice}.wav"
-        espeak-ng -v "$voice" --stdout "$text" | sox -t wav - -r 16000 -c 1 -b 16 "$out"
-        printf '%s\t%s\n' "$out" "$text" >> "$dir/fillers.tsv"
-    done
+    speak "h${i}" "$text" fillers.tsv
 done
