@@ -139,7 +139,7 @@ impl Run<'_, '_> {
             OutputFilter::new(names.clone(), max_words)
                 // Reciting the persona or the direction is no answer; the direction may
                 // quote what to say (a prepared question): that may be said, and so may
-                // what the reply is to take up may be quoted too.
+                // what the reply is to take up.
                 .with_echo_sources(
                     chat.iter().map(|m| m.content.as_str()),
                     quoted_spans(direction)
