@@ -66,7 +66,9 @@ impl Whisper {
                 config.model_dir.display()
             );
         }
-        let previous = if config.keep_fillers {
+        // The context is English: before another language it would pull the
+        // transcript towards English.
+        let previous = if config.keep_fillers && language == "en" {
             filler_context(&config.model_dir)?
         } else {
             &[]

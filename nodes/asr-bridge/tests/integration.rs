@@ -452,7 +452,8 @@ fn nan_and_infinite_samples_are_silence_with_one_warning_per_input() {
 /// An agent's sentence played by the loudspeaker comes back through the room (80 ms
 /// later, 6 dB weaker) while the human stays silent, then the human speaks over the end
 /// of it. With the player's output as `reference`, only the human is heard; without it,
-/// the agent's own voice reads as speech too (the room is loud enough to matter).
+/// the agent's own voice reads as speech too (the room is loud enough to matter): its
+/// words are written down, or they garble the human's.
 #[test]
 fn the_agents_voice_through_the_room_is_no_barge_in_and_the_human_over_it_is_heard() {
     let voiced = |voice: &str, text: &str| {
@@ -546,5 +547,12 @@ fn the_agents_voice_through_the_room_is_no_barge_in_and_the_human_over_it_is_hea
     let run = run_node(Path::new(BIN), &[], events, Duration::from_secs(120));
     assert!(run.success, "{}", run.stderr);
     let heard = run.texts_of("transcript").concat().to_lowercase();
-    assert!(heard.contains("squared"), "{:?}", run.texts());
+    let human_heard = ["stop", "show", "example"]
+        .iter()
+        .all(|word| heard.contains(word));
+    assert!(
+        heard.contains("squared") || !human_heard,
+        "{:?}",
+        run.texts()
+    );
 }

@@ -390,6 +390,22 @@ fn a_turn_read_ahead_reads_one_token_when_it_comes() {
     assert_eq!(stats.prompt_tokens - stats.reused_tokens, 1, "{stats:?}");
 }
 
+/// Runs `request` on `backend` to its end; returns what it said (an error fails the test).
+fn said(backend: &LocalBackend, request: GenerationRequest) -> String {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let _cancel = backend.start(request, History::new(4), tx);
+    let mut text = String::new();
+    loop {
+        match rx.recv_timeout(WAIT).expect("the answer comes") {
+            BackendEvent::Chunk { text: chunk, .. } => text.push_str(&chunk),
+            BackendEvent::Finished { error, .. } => {
+                assert_eq!(error, None, "{text}");
+                return text;
+            }
+        }
+    }
+}
+
 /// A side request whose answer must open with a verdict: the model is held to one of the
 /// words while sampling (the small model, asked plainly, opens otherwise as often as not).
 #[test]
@@ -409,18 +425,7 @@ fn a_reply_held_to_open_with_a_verdict_opens_with_one() {
         );
         rating.opens_with = verdicts.iter().map(|v| v.to_string()).collect();
         rating.max_words = Some(30);
-        let (tx, rx) = crossbeam_channel::unbounded();
-        let _cancel = backend.start(rating, History::new(4), tx);
-        let mut text = String::new();
-        loop {
-            match rx.recv_timeout(WAIT).expect("the rating comes") {
-                BackendEvent::Chunk { text: chunk, .. } => text.push_str(&chunk),
-                BackendEvent::Finished { error, .. } => {
-                    assert_eq!(error, None, "{n}: {text}");
-                    break;
-                }
-            }
-        }
+        let text = said(&backend, rating);
         assert!(
             verdicts.iter().any(|v| text.trim_start().starts_with(v)),
             "{n}: {text:?}"
@@ -455,18 +460,7 @@ fn a_question_asked_to_take_up_a_slide_takes_up_its_words() {
         );
         question.max_words = Some(30);
         question.takes_up = Some(slide.to_owned());
-        let (tx, rx) = crossbeam_channel::unbounded();
-        let _cancel = backend.start(question, History::new(4), tx);
-        let mut text = String::new();
-        loop {
-            match rx.recv_timeout(WAIT).expect("the question comes") {
-                BackendEvent::Chunk { text: chunk, .. } => text.push_str(&chunk),
-                BackendEvent::Finished { error, .. } => {
-                    assert_eq!(error, None, "{text}");
-                    break;
-                }
-            }
-        }
+        let text = said(&backend, question);
         assert!(
             agent_bridge::local::steer::takes_up(slide, &text),
             "{text:?} takes up nothing of {slide:?}"
