@@ -69,7 +69,7 @@ impl Whisper {
         // The context is English: before another language it would pull the
         // transcript towards English.
         let previous = if config.keep_fillers && language == "en" {
-            filler_context(&config.model_dir)?
+            filler_context(&config.model_dir)
         } else {
             &[]
         };
@@ -143,24 +143,30 @@ impl Recognizer for Whisper {
 }
 
 /// The filler context, if the model's vocabulary holds each of its tokens (an unknown
-/// token would be read as another word); else a warning, and fillers are not asked for.
-fn filler_context(dir: &Path) -> eyre::Result<&'static [&'static str]> {
+/// token would be read as another word); else a warning, and fillers are not asked for:
+/// the recognizer works without them.
+fn filler_context(dir: &Path) -> &'static [&'static str] {
     let path = dir.join("vocabulary.txt");
-    let vocabulary = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let vocabulary = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => {
+            tracing::warn!(file = %path.display(), error = %e, "cannot read the model's vocabulary: fillers are transcribed as the model does by default");
+            return &[];
+        }
+    };
     let known: std::collections::HashSet<&str> = vocabulary.lines().collect();
     match features::FILLER_CONTEXT
         .iter()
         .find(|token| !known.contains(**token))
     {
-        None => Ok(features::FILLER_CONTEXT),
+        None => features::FILLER_CONTEXT,
         Some(missing) => {
             tracing::warn!(
                 model = %dir.display(),
                 %missing,
                 "the model's vocabulary lacks a token of the filler context: fillers are transcribed as the model does by default"
             );
-            Ok(&[])
+            &[]
         }
     }
 }
