@@ -123,6 +123,15 @@ pub fn sentences(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Whether `sentence` asks: it ends with a question mark (`?` or `？`), perhaps before
+/// closing quotes or a bracket.
+pub fn asks(sentence: &str) -> bool {
+    sentence
+        .trim_end()
+        .trim_end_matches(['"', '\'', '”', '’', ')'])
+        .ends_with(['?', '？'])
+}
+
 /// Whether `phrase` occurs in `words` as consecutive whole words.
 pub fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
     !phrase.is_empty() && words.windows(phrase.len()).any(|w| w == phrase)
@@ -141,6 +150,16 @@ mod tests {
             ]
         );
         assert!(words(" ... !? ").is_empty());
+    }
+
+    #[test]
+    fn a_sentence_asks_when_it_ends_on_a_question_mark() {
+        for asking in ["Why?", "She asked “why?”", "(Really?) ", "为什么？"] {
+            assert!(asks(asking), "{asking:?}");
+        }
+        for telling in ["Why? Because.", "It is so.", "?!", ""] {
+            assert!(!asks(telling), "{telling:?}");
+        }
     }
 
     #[test]

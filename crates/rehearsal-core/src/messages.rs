@@ -150,11 +150,7 @@ pub fn prepared_question(candidate: &str) -> Option<String> {
         .split("---")
         .next()
         .unwrap_or_default();
-    let asks = |s: &str| {
-        s.trim_end()
-            .trim_end_matches(['"', '\u{201d}'])
-            .ends_with('?')
-    };
+    let asks = conversation_quality::words::asks;
     let mut said = String::new();
     for (n, sentence) in first_line
         .split_inclusive(['.', '?', '!'])
@@ -181,25 +177,21 @@ pub fn request_prompt(
     exchange: Option<&str>,
 ) -> String {
     let title = slide_label(deck, slide);
-    let body = deck
-        .slide(slide)
-        .map(|s| unquoted(&excerpt(&s.body, 400)))
-        .unwrap_or_default();
+    let source = unquoted(&request_takes_up(purpose, deck, slide, exchange));
     match (purpose, exchange) {
-        (CandidatePurpose::PileOn, Some(ex)) => format!(
+        (CandidatePurpose::PileOn, Some(_)) => format!(
             "Prepare one short question that builds on this exchange about {title} and \
-             presses on a claim or a figure the presenter gave: {}",
-            unquoted(&excerpt(ex, 400))
+             presses on a claim or a figure the presenter gave: {source}"
         ),
         _ => format!(
             "Prepare one sharp question about slide {slide}, {title}, that takes up one of \
-             its claims or figures and asks what would prove it: {body}"
+             its claims or figures and asks what would prove it: {source}"
         ),
     }
 }
 
-/// What a candidate question is to take up: the slide's own words, or, for a pile-on,
-/// the exchange it builds on (the presenter's answer among it).
+/// What a candidate question is to take up, and its prompt quotes: the slide's own
+/// words, or, for a pile-on, the exchange it builds on (the presenter's answer among it).
 pub fn request_takes_up(
     purpose: CandidatePurpose,
     deck: &Deck,

@@ -222,7 +222,8 @@ fn clock(ms: u64) -> String {
 /// The debrief's section on the panel's ratings: each rated (or unrated) answer, then the
 /// weakest one quoted with what a stronger answer would have used (the slide's figures).
 /// How the panel calls `agent` (its display name, else the identifier).
-fn spoken_name(config: &PanelConfig, agent: &str) -> String {
+/// The panelist's name as the debrief writes it (its identifier if the panel lacks it).
+pub(crate) fn spoken_name(config: &PanelConfig, agent: &str) -> String {
     config
         .agent_index(agent)
         .map(|i| config.agents[i].spoken_name().to_owned())

@@ -411,12 +411,7 @@ impl Rehearsal {
             crate::record::questions_that_bite(&self.records, &self.deck)
                 .into_iter()
                 .map(|b| crate::dashboard::PanelistBites {
-                    name: self
-                        .config
-                        .agent_index(&b.agent)
-                        .map_or(b.agent.clone(), |i| {
-                            self.config.agents[i].spoken_name().to_owned()
-                        }),
+                    name: crate::record::spoken_name(&self.config, &b.agent),
                     biting: b.biting,
                     asked: b.asked,
                 })

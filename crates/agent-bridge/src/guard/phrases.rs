@@ -259,10 +259,7 @@ pub const LEAD_IN_WORDS: usize = 6;
 
 /// A sentence that asks (ends with a question mark, perhaps before a closing quote).
 pub(super) fn is_question(sentence: &str) -> bool {
-    sentence
-        .trim_end()
-        .trim_end_matches(['"', '\'', '”', '’', ')'])
-        .ends_with(['?', '？'])
+    conversation_quality::words::asks(sentence)
 }
 
 /// Titles that make the next words a name.
