@@ -188,7 +188,9 @@ fetch_model ctranslate2==4.8.4 \
 # The name the linker looks for, and empty archives for the libraries ct2rs 0.10 names
 # when linking a prebuilt CTranslate2 (CUDA's and cpu_features) but a CPU build of the
 # wheel's library neither has nor needs.
-ln -sfn libctranslate2-42c542ff.so.4.8.4 models/ctranslate2/libctranslate2.so
+ct2_library=libctranslate2-42c542ff.so.4.8.4
+[ "$(readlink models/ctranslate2/libctranslate2.so 2>/dev/null)" = "$ct2_library" ] ||
+    ln -sfn "$ct2_library" models/ctranslate2/libctranslate2.so
 for name in cpu_features cublas_static cublasLt_static culibos; do
     [ -f "models/ctranslate2/lib${name}.a" ] || ar rc "models/ctranslate2/lib${name}.a"
 done
