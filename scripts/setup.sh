@@ -81,7 +81,7 @@ for name in ${candidates[@]+"${candidates[@]}"}; do
     esac
 done
 
-log "checking what this machine lacks (a first run on two cores takes 25 to 35 minutes, most of it the build; a second run seconds)"
+log "checking what this machine lacks (a first run on two cores takes about 25 minutes, most of it the build; a second run seconds)"
 
 apt_install() {
     local sudo=""
@@ -253,7 +253,7 @@ fi
 
 # Every node binary and tool, once, in the profile the dataflows run. A binary newer than
 # the mark was built now.
-step "building the workspace (release; a first build takes 25 to 35 minutes on two cores, llama.cpp and CTranslate2 from source)"
+step "building the workspace (release; a first build takes about 23 minutes on two cores, llama.cpp from source)"
 mkdir -p target/release
 mark="target/release/.setup-build-mark"
 touch "$mark"
