@@ -86,6 +86,7 @@ impl Conference {
                 return;
             }
         };
+        turn.heard = true;
         let words = count_words(&text);
         // Keep what fits; the words all count.
         if turn.text.push(&text) {

@@ -13,7 +13,8 @@ impl Conference {
             }));
             self.end_hold(now, out);
         }
-        match self.deadline() {
+        self.resend_if_unheard(now, out);
+        match self.timeout_deadline() {
             Some(deadline) if now >= deadline => {}
             _ => return,
         }
@@ -50,6 +51,30 @@ impl Conference {
         self.give_next_turn(now, out);
     }
 
+    /// The turn in progress, sent again when its speaker has sent nothing of it for
+    /// [`ConferenceConfig::turn_resend`].
+    fn resend_if_unheard(&mut self, now: Duration, out: &mut Vec<Output>) {
+        let (resend, timeout) = (self.config.turn_resend, self.config.turn_timeout);
+        let Floor::Speaking(turn) = &mut self.floor else {
+            return;
+        };
+        // Due with the timeout: the turn is over rather than sent again.
+        if turn.resend_at(resend).is_none_or(|at| now < at) || now >= turn.started_at + timeout {
+            return;
+        }
+        turn.sent_at = now;
+        let speaker = self.engine.name(turn.index).to_owned();
+        out.push(Output::Notice(Notice::TurnResent {
+            speaker: speaker.clone(),
+            question_id: turn.question_id,
+            secs: (now - turn.started_at).as_secs(),
+        }));
+        out.push(Output::Turn {
+            speaker,
+            question_id: turn.question_id,
+        });
+    }
+
     pub(super) fn give_next_turn(&mut self, now: Duration, out: &mut Vec<Output>) {
         if self.held_since.is_some() {
             // Nobody starts while the human talks; the turn goes out when the hold ends.
@@ -76,6 +101,8 @@ impl Conference {
                     index: speaker,
                     question_id,
                     started_at: now,
+                    sent_at: now,
+                    heard: false,
                     text: conductor::Utterance::default(),
                 });
             }

@@ -24,6 +24,11 @@ pub use conductor::MAX_UTTERANCE_CHARS;
 /// net should the controller vanish) is longer.
 pub const HOLD_LIMIT: Duration = Duration::from_secs(35);
 
+/// How long a turn may go without a word from its speaker before it is sent again
+/// ([`ConferenceConfig::turn_resend`]): longer than a turn's first words usually take
+/// on a slow machine, short beside the turn timeout.
+pub const TURN_RESEND: Duration = Duration::from_secs(12);
+
 /// Timeouts of the controller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConferenceConfig {
@@ -41,6 +46,11 @@ pub struct ConferenceConfig {
     /// turns of the others (it may only have been slow, or its turn lost): `None` never.
     /// One whose input closed is gone for good and never retried.
     pub absent_retry_turns: Option<u32>,
+    /// A turn its speaker has sent nothing of after this long is sent again, as it was
+    /// (a bridge ignores a turn it already works on): between two machines a message can
+    /// be lost under load, and a lost turn would otherwise cost the whole turn timeout
+    /// and hand the answer to the next speaker. `None`: never.
+    pub turn_resend: Option<Duration>,
 }
 
 impl Default for ConferenceConfig {
@@ -50,6 +60,7 @@ impl Default for ConferenceConfig {
             human_timeout: HOLD_LIMIT,
             max_unplayed: None,
             absent_retry_turns: Some(8),
+            turn_resend: Some(TURN_RESEND),
         }
     }
 }
@@ -206,6 +217,14 @@ pub enum Notice {
     ParticipantRestarted { speaker: String },
     #[error("the player restarted; what it had not played yet is not waited for")]
     PlayerRestarted,
+    #[error(
+        "nothing from `{speaker}` {secs} s after its turn {question_id}; the turn is sent again"
+    )]
+    TurnResent {
+        speaker: String,
+        question_id: u64,
+        secs: u64,
+    },
 }
 
 /// How loud a [`Notice`] is in the log.
@@ -225,7 +244,8 @@ impl Notice {
             Notice::Returned { .. }
             | Notice::Retried { .. }
             | Notice::PlayerGone
-            | Notice::PlayerRestarted => NoticeLevel::Info,
+            | Notice::PlayerRestarted
+            | Notice::TurnResent { .. } => NoticeLevel::Info,
             _ => NoticeLevel::Warning,
         }
     }
@@ -240,8 +260,19 @@ struct ActiveTurn {
     index: usize,
     question_id: u64,
     started_at: Duration,
+    /// When the turn was last sent (at `started_at`, or sent again).
+    sent_at: Duration,
+    /// Its speaker has sent text of it: it was received.
+    heard: bool,
     /// What it said so far, kept to [`MAX_UTTERANCE_CHARS`].
     text: conductor::Utterance,
+}
+
+impl ActiveTurn {
+    /// When the turn is to be sent again, if it is.
+    fn resend_at(&self, resend: Option<Duration>) -> Option<Duration> {
+        resend.filter(|_| !self.heard).map(|r| self.sent_at + r)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -331,6 +362,18 @@ impl Conference {
     }
 
     fn deadline(&self) -> Option<Duration> {
+        let resend = match &self.floor {
+            Floor::Speaking(t) => t.resend_at(self.config.turn_resend),
+            _ => None,
+        };
+        match (self.timeout_deadline(), resend) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// When the turn, the wait for playback or the human's hold times out.
+    fn timeout_deadline(&self) -> Option<Duration> {
         let floor = match &self.floor {
             Floor::Idle | Floor::Open => None,
             Floor::Speaking(t) => Some(t.started_at + self.config.turn_timeout),

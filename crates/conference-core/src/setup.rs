@@ -24,6 +24,13 @@ pub struct ControllerSetup {
     pub human_timeout_ms: u64,
     pub max_unplayed: Option<usize>,
     pub absent_retry_turns: Option<u32>,
+    /// `TURN_RESEND_SECS` (0: never). Absent from logs recorded before it: the default.
+    #[serde(default = "default_turn_resend_ms")]
+    pub turn_resend_ms: u64,
+}
+
+fn default_turn_resend_ms() -> u64 {
+    crate::TURN_RESEND.as_millis() as u64
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,7 +40,7 @@ pub enum SetupError {
     #[error("{key}: {problem}")]
     Value { key: String, problem: String },
     #[error(
-        "unknown setting `{0}` (DORA_POLICY_PATTERN, HUMAN_PARTICIPANTS, TURN_TIMEOUT_SECS, HUMAN_TIMEOUT_SECS, MAX_UNPLAYED_TURNS, ABSENT_RETRY_TURNS)"
+        "unknown setting `{0}` (DORA_POLICY_PATTERN, HUMAN_PARTICIPANTS, TURN_TIMEOUT_SECS, HUMAN_TIMEOUT_SECS, MAX_UNPLAYED_TURNS, ABSENT_RETRY_TURNS, TURN_RESEND_SECS)"
     )]
     Unknown(String),
 }
@@ -45,6 +52,7 @@ impl ControllerSetup {
             human_timeout: Duration::from_millis(self.human_timeout_ms),
             max_unplayed: self.max_unplayed,
             absent_retry_turns: self.absent_retry_turns.filter(|turns| *turns > 0),
+            turn_resend: Some(Duration::from_millis(self.turn_resend_ms)).filter(|d| !d.is_zero()),
         }
     }
 
@@ -86,6 +94,12 @@ impl ControllerSetup {
             }
             "TURN_TIMEOUT_SECS" => self.turn_timeout_ms = secs_to_ms(value)?,
             "HUMAN_TIMEOUT_SECS" => self.human_timeout_ms = secs_to_ms(value)?,
+            "TURN_RESEND_SECS" => {
+                self.turn_resend_ms = match value.trim() {
+                    "0" => 0,
+                    other => secs_to_ms(other)?,
+                }
+            }
             "MAX_UNPLAYED_TURNS" => {
                 self.max_unplayed = Some(value.trim().parse().map_err(|e| bad(format!("{e}")))?)
             }

@@ -10,6 +10,18 @@ fn conference(pattern: &str) -> Conference {
     Conference::new(engine, ConferenceConfig::default())
 }
 
+/// A controller that never sends a turn again: the timeouts alone.
+fn without_resend(pattern: &str) -> Conference {
+    let engine = PolicyEngine::new(Policy::parse(pattern).unwrap(), &[] as &[&str]);
+    Conference::new(
+        engine,
+        ConferenceConfig {
+            turn_resend: None,
+            ..ConferenceConfig::default()
+        },
+    )
+}
+
 /// Milliseconds of `s` seconds, the core's time unit.
 fn secs(s: u64) -> u64 {
     s * 1_000
@@ -256,7 +268,7 @@ fn robustness_notices() {
 
 #[test]
 fn silent_speaker_is_skipped_after_the_timeout() {
-    let mut c = conference(STUDY);
+    let mut c = without_resend(STUDY);
     c.handle(Input::Start, secs(0));
     assert_eq!(c.next_deadline(), Some(secs(60)));
     assert!(c.handle(Input::Tick, secs(59)).is_empty());
@@ -270,8 +282,77 @@ fn silent_speaker_is_skipped_after_the_timeout() {
 }
 
 #[test]
-fn missing_transcript_after_speech_started_times_out() {
+fn a_turn_its_speaker_sends_nothing_of_is_sent_again_until_the_timeout() {
     let mut c = conference(STUDY);
+    let first = turns(&c.handle(Input::Start, secs(0)));
+    assert_eq!(first, [("student1".to_owned(), 1)]);
+    assert_eq!(c.next_deadline(), Some(secs(12)));
+    assert!(c.handle(Input::Tick, secs(11)).is_empty());
+    let out = c.handle(Input::Tick, secs(12));
+    // The same turn, as it was: a bridge ignores a turn it already works on.
+    assert_eq!(turns(&out), first, "{out:?}");
+    assert!(out.iter().any(|o| matches!(
+        o,
+        Output::Notice(Notice::TurnResent { speaker, question_id: 1, secs: 12 }) if speaker == "student1"
+    )));
+    assert!(interrupts(&out).is_empty());
+    assert_eq!(c.next_deadline(), Some(secs(24)));
+    assert_eq!(turns(&c.handle(Input::Tick, secs(24))), first);
+    assert_eq!(turns(&c.handle(Input::Tick, secs(48))), first);
+    // The timeout still counts from the turn's start.
+    let out = c.handle(Input::Tick, secs(60));
+    assert_eq!(absent(&out), ["student1"]);
+    assert_eq!(turns(&out)[0].0, "tutor");
+}
+
+#[test]
+fn a_turn_whose_speaker_answers_is_not_sent_again() {
+    let mut c = conference(STUDY);
+    c.handle(Input::Start, secs(0));
+    let out = c.handle(
+        Input::Text {
+            from: "student1".into(),
+            text: "Well".into(),
+            status: Some(StreamStatus::Started),
+            question_id: Some(1),
+        },
+        secs(5),
+    );
+    assert!(turns(&out).is_empty());
+    assert_eq!(c.next_deadline(), Some(secs(60)));
+    assert!(turns(&c.handle(Input::Tick, secs(30))).is_empty());
+}
+
+#[test]
+fn turns_are_not_sent_again_when_resending_is_off() {
+    let mut setup = ControllerSetup {
+        pattern: STUDY.into(),
+        humans: Vec::new(),
+        turn_timeout_ms: 60_000,
+        human_timeout_ms: 35_000,
+        max_unplayed: None,
+        absent_retry_turns: Some(8),
+        turn_resend_ms: 12_000,
+    };
+    assert_eq!(setup.config().turn_resend, Some(TURN_RESEND));
+    setup.set("TURN_RESEND_SECS", "0").unwrap();
+    assert_eq!(setup.config().turn_resend, None);
+    setup.set("TURN_RESEND_SECS", "2.5").unwrap();
+    assert_eq!(setup.turn_resend_ms, 2_500);
+    assert!(setup.set("TURN_RESEND_SECS", "-1").is_err());
+    assert!(setup.set("TURN_RESEND_SECS", "soon").is_err());
+    // A log recorded before the setting existed replays with the default.
+    let old = r#"{"pattern":"[(a, 1), (b, 1)]","humans":[],"turn_timeout_ms":60000,"human_timeout_ms":35000,"max_unplayed":1,"absent_retry_turns":8}"#;
+    let old: ControllerSetup = serde_json::from_str(old).unwrap();
+    assert_eq!(old.turn_resend_ms, 12_000);
+    let mut c = old.build().unwrap();
+    c.handle(Input::Start, secs(0));
+    assert_eq!(c.next_deadline(), Some(secs(12)));
+}
+
+#[test]
+fn missing_transcript_after_speech_started_times_out() {
+    let mut c = without_resend(STUDY);
     c.handle(Input::Start, secs(0));
     c.handle(Input::SpeechStarted, secs(1));
     assert_eq!(c.next_deadline(), Some(secs(36)));
@@ -445,6 +526,7 @@ fn a_participant_that_timed_out_is_offered_the_turn_again_after_a_few_turns() {
     let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
     let config = ConferenceConfig {
         absent_retry_turns: Some(3),
+        turn_resend: None,
         ..ConferenceConfig::default()
     };
     let mut c = Conference::new(engine, config);

@@ -51,6 +51,17 @@ fn main() -> eyre::Result<()> {
             .map_err(|e| eyre!("MAX_UNPLAYED_TURNS is not a whole number: {e}"))?,
         // 0 turns off the retry: a silent participant then only returns by speaking.
         absent_retry_turns: Some(node_kit::env_parse::<u32>("ABSENT_RETRY_TURNS", 8)?),
+        // 0 never sends a turn again.
+        turn_resend_ms: match node_kit::env_opt("TURN_RESEND_SECS")
+            .as_deref()
+            .map(str::trim)
+        {
+            Some("0") => 0,
+            _ => secs_ms(
+                "TURN_RESEND_SECS",
+                conference_core::TURN_RESEND.as_secs_f64(),
+            )?,
+        },
     };
     tracing::info!(policy = %policy, mode = policy.mode_name(), "conference controller starting");
 

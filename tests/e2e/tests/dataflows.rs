@@ -49,11 +49,17 @@ fn debate_judge_answers_every_argument() {
     // The policy is judged on the turns handed out: a turn the model answers with no
     // words leaves no transcript line, but the judge still had the floor after the
     // argument.
-    let turns: Vec<String> = jsonl(&dir, "events.jsonl")
+    // A turn sent again (its speaker slow to its first words) is one turn.
+    let mut handed: Vec<(u64, String)> = jsonl(&dir, "events.jsonl")
         .iter()
         .filter(|e| e["event"] == "turn")
-        .map(|e| e["speaker"].as_str().unwrap_or_default().to_owned())
+        .map(|e| {
+            let speaker = e["speaker"].as_str().unwrap_or_default().to_owned();
+            (e["question_id"].as_u64().unwrap_or_default(), speaker)
+        })
         .collect();
+    handed.dedup_by_key(|(question_id, _)| *question_id);
+    let turns: Vec<String> = handed.into_iter().map(|(_, speaker)| speaker).collect();
     assert!(turns.len() >= 6, "{turns:?}");
     assert_ne!(turns[0], "judge", "cold start skips the priority judge");
     for (i, turn) in turns.iter().enumerate() {

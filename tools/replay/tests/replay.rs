@@ -13,6 +13,7 @@ fn setup() -> ControllerSetup {
         human_timeout_ms: 20_000,
         max_unplayed: None,
         absent_retry_turns: Some(8),
+        turn_resend_ms: 12_000,
     }
 }
 
