@@ -132,6 +132,13 @@ pub fn asks(sentence: &str) -> bool {
         .ends_with(['?', '？'])
 }
 
+/// Whether a line asks something: one of its sentences asks ([`asks`]), wherever it
+/// stands ("Why? Because …" asks too). The planner, the moderators and the guard's
+/// counting all judge a line by this.
+pub fn line_asks(text: &str) -> bool {
+    sentences(text).into_iter().any(asks)
+}
+
 /// Whether `phrase` occurs in `words` as consecutive whole words.
 pub fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
     !phrase.is_empty() && words.windows(phrase.len()).any(|w| w == phrase)
@@ -140,6 +147,16 @@ pub fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_asks_when_any_of_its_sentences_asks() {
+        assert!(line_asks("Really?"));
+        assert!(line_asks("真的吗？"));
+        assert!(line_asks("Why does it hold? I doubt it."));
+        assert!(line_asks("He said \"why not?\""));
+        assert!(!line_asks("Yes."));
+        assert!(!line_asks(""));
+    }
 
     #[test]
     fn words_are_lower_case_letters_and_digits_with_inner_apostrophes() {

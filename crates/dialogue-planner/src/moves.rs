@@ -130,11 +130,6 @@ impl Move {
     }
 }
 
-/// A line that asks something.
-fn is_question(text: &str) -> bool {
-    text.trim_end().ends_with(['?', '？'])
-}
-
 /// The role's move after `last` (not a human's), given how many lines `mine` it said.
 pub(crate) fn choose(
     role: RoleKind,
@@ -146,7 +141,7 @@ pub(crate) fn choose(
     let Some(last) = last else {
         return (Move::Open, None);
     };
-    let asked = is_question(&last.text) && last.speaker != input.me.id;
+    let asked = conversation_quality::words::line_asks(&last.text) && last.speaker != input.me.id;
     let from_other_side = last.speaker != input.me.id;
     // A rotation that differs per participant, so two learners don't mirror each other.
     let turn = input.question_id / 2 + input.me.id.bytes().map(u64::from).sum::<u64>();

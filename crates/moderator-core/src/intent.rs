@@ -263,7 +263,7 @@ pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
 }
 
-/// Whether `text` asks something: it contains `?` or the full-width `？`.
+/// Whether `text` asks something ([`conversation_quality::words::line_asks`]).
 pub fn is_question(text: &str) -> bool {
-    text.contains('?') || text.contains('？')
+    conversation_quality::words::line_asks(text)
 }
