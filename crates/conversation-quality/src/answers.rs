@@ -42,12 +42,16 @@ pub fn addresses(question: &[String], answer: &[String]) -> bool {
 /// sentence to count as a claim it takes up.
 pub const CLAIM_SHARED_WORDS: usize = 3;
 
+/// Of those shared words, how many must not be words of the talk's subject.
+pub const CLAIM_OWN_WORDS: usize = 2;
+
 /// Whether `question` bites on `source` (a slide, an answer): it names one of the
 /// source's figures (the same digits: "62" of "62%", "500" of "$2,500"), or shares
 /// [`CLAIM_SHARED_WORDS`] content words (by stem) with one of its sentences, a claim.
-/// A question about the subject in general ("what drives warehouse costs?") does
-/// neither.
-pub fn takes_up_claim(question: &str, source: &str) -> bool {
+/// Of the shared words, [`CLAIM_OWN_WORDS`] are not words of `subject` (what the whole
+/// talk is about: a deck's title slide), which every question of the talk has. A question about the subject in general
+/// ("what drives warehouse costs?") does neither.
+pub fn takes_up_claim(question: &str, source: &str, subject: &str) -> bool {
     let asked = words(question);
     let figure = |w: &String| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
     let figures: HashSet<&String> = asked.iter().filter(|w| figure(w)).collect();
@@ -59,12 +63,14 @@ pub fn takes_up_claim(question: &str, source: &str) -> bool {
     }
     let mut stems = content_stems(&asked);
     stems.remove(NUMBER_STEM);
+    let general = content_stems(&words(subject));
     crate::words::sentences(source).iter().any(|sentence| {
-        content_stems(&words(sentence))
-            .iter()
-            .filter(|s| stems.contains(*s))
-            .count()
-            >= CLAIM_SHARED_WORDS
+        let shared: Vec<String> = content_stems(&words(sentence))
+            .into_iter()
+            .filter(|s| stems.contains(s))
+            .collect();
+        let own = shared.iter().filter(|s| !general.contains(*s)).count();
+        shared.len() >= CLAIM_SHARED_WORDS && own >= CLAIM_OWN_WORDS
     })
 }
 
@@ -112,20 +118,50 @@ mod tests {
         // A figure of the slide, named.
         assert!(takes_up_claim(
             "Does the 62% margin hold below fifty robots?",
-            slide
+            slide,
+            ""
         ));
         assert!(takes_up_claim(
             "Who pays the $2,500 when a robot idles?",
-            slide
+            slide,
+            ""
         ));
         // A claim: three of its words.
         assert!(takes_up_claim(
             "What would prove the gross margin holds at fewer robots?",
-            slide
+            slide,
+            ""
         ));
         // The subject in general, or another figure.
-        assert!(!takes_up_claim("What drives your costs?", slide));
-        assert!(!takes_up_claim("Is a margin of 40% realistic?", slide));
-        assert!(!takes_up_claim("How big is the market?", ""));
+        assert!(!takes_up_claim("What drives your costs?", slide, ""));
+        assert!(!takes_up_claim("Is a margin of 40% realistic?", slide, ""));
+        assert!(!takes_up_claim("How big is the market?", "", ""));
+    }
+
+    #[test]
+    fn the_words_of_the_talks_subject_are_no_claim() {
+        let subject = "Acme Robotics. Autonomous picking robots for mid-size warehouses.";
+        let slide = "Autonomous picking robots for mid-size warehouses. Picking is 55% of \
+                     labour cost in a mid-size warehouse.";
+        // Three words of the title, nothing of the slide's own claim.
+        let general = "What do autonomous picking robots change for you?";
+        assert!(!takes_up_claim(
+            "What do autonomous picking robots cost?",
+            slide,
+            subject
+        ));
+        assert!(takes_up_claim(general, slide, ""));
+        assert!(!takes_up_claim(general, slide, subject));
+        // The claim itself, and a figure, still bite.
+        assert!(takes_up_claim(
+            "Is picking really most of the labour cost in a warehouse?",
+            slide,
+            subject
+        ));
+        assert!(takes_up_claim(
+            "Where does the 55% come from?",
+            slide,
+            subject
+        ));
     }
 }

@@ -196,6 +196,15 @@ impl Deck {
         self.slides.get(index)
     }
 
+    /// What the whole talk is about: the title slide's title and text ("" without a
+    /// title slide).
+    pub fn subject(&self) -> String {
+        match self.slides.first().filter(|_| self.has_title_slide) {
+            Some(title) => format!("{}. {}", title.title, title.body),
+            None => String::new(),
+        }
+    }
+
     /// The slide's title, or `Slide N` for an index outside the deck.
     pub fn title_of(&self, index: usize) -> String {
         self.slide(index)
@@ -224,6 +233,7 @@ mod tests {
         assert!(deck.slides[1].body.contains("### Detail"));
         assert!(!deck.slides[1].body.contains("theme"));
         assert_eq!(deck.slides[2].index, 2);
+        assert_eq!(deck.subject(), "Acme Robotics. Seed round, 2025");
     }
 
     #[test]
@@ -241,6 +251,7 @@ mod tests {
     fn no_preamble_means_no_title_slide() {
         let deck = Deck::parse("\n\n## One\nx\n## Two\n");
         assert!(!deck.has_title_slide);
+        assert_eq!(deck.subject(), "");
         assert_eq!(deck.len(), 2);
         assert_eq!(deck.title_of(1), "Two");
         assert_eq!(deck.title_of(9), "Slide 10");

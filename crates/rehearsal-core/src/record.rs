@@ -158,7 +158,8 @@ pub struct Bites {
     /// The panelist (its identifier).
     pub agent: String,
     /// Questions that name a figure or take up a claim of their slide or of the
-    /// presenter's answer before them ([`conversation_quality::answers::takes_up_claim`]).
+    /// presenter's answer before them ([`conversation_quality::answers::takes_up_claim`]),
+    /// the words of the deck's title slide aside.
     pub biting: usize,
     pub asked: usize,
 }
@@ -167,8 +168,10 @@ pub struct Bites {
 /// of them bite, in the order the panelists first asked.
 pub fn questions_that_bite(records: &[ExchangeRecord], deck: &Deck) -> Vec<Bites> {
     let mut out: Vec<Bites> = Vec::new();
+    // The title slide's words are the talk's subject: no claim.
+    let subject = deck.subject();
     let mut count = |agent: &str, question: &str, source: &str| {
-        let bites = conversation_quality::answers::takes_up_claim(question, source);
+        let bites = conversation_quality::answers::takes_up_claim(question, source, &subject);
         let at = match out.iter().position(|b| b.agent == agent) {
             Some(at) => at,
             None => {
