@@ -162,6 +162,9 @@ pub struct BridgeCore {
     active: Option<Active>,
     /// Turns up to this id were already answered (a repeated turn is ignored).
     answered: u64,
+    /// The newest turn seen, whoever it went to: a turn sent again (the controller's
+    /// resend, a `ready`) changes nothing, not even who is foretold to speak next.
+    turns_seen: u64,
     /// Answers to a human open with a word or two at once (`None`: they don't).
     openers: Option<Openers>,
     /// Every line heard is read into the model's cache as it comes: the conversation
@@ -193,6 +196,7 @@ impl BridgeCore {
             stale: StaleFilter::new(),
             active: None,
             answered: 0,
+            turns_seen: 0,
             openers: None,
             read_along: false,
             upcoming: false,
@@ -413,6 +417,10 @@ impl BridgeCore {
                 context,
                 prepared,
             } => {
+                if question_id <= self.turns_seen {
+                    return out;
+                }
+                self.turns_seen = question_id;
                 // The turn foretold went out (to whomever the policy gave it at last).
                 self.upcoming = false;
                 if speaker != self.persona.name
@@ -1109,6 +1117,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_turn_sent_again_leaves_the_participant_foretold_to_speak_next() {
+        let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10).with_read_along(true);
+        c.handle(turn("student1", 1));
+        c.handle(BridgeInput::Prepare {
+            speaker: "tutor".into(),
+            ahead_of: PrepareFor::Turn,
+        });
+        // student1's turn again (the controller heard nothing of it yet): still foretold,
+        // the next line is read with the whole turn ahead.
+        assert!(c.handle(turn("student1", 1)).is_empty());
+        let out = c.handle(BridgeInput::Utterance(Entry::new(
+            "student1",
+            "What is a slope?",
+            1,
+        )));
+        assert!(matches!(&out[..], [BridgeOutput::ReadAhead(_)]), "{out:?}");
+        // A new turn to another does end it.
+        c.handle(turn("student2", 2));
+        let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "Hm.", 2)));
+        assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");
     }
 
     #[test]
