@@ -133,8 +133,8 @@ pub fn asks(sentence: &str) -> bool {
 }
 
 /// Whether a line asks something: one of its sentences asks ([`asks`]), wherever it
-/// stands ("Why? Because …" asks too). The planner, the moderators and the guard's
-/// counting all judge a line by this.
+/// stands ("Why? Because …" asks too). The planner and the moderators judge a line by
+/// this; the guard judges each sentence by [`asks`].
 pub fn line_asks(text: &str) -> bool {
     sentences(text).into_iter().any(asks)
 }

@@ -8,13 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// The folder holding the library: `CTRANSLATE2_LIB_DIR`, else models/ctranslate2 at the
-/// workspace root (two levels above the calling package).
+/// The folder holding the library: models/ctranslate2 at the workspace root (the
+/// nearest folder above the calling package that holds Cargo.lock), where
+/// .cargo/config.toml points the linker too.
 pub fn library_dir() -> PathBuf {
-    println!("cargo:rerun-if-env-changed=CTRANSLATE2_LIB_DIR");
-    if let Some(dir) = std::env::var_os("CTRANSLATE2_LIB_DIR") {
-        return PathBuf::from(dir);
-    }
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     workspace_root(&manifest).join("models/ctranslate2")
 }
