@@ -7,8 +7,8 @@ fn main() {
     let from_source = std::env::var_os("CARGO_FEATURE_CTRANSLATE2_FROM_SOURCE").is_some();
     if prebuilt && from_source {
         panic!(
-            "asr-bridge: choose one of the features prebuilt-ctranslate2 (the default) and \
-             ctranslate2-from-source (with --no-default-features)"
+            "asr-bridge: choose one of the features prebuilt-ctranslate2 and \
+             ctranslate2-from-source as the default in nodes/asr-bridge/Cargo.toml"
         );
     }
     if !prebuilt {
@@ -19,8 +19,8 @@ fn main() {
     if !library.exists() {
         panic!(
             "asr-bridge: {} is missing: run scripts/setup.sh, which takes CTranslate2's \
-             library out of its PyPI wheel, or build with --no-default-features --features \
-             ctranslate2-from-source",
+             library out of its PyPI wheel, or make ctranslate2-from-source the default feature \
+             in nodes/asr-bridge/Cargo.toml to compile it",
             library.display()
         );
     }
