@@ -30,7 +30,7 @@ fn main() -> eyre::Result<()> {
     let secs_ms = |key: &str, default: f64| -> eyre::Result<u64> {
         Ok(node_kit::env_secs(key, default)?.as_millis() as u64)
     };
-    let setup = ControllerSetup {
+    let mut setup = ControllerSetup {
         pattern: pattern.clone(),
         humans: node_kit::env_opt("HUMAN_PARTICIPANTS")
             .map(|v| {
@@ -51,18 +51,12 @@ fn main() -> eyre::Result<()> {
             .map_err(|e| eyre!("MAX_UNPLAYED_TURNS is not a whole number: {e}"))?,
         // 0 turns off the retry: a silent participant then only returns by speaking.
         absent_retry_turns: Some(node_kit::env_parse::<u32>("ABSENT_RETRY_TURNS", 8)?),
-        // 0 never sends a turn again.
-        turn_resend_ms: match node_kit::env_opt("TURN_RESEND_SECS")
-            .as_deref()
-            .map(str::trim)
-        {
-            Some("0") => 0,
-            _ => secs_ms(
-                "TURN_RESEND_SECS",
-                conference_core::TURN_RESEND.as_secs_f64(),
-            )?,
-        },
+        turn_resend_ms: conference_core::TURN_RESEND.as_millis() as u64,
     };
+    // The core's own rule for it (0: never).
+    if let Some(value) = node_kit::env_opt("TURN_RESEND_SECS") {
+        setup.set("TURN_RESEND_SECS", &value)?;
+    }
     tracing::info!(policy = %policy, mode = policy.mode_name(), "conference controller starting");
 
     let engine = setup.engine()?;
