@@ -12,8 +12,14 @@
 //! default policy drops the oldest message when a queue is full (a timer's ticks may
 //! drop).
 //!
+//! A setting of the project's own programs that the program does not read (a misspelt
+//! name, a setting given to the wrong node) is named, with the setting it most likely
+//! meant ([`settings`]).
+//!
 //! A forgotten line otherwise fails silently: a participant never heard, or never
 //! given the floor, or a message dropped under load.
+
+pub mod settings;
 
 use std::collections::BTreeMap;
 
@@ -101,7 +107,43 @@ pub fn check_value(dataflow: &Value) -> Result<Vec<Finding>, CheckError> {
         model_host_wiring(bridge, &nodes, &mut findings);
     }
     queue_policies(&nodes, &mut findings);
+    unread_settings(&nodes, &mut findings);
     Ok(findings)
+}
+
+/// Every setting in a node's `env` is one its program reads.
+fn unread_settings(nodes: &[Node], findings: &mut Vec<Finding>) {
+    for node in nodes {
+        let Some(known) = settings::settings_of(&node.program) else {
+            continue;
+        };
+        let env: Vec<(&str, &str)> = node
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        for (name, value) in &env {
+            if settings::reads(known, name, &env) {
+                continue;
+            }
+            let meant = settings::closest(name, known);
+            findings.push(Finding {
+                node: node.id.clone(),
+                problem: format!(
+                    "`{name}` is not a setting of {}: it is ignored{}",
+                    node.program,
+                    meant.map_or(String::new(), |m| format!(" (did you mean `{m}`?)"))
+                ),
+                fix: match meant {
+                    Some(meant) => format!("{meant}: {value} (in place of {name})"),
+                    None => format!(
+                        "one of its settings in place of {name}: {}",
+                        known.join(", ")
+                    ),
+                },
+            });
+        }
+    }
 }
 
 /// The line that makes `node` take `participant`'s text.
@@ -377,6 +419,34 @@ nodes:
     #[test]
     fn a_wired_dataflow_has_no_finding() {
         assert_eq!(check(WIRED).unwrap(), []);
+    }
+
+    #[test]
+    fn a_setting_its_program_does_not_read_is_named_with_the_one_it_meant() {
+        let yaml = WIRED
+            .replace("DORA_POLICY_PATTERN:", "DORA_POLICY_PATERN:")
+            .replace(
+                "      AGENTS: tutor, student1",
+                "      AGENTS: tutor, student1\n      VOICE_MAP: tutor=af_heart\n      RUST_LOG: debug",
+            );
+        let findings = check(&yaml).unwrap();
+        assert_eq!(findings.len(), 2, "{findings:?}");
+        assert_eq!(findings[0].node, "conference-controller");
+        assert!(
+            findings[0]
+                .problem
+                .contains("did you mean `DORA_POLICY_PATTERN`"),
+            "{}",
+            findings[0].problem
+        );
+        assert!(findings[0].fix.starts_with("DORA_POLICY_PATTERN: [(human"));
+        // A setting given to the wrong node: no close name, the node's own are listed.
+        assert_eq!(findings[1].node, "recorder");
+        assert!(findings[1].problem.contains("`VOICE_MAP`"));
+        assert!(findings[1].fix.contains("AGENTS"), "{}", findings[1].fix);
+        // A program that is not the project's is not judged.
+        let foreign = yaml.replace("../target/release/session-recorder", "python");
+        assert_eq!(check(&foreign).unwrap().len(), 1);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `dataflow-check F...`: for each dataflow, every participant that lacks its turn
 //! giver's input, its segmenter input, its recorder entry or a bridge, and every input
-//! without `queue_policy: backpressure`, each with the YAML to add (see
+//! without `queue_policy: backpressure`, and every setting its program does not read (a
+//! misspelt name), each with the YAML to add (see
 //! [`dataflow_wiring`]). Exit status: 0 when nothing lacks, 1 when something does, 2
 //! when a file cannot be read as a dataflow.
 
