@@ -34,13 +34,13 @@ impl SentenceGuard {
             return Some(Refusal::Pleasantry);
         }
         if let Some(asked) = &self.answering
-            && !answers::content_stems(&quality_words(sentence))
+            && !answers::content_stems(&words)
                 .iter()
                 .any(|s| asked.contains(s))
         {
             return Some(Refusal::Unanswered);
         }
-        if self.asking && !is_question(sentence) && (self.led_in || words.len() > LEAD_IN_WORDS) {
+        if self.asking && !asks(sentence) && (self.led_in || words.len() > LEAD_IN_WORDS) {
             return Some(Refusal::NoQuestion);
         }
         None

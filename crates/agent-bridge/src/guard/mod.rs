@@ -10,7 +10,10 @@ mod phrases;
 
 use std::collections::HashSet;
 
-use conversation_quality::{answers, words::words as quality_words};
+use conversation_quality::{
+    answers,
+    words::{asks, line_asks, sentences, words},
+};
 
 use phrases::*;
 pub use phrases::{ASSISTANT_LINES, LEAD_IN_WORDS, PLEASANTRIES};
@@ -143,7 +146,7 @@ impl SentenceGuard {
     /// so that the reply starts on what was asked rather than on the agenda. A line with
     /// no content word asks nothing of the reply.
     pub fn answering(mut self, line: &str) -> Self {
-        let stems = answers::content_stems(&quality_words(line));
+        let stems = answers::content_stems(&words(line));
         self.answering = (!stems.is_empty()).then_some(stems);
         self
     }
@@ -170,7 +173,7 @@ impl SentenceGuard {
     pub fn remember(&mut self, text: &str) {
         self.answering = None;
         if self.asking {
-            if sentences(text).any(is_question) {
+            if line_asks(text) {
                 self.asking = false;
             } else {
                 self.led_in = true;
@@ -200,31 +203,6 @@ impl SentenceGuard {
     pub fn check_clause(&self, clause: &str) -> Option<Refusal> {
         self.judge(clause, false)
     }
-}
-
-/// Lower-case words of letters, digits and apostrophes.
-/// Lower-case words; a Chinese character is a word of its own (Chinese writes no
-/// spaces), so that a line copied in Chinese is an echo as one copied in English is.
-fn words(text: &str) -> Vec<String> {
-    let mut spaced = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}') {
-            spaced.extend([' ', c, ' ']);
-        } else {
-            spaced.push(c);
-        }
-    }
-    spaced
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
-        .map(|w| w.trim_matches(['\'', '’']).to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split_inclusive(['.', '!', '?', '。', '！', '？'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
 }
 
 /// The words of names, lower case, without titles or short particles: "Dr. Nadia Okafor"

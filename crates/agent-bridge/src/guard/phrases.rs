@@ -257,11 +257,6 @@ pub(super) const NARRATING: &[&str] = &[
 /// How many words a statement before the question of an asking turn may have.
 pub const LEAD_IN_WORDS: usize = 6;
 
-/// A sentence that asks (ends with a question mark, perhaps before a closing quote).
-pub(super) fn is_question(sentence: &str) -> bool {
-    conversation_quality::words::asks(sentence)
-}
-
 /// Titles that make the next words a name.
 pub(super) const TITLES: &[&str] = &[
     "dr",
