@@ -139,6 +139,26 @@ pub fn line_asks(text: &str) -> bool {
     sentences(text).into_iter().any(asks)
 }
 
+/// Words that begin a phrase (conjunctions, relative pronouns, prepositions): a long
+/// sentence without a clause mark is cut before one, where a speaker could pause.
+pub const PHRASE_OPENERS: &[&str] = &[
+    "and", "but", "or", "so", "because", "since", "although", "though", "while", "when", "where",
+    "which", "who", "that", "if", "unless", "until", "then", "than", "as", "to", "of", "for",
+    "with", "without", "in", "on", "at", "by", "from", "into", "about", "after", "before",
+    "between", "through",
+];
+
+/// `text` begins with a word of [`PHRASE_OPENERS`] (any case).
+pub fn opens_phrase(text: &str) -> bool {
+    let word: String = text
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    PHRASE_OPENERS.contains(&word.as_str())
+}
+
 /// Whether `phrase` occurs in `words` as consecutive whole words.
 pub fn contains_phrase(words: &[String], phrase: &[String]) -> bool {
     !phrase.is_empty() && words.windows(phrase.len()).any(|w| w == phrase)
@@ -221,6 +241,14 @@ mod tests {
             sentences("Hi. Why? Sure!  ok"),
             ["Hi.", "Why?", "Sure!", "ok"]
         );
+    }
+
+    #[test]
+    fn a_phrase_opens_on_a_conjunction_or_preposition() {
+        assert!(opens_phrase("because it"));
+        assert!(opens_phrase(" Which one"));
+        assert!(!opens_phrase("thereby"));
+        assert!(!opens_phrase(""));
     }
 
     #[test]

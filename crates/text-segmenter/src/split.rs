@@ -22,6 +22,7 @@
 //! answer's opener, "Sure.", sent with a line break), and the first clause after it may
 //! still leave early.
 
+use conversation_quality::words::opens_phrase;
 use voice_protocol::is_cjk;
 
 use crate::sanitize::sanitize;
@@ -381,26 +382,6 @@ fn is_list_number(buf: &str, dot: usize) -> bool {
     }
     let head = &before[..before.len() - digits];
     head.trim().is_empty() || head.ends_with('\n')
-}
-
-/// Words before which a long sentence without a clause mark is cut: conjunctions,
-/// relative pronouns and prepositions begin a phrase, so the voice's pause falls where a
-/// speaker's could.
-const PHRASE_OPENERS: &[&str] = &[
-    "and", "but", "or", "so", "because", "since", "although", "though", "while", "when", "where",
-    "which", "who", "that", "if", "unless", "until", "then", "than", "as", "to", "of", "for",
-    "with", "without", "in", "on", "at", "by", "from", "into", "about", "after", "before",
-    "between", "through",
-];
-
-/// `text` begins with a word of [`PHRASE_OPENERS`].
-fn opens_phrase(text: &str) -> bool {
-    let word: String = text
-        .chars()
-        .take_while(|c| c.is_alphabetic())
-        .flat_map(char::to_lowercase)
-        .collect();
-    PHRASE_OPENERS.contains(&word.as_str())
 }
 
 /// Where to cut a sentence that grew past `max_chars` characters.

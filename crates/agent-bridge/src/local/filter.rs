@@ -2,6 +2,7 @@
 //! lines dropped, sentences guarded, the word budget kept.
 
 use super::*;
+use conversation_quality::words::opens_phrase;
 
 /// What the filter made of a piece of the model's stream.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -42,6 +43,9 @@ pub struct OutputFilter {
     /// The sentence being written goes on from a first clause already said: it is said
     /// to its end (the guard judged its beginning; half a sentence is worse).
     continuing: bool,
+    /// Bytes of `sentence` already sent: a sentence that goes on from its first clause is
+    /// sent phrase by phrase as it is written.
+    sentence_sent: usize,
 }
 
 /// Words the reply's first clause needs before its comma or colon to be sent on its own
@@ -73,6 +77,7 @@ impl OutputFilter {
             guard: SentenceGuard::default(),
             refused: Vec::new(),
             continuing: false,
+            sentence_sent: 0,
         }
     }
 
@@ -100,6 +105,7 @@ impl OutputFilter {
         self.sentence.clear();
         self.sentence_words = 0;
         self.continuing = false;
+        self.sentence_sent = 0;
         if self.emitted.is_empty() {
             self.started = false;
         }
@@ -217,6 +223,17 @@ impl OutputFilter {
                 }
                 continue;
             }
+            // A first clause without a clause mark ends before a word that opens a phrase,
+            // once the sentence ran on as long as the segmenter lets a first clause run.
+            if self.may_release_clause()
+                && self.sentence_words >= 2 * FIRST_CLAUSE_WORDS
+                && opens_phrase(&clean)
+                && self.release_clause(out)
+            {
+                self.done = true;
+                self.pending.clear();
+                return true;
+            }
             self.sentence.push_str(&clean);
             self.sentence_words += spoken_words(&clean);
             let sentence_end = clean
@@ -241,18 +258,26 @@ impl OutputFilter {
             // the human need not wait for a long first sentence. Between agents the next
             // turn is prepared while one plays, and a clause said early would commit the
             // sentence before the guard could judge it (its rest repeating a line).
+            let clause_mark = clean.trim_end().ends_with([',', ';', ':', '—']);
             let clause_end = !sentence_end
-                && self.emitted.is_empty()
+                && self.may_release_clause()
                 && self.sentence_words >= FIRST_CLAUSE_WORDS
-                && clean.trim_end().ends_with([',', ';', ':', '—'])
-                && self.guard.answers_human()
-                && !self.guard.awaits_question();
+                && clause_mark;
             if clause_end && self.release_clause(out) {
                 self.done = true;
                 self.pending.clear();
                 return true;
             }
             let runaway = total >= self.max_words * 2;
+            // The rest of a sentence whose first clause was said leaves as it is written,
+            // a phrase at a time, so the voice need not wait for the sentence's end.
+            if self.continuing && !sentence_end && !runaway {
+                let unsent = &self.sentence[self.sentence_sent..];
+                if clause_mark || spoken_words_in(unsent) >= STREAMED_PHRASE_WORDS {
+                    self.send_on(out);
+                }
+                continue;
+            }
             if (sentence_end && self.flush(out)) || runaway {
                 if runaway {
                     self.flush(out);
@@ -271,6 +296,31 @@ impl OutputFilter {
     /// The first clause of the reply, if the guard takes it as it stands: sent, and the
     /// sentence goes on from empty. Refused, it stays held as part of its sentence.
     /// True when the budget is spent.
+    /// Whether the sentence being written may leave before its end, at its first clause:
+    /// only in an answer to the human that has said nothing yet (between agents the next
+    /// turn is prepared while one plays, and a clause said early would commit its
+    /// sentence before the guard could judge it), and not in a turn that must ask.
+    fn may_release_clause(&self) -> bool {
+        self.emitted.is_empty()
+            && !self.sentence.trim().is_empty()
+            && self.guard.answers_human()
+            && !self.guard.awaits_question()
+    }
+
+    /// Sends what is not sent yet of a sentence that goes on from its first clause.
+    fn send_on(&mut self, out: &mut String) {
+        let mut text = self.sentence[self.sentence_sent..].to_owned();
+        self.sentence_sent = self.sentence.len();
+        if text.trim().is_empty() {
+            return;
+        }
+        if !self.emitted.ends_with(char::is_whitespace) && !text.starts_with(char::is_whitespace) {
+            text.insert(0, ' ');
+        }
+        out.push_str(&text);
+        self.emitted.push_str(&text);
+    }
+
     pub(super) fn release_clause(&mut self, out: &mut String) -> bool {
         // The question it answers is in the prompt and in the recent lines: a clause that
         // starts on the human's words is not an echo for that.
@@ -296,7 +346,8 @@ impl OutputFilter {
             return false;
         }
         if std::mem::take(&mut self.continuing) {
-            return self.say(sentence, words, out);
+            let sent = std::mem::take(&mut self.sentence_sent);
+            return self.say_from(sentence, sent, words, out);
         }
         if self.is_echo(&sentence) {
             self.refused
@@ -312,14 +363,24 @@ impl OutputFilter {
 
     /// `sentence` (of `words` words) is said; true when the budget is spent.
     pub(super) fn say(&mut self, sentence: String, words: usize, out: &mut String) -> bool {
+        self.say_from(sentence, 0, words, out)
+    }
+
+    /// As [`Self::say`], of a sentence whose first `sent` bytes were sent already.
+    fn say_from(&mut self, sentence: String, sent: usize, words: usize, out: &mut String) -> bool {
         self.guard.remember(&sentence);
+        let rest = &sentence[sent.min(sentence.len())..];
         let mut text = if self.emitted.is_empty() {
-            sentence.trim_start()
+            rest.trim_start()
         } else {
-            sentence.as_str()
+            rest
         }
         .to_owned();
-        if !self.emitted.is_empty() && !self.emitted.ends_with(char::is_whitespace) {
+        if !text.is_empty()
+            && !self.emitted.is_empty()
+            && !self.emitted.ends_with(char::is_whitespace)
+            && !text.starts_with(char::is_whitespace)
+        {
             text.insert(0, ' ');
         }
         out.push_str(&text);
@@ -367,6 +428,18 @@ pub(super) fn spoken_words(piece: &str) -> usize {
         .filter(|c| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}'))
         .count();
     han.div_ceil(2).max(1)
+}
+
+/// Words of a sentence going on from its said first clause that are sent together when
+/// no clause mark comes first: about a phrase, a few dozen characters for the segmenter.
+const STREAMED_PHRASE_WORDS: usize = 4;
+
+/// How many words `text` counts for the budget.
+fn spoken_words_in(text: &str) -> usize {
+    text.split_inclusive(ends_piece)
+        .filter(|w| !w.trim().is_empty())
+        .map(spoken_words)
+        .sum()
 }
 
 pub fn budget_slack(max_words: usize) -> usize {

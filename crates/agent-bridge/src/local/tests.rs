@@ -174,11 +174,16 @@ fn the_first_clause_of_an_answer_to_a_human_is_sent_at_its_comma() {
         f.push("The derivative of x cubed, at any point x, ").text,
         ""
     );
-    assert_eq!(f.push("is three ").text, "The derivative of x cubed, ");
+    // Once its first clause is said, the rest of the sentence leaves a phrase at a time.
+    assert_eq!(
+        f.push("is three ").text,
+        "The derivative of x cubed, at any point x, "
+    );
     let rest = f.push("x squared. ");
-    assert_eq!(rest.text, "at any point x, is three x squared. ");
-    // Later clauses wait for their sentence.
+    assert_eq!(rest.text, "is three x squared. ");
+    // Later sentences wait for their end.
     assert_eq!(f.push("So at two, ").text, "");
+    assert_eq!(f.push("it is twelve, ").text, "");
     // Once its first clause is said, a sentence is said to its end, past the budget
     // of words and whatever the guard would say of its rest alone.
     let mut f = OutputFilter::new(names(), 10)
@@ -221,6 +226,42 @@ fn the_first_clause_of_an_answer_to_a_human_is_sent_at_its_comma() {
             ""
         );
     }
+}
+
+#[test]
+fn an_answer_without_a_comma_leaves_before_a_word_that_opens_a_phrase() {
+    let asked = "Ben: What does acceleration measure?";
+    let mut f = OutputFilter::new(names(), 60)
+        .with_guard(SentenceGuard::new([asked], &[], &[]).answering(asked));
+    let mut sent = Vec::new();
+    for piece in [
+        "Acceleration measures how quickly the velocity of a moving body ",
+        "changes over time ",
+        "and it is measured in metres per second ",
+        "squared. Next one. ",
+    ] {
+        sent.push(f.push(piece).text);
+    }
+    sent.push(f.finish().text);
+    // No comma: the first clause leaves before "and" (a word that opens a phrase, after
+    // eight words or more), each phrase after it as it is written, and the whole reads
+    // as the sentence did.
+    assert_eq!(sent[..2], ["", ""]);
+    assert_eq!(
+        sent[2],
+        "Acceleration measures how quickly the velocity of a moving body changes over time \
+         and it is measured in metres per second "
+    );
+    assert_eq!(
+        sent.concat(),
+        "Acceleration measures how quickly the velocity of a moving body changes over time \
+         and it is measured in metres per second squared. Next one. "
+    );
+    // A run-on sentence that does not take up the question is held and judged whole.
+    let mut f = OutputFilter::new(names(), 60)
+        .with_guard(SentenceGuard::new([asked], &[], &[]).answering(asked));
+    let held = f.push("Well there is a lot to say about this topic of ours and more ");
+    assert_eq!(held.text, "");
 }
 
 #[test]
