@@ -105,11 +105,11 @@ impl Conference {
             }
             if self.too_much_unplayed() {
                 self.floor = Floor::AwaitingPlayback { since: now };
-                if let Some(next) = self.engine.peek_next_turn() {
-                    out.push(Output::Prepare {
-                        speaker: self.engine.name(next).to_owned(),
-                        ahead_of: PrepareFor::Turn,
-                    });
+                // While the human holds the floor, the answerer reads ahead for the
+                // answer: a turn foretold now would take its place (said at the hold's
+                // end if the human only nodded).
+                if self.held_since.is_none() {
+                    self.foretell_next_turn(out);
                 }
                 out.push(Output::Status(self.status()));
             } else {
@@ -189,6 +189,19 @@ impl Conference {
         out.push(Output::Resume);
         if std::mem::take(&mut self.turn_due) {
             self.give_next_turn(now, out);
+        } else if matches!(self.floor, Floor::AwaitingPlayback { .. }) {
+            self.foretell_next_turn(out);
+        }
+    }
+
+    /// Says who will be handed the next turn while the voice catches up: that
+    /// participant may read its turn ahead.
+    fn foretell_next_turn(&mut self, out: &mut Vec<Output>) {
+        if let Some(next) = self.engine.peek_next_turn() {
+            out.push(Output::Prepare {
+                speaker: self.engine.name(next).to_owned(),
+                ahead_of: PrepareFor::Turn,
+            });
         }
     }
 

@@ -790,6 +790,40 @@ proptest! {
 }
 
 #[test]
+fn while_the_human_holds_the_floor_only_the_answerer_reads_ahead() {
+    let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
+    let config = ConferenceConfig {
+        max_unplayed: Some(1),
+        ..ConferenceConfig::default()
+    };
+    let prepared = |out: &[Output]| -> Vec<(String, PrepareFor)> {
+        out.iter()
+            .filter_map(|o| match o {
+                Output::Prepare { speaker, ahead_of } => Some((speaker.clone(), *ahead_of)),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut c = Conference::new(engine, config);
+    c.handle(Input::Start, secs(0));
+    speak(&mut c, "One two", secs(1));
+    // The human starts while the second line is written: its answerer reads ahead.
+    let out = c.handle(Input::SpeechStarted, secs(2));
+    let answer = prepared(&out);
+    assert_eq!(answer.len(), 1, "{out:?}");
+    assert_eq!(answer[0].1, PrepareFor::Answer);
+    // The line ends with the first still unplayed: no turn is foretold, which would
+    // replace the answer's reading.
+    let out = speak(&mut c, "Three four", secs(3));
+    assert!(prepared(&out).is_empty(), "{out:?}");
+    // The human only nodded: now the next turn is foretold.
+    let out = c.handle(Input::Backchannel, secs(4));
+    let foretold = prepared(&out);
+    assert_eq!(foretold.len(), 1, "{out:?}");
+    assert_eq!(foretold[0].1, PrepareFor::Turn);
+}
+
+#[test]
 fn next_turns_wait_for_playback_when_configured() {
     let engine = PolicyEngine::new(Policy::parse(STUDY).unwrap(), &[] as &[&str]);
     let config = ConferenceConfig {
