@@ -49,7 +49,8 @@ pub struct GenerationRequest {
 impl GenerationRequest {
     /// How urgent this request is for a model that serves several participants: an
     /// answer to the human before any other turn, turns before side requests. Reading
-    /// ahead ([`BridgeOutput::Prefill`]) is [`Priority::ReadAlong`], whatever it reads.
+    /// ahead ([`BridgeOutput::Prefill`]) is [`Priority::ReadAlong`], but for an answer
+    /// to the human, whose reading ahead is the answer's own first work.
     pub fn priority(&self) -> Priority {
         match &self.plan {
             Some(plan) if plan.action == dialogue_planner::Move::AnswerHuman => Priority::Answer,
@@ -175,6 +176,10 @@ pub struct BridgeCore {
     /// This participant was foretold the next turn (a [`BridgeInput::Prepare`] for a
     /// turn): the others' turns read ahead would be thrown away at the next line.
     upcoming: bool,
+    /// This participant will answer the human who speaks now (a [`BridgeInput::Prepare`]
+    /// for an answer): a line heard meanwhile is read into the answer's prompt, not into
+    /// a turn that will not come.
+    answer_foretold: bool,
     /// Side requests are answered by the scripted stand-in.
     scripted_requests: bool,
     /// The context a conductor gave with this participant's last turn (its persona, the
@@ -200,6 +205,7 @@ impl BridgeCore {
             openers: None,
             read_along: false,
             upcoming: false,
+            answer_foretold: false,
             scripted_requests: false,
             conductor_context: None,
         }
@@ -423,6 +429,7 @@ impl BridgeCore {
                 self.turns_seen = question_id;
                 // The turn foretold went out (to whomever the policy gave it at last).
                 self.upcoming = false;
+                self.answer_foretold = false;
                 if speaker != self.persona.name
                     || self.stale.is_stale(question_id)
                     || question_id <= self.answered
@@ -498,7 +505,8 @@ impl BridgeCore {
             } => {
                 // While a turn of its own generates, the reading waits behind it (the
                 // backend's queue): the question cancels that turn and finds it done.
-                if speaker == self.persona.name {
+                self.answer_foretold = speaker == self.persona.name;
+                if self.answer_foretold {
                     out.push(BridgeOutput::Prefill(self.answer_ahead()));
                 }
             }
@@ -507,6 +515,8 @@ impl BridgeCore {
                 ahead_of: PrepareFor::Turn,
             } => {
                 self.upcoming = speaker == self.persona.name;
+                // The human only nodded, or was answered: no answer is coming.
+                self.answer_foretold = false;
                 if self.upcoming && self.read_along && self.active.is_none() {
                     out.push(BridgeOutput::ReadAhead(self.read_ahead()));
                 }
@@ -528,7 +538,9 @@ impl BridgeCore {
                 // reads them as its question (read as a line first, the cache would be
                 // thrown away); the others read them with the next line.
                 if self.read_along && self.active.is_none() && !entry_human {
-                    out.push(if self.upcoming {
+                    out.push(if self.answer_foretold {
+                        BridgeOutput::Prefill(self.answer_ahead())
+                    } else if self.upcoming {
                         BridgeOutput::ReadAhead(self.read_ahead())
                     } else {
                         BridgeOutput::Prefill(self.read_ahead())
@@ -1052,6 +1064,41 @@ mod tests {
             &c.handle(prepare("tutor"))[..],
             [BridgeOutput::Prefill(_)]
         ));
+    }
+
+    #[test]
+    fn a_line_heard_while_the_human_speaks_is_read_into_the_answer() {
+        let mut c = core().with_read_along(true);
+        c.handle(BridgeInput::Prepare {
+            speaker: "tutor".into(),
+            ahead_of: PrepareFor::Answer,
+        });
+        // Another's line ends while the human speaks: read with the answer's direction
+        // after it, as the answer will be asked.
+        let out = c.handle(BridgeInput::Utterance(Entry::new("student1", "Slopes!", 1)));
+        let [BridgeOutput::Prefill(read)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        let ahead = c.answer_ahead();
+        assert_eq!(read.messages, ahead.messages);
+        assert_eq!(
+            read.plan.as_ref().unwrap().action,
+            dialogue_planner::Move::AnswerHuman
+        );
+        // The human only nodded, and the next turn is foretold to another: lines are
+        // read as the conversation again.
+        c.handle(BridgeInput::Prepare {
+            speaker: "student2".into(),
+            ahead_of: PrepareFor::Turn,
+        });
+        let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "Yes.", 2)));
+        let [BridgeOutput::Prefill(read)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert_ne!(
+            read.plan.as_ref().unwrap().action,
+            dialogue_planner::Move::AnswerHuman
+        );
     }
 
     #[test]
