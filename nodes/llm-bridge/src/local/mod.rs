@@ -181,7 +181,10 @@ impl ModelHost {
             participant: participant.to_owned(),
             persona: job.persona,
             request: job.request,
-            priority: if prefill {
+            // Reading ahead waits for everything else, but for an answer to the human
+            // who speaks now: that reading is the answer's own first work, and the turns
+            // it would wait for are held while the human speaks.
+            priority: if prefill && job.priority != Priority::Answer {
                 Priority::ReadAlong
             } else {
                 job.priority
