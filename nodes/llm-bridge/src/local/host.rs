@@ -132,13 +132,7 @@ pub(super) fn dispatch(
                             }
                             ahead.push(job.cancel.clone());
                         } else {
-                            // The request itself reads what its prompt still lacks:
-                            // reading ahead on, it would finish a prediction (the turn
-                            // as foretold) that the request may not need. What it read
-                            // so far stays in the cache.
-                            for older in ahead.drain(..) {
-                                older.store(true, Ordering::SeqCst);
-                            }
+                            ahead.clear();
                             let mut boost = lock(&claim.line.boost);
                             *boost = Some(boost.map_or(job.priority, |b| b.min(job.priority)));
                         }
