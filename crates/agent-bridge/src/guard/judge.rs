@@ -123,6 +123,15 @@ impl SentenceGuard {
     }
 
     pub(super) fn is_echo(&self, words: &[String]) -> bool {
+        // Words glued together as the recent lines have them apart count as those words.
+        let parted: Vec<String> = words
+            .iter()
+            .flat_map(|w| match self.recent_glued.get(w) {
+                Some(pair) => pair.to_vec(),
+                None => vec![w.clone()],
+            })
+            .collect();
+        let words = parted.as_slice();
         if words.len() < 3 {
             // Too short for 3-grams: only a whole repeated sentence of two words counts.
             return words.len() == 2 && self.recent_sentences.contains(&words.join(" "));

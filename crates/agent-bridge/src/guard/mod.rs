@@ -8,7 +8,7 @@
 mod judge;
 mod phrases;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use conversation_quality::{
     answers,
@@ -64,6 +64,10 @@ impl Refusal {
 pub struct SentenceGuard {
     /// Word 3-grams of the recent lines.
     recent: HashSet<[String; 3]>,
+    /// Two words of the recent lines written as one ("isthe" for "is the"), and the two:
+    /// a small model copying a line under a penalty for repeats drops the space between
+    /// words, and the copy must still read as one.
+    recent_glued: HashMap<String, [String; 2]>,
     /// Word 3-grams of the speaker's instructions.
     instructions: HashSet<[String; 3]>,
     /// Whole recent lines and sentences, normalized, for short sentences.
@@ -183,6 +187,12 @@ impl SentenceGuard {
         for gram in said.windows(3) {
             self.recent
                 .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
+        }
+        for pair in said.windows(2) {
+            self.recent_glued.insert(
+                format!("{}{}", pair[0], pair[1]),
+                [pair[0].clone(), pair[1].clone()],
+            );
         }
         for sentence in sentences(text) {
             let normalized = words(sentence).join(" ");

@@ -150,6 +150,17 @@ fn a_sentence_said_in_the_recent_lines_is_an_echo() {
         Some(Refusal::Echo)
     );
     assert_eq!(g.check("What about x cubed then?"), None);
+    // A copy with spaces dropped ("isthe") is a copy.
+    let g = guard(&[
+        "The derivative of its velocity is the change in y as it moves from x to a later point.",
+    ]);
+    assert_eq!(
+        g.check(
+            "The derivative of its velocity isthe change in y as it moves fromx to a later point."
+        ),
+        Some(Refusal::Echo)
+    );
+    assert_eq!(g.check("Isthe limit what makes it a slope?"), None);
     let g = guard(&["Two x.", "Right."]);
     assert_eq!(g.check("Two x!"), Some(Refusal::Echo), "a short repeat");
     assert_ne!(g.check("Yes."), Some(Refusal::Echo));
