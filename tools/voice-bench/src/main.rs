@@ -331,12 +331,15 @@ fn session(dir: &Path) {
         percentile(&mut voice, 1.0)
     );
     let mut words = voice_to_words(dir, &humans, &timeline);
+    // Few answers in a run: each is worth reading, in the order they came.
+    let each: Vec<String> = words.iter().map(|w| format!("{w:.0}")).collect();
     println!(
-        "end of the human's speech → the answer's own words, after an opener ({} answers): p50 {:.0} ms, p90 {:.0} ms, max {:.0} ms",
+        "end of the human's speech → the answer's own words, after an opener ({} answers): p50 {:.0} ms, p90 {:.0} ms, max {:.0} ms; each: {} ms",
         words.len(),
         percentile(&mut words.clone(), 0.5),
         percentile(&mut words.clone(), 0.9),
-        percentile(&mut words, 1.0)
+        percentile(&mut words, 1.0),
+        each.join(", ")
     );
     let mut gaps: Vec<f64> = timeline
         .windows(2)

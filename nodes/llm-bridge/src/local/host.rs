@@ -335,6 +335,14 @@ impl<'m> Host<'m> {
                 claim.line.wait_for(claim.number);
                 if !job.prefill {
                     *lock(&claim.line.boost) = None;
+                } else if claim.line.boost().is_some() {
+                    // A request of this participant waits behind this reading, which
+                    // was asked before it from the conversation as it was then: the
+                    // request reads its own prompt, a prediction read first may not be
+                    // it (a line cut by the human's words since).
+                    tracing::debug!(participant = %job.participant, "reading ahead skipped: a request waits behind it");
+                    claim.line.done();
+                    return;
                 }
                 let result = {
                     let mut sequence = lock(&claim.sequence);
