@@ -124,15 +124,17 @@ pub(super) fn dispatch(
                 None
             } else {
                 match lock(&host.slots).claim(&job.participant) {
-                    Some(claim) => {
+                    Some(mut claim) => {
                         let mut ahead = lock(&claim.line.ahead);
                         if job.prefill {
+                            claim.behind_a_request = claim.line.requests.load(Ordering::SeqCst) > 0;
                             for older in ahead.drain(..) {
                                 older.store(true, Ordering::SeqCst);
                             }
                             ahead.push(job.cancel.clone());
                         } else {
                             ahead.clear();
+                            claim.line.requests.fetch_add(1, Ordering::SeqCst);
                             let mut boost = lock(&claim.line.boost);
                             *boost = Some(boost.map_or(job.priority, |b| b.min(job.priority)));
                         }
@@ -213,6 +215,9 @@ pub(super) struct Line {
     /// The reading ahead claimed since the last turn: a newer one makes the older ones
     /// pointless (each reads the turn as predicted after one more line), so they stop.
     ahead: Mutex<Vec<Arc<AtomicBool>>>,
+    /// Requests (not readings ahead) claimed and not done: when a reading ahead begins,
+    /// those before it are done, so any counted here wait behind it.
+    requests: AtomicU64,
 }
 
 impl Line {
@@ -250,6 +255,8 @@ pub(super) struct Claim {
     sequence: Arc<Mutex<Sequence>>,
     line: Arc<Line>,
     number: u64,
+    /// A reading ahead claimed while a request of the participant was in line before it.
+    behind_a_request: bool,
 }
 
 /// The sequences and whose each is ([`Seats`] decides).
@@ -287,6 +294,7 @@ impl Slots {
             sequence: slot.sequence.clone(),
             line: slot.line.clone(),
             number: slot.line.take_number(),
+            behind_a_request: false,
         })
     }
 
@@ -335,12 +343,12 @@ impl<'m> Host<'m> {
                 claim.line.wait_for(claim.number);
                 if !job.prefill {
                     *lock(&claim.line.boost) = None;
-                } else if claim.line.boost().is_some() {
-                    // A request of this participant waits behind this reading, which
-                    // was asked before it from the conversation as it was then: the
-                    // request reads its own prompt, a prediction read first may not be
-                    // it (a line cut by the human's words since).
-                    tracing::debug!(participant = %job.participant, "reading ahead skipped: a request waits behind it");
+                } else if claim.behind_a_request && claim.line.requests.load(Ordering::SeqCst) > 0 {
+                    // Asked while the participant's own turn was still in line, this
+                    // reading predicted a conversation that turn's end changed (cut by the
+                    // human's words, or its line added), and a request of the participant
+                    // now waits behind it: the request reads its own prompt.
+                    tracing::debug!(participant = %job.participant, "reading ahead skipped: asked behind a turn, a request waits behind it");
                     claim.line.done();
                     return;
                 }
@@ -360,6 +368,9 @@ impl<'m> Host<'m> {
                     }
                 };
                 self.leave(ticket);
+                if !job.prefill {
+                    claim.line.requests.fetch_sub(1, Ordering::SeqCst);
+                }
                 claim.line.done();
                 result
             }

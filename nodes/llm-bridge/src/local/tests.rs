@@ -358,6 +358,42 @@ fn a_read_ahead_waiting_behind_a_turn_never_blocks_the_model() {
     });
 }
 
+/// A reading ahead asked while the participant's own turn was in line (a prediction of
+/// the conversation before that turn's end), with the participant's next request behind
+/// it by the time it could begin, is skipped: the request finds what the turn left in
+/// the cache, not a stale prediction read over it.
+#[test]
+fn a_reading_ahead_asked_behind_a_turn_gives_way_to_the_next_request() {
+    let config = LocalConfig {
+        participants: 1,
+        max_words: 20,
+        ..config()
+    };
+    let host = ModelHost::load(config).expect("model");
+    let (events, _kept) = crossbeam_channel::unbounded();
+    let job = |request: GenerationRequest, prefill: bool| HostJob {
+        persona: Persona::fallback("tutor"),
+        priority: request.priority(),
+        request,
+        prefill,
+        whole: false,
+    };
+    let _turn = host.submit(
+        "tutor",
+        job(conversation(3, &LINES[..4]), false),
+        events.clone(),
+    );
+    let stale = conversation(0, &[("student2", "Pasta, rain and the price of bread.")]);
+    let _ = host.submit("tutor", job(stale, true), events);
+    let said = say(&host, "tutor", conversation(5, &LINES[..5]));
+    assert!(!said.is_empty());
+    let stats = host.last_stats("tutor").expect("figures of the request");
+    assert!(
+        stats.reused_tokens * 2 > stats.prompt_tokens,
+        "the stale reading was read over the turn's cache: {stats:?}"
+    );
+}
+
 /// Read ahead when the last line was heard by the participant foretold the next turn,
 /// the turn that follows reads one token.
 #[test]
