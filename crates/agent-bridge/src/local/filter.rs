@@ -293,9 +293,6 @@ impl OutputFilter {
         false
     }
 
-    /// The first clause of the reply, if the guard takes it as it stands: sent, and the
-    /// sentence goes on from empty. Refused, it stays held as part of its sentence.
-    /// True when the budget is spent.
     /// Whether the sentence being written may leave before its end, at its first clause:
     /// only in an answer to the human that has said nothing yet (between agents the next
     /// turn is prepared while one plays, and a clause said early would commit its
@@ -321,6 +318,9 @@ impl OutputFilter {
         self.emitted.push_str(&text);
     }
 
+    /// The first clause of the reply, if the guard takes it as it stands: sent, and the
+    /// sentence goes on from empty. Refused, it stays held as part of its sentence.
+    /// True when the budget is spent.
     pub(super) fn release_clause(&mut self, out: &mut String) -> bool {
         // The question it answers is in the prompt and in the recent lines: a clause that
         // starts on the human's words is not an echo for that.
