@@ -8,7 +8,9 @@
 const EVERY_NODE: &[&str] = &["SESSIONS_ROOT", "SESSION_DIR", "SESSION_ID", "PATH", "HOME"];
 
 /// Prefixes of names that dora, Rust's runtime and the native libraries read.
-const OTHERS_PREFIXES: &[&str] = &["DORA_", "RUST_", "OMP_", "LD_", "GGML_", "ORT_", "CT2_"];
+const OTHERS_PREFIXES: &[&str] = &[
+    "DORA_", "RUST_", "OMP_", "LD_", "GGML_", "ORT_", "CT2_", "CUDA_",
+];
 
 /// The settings of each program (the file name of a node's `path`), as the sources read
 /// them.
@@ -279,6 +281,7 @@ mod tests {
             "RUST_LOG",
             "DORA_NODE_CONFIG",
             "OMP_NUM_THREADS",
+            "CUDA_VISIBLE_DEVICES",
             "GROQ_KEY",
             "TOPIC",
         ] {

@@ -378,6 +378,8 @@ fn a_reading_ahead_asked_behind_a_turn_gives_way_to_the_next_request() {
         prefill,
         whole: false,
     };
+    // The host claims requests in the order they come: the reading ahead and the next
+    // request are in line (microseconds apart) while the turn still reads its prompt.
     let _turn = host.submit(
         "tutor",
         job(conversation(3, &LINES[..4]), false),
