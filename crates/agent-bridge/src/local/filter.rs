@@ -236,8 +236,11 @@ impl OutputFilter {
             }
             self.sentence.push_str(&clean);
             self.sentence_words += spoken_words(&clean);
+            // A closing quote or bracket after the mark ends the sentence too (`point B."`):
+            // else the next sentence is judged as part of this one.
             let sentence_end = clean
                 .trim_end()
+                .trim_end_matches(['"', '”', '’', '\'', ')', ']'])
                 .ends_with(['.', '!', '?', '。', '！', '？'])
                 && !is_abbreviation(clean.trim());
             let total = self.words + self.sentence_words;

@@ -284,6 +284,25 @@ fn a_sentence_repeating_the_prompt_is_not_spoken() {
 }
 
 #[test]
+fn a_quote_closed_after_its_full_stop_ends_the_sentence() {
+    // The sentence after the quote is judged on its own: a narrator's line is refused.
+    let mut f = OutputFilter::new(names(), 60).with_guard(SentenceGuard::new(
+        ["Ben: What is a derivative?"],
+        &["Ms. Rivera".to_owned()],
+        &["Ben".to_owned()],
+    ));
+    let (text, _) = run(
+        &mut f,
+        &[
+            "It is a rate of change at point B.\" ",
+            "Ben asked for a derivative of this function. ",
+        ],
+    );
+    assert_eq!(text.trim(), "It is a rate of change at point B.\"");
+    assert_eq!(f.refused().len(), 1, "{:?}", f.refused());
+}
+
+#[test]
 fn a_sentence_without_a_word_is_not_said() {
     let mut f = OutputFilter::new(names(), 20);
     let (text, _) = run(&mut f, &["\\]"]);
