@@ -27,7 +27,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crossbeam_channel::{Sender, select};
+use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
 use player_core::{
@@ -40,7 +40,7 @@ use voice_protocol::{hub, hub::LocalQuestionIds, ids};
 use crate::{
     inputs::{micros_since_sent, since_onset_us, to_player_input},
     output::{Device, Recording},
-    synth::{Job, PartOf, spawn_synthesizer},
+    synth::{Job, PartOf, Voicing, spawn_synthesizer},
 };
 
 fn main() -> eyre::Result<()> {
@@ -70,7 +70,7 @@ fn main() -> eyre::Result<()> {
     tracing::info!(folder = %dir.display(), device = device.is_some(), "recording the session");
 
     let floor = Arc::new(AtomicU64::new(0));
-    let (jobs, results, cancellation) = spawn_synthesizer(backend, rate, floor.clone());
+    let (voicing, results) = spawn_synthesizer(backend, rate, floor.clone());
     let dora_events = node_kit::forward_events(events);
     let mut player = Player::new(PlayerConfig::new(rate));
     if resumed_samples > 0 {
@@ -118,7 +118,7 @@ fn main() -> eyre::Result<()> {
                     if let Some(input) = to_player_input(id.as_str(), &metadata.parameters, &data, &mut local_ids, rate) {
                         if let PlayerInput::Interrupt { question_id } = input {
                             floor.fetch_max(question_id, Ordering::SeqCst);
-                            cancellation.floor_raised(floor.load(Ordering::SeqCst));
+                            voicing.floor_raised(floor.load(Ordering::SeqCst));
                             // When, in the recording's time, older voices had to stop,
                             // and whether the player held anything then (sounding or
                             // waiting for its voice).
@@ -173,7 +173,7 @@ fn main() -> eyre::Result<()> {
             }
         }
         for event in player_events {
-            apply(event, &mut node, &jobs, &mut recording)?;
+            apply(event, &mut node, &voicing, &mut recording)?;
         }
     }
     if let Some(heard) = human.finish() {
@@ -246,7 +246,7 @@ fn render_block(
 fn apply(
     event: PlayerOutput,
     node: &mut DoraNode,
-    jobs: &Sender<Job>,
+    voicing: &Voicing,
     recording: &mut Recording,
 ) -> eyre::Result<()> {
     match event {
@@ -257,7 +257,7 @@ fn apply(
             text,
         } => {
             tracing::debug!(%speaker, question_id, index, chars = text.chars().count(), "to voice");
-            let _ = jobs.send(Job {
+            voicing.voice(Job {
                 speaker,
                 index,
                 text,
@@ -270,7 +270,7 @@ fn apply(
             index,
             text,
         } => {
-            let _ = jobs.send(Job {
+            voicing.voice(Job {
                 speaker,
                 index,
                 text,

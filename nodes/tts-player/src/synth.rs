@@ -1,8 +1,10 @@
 //! The synthesis worker: one thread, jobs in arrival order, each sentence voiced piece by
-//! piece at the player's rate; jobs older than the newest interrupt are skipped.
+//! piece at the player's rate; jobs older than the newest interrupt are skipped. While no
+//! job waits it voices short phrases ahead (openers), and stops that call the moment a
+//! job comes.
 
 use std::sync::{
-    Arc,
+    Arc, Mutex,
     atomic::{AtomicU64, Ordering},
 };
 
@@ -38,42 +40,74 @@ pub enum PartOf {
 /// sender waits for the worker instead of the queue growing.
 pub const MAX_PENDING_JOBS: usize = 4_096;
 
-/// No turn's text is being voiced (a clip, or nothing).
-const NOT_RUNNING: u64 = u64::MAX;
+/// The call the worker is making, as far as stopping it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Call {
+    /// Nothing, or a clip (cut only by its commands).
+    Other,
+    Turn(u64),
+    Ahead,
+}
 
-/// The event loop's side of the worker: after an interrupt raised the floor, the call
-/// voicing an older turn is stopped where the voice allows it (Kokoro), rather than
-/// finished for nobody while the next answer waits for the core.
-pub struct Cancellation {
-    running: Arc<AtomicU64>,
+/// The call under way, changed and read under one lock with the voice's cancel, so that
+/// a cancel meant for one call never stops the next: the worker re-arms the voice in the
+/// same lock as it names the new call.
+type Running = Arc<Mutex<Call>>;
+
+/// The event loop's side of the worker: jobs in, and the call under way stopped where the
+/// voice allows it (Kokoro) when it is no longer worth finishing: a turn older than a
+/// new interrupt's floor, finished for nobody while the next answer waits for the core,
+/// or a phrase voiced ahead when a job comes.
+pub struct Voicing {
+    jobs: Sender<Job>,
+    running: Running,
     cancel: Option<Box<dyn Fn() + Send + Sync>>,
 }
 
-impl Cancellation {
+impl Voicing {
+    /// Hands `job` to the worker, stopping a phrase it voices ahead meanwhile.
+    pub fn voice(&self, job: Job) {
+        let _ = self.jobs.send(job);
+        self.stop_if(|call| call == Call::Ahead);
+    }
+
     /// The floor (the newest interrupt's question id) was raised to `floor`.
     pub fn floor_raised(&self, floor: u64) {
-        if let Some(cancel) = &self.cancel
-            && self.running.load(Ordering::SeqCst) < floor
-        {
-            cancel();
+        self.stop_if(|call| matches!(call, Call::Turn(id) if id < floor));
+    }
+
+    fn stop_if(&self, stale: impl Fn(Call) -> bool) {
+        if let Some(cancel) = &self.cancel {
+            let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+            if stale(*running) {
+                cancel();
+            }
         }
     }
 }
 
+/// Names the call the worker makes next and clears an earlier cancel, in one lock.
+fn begin(running: &Running, backend: &mut dyn TtsBackend, call: Call) {
+    let mut running = running.lock().unwrap_or_else(|e| e.into_inner());
+    backend.rearm();
+    *running = call;
+}
+
 /// One synthesis worker, in arrival order; jobs older than the newest interrupt are
 /// skipped without synthesizing, abandoned between pieces of a long one, and stopped
-/// within a piece by [`Cancellation`] where the voice allows it.
+/// within a piece by [`Voicing::floor_raised`] where the voice allows it.
 pub fn spawn_synthesizer(
     mut backend: Box<dyn TtsBackend>,
     rate: u32,
     floor: Arc<AtomicU64>,
-) -> (Sender<Job>, Receiver<PlayerInput>, Cancellation) {
+) -> (Voicing, Receiver<PlayerInput>) {
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(MAX_PENDING_JOBS);
     // One result per job at most, drained by the event loop at every turn; bounding it
     // too could leave both sides waiting on each other.
     let (result_tx, result_rx) = crossbeam_channel::unbounded();
-    let running = Arc::new(AtomicU64::new(NOT_RUNNING));
-    let cancellation = Cancellation {
+    let running: Running = Arc::new(Mutex::new(Call::Other));
+    let voicing = Voicing {
+        jobs: job_tx,
         running: running.clone(),
         cancel: backend.canceller(),
     };
@@ -89,25 +123,15 @@ pub fn spawn_synthesizer(
                 Err(TryRecvError::Empty) => {
                     // Idle: voice one phrase ahead (a short call), then look again.
                     if let Some((speaker, text)) = prepared.next_to_voice() {
-                        backend.rearm();
-                        let phrase = Job {
+                        voice_ahead(
+                            backend.as_mut(),
+                            &running,
+                            &job_rx,
+                            &mut prepared,
+                            rate,
                             speaker,
-                            index: 0,
                             text,
-                            part_of: PartOf::Ahead,
-                        };
-                        match voice(backend.as_mut(), &phrase, rate, || false) {
-                            Some(Ok(samples)) => {
-                                prepared.said(&phrase.speaker, &phrase.text, &samples);
-                            }
-                            Some(Err(e)) => tracing::debug!(
-                                speaker = %phrase.speaker,
-                                text = %phrase.text,
-                                error = %format!("{e:#}"),
-                                "a phrase could not be voiced ahead; it will be voiced when said"
-                            ),
-                            None => {}
-                        }
+                        );
                         continue;
                     }
                     match job_rx.recv() {
@@ -134,16 +158,19 @@ pub fn spawn_synthesizer(
             // In this order, a cancel cannot be lost: cleared first, then the job made
             // visible to the event loop, then its staleness read. An interrupt after the
             // read finds the job running and stops the call.
-            backend.rearm();
             let turn = match job.part_of {
                 PartOf::Turn { question_id } => Some(question_id),
                 PartOf::Clip { .. } | PartOf::Ahead => None,
             };
-            running.store(turn.unwrap_or(NOT_RUNNING), Ordering::SeqCst);
+            begin(
+                &running,
+                backend.as_mut(),
+                turn.map_or(Call::Other, Call::Turn),
+            );
             let stale = || turn.is_some_and(|id| id < floor.load(Ordering::SeqCst));
             let started = std::time::Instant::now();
             let voiced = voice(backend.as_mut(), &job, rate, stale);
-            running.store(NOT_RUNNING, Ordering::SeqCst);
+            begin(&running, backend.as_mut(), Call::Other);
             if let Some(Ok(samples)) = &voiced {
                 tracing::debug!(
                     speaker = %job.speaker,
@@ -182,7 +209,7 @@ pub fn spawn_synthesizer(
                     index: job.index,
                     error: format!("{e:#}"),
                 },
-                // Only the worker voices ahead, above, and keeps what it voiced there.
+                // Only the worker voices ahead, in `voice_ahead`.
                 (_, PartOf::Ahead) => continue,
             };
             if result_tx.send(result).is_err() {
@@ -190,7 +217,41 @@ pub fn spawn_synthesizer(
             }
         }
     });
-    (job_tx, result_rx, cancellation)
+    (voicing, result_rx)
+}
+
+/// Voices `text` in `speaker`'s voice ahead, for [`Prepared`]; a job that comes meanwhile
+/// stops the call (or it is not begun), and the phrase waits for the next idle moment.
+fn voice_ahead(
+    backend: &mut dyn TtsBackend,
+    running: &Running,
+    jobs: &Receiver<Job>,
+    prepared: &mut Prepared,
+    rate: u32,
+    speaker: String,
+    text: String,
+) {
+    // Named first, then the queue read: a job sent after the read stops the call.
+    begin(running, backend, Call::Ahead);
+    let phrase = Job {
+        speaker,
+        index: 0,
+        text,
+        part_of: PartOf::Ahead,
+    };
+    let voiced = voice(backend, &phrase, rate, || !jobs.is_empty());
+    begin(running, backend, Call::Other);
+    match voiced {
+        Some(Ok(samples)) => prepared.said(&phrase.speaker, &phrase.text, &samples),
+        Some(Err(_)) | None if !jobs.is_empty() => prepared.put_back(phrase.speaker, phrase.text),
+        Some(Err(e)) => tracing::debug!(
+            speaker = %phrase.speaker,
+            text = %phrase.text,
+            error = %format!("{e:#}"),
+            "a phrase could not be voiced ahead; it will be voiced when said"
+        ),
+        None => {}
+    }
 }
 
 /// A job's audio at the player's rate: its text sanitised, capped and synthesized piece
@@ -301,46 +362,125 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_speakers_openers_are_voiced_while_idle_once_it_said_one() {
-        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let backend = Box::new(Counting(calls.clone()));
-        let (jobs, results, _) = spawn_synthesizer(backend, 16_000, Arc::new(AtomicU64::new(0)));
-        let phrases = voice_protocol::openers::PHRASES;
-        let say = |index: u32, text: &str| {
-            jobs.send(Job { index, ..job(text) }).unwrap();
-            let Ok(PlayerInput::Audio { samples, .. }) =
-                results.recv_timeout(Duration::from_secs(10))
-            else {
-                panic!("no audio for {text:?}")
-            };
-            assert_eq!(samples.len(), 16 * text.len());
-        };
-        say(0, "The slope is two.");
-        say(1, phrases[1]);
-        // Nothing was voiced ahead before the speaker said an opener: the worker voices
-        // one thing at a time, so a phrase voiced ahead would stand between the two.
-        assert_eq!(
-            calls.lock().unwrap()[..2],
-            ["The slope is two.".to_owned(), phrases[1].to_owned()]
-        );
+    /// Waits (at most ten seconds) until `calls` holds `n` texts.
+    fn wait_for_calls(calls: &std::sync::Mutex<Vec<String>>, n: usize) {
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while calls.lock().unwrap().len() < phrases.len() + 1 {
-            assert!(std::time::Instant::now() < deadline, "not voiced ahead");
+        while calls.lock().unwrap().len() < n {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{:?}",
+                calls.lock().unwrap()
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
-        // Then every opener sounds from what was prepared: no call more (each `say`
-        // waited for its audio, and nothing is left to voice ahead).
-        for (index, text) in phrases.iter().enumerate() {
-            say(2 + index as u32, text);
+    }
+
+    /// Hands `text` to the worker as a turn's segment and returns its audio.
+    fn say(voicing: &Voicing, results: &Receiver<PlayerInput>, index: u32, text: &str) -> Vec<f32> {
+        voicing.voice(Job { index, ..job(text) });
+        match results.recv_timeout(Duration::from_secs(10)) {
+            Ok(PlayerInput::Audio { samples, .. }) => samples,
+            other => panic!("no audio for {text:?}: {other:?}"),
         }
-        let calls = calls.lock().unwrap();
-        assert_eq!(calls.len(), phrases.len() + 1, "{calls:?}");
-        let mut voiced = calls[1..].to_vec();
-        voiced.sort();
-        let mut expected: Vec<String> = phrases.iter().map(|p| p.to_string()).collect();
-        expected.sort();
-        assert_eq!(voiced, expected);
+    }
+
+    #[test]
+    fn openers_are_voiced_while_idle_and_then_sound_without_a_call() {
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let backend = Box::new(Counting(calls.clone()));
+        let (voicing, results) = spawn_synthesizer(backend, 16_000, Arc::new(AtomicU64::new(0)));
+        let phrases = voice_protocol::openers::PHRASES;
+        // From the start, in the order of the list (the most used first).
+        wait_for_calls(&calls, phrases.len());
+        assert_eq!(calls.lock().unwrap()[..], phrases[..]);
+        for (index, text) in phrases.iter().enumerate() {
+            assert_eq!(
+                say(&voicing, &results, index as u32, text).len(),
+                16 * text.len()
+            );
+        }
+        assert_eq!(
+            say(&voicing, &results, 9, "The slope is two.").len(),
+            16 * 17
+        );
+        // Only the sentence needed its own call.
+        assert_eq!(calls.lock().unwrap().len(), phrases.len() + 1);
+    }
+
+    /// A voice whose first call for `held` runs until it is cancelled (at most a minute).
+    struct Stoppable {
+        calls: Arc<std::sync::Mutex<Vec<String>>>,
+        cancelled: Arc<std::sync::atomic::AtomicBool>,
+        held: &'static str,
+    }
+
+    impl TtsBackend for Stoppable {
+        fn name(&self) -> &'static str {
+            "stoppable"
+        }
+
+        fn synthesize(&mut self, _speaker: &str, text: &str) -> eyre::Result<Pcm> {
+            let first = {
+                let mut calls = self.calls.lock().unwrap();
+                calls.push(text.to_owned());
+                calls.iter().filter(|c| *c == text).count() == 1
+            };
+            if text == self.held && first {
+                let deadline = std::time::Instant::now() + Duration::from_secs(60);
+                while !self.cancelled.load(Ordering::SeqCst) {
+                    assert!(std::time::Instant::now() < deadline, "never stopped");
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                eyre::bail!("stopped");
+            }
+            Ok(Pcm {
+                sample_rate: 16_000,
+                samples: vec![0.1; 16 * text.len()],
+            })
+        }
+
+        fn canceller(&self) -> Option<Box<dyn Fn() + Send + Sync>> {
+            let cancelled = self.cancelled.clone();
+            Some(Box::new(move || cancelled.store(true, Ordering::SeqCst)))
+        }
+
+        fn rearm(&mut self) {
+            self.cancelled.store(false, Ordering::SeqCst);
+        }
+
+        fn speakers_to_prepare(&self) -> Vec<String> {
+            vec!["tutor".into()]
+        }
+    }
+
+    #[test]
+    fn a_turns_text_stops_a_phrase_voiced_ahead_which_comes_again_later() {
+        let phrases = voice_protocol::openers::PHRASES;
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let backend = Box::new(Stoppable {
+            calls: calls.clone(),
+            cancelled: Default::default(),
+            held: phrases[1],
+        });
+        let (voicing, results) = spawn_synthesizer(backend, 16_000, Arc::new(AtomicU64::new(0)));
+        // The worker is in the call that would run for a minute.
+        wait_for_calls(&calls, 2);
+        assert_eq!(calls.lock().unwrap()[1], phrases[1]);
+        // The turn's sentence is voiced at once, not after the phrase.
+        assert_eq!(
+            say(&voicing, &results, 0, "The slope is two.").len(),
+            16 * 17
+        );
+        // The phrase was put back and voiced once the worker was idle again.
+        wait_for_calls(&calls, phrases.len() + 2);
+        let text = calls.lock().unwrap().clone();
+        assert_eq!(text[2], "The slope is two.");
+        assert_eq!(text[3], phrases[1]);
+        assert_eq!(
+            say(&voicing, &results, 1, phrases[1]).len(),
+            16 * phrases[1].len()
+        );
+        assert_eq!(calls.lock().unwrap().len(), phrases.len() + 2);
     }
 
     const HOSTILE: &[&str] = &[
