@@ -148,6 +148,8 @@ struct Active {
     /// An opener was said: the reply's first words wait here until its own opening
     /// pleasantry, if any, can be cut ([`opener::strip_lead`]).
     lead: Option<String>,
+    /// What the model was asked (none for words prepared ahead).
+    asked: Option<GenerationRequest>,
 }
 
 #[derive(Debug, Clone)]
@@ -180,6 +182,10 @@ pub struct BridgeCore {
     /// for an answer): a line heard meanwhile is read into the answer's prompt, not into
     /// a turn that will not come.
     answer_foretold: bool,
+    /// A turn of its own that had said nothing when the human began to speak, stopped so
+    /// that the answer is read meanwhile: asked again when the controller repeats the
+    /// turn at the hold's end (the human only nodded), dropped with a new question.
+    set_aside: Option<GenerationRequest>,
     /// Side requests are answered by the scripted stand-in.
     scripted_requests: bool,
     /// The context a conductor gave with this participant's last turn (its persona, the
@@ -206,6 +212,7 @@ impl BridgeCore {
             read_along: false,
             upcoming: false,
             answer_foretold: false,
+            set_aside: None,
             scripted_requests: false,
             conductor_context: None,
         }
@@ -424,9 +431,25 @@ impl BridgeCore {
                 prepared,
             } => {
                 if question_id <= self.turns_seen {
+                    // The turn repeated at the hold's end: the one set aside goes on.
+                    if let Some(asked) = self
+                        .set_aside
+                        .take_if(|asked| asked.question_id == question_id)
+                        .filter(|_| !self.stale.is_stale(question_id))
+                    {
+                        self.answer_foretold = false;
+                        self.active = Some(Active {
+                            question_id,
+                            sent_any: false,
+                            lead: None,
+                            asked: Some(asked.clone()),
+                        });
+                        out.push(BridgeOutput::Generate(asked));
+                    }
                     return out;
                 }
                 self.turns_seen = question_id;
+                self.set_aside = None;
                 // The turn foretold went out (to whomever the policy gave it at last).
                 self.upcoming = false;
                 self.answer_foretold = false;
@@ -450,6 +473,7 @@ impl BridgeCore {
                     question_id,
                     sent_any: false,
                     lead: None,
+                    asked: None,
                 });
                 // Prepared ahead (while others spoke): said now, as a generation would.
                 if let Some(words) = prepared.filter(|w| !w.trim().is_empty()) {
@@ -487,7 +511,7 @@ impl BridgeCore {
                         error: None,
                     });
                 }
-                out.push(BridgeOutput::Generate(GenerationRequest {
+                let asked = GenerationRequest {
                     question_id,
                     messages,
                     instruction,
@@ -497,16 +521,27 @@ impl BridgeCore {
                     opens_with: Vec::new(),
                     takes_up: None,
                     asks: false,
-                }));
+                };
+                if let Some(active) = self.active.as_mut() {
+                    active.asked = Some(asked.clone());
+                }
+                out.push(BridgeOutput::Generate(asked));
             }
             BridgeInput::Prepare {
                 speaker,
                 ahead_of: PrepareFor::Answer,
             } => {
-                // While a turn of its own generates, the reading waits behind it (the
-                // backend's queue): the question cancels that turn and finds it done.
                 self.answer_foretold = speaker == self.persona.name;
                 if self.answer_foretold {
+                    // A turn of its own still generating would hold the model's sequence
+                    // through the hold, and the answer would read its prompt after the
+                    // human stopped: one that said nothing yet is set aside instead.
+                    if let Some(turn) = self.active.take_if(|a| !a.sent_any && a.asked.is_some()) {
+                        out.push(BridgeOutput::Cancel {
+                            question_id: turn.question_id,
+                        });
+                        self.set_aside = turn.asked;
+                    }
                     out.push(BridgeOutput::Prefill(self.answer_ahead()));
                 }
             }
@@ -524,6 +559,8 @@ impl BridgeCore {
             BridgeInput::Interrupt { question_id } => {
                 self.upcoming = false;
                 self.stale.interrupt(question_id);
+                self.set_aside
+                    .take_if(|asked| self.stale.is_stale(asked.question_id));
                 if let Some(a) = self.active.take_if(|a| self.stale.is_stale(a.question_id)) {
                     out.push(BridgeOutput::Cancel {
                         question_id: a.question_id,
@@ -1059,10 +1096,84 @@ mod tests {
         assert_eq!(prefill.plan, request.plan);
         assert!(prefill.instruction.is_none());
         assert!(prefill.plan.as_ref().unwrap().action == dialogue_planner::Move::AnswerHuman);
-        // While a turn generates, the reading is asked for all the same.
+        // While a turn that said nothing yet generates, it is set aside for the reading.
         assert!(matches!(
             &c.handle(prepare("tutor"))[..],
+            [
+                BridgeOutput::Cancel { question_id: 3 },
+                BridgeOutput::Prefill(_)
+            ]
+        ));
+    }
+
+    #[test]
+    fn a_turn_set_aside_for_the_answer_goes_on_when_repeated_and_not_after_a_question() {
+        let prepare = BridgeInput::Prepare {
+            speaker: "tutor".into(),
+            ahead_of: PrepareFor::Answer,
+        };
+        let mut c = core();
+        c.handle(BridgeInput::Utterance(Entry::new("student1", "Slopes?", 1)));
+        let out = c.handle(turn("tutor", 2));
+        let [BridgeOutput::Generate(asked)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        let out = c.handle(prepare.clone());
+        assert!(
+            matches!(
+                &out[..],
+                [
+                    BridgeOutput::Cancel { question_id: 2 },
+                    BridgeOutput::Prefill(_)
+                ]
+            ),
+            "{out:?}"
+        );
+        // Its late words are not said; the repeat at the hold's end asks it again.
+        assert!(
+            c.handle(BridgeInput::Chunk {
+                question_id: 2,
+                text: "Late.".into()
+            })
+            .is_empty()
+        );
+        assert_eq!(
+            c.handle(turn("tutor", 2)),
+            [BridgeOutput::Generate(asked.clone())]
+        );
+        // Once is enough: another repeat changes nothing.
+        assert!(c.handle(turn("tutor", 2)).is_empty());
+        let out = c.handle(BridgeInput::Chunk {
+            question_id: 2,
+            text: "Slopes are rates.".into(),
+        });
+        assert!(matches!(&out[..], [BridgeOutput::Text { .. }]), "{out:?}");
+
+        // A turn that already said words is not set aside.
+        c.handle(BridgeInput::Finished {
+            question_id: 2,
+            error: None,
+        });
+        let out = c.handle(turn("tutor", 3));
+        assert!(matches!(&out[..], [BridgeOutput::Generate(_)]));
+        c.handle(BridgeInput::Chunk {
+            question_id: 3,
+            text: "Rates.".into(),
+        });
+        assert!(matches!(
+            &c.handle(prepare.clone())[..],
             [BridgeOutput::Prefill(_)]
+        ));
+
+        // Set aside, then the human asks: the question's interrupt drops it.
+        let mut c = core();
+        c.handle(turn("tutor", 2));
+        c.handle(prepare);
+        c.handle(BridgeInput::Interrupt { question_id: 3 });
+        assert!(c.handle(turn("tutor", 2)).is_empty());
+        assert!(matches!(
+            &c.handle(turn("tutor", 4))[..],
+            [BridgeOutput::Generate(request)] if request.question_id == 4
         ));
     }
 

@@ -191,6 +191,14 @@ impl Conference {
             self.give_next_turn(now, out);
         } else if matches!(self.floor, Floor::AwaitingPlayback { .. }) {
             self.foretell_next_turn(out);
+        } else if let Floor::Speaking(turn) = &mut self.floor {
+            // Its speaker may have set it aside to read the answer meanwhile: it goes on
+            // (nodes already at work on it ignore the repeat).
+            turn.sent_at = now;
+            out.push(Output::Turn {
+                speaker: self.engine.name(turn.index).to_owned(),
+                question_id: turn.question_id,
+            });
         }
     }
 

@@ -55,9 +55,14 @@ impl Conference {
     /// [`ConferenceConfig::turn_resend`].
     fn resend_if_unheard(&mut self, now: Duration, out: &mut Vec<Output>) {
         let (resend, timeout) = (self.config.turn_resend, self.config.turn_timeout);
+        // Not while the human holds the floor: its speaker may have set it aside for the
+        // answer, and the hold's end repeats it.
         let Floor::Speaking(turn) = &mut self.floor else {
             return;
         };
+        if self.held_since.is_some() {
+            return;
+        }
         // Due with the timeout: the turn is over rather than sent again.
         if turn.resend_at(resend).is_none_or(|at| now < at) || now >= turn.started_at + timeout {
             return;

@@ -224,6 +224,23 @@ fn a_backchannel_resumes_and_the_due_turn_goes_out() {
 }
 
 #[test]
+fn a_hold_that_ends_without_words_repeats_the_turn_in_progress() {
+    let mut c = conference(STUDY);
+    c.handle(Input::Start, secs(0));
+    let current = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
+    c.handle(Input::SpeechStarted, secs(1));
+    // Its speaker may have stopped it to read the answer ahead: it is asked for again.
+    let out = c.handle(Input::Backchannel, secs(2));
+    assert_eq!(out[0], Output::Resume);
+    assert_eq!(turns(&out), std::slice::from_ref(&current), "{out:?}");
+    assert!(interrupts(&out).is_empty());
+    assert_eq!(
+        c.current_turn().map(|(s, q)| (s.to_owned(), q)),
+        Some(current)
+    );
+}
+
+#[test]
 fn human_transcript_without_speech_started_also_resets() {
     let mut c = conference(STUDY);
     c.handle(Input::Start, secs(0));

@@ -210,8 +210,15 @@ impl SessionLog {
                 speaker,
                 question_id,
             } => {
-                self.turn_started.entry(question_id).or_insert(now_ms);
-                vec![event("turn", Some(speaker), Some(question_id), None)]
+                // A turn repeated (the hold's end, a node that joined late) started once.
+                let name = match self.turn_started.entry(question_id) {
+                    std::collections::btree_map::Entry::Vacant(start) => {
+                        start.insert(now_ms);
+                        "turn"
+                    }
+                    std::collections::btree_map::Entry::Occupied(_) => "turn_repeated",
+                };
+                vec![event(name, Some(speaker), Some(question_id), None)]
             }
             Observed::Interrupt { kind, question_id } => {
                 self.interrupted_below = self.interrupted_below.max(question_id);
@@ -566,13 +573,14 @@ mod tests {
     #[test]
     fn utterances_get_their_turn_start() {
         let mut log = SessionLog::new();
-        log.observe(
-            Observed::Turn {
-                speaker: "tutor".into(),
-                question_id: 3,
-            },
-            100,
-        );
+        let turn = || Observed::Turn {
+            speaker: "tutor".into(),
+            question_id: 3,
+        };
+        log.observe(turn(), 100);
+        // Repeated (the hold's end): recorded as such, the turn's start unchanged.
+        let repeat = log.observe(turn(), 500);
+        assert!(matches!(&repeat[..], [Record::Event(e)] if e.event == "turn_repeated"));
         let records = log.observe(
             Observed::Utterance {
                 speaker: "tutor".into(),
