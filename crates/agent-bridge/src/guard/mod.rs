@@ -26,6 +26,10 @@ pub const RECENT_LINES: usize = 8;
 /// last line changes a few words of it and keeps the rest.
 pub const ECHO_SHARE: f64 = 0.35;
 
+/// Words a sentence's start needs before it is judged a copy while being written
+/// ([`SentenceGuard::copies_recent`]): five 3-grams, none of them new.
+pub const COPIED_START_WORDS: usize = 7;
+
 /// Why a sentence is not spoken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
@@ -205,6 +209,21 @@ impl SentenceGuard {
     /// Why `sentence` must not be said, if it must not.
     pub fn check(&self, sentence: &str) -> Option<Refusal> {
         self.judge(sentence, true)
+    }
+
+    /// Whether the start of a sentence still being written copies the recent lines word
+    /// for word (every 3-gram of at least [`COPIED_START_WORDS`] words): whatever follows,
+    /// a listener hears a line said again, and sampling it on to its end would only cost
+    /// the time to refuse it. Not in an answer to the human, which may start on their
+    /// words.
+    pub fn copies_recent(&self, start: &str) -> bool {
+        let words = words(start);
+        words.len() >= COPIED_START_WORDS
+            && !self.answers_human()
+            && words.windows(3).all(|g| {
+                self.recent
+                    .contains(&[g[0].clone(), g[1].clone(), g[2].clone()])
+            })
     }
 
     /// Why the first clause of an answer to the human must not be said on its own, if it

@@ -364,3 +364,19 @@ proptest! {
         prop_assert_ne!(g.check(&sentence), Some(Refusal::Echo));
     }
 }
+
+#[test]
+fn a_start_is_a_copy_only_when_every_3_gram_of_seven_words_is_recent() {
+    let line = "A derivative is a rate at which an object changes its position.";
+    let g = SentenceGuard::new([line], &[], &[]);
+    assert!(
+        !g.copies_recent("A derivative is a rate at"),
+        "six words: too early"
+    );
+    assert!(g.copies_recent("A derivative is a rate at which"));
+    assert!(g.copies_recent("a derivative, is a RATE at which an"));
+    assert!(!g.copies_recent("A derivative is a rate of change"));
+    // An answer may start on the human's words.
+    let g = SentenceGuard::new([line], &[], &[]).answering(line);
+    assert!(!g.copies_recent("A derivative is a rate at which"));
+}

@@ -46,6 +46,9 @@ pub struct OutputFilter {
     /// Bytes of `sentence` already sent: a sentence that goes on from its first clause is
     /// sent phrase by phrase as it is written.
     sentence_sent: usize,
+    /// The sentence being written was refused before its end (it copies a recent line):
+    /// its remaining words are dropped up to its end.
+    dropping: bool,
 }
 
 /// Words the reply's first clause needs before its comma or colon to be sent on its own
@@ -78,6 +81,7 @@ impl OutputFilter {
             refused: Vec::new(),
             continuing: false,
             sentence_sent: 0,
+            dropping: false,
         }
     }
 
@@ -106,6 +110,7 @@ impl OutputFilter {
         self.sentence_words = 0;
         self.continuing = false;
         self.sentence_sent = 0;
+        self.dropping = false;
         if self.emitted.is_empty() {
             self.started = false;
         }
@@ -234,8 +239,6 @@ impl OutputFilter {
                 self.pending.clear();
                 return true;
             }
-            self.sentence.push_str(&clean);
-            self.sentence_words += spoken_words(&clean);
             // A closing quote or bracket after the mark ends the sentence too (`point B."`):
             // else the next sentence is judged as part of this one.
             let sentence_end = clean
@@ -243,6 +246,22 @@ impl OutputFilter {
                 .trim_end_matches(['"', '”', '’', '\'', ')', ']'])
                 .ends_with(['.', '!', '?', '。', '！', '？'])
                 && !is_abbreviation(clean.trim());
+            if self.dropping {
+                self.dropping = !sentence_end;
+                continue;
+            }
+            self.sentence.push_str(&clean);
+            self.sentence_words += spoken_words(&clean);
+            // A start copied from a recent line is refused as it is written: the model
+            // goes back to the sentence's start at once instead of finishing the copy.
+            if !self.continuing && !sentence_end && self.guard.copies_recent(&self.sentence) {
+                self.refused
+                    .push((Refusal::Echo, self.sentence.trim().to_owned()));
+                self.sentence.clear();
+                self.sentence_words = 0;
+                self.dropping = true;
+                continue;
+            }
             let total = self.words + self.sentence_words;
             if self.words > 0
                 && !self.continuing

@@ -690,3 +690,59 @@ fn after_a_rewind_the_sentence_sampled_again_is_said_and_may_open_with_a_tag() {
     said.push_str(&rest);
     assert_eq!(said, "Take x squared.");
 }
+
+#[test]
+fn a_start_copied_from_a_recent_line_is_refused_as_it_is_written() {
+    let line = "A derivative is a rate at which an object changes its position.";
+    let filter = || OutputFilter::new(names(), 40).with_guard(SentenceGuard::new([line], &[], &[]));
+    let copy = [
+        "A ",
+        "derivative ",
+        "is ",
+        "a ",
+        "rate ",
+        "at ",
+        "which ",
+        "the ",
+        "velocity ",
+        "of ",
+        "an ",
+        "object ",
+        "changes. ",
+    ];
+    let mut f = filter();
+    let mut said = String::new();
+    let mut refused_after = None;
+    for (n, piece) in copy.iter().enumerate() {
+        said.push_str(&f.push(piece).text);
+        if refused_after.is_none() && !f.refused().is_empty() {
+            refused_after = Some(n + 1);
+        }
+    }
+    // Refused at its seventh word (once the reply's head, held to recognise a name
+    // tag, was let go), not at its end, and its rest is not said either.
+    assert!(
+        refused_after.is_some_and(|n| n < copy.len()),
+        "{refused_after:?}"
+    );
+    assert_eq!(
+        f.refused()[0],
+        (Refusal::Echo, "A derivative is a rate at which".into())
+    );
+    let (rest, _) = run(&mut f, &["Then the slope tells the speed."]);
+    said.push_str(&rest);
+    assert_eq!(said, "Then the slope tells the speed.");
+    assert_eq!(f.refused().len(), 1);
+
+    // A start that shares words with the line but says something new goes on.
+    let mut f = filter();
+    let (said, _) = run(&mut f, &["A derivative is the slope of the tangent line."]);
+    assert_eq!(said, "A derivative is the slope of the tangent line.");
+    assert!(f.refused().is_empty());
+    // After a rewind, the next sample is judged afresh.
+    let mut f = filter();
+    run(&mut f, &copy[..8]);
+    f.rewind();
+    let (said, _) = run(&mut f, &["Think of speed as a slope."]);
+    assert_eq!(said, "Think of speed as a slope.");
+}
