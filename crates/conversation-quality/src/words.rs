@@ -115,12 +115,38 @@ fn ends_with_sibilant_es(word: &str) -> bool {
         .any(|s| word.ends_with(s))
 }
 
-/// The sentences of `text`, cut after `.`, `!` or `?` (and their full-width forms).
+/// The sentences of `text`, trimmed. One ends at `.`, `!`, `?` or `…` followed by white
+/// space or the text's end (so "3.14", "e.on" and "?!" stay whole), or at a full-width
+/// `。`, `！` or `？`; closing quotes and brackets after its mark stay with it. The one
+/// splitter of the project's judges, moderators and briefings.
 pub fn sentences(text: &str) -> Vec<&str> {
-    text.split_inclusive(['.', '!', '?', '。', '！', '？'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect()
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let full_width = matches!(c, '。' | '！' | '？');
+        if !full_width && !matches!(c, '.' | '!' | '?' | '…') {
+            continue;
+        }
+        let mut end = i + c.len_utf8();
+        while let Some(&(j, closer)) = chars.peek() {
+            if !matches!(
+                closer,
+                '"' | '\'' | '”' | '’' | ')' | ']' | '」' | '』' | '）'
+            ) {
+                break;
+            }
+            end = j + closer.len_utf8();
+            chars.next();
+        }
+        if full_width || chars.peek().is_none_or(|&(_, next)| next.is_whitespace()) {
+            out.push(text[start..end].trim());
+            start = end;
+        }
+    }
+    out.push(text[start..].trim());
+    out.retain(|s| !s.is_empty());
+    out
 }
 
 /// Whether `sentence` asks: it ends with a question mark (`?` or `？`), perhaps before
@@ -233,6 +259,22 @@ mod tests {
         assert!(!is_content_word("the"));
         assert!(!is_content_word("ox"));
         assert!(!is_content_word("would"));
+    }
+
+    #[test]
+    fn sentences_end_at_a_mark_before_white_space_and_keep_their_closing_quote() {
+        assert_eq!(
+            sentences("It is 3.14 here. He said \"yes.\" Then?! Sure… ok。好"),
+            [
+                "It is 3.14 here.",
+                "He said \"yes.\"",
+                "Then?!",
+                "Sure…",
+                "ok。",
+                "好"
+            ]
+        );
+        assert!(sentences("  ").is_empty());
     }
 
     #[test]

@@ -147,35 +147,21 @@ fn cjk_clause(text: &str) -> Option<String> {
     (!clause.is_empty()).then_some(clause)
 }
 
-/// Splits at `.` followed by whitespace or the end, and at `!?;。！？；` and newlines;
-/// the pieces carry no sentence marks.
+/// The sentences of `text` ([`conversation_quality::words::sentences`] in each of its
+/// lines), cut again at semicolons; the pieces carry no sentence marks (a `.` inside one,
+/// "3.5", stays).
 fn split_sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        let ends = match c {
-            '.' => chars.peek().is_none_or(|n| n.is_whitespace()),
-            '!' | '?' | ';' | '。' | '！' | '？' | '；' | '\n' | '\r' | '…' => true,
-            _ => false,
-        };
-        if ends {
-            push_piece(&mut out, &current);
-            current.clear();
-        } else {
-            current.push(c);
-        }
-    }
-    push_piece(&mut out, &current);
-    out
-}
-
-fn push_piece(out: &mut Vec<String>, piece: &str) {
-    // A `.` left inside a piece is not followed by whitespace ("3.5", "e.on"): keep it.
-    let cleaned = clean(piece, true);
-    if !cleaned.is_empty() {
-        out.push(cleaned);
-    }
+    text.lines()
+        .flat_map(conversation_quality::words::sentences)
+        .flat_map(|sentence| sentence.split([';', '；']))
+        .map(|piece| {
+            clean(piece, true)
+                .trim_end_matches('.')
+                .trim_end()
+                .to_owned()
+        })
+        .filter(|piece| !piece.is_empty())
+        .collect()
 }
 
 /// Removes sentence marks, quotes and control characters, and collapses whitespace.

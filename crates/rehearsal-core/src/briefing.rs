@@ -45,34 +45,22 @@ pub struct Claim {
     pub owners: Vec<String>,
 }
 
-/// Sentences of a slide body: split after `.`, `!`, `?` followed by whitespace, and at
-/// line breaks between list items. A decimal point (`1.2M`) does not end a sentence.
+/// Sentences of a slide body ([`conversation_quality::words::sentences`]), list items
+/// joined into their paragraph first.
 fn sentences(body: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for paragraph in body.split("\n\n") {
-        let joined = paragraph
-            .lines()
-            .map(|l| l.trim().trim_start_matches(['-', '*', '+']).trim())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let mut current = String::new();
-        let mut chars = joined.chars().peekable();
-        while let Some(c) = chars.next() {
-            current.push(c);
-            if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|n| n.is_whitespace()) {
-                let s = current.trim();
-                if !s.is_empty() {
-                    out.push(s.to_owned());
-                }
-                current.clear();
-            }
-        }
-        let s = current.trim();
-        if !s.is_empty() {
-            out.push(s.to_owned());
-        }
-    }
-    out
+    body.split("\n\n")
+        .flat_map(|paragraph| {
+            let joined = paragraph
+                .lines()
+                .map(|l| l.trim().trim_start_matches(['-', '*', '+']).trim())
+                .collect::<Vec<_>>()
+                .join(" ");
+            conversation_quality::words::sentences(&joined)
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// The figures of a sentence: tokens holding a digit, with their currency sign, unit
