@@ -20,6 +20,7 @@
 pub mod clips;
 pub mod human;
 pub mod prepared;
+pub mod records;
 mod render;
 mod segments;
 pub mod voice_text;

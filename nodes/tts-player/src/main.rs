@@ -33,6 +33,7 @@ use eyre::{Context, bail};
 use player_core::{
     Player, PlayerConfig, PlayerInput, PlayerOutput,
     human::{HumanLine, HumanRecorder},
+    records::{BARGE_IN_FILE, BargeInRecord, INTERRUPTS_FILE, InterruptRecord},
 };
 use voice_protocol::messages::{Audio, ClipJson, PlaybackStarted, Played, Utterance};
 use voice_protocol::{hub, hub::LocalQuestionIds, ids};
@@ -122,12 +123,12 @@ fn main() -> eyre::Result<()> {
                             // When, in the recording's time, older voices had to stop,
                             // and whether the player held anything then (sounding or
                             // waiting for its voice).
-                            let record = serde_json::json!({
-                                "question_id": question_id,
-                                "at_ms": player.now_ms(),
-                                "busy": player.is_busy(),
-                            });
-                            recording.note("interrupts.jsonl", &record)?;
+                            let record = InterruptRecord {
+                                question_id,
+                                at_ms: player.now_ms(),
+                                busy: Some(player.is_busy()),
+                            };
+                            recording.note(INTERRUPTS_FILE, &record)?;
                         }
                         player_events = player.handle(input);
                     }
@@ -145,12 +146,12 @@ fn main() -> eyre::Result<()> {
                         // with the fade went to the sound device and the recording, plus
                         // the fade itself.
                         let faded_at = faded_at.unwrap_or_else(std::time::SystemTime::now);
-                        let record = serde_json::json!({
-                            "was_playing": was_playing,
-                            "received_after_us": received_after_us,
-                            "silent_after_us": micros_since_sent(&metadata, faded_at) + player.fade_duration().as_micros() as u64,
-                        });
-                        recording.note("barge_in.jsonl", &record)?;
+                        let record = BargeInRecord {
+                            was_playing,
+                            received_after_us,
+                            silent_after_us: micros_since_sent(&metadata, faded_at) + player.fade_duration().as_micros() as u64,
+                        };
+                        recording.note(BARGE_IN_FILE, &record)?;
                     }
                 }
                 Ok(DoraEvent::Stop(_)) | Err(_) => break,

@@ -143,12 +143,12 @@ impl Recording {
     }
 
     /// Appends a JSON line to another file of the session folder (measurements).
-    pub fn note(&mut self, file: &str, record: &serde_json::Value) -> eyre::Result<()> {
+    pub fn note(&mut self, file: &str, record: &impl serde::Serialize) -> eyre::Result<()> {
         let mut f = OpenOptions::new()
             .create(true)
             .append(true)
             .open(self.dir.join(file))?;
-        writeln!(f, "{record}")?;
+        writeln!(f, "{}", serde_json::to_string(record)?)?;
         Ok(())
     }
 

@@ -50,14 +50,7 @@ pub struct Played {
 }
 
 /// An interrupt as the player received it (a line of `interrupts.jsonl`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cut {
-    pub question_id: u64,
-    pub at_ms: u64,
-    /// Whether the player held anything (an utterance queued, sounding or waiting for
-    /// its voice) when the interrupt came; absent in sessions recorded before it was.
-    pub busy: Option<bool>,
-}
+pub use player_core::records::InterruptRecord as Cut;
 
 /// A recorder event (`turn`, `interrupt`, `played`, ...), a line of `events.jsonl`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -655,15 +648,9 @@ pub fn read_session(dir: &std::path::Path) -> Session {
             })
         })
         .collect();
-    let cuts = lines("interrupts.jsonl")
-        .iter()
-        .filter_map(|v| {
-            Some(Cut {
-                question_id: u64_of(v, "question_id")?,
-                at_ms: u64_of(v, "at_ms")?,
-                busy: v.get("busy").and_then(Value::as_bool),
-            })
-        })
+    let cuts = lines(player_core::records::INTERRUPTS_FILE)
+        .into_iter()
+        .filter_map(|v| serde_json::from_value::<Cut>(v).ok())
         .collect();
     let recorded = lines("events.jsonl")
         .iter()

@@ -11,7 +11,10 @@
 
 use std::{hint::black_box, path::Path, process::Command, time::Instant};
 
-use player_core::{Player, PlayerConfig, PlayerInput};
+use player_core::{
+    Player, PlayerConfig, PlayerInput,
+    records::{BARGE_IN_FILE, BargeInRecord},
+};
 
 mod audible;
 mod generated;
@@ -402,19 +405,18 @@ fn session(dir: &Path) {
         percentile(&mut answers.clone(), 0.5),
         percentile(&mut answers, 1.0)
     );
-    let barge: Vec<serde_json::Value> = lines(&dir.join("barge_in.jsonl"))
+    let barge: Vec<BargeInRecord> = lines(&dir.join(BARGE_IN_FILE))
         .into_iter()
-        .filter(|r| r["was_playing"] == true)
+        .filter_map(|r| serde_json::from_value::<BargeInRecord>(r).ok())
+        .filter(|r| r.was_playing)
         .collect();
     let mut received: Vec<f64> = barge
         .iter()
-        .filter_map(|r| r["received_after_us"].as_f64())
-        .map(|us| us / 1000.0)
+        .map(|r| r.received_after_us as f64 / 1000.0)
         .collect();
     let mut silent: Vec<f64> = barge
         .iter()
-        .filter_map(|r| r["silent_after_us"].as_f64())
-        .map(|us| us / 1000.0)
+        .map(|r| r.silent_after_us as f64 / 1000.0)
         .collect();
     println!(
         "barge-in ({} while speaking): speech_started → player has it p50 {:.2} ms, p99 {:.2} ms; → silent (fade done) p50 {:.1} ms, p99 {:.1} ms",
