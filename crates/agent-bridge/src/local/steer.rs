@@ -11,9 +11,12 @@ use conversation_quality::{
 };
 
 /// Words that open the stock sentences the guard refuses as filler ("Sure, here's …",
-/// "Great question!", "Absolutely."): made unlikely where a sentence starts. Words that
-/// open real answers ("Yes, because …", "Good examples are …") are not among them.
+/// "Great question!", "Absolutely.", "Oh, hello Mia!", "Sorry to interrupt."): made
+/// unlikely where a sentence starts. Words that open real answers ("Yes, because …",
+/// "Good examples are …") are not among them.
 pub const STOCK_OPENERS: &[&str] = &[
+    "Oh",
+    "Sorry",
     "Sure",
     "Thank",
     "Thanks",
