@@ -18,6 +18,7 @@
 pub mod echo;
 pub mod end_of_turn;
 pub mod endpoint;
+pub mod microphones;
 pub mod whisper;
 
 use std::collections::VecDeque;

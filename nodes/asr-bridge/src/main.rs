@@ -13,13 +13,13 @@
 //! out of the microphones named in `ECHO_CANCEL_INPUTS` (default `audio`) before voice is
 //! detected (`asr_core::echo`; `ECHO_TAIL_MS`, default 200, the longest echo path).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use asr_core::{
     BackchannelConfig, VadConfig,
-    echo::EchoCanceller,
-    endpoint::{EndpointInput, EndpointOutput, Endpointer, JobId},
+    endpoint::{EndpointInput, EndpointOutput, JobId},
+    microphones::Microphones,
 };
 use audio_utils::{Pcm, resample_linear};
 use crossbeam_channel::select;
@@ -112,28 +112,20 @@ fn main() -> eyre::Result<()> {
         })
     };
     let drain_timeout = node_kit::env_secs("ASR_DRAIN_TIMEOUT_SECS", 30.0)?;
-    // One endpointer (voice detector and turn decisions) per audio input, so two
-    // microphones never mix.
-    let mut endpointers: BTreeMap<String, Endpointer> = BTreeMap::new();
-    // One guard per audio input: NaN or infinite samples are heard as silence, and each
-    // stream that sends any is named once in the log.
     // The inputs already warned about for non-finite samples: once each.
     let mut warned_inputs: BTreeSet<String> = BTreeSet::new();
-    // Once the player's output comes in (`reference`), one echo canceller per microphone:
-    // the agents' voices coming back through the room are no barge-in.
     let echo_tail_ms: u32 = node_kit::env_parse("ECHO_TAIL_MS", 200)?;
     if !(10..=2000).contains(&echo_tail_ms) {
         bail!("ECHO_TAIL_MS ({echo_tail_ms}) must be 10 to 2000");
     }
-    let mut cancellers: Option<BTreeMap<String, EchoCanceller>> = None;
-    // The microphones that hear the loudspeaker directly; a browser page cancels its own
-    // echo (getUserMedia), its input is left as it is.
-    let echo_inputs: BTreeSet<String> = node_kit::env_opt("ECHO_CANCEL_INPUTS")
+    // The microphones that hear the loudspeaker directly.
+    let echo_inputs = node_kit::env_opt("ECHO_CANCEL_INPUTS")
         .unwrap_or_else(|| ids::AUDIO.to_owned())
         .split(',')
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty())
-        .collect();
+        .collect::<Vec<_>>();
+    let mut mics = Microphones::new(vad_config, backchannels, echo_inputs, echo_tail_ms);
     let mut out = Outputs {
         node: &mut node,
         speaker,
@@ -160,24 +152,15 @@ fn main() -> eyre::Result<()> {
                             "audio holds non-finite samples (NaN or infinity): heard as silence; reported once per input"
                         );
                     }
-                    let endpointer = endpointers
-                        .entry(id.to_string())
-                        .or_insert_with(|| Endpointer::new(vad_config, backchannels.clone()));
-                    let mut audio = resample_linear(&block.samples, block.sample_rate, VAD_RATE);
-                    if let Some(cancellers) = cancellers.as_mut().filter(|_| echo_inputs.contains(id.as_str())) {
-                        audio = cancellers
-                            .entry(id.to_string())
-                            .or_insert_with(|| EchoCanceller::new(VAD_RATE, echo_tail_ms))
-                            .process(&audio);
-                    }
-                    let mut outputs = endpointer.handle(EndpointInput::Audio(&audio));
+                    let audio = resample_linear(&block.samples, block.sample_rate, VAD_RATE);
+                    let mut outputs = mics.audio(id.as_str(), &audio);
                     while !outputs.is_empty() {
                         for output in outputs {
                             out.on_output(id.as_str(), output)?;
                         }
                         outputs = std::mem::take(&mut out.dropped)
                             .into_iter()
-                            .flat_map(|job| endpointer.handle(EndpointInput::Dropped { job }))
+                            .flat_map(|job| mics.handle(id.as_str(), EndpointInput::Dropped { job }))
                             .collect();
                     }
                 }
@@ -185,17 +168,8 @@ fn main() -> eyre::Result<()> {
                     match node_kit::decode::<Audio>(&metadata.parameters, &data) {
                         Ok(block) => {
                             let played = resample_linear(&block.samples, block.sample_rate, VAD_RATE);
-                            let cancellers = cancellers.get_or_insert_with(|| {
+                            if mics.reference(&played) {
                                 tracing::info!(tail_ms = echo_tail_ms, "the player's voice is taken out of the microphones");
-                                BTreeMap::new()
-                            });
-                            for input in endpointers.keys().filter(|i| echo_inputs.contains(i.as_str())) {
-                                cancellers
-                                    .entry(input.clone())
-                                    .or_insert_with(|| EchoCanceller::new(VAD_RATE, echo_tail_ms));
-                            }
-                            for canceller in cancellers.values_mut() {
-                                canceller.push_reference(&played);
                             }
                         }
                         Err(problem) => tracing::warn!(%problem, "reference audio ignored"),
@@ -207,26 +181,26 @@ fn main() -> eyre::Result<()> {
             },
             recv(result_rx) -> result => {
                 let Ok((key, result)) = result else { break };
-                out.on_result(&mut endpointers, key, result)?;
+                out.on_result(&mut mics, key, result)?;
             }
         }
     }
-    for (input, endpointer) in &mut endpointers {
-        for output in endpointer.handle(EndpointInput::Finish) {
-            out.on_output(input, output)?;
+    for input in mics.inputs() {
+        for output in mics.handle(&input, EndpointInput::Finish) {
+            out.on_output(&input, output)?;
         }
         // Dropped at the end: nothing to recognize them with; only forgotten.
         for job in std::mem::take(&mut out.dropped) {
-            endpointer.handle(EndpointInput::Dropped { job });
+            mics.handle(&input, EndpointInput::Dropped { job });
         }
     }
     // Nothing the human said is lost: what is being recognised is still sent, within
     // `drain_timeout`. No more jobs: the worker ends once it has done those queued.
     out.jobs = None;
     let deadline = std::time::Instant::now() + drain_timeout;
-    while out.in_flight > 0 && endpointers.values().any(|e| e.awaiting() > 0) {
+    while out.in_flight > 0 && mics.awaiting() {
         match result_rx.recv_deadline(deadline) {
-            Ok((key, result)) => out.on_result(&mut endpointers, key, result)?,
+            Ok((key, result)) => out.on_result(&mut mics, key, result)?,
             Err(_) => {
                 tracing::warn!(
                     in_flight = out.in_flight,
@@ -380,7 +354,7 @@ impl Outputs<'_> {
     /// A job's result: `None` when it was skipped as cancelled.
     fn on_result(
         &mut self,
-        endpointers: &mut BTreeMap<String, Endpointer>,
+        mics: &mut Microphones,
         (input, job): JobKey,
         result: Option<eyre::Result<String>>,
     ) -> eyre::Result<()> {
@@ -394,10 +368,7 @@ impl Outputs<'_> {
             tracing::warn!(error = %format!("{e:#}"), "recognition failed; treating the sound as a backchannel");
             String::new()
         });
-        let Some(endpointer) = endpointers.get_mut(&input) else {
-            return Ok(());
-        };
-        for output in endpointer.handle(EndpointInput::Recognized { job, text }) {
+        for output in mics.handle(&input, EndpointInput::Recognized { job, text }) {
             self.on_output(&input, output)?;
         }
         Ok(())
