@@ -91,6 +91,13 @@ pub enum BridgeInput {
         question_id: u64,
         heard: String,
     },
+    /// The player held its voice (the human began to speak) while an utterance sounded:
+    /// `heard` of it was heard so far, all of it if the human's words now interrupt.
+    Held {
+        speaker: String,
+        question_id: u64,
+        heard: String,
+    },
     /// The backend produced text for a generation.
     Chunk { question_id: u64, text: String },
     /// The backend finished a generation (with an error, if it failed).
@@ -186,6 +193,10 @@ pub struct BridgeCore {
     /// that the answer is read meanwhile: asked again when the controller repeats the
     /// turn at the hold's end (the human only nodded), dropped with a new question.
     set_aside: Option<GenerationRequest>,
+    /// The utterance sounding when the voice was held, and what was heard of it: the
+    /// answer is read ahead with the line cut there, as the human's words will leave it
+    /// (read with the whole line, the cut would make the answer read again from it).
+    held: Option<(String, u64, String)>,
     /// Side requests are answered by the scripted stand-in.
     scripted_requests: bool,
     /// The context a conductor gave with this participant's last turn (its persona, the
@@ -213,6 +224,7 @@ impl BridgeCore {
             upcoming: false,
             answer_foretold: false,
             set_aside: None,
+            held: None,
             scripted_requests: false,
             conductor_context: None,
         }
@@ -313,12 +325,17 @@ impl BridgeCore {
     /// their words, which it does not quote). The answer's prompt puts their words after
     /// both.
     fn answer_ahead(&self) -> GenerationRequest {
-        let mut ahead = self.clone();
+        // The conversation as the human's words will leave it: the line held cut there.
+        let mut heard = self.clone();
+        if let Some((speaker, question_id, text)) = &self.held {
+            heard.history.cut_to_heard(speaker, *question_id, text);
+        }
+        let mut ahead = heard.clone();
         let mut stand_in = Entry::new(HUMAN_STAND_IN, "…", self.answered + 1);
         stand_in.human = true;
         ahead.history.push(stand_in);
         let (plan, direction) = ahead.plan_turn(self.answered + 2, None);
-        let messages = self.turn_messages(&self.speaking_persona(), &direction);
+        let messages = heard.turn_messages(&self.speaking_persona(), &direction);
         GenerationRequest {
             question_id: self.answered,
             messages,
@@ -450,6 +467,8 @@ impl BridgeCore {
                 }
                 self.turns_seen = question_id;
                 self.set_aside = None;
+                // A turn without an interrupt before it: the held voice played on.
+                self.held = None;
                 // The turn foretold went out (to whomever the policy gave it at last).
                 self.upcoming = false;
                 self.answer_foretold = false;
@@ -550,8 +569,10 @@ impl BridgeCore {
                 ahead_of: PrepareFor::Turn,
             } => {
                 self.upcoming = speaker == self.persona.name;
-                // The human only nodded, or was answered: no answer is coming.
+                // The human only nodded, or was answered: no answer is coming, and the
+                // held line plays on.
                 self.answer_foretold = false;
+                self.held = None;
                 if self.upcoming && self.read_along && self.active.is_none() {
                     out.push(BridgeOutput::ReadAhead(self.read_ahead()));
                 }
@@ -561,6 +582,14 @@ impl BridgeCore {
                 self.stale.interrupt(question_id);
                 self.set_aside
                     .take_if(|asked| self.stale.is_stale(asked.question_id));
+                // The human's words cut the line held where it was held; the player's own
+                // report of it may come after the answer's turn, which must read it cut.
+                if let Some((speaker, held_id, heard)) = self
+                    .held
+                    .take_if(|(_, held_id, _)| self.stale.is_stale(*held_id))
+                {
+                    self.history.cut_to_heard(&speaker, held_id, &heard);
+                }
                 if let Some(a) = self.active.take_if(|a| self.stale.is_stale(a.question_id)) {
                     out.push(BridgeOutput::Cancel {
                         question_id: a.question_id,
@@ -589,6 +618,17 @@ impl BridgeCore {
                 question_id,
                 heard,
             } => self.history.cut_to_heard(&speaker, question_id, &heard),
+            BridgeInput::Held {
+                speaker,
+                question_id,
+                heard,
+            } => {
+                self.held = Some((speaker, question_id, heard));
+                // The answer read ahead with the whole line is read again, cut.
+                if self.answer_foretold && self.read_along && self.active.is_none() {
+                    out.push(BridgeOutput::Prefill(self.answer_ahead()));
+                }
+            }
             BridgeInput::Chunk { question_id, text } => {
                 let Some(active) = self.active.as_mut() else {
                     return out;
@@ -1175,6 +1215,67 @@ mod tests {
             &c.handle(turn("tutor", 4))[..],
             [BridgeOutput::Generate(request)] if request.question_id == 4
         ));
+    }
+
+    #[test]
+    fn the_answer_is_read_ahead_with_the_held_line_cut_where_the_voice_was_held() {
+        let line = "The slope is the limit of the secant slopes as the two points meet.";
+        let mut c = core().with_read_along(true);
+        c.handle(BridgeInput::Utterance(Entry::new("student1", line, 1)));
+        c.handle(BridgeInput::Prepare {
+            speaker: "tutor".into(),
+            ahead_of: PrepareFor::Answer,
+        });
+        let held = BridgeInput::Held {
+            speaker: "student1".into(),
+            question_id: 1,
+            heard: "The slope is the limit".into(),
+        };
+        let out = c.handle(held.clone());
+        let [BridgeOutput::Prefill(read)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        let said = |messages: &[ChatMessage]| {
+            messages
+                .iter()
+                .map(|m| m.content.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert!(said(&read.messages).contains("The slope is the limit —"));
+        assert!(!said(&read.messages).contains("secant"));
+        // The human's words interrupt: the answer's prompt holds the line as read ahead,
+        // before the player's own report of the cut has come.
+        c.handle(BridgeInput::Interrupt { question_id: 2 });
+        let mut human = Entry::new("human", "Why a limit?", 2);
+        human.human = true;
+        c.handle(BridgeInput::Utterance(human));
+        let out = c.handle(turn("tutor", 3));
+        let [BridgeOutput::Generate(answer)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(
+            answer.messages[..read.messages.len() - 1],
+            read.messages[..read.messages.len() - 1]
+        );
+
+        // The human only nods: the line plays on, whole in the conversation.
+        let mut c = core().with_read_along(true);
+        c.handle(BridgeInput::Utterance(Entry::new("student1", line, 1)));
+        c.handle(BridgeInput::Prepare {
+            speaker: "tutor".into(),
+            ahead_of: PrepareFor::Answer,
+        });
+        c.handle(held);
+        c.handle(BridgeInput::Prepare {
+            speaker: "student2".into(),
+            ahead_of: PrepareFor::Turn,
+        });
+        let out = c.handle(turn("tutor", 2));
+        let [BridgeOutput::Generate(turn)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert!(said(&turn.messages).contains("secant"));
     }
 
     #[test]

@@ -159,6 +159,13 @@ pub enum PlayerOutput {
         at_ms: u64,
     },
     PlaybackDone(TimelineRecord),
+    /// The voice was held (the human began to speak) while `question_id` sounded:
+    /// `heard` is what was heard of it, as an interrupt would report it.
+    Held {
+        speaker: String,
+        question_id: u64,
+        heard: String,
+    },
     /// Ask the backend for the audio of sentence `index` of a clip.
     SynthesizeClip {
         clip_id: String,
@@ -202,25 +209,40 @@ impl Utterance {
             .is_some_and(|last| self.playing_index > last)
     }
 
-    /// Counts what was heard of the current segment up to `position`.
-    fn credit_partial(&mut self) {
-        let Some(slot) = self.segments.get(&self.playing_index) else {
-            return;
-        };
-        let Some(audio) = &slot.audio else { return };
+    /// What was heard of the current segment up to `position`, cut at a word boundary
+    /// so that the context gets whole words.
+    fn partial(&self) -> Option<String> {
+        let slot = self.segments.get(&self.playing_index)?;
+        let audio = slot.audio.as_ref()?;
         if audio.is_empty() || self.position == 0 {
-            return;
+            return None;
         }
         let fraction = self.position as f64 / audio.len() as f64;
         let total = slot.text.chars().count();
         let heard = ((total as f64) * fraction).round() as usize;
-        // Cut at a word boundary so the context gets whole words.
         let prefix: String = slot.text.chars().take(heard).collect();
         let cut = match prefix.rfind(char::is_whitespace) {
             Some(i) if heard < total => &prefix[..i],
             _ => prefix.as_str(),
         };
-        self.push_played(cut.trim_end());
+        Some(cut.trim_end().to_owned())
+    }
+
+    /// Counts what was heard of the current segment up to `position`.
+    fn credit_partial(&mut self) {
+        if let Some(partial) = self.partial() {
+            self.push_played(&partial);
+        }
+    }
+
+    /// Everything heard so far: the segments played and the current one up to
+    /// `position`.
+    fn heard_so_far(&self) -> String {
+        match self.partial().filter(|p| !p.is_empty()) {
+            Some(partial) if self.text_played.is_empty() => partial,
+            Some(partial) => format!("{} {partial}", self.text_played),
+            None => self.text_played.clone(),
+        }
     }
 
     fn push_played(&mut self, text: &str) {
@@ -362,6 +384,17 @@ impl Player {
                 if self.paused_since.is_none() {
                     self.paused_since = Some(self.clock);
                     self.start_fade_of_current();
+                    // What an interrupt now would leave heard (the held voice faded out
+                    // here, and a reset drops it without a second fade).
+                    if let Some((&question_id, utterance)) = self.queue.first_key_value()
+                        && utterance.started_at.is_some()
+                    {
+                        events.push(PlayerOutput::Held {
+                            speaker: utterance.speaker.clone(),
+                            question_id,
+                            heard: utterance.heard_so_far(),
+                        });
+                    }
                 }
             }
             PlayerInput::Resume => self.paused_since = None,

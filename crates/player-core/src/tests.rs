@@ -192,17 +192,32 @@ fn an_interrupt_after_a_pause_fades_nothing_twice() {
         index: 0,
         samples: vec![0.5; 100],
     });
-    play(&mut p, 1);
-    p.handle(PlayerInput::Pause);
-    // The hold fades the voice out once...
+    play(&mut p, 3);
+    // The hold says what an interrupt would leave heard (60 of 100 samples: three of the
+    // four words' characters, cut at a word)...
+    let on_hold = p.handle(PlayerInput::Pause);
+    assert_eq!(
+        on_hold,
+        [PlayerOutput::Held {
+            speaker: "s1".into(),
+            question_id: 1,
+            heard: "one two".into(),
+        }]
+    );
+    // ...fades the voice out once...
     let (held, _, _) = play(&mut p, 1);
     assert!(held[..5].iter().any(|s| *s != 0.0) && held[5..].iter().all(|s| *s == 0.0));
-    // ...and the question that follows drops it without sounding it again.
+    // ...and the question that follows drops it without sounding it again, reporting
+    // what the hold said.
     let events = p.handle(PlayerInput::Interrupt { question_id: 2 });
     assert!(!p.is_fading(), "a second fade would replay the held voice");
     let (after, _, _) = play(&mut p, 2);
     assert!(after.iter().all(|s| *s == 0.0));
     assert!(done(&events)[0].interrupted);
+    assert_eq!(done(&events)[0].text_played, "one two");
+    // Held while nothing sounds: nothing to say.
+    assert!(p.handle(PlayerInput::Resume).is_empty());
+    assert!(p.handle(PlayerInput::Pause).is_empty());
 }
 
 proptest! {

@@ -70,6 +70,11 @@ pub mod ids {
     pub const PLAYBACK_STARTED: &str = "playback_started";
     /// Player output: an utterance finished or was cut off (Utf8: the text heard).
     pub const PLAYBACK_DONE: &str = "playback_done";
+    /// Player output: the voice was held while an utterance sounded (Utf8: the text heard
+    /// so far, what an interrupt would leave).
+    pub const PLAYBACK_HELD: &str = "playback_held";
+    /// Bridge input: the player's `playback_held`.
+    pub const HELD: &str = "held";
     /// Bridge input: a side request (Utf8 JSON: id, kind, prompt, json, max_words).
     pub const REQUEST: &str = "request";
     /// Bridge output: the answer to a side request (Utf8), with `request_id`, `kind`.

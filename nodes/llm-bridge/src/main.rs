@@ -11,7 +11,7 @@ use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
 use voice_protocol::ids;
 use voice_protocol::messages::{
-    Chunk, DecodeError, Interrupt, ModelCall, ModelReply, Played, Prepare, Turn, Utterance,
+    Chunk, DecodeError, Held, Interrupt, ModelCall, ModelReply, Played, Prepare, Turn, Utterance,
 };
 
 use llm_bridge::{
@@ -289,6 +289,14 @@ fn to_bridge_input(
                 speaker: played.speaker,
                 question_id: played.question_id?,
                 heard: played.text,
+            })
+        }
+        ids::HELD => {
+            let held = node_kit::decode::<Held>(params, data).map_err(warn).ok()?;
+            Some(BridgeInput::Held {
+                speaker: held.speaker,
+                question_id: held.question_id,
+                heard: held.text,
             })
         }
         other => {

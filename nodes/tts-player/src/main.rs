@@ -1,7 +1,8 @@
 //! `tts-player`: `segment` and `interrupt` in (optionally `pause` / `resume`, the
 //! controller's hold of the human's floor); speech out to the sound device (when there
 //! is one), `conversation.wav` and `timeline.jsonl` in the session folder, and the outputs
-//! `audio` (Float32 blocks), `playback_started` and `playback_done`.
+//! `audio` (Float32 blocks), `playback_started`, `playback_done` and `playback_held` (what
+//! was heard of the utterance sounding when the voice was held).
 //!
 //! The human, optionally: `human_audio` (and `human_audio_<source>`: the microphones the
 //! ASR bridge hears as `audio`, `audio_<source>`) is recorded as `human.wav` on the same

@@ -19,7 +19,7 @@ use player_core::{
     human::{HumanLine, HumanRecorder},
     records::{BARGE_IN_FILE, BargeInRecord, INTERRUPTS_FILE, InterruptRecord},
 };
-use voice_protocol::messages::{Audio, ClipJson, PlaybackStarted, Played, Utterance};
+use voice_protocol::messages::{Audio, ClipJson, Held, PlaybackStarted, Played, Utterance};
 use voice_protocol::{hub::LocalQuestionIds, ids};
 
 use crate::{
@@ -374,6 +374,19 @@ fn apply(
                 speaker,
             };
             node_kit::send(node, started)?;
+        }
+        PlayerOutput::Held {
+            speaker,
+            question_id,
+            heard,
+        } => {
+            tracing::debug!(%speaker, question_id, chars = heard.chars().count(), "held");
+            let held = Held {
+                question_id,
+                speaker,
+                text: heard,
+            };
+            node_kit::send(node, held)?;
         }
         PlayerOutput::PlaybackDone(record) => {
             tracing::info!(speaker = %record.speaker, question_id = record.question_id, interrupted = record.interrupted, chars = record.chars_played, "played");

@@ -13,7 +13,7 @@ mod text;
 
 pub use control::{Interrupt, Prepare, PrepareFor, SpeechStarted, Turn};
 pub use model::{CallKind, ModelCall, ModelReply};
-pub use playback::{Audio, Pause, PlaybackStarted, Played, Resume};
+pub use playback::{Audio, Held, Pause, PlaybackStarted, Played, Resume};
 pub use requests::{ClipJson, DEFAULT_MAX_WORDS, MAX_PROMPT_BYTES, Plain, Reply, SideRequest};
 pub use text::{Backchannel, Chunk, Segment, Transcript, Utterance};
 

@@ -1,6 +1,6 @@
 //! The player's side: playback started, what was played, audio, pause and resume.
 
-use super::{DecodeError, Fields, Message, Meta, named};
+use super::{DecodeError, Fields, Message, Meta, missing, named};
 use crate::{ids, keys};
 
 /// The player began to voice an utterance (`playback_started`; payload: the speaker).
@@ -63,6 +63,38 @@ impl Message for Played {
             chars_played: meta
                 .int(keys::CHARS_PLAYED)
                 .and_then(|n| u64::try_from(n).ok()),
+            text,
+        })
+    }
+}
+
+/// The voice was held while an utterance sounded (`playback_held`; payload: the text heard
+/// so far): if the human's words now interrupt, this is what was heard of it; if they
+/// only nod, it plays on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held {
+    pub question_id: u64,
+    pub speaker: String,
+    pub text: String,
+}
+
+impl Message for Held {
+    const OUTPUT: &'static str = ids::PLAYBACK_HELD;
+    type Payload = String;
+
+    fn encode(self) -> (Fields, String) {
+        let fields = Fields::new()
+            .with_question_id(self.question_id)
+            .with_text(keys::SPEAKER, self.speaker);
+        (fields, self.text)
+    }
+
+    fn decode(meta: &impl Meta, text: String) -> Result<Self, DecodeError> {
+        Ok(Self {
+            question_id: meta
+                .question_id()
+                .ok_or_else(|| missing("playback_held", keys::QUESTION_ID))?,
+            speaker: meta.text(keys::SPEAKER).unwrap_or("unknown").to_owned(),
             text,
         })
     }

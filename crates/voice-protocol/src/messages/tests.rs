@@ -175,6 +175,7 @@ proptest! {
             chars_played: Some(index.into()),
             text: text.clone(),
         });
+        round_trip(Held { question_id, speaker: speaker.clone(), text: text.clone() });
         round_trip(PlaybackStarted { question_id: Some(question_id), speaker: speaker.clone() });
         round_trip(Backchannel { speaker: speaker.clone(), text: text.clone() });
         for kind in [CallKind::Generate, CallKind::Prefill, CallKind::Cancel] {
