@@ -408,6 +408,9 @@ impl BridgeCore {
     /// conductor's heuristic decides then).
     fn reply(&self, request: SideRequest, answer: Result<String, String>) -> BridgeOutput {
         let (text, error) = match answer {
+            // A spoken answer that opens with a participant's label ("Skeptic: What …",
+            // a model writing the transcript on) is said without it, whatever the backend.
+            Ok(text) if !request.json => (self.without_label(&text), None),
             Ok(text) => (text, None),
             Err(error) => (String::new(), Some(error)),
         };
@@ -418,6 +421,33 @@ impl BridgeCore {
             error,
             text,
         })
+    }
+
+    /// `text` without a leading label naming a participant (its id, name or role, this
+    /// participant's own included).
+    fn without_label(&self, text: &str) -> String {
+        let own = [
+            self.persona.name.as_str(),
+            self.persona.spoken_name(),
+            self.persona.role.as_str(),
+        ];
+        let labels: Vec<String> = own
+            .into_iter()
+            .chain(
+                self.directory
+                    .iter()
+                    .flat_map(|p| [p.id.as_str(), p.name.as_str(), p.role.as_str()]),
+            )
+            .map(|l| l.trim().to_lowercase())
+            .filter(|l| !l.is_empty())
+            .collect();
+        match crate::local::strip_tag(text, &labels) {
+            // The rest of a bold label ("**Investor:** …") goes with it.
+            Some(rest) if !rest.trim().is_empty() => rest
+                .trim_start_matches(|c: char| c == '*' || c == '_' || c.is_whitespace())
+                .to_owned(),
+            _ => text.to_owned(),
+        }
     }
 
     pub fn persona(&self) -> &Persona {
@@ -789,6 +819,40 @@ mod tests {
             (reply.text.as_str(), reply.error.as_deref()),
             ("", Some("timed out"))
         );
+    }
+
+    #[test]
+    fn a_spoken_reply_loses_a_participants_label_and_a_json_one_is_kept() {
+        let directory = vec![Participant::new("skeptic", "Dana Whitfield", "investor")];
+        let c = core().with_plan(directory, None);
+        let reply = |text: &str, json: bool| {
+            let request = if json {
+                SideRequest::json("r", "intent", "Want the floor?", 12)
+            } else {
+                SideRequest::text("r", "follow_up", "Ask about margins.", 40)
+            };
+            let BridgeOutput::Reply(reply) = c.reply(request, Ok(text.into())) else {
+                panic!()
+            };
+            reply.text
+        };
+        for labelled in [
+            "Skeptic: What margin do you expect?",
+            "[Dana Whitfield]: What margin do you expect?",
+            "**Investor:** What margin do you expect?",
+            "Tutor: What margin do you expect?",
+        ] {
+            assert_eq!(
+                reply(labelled, false),
+                "What margin do you expect?",
+                "{labelled}"
+            );
+        }
+        // Not a participant's label, a label alone, or a JSON answer: as it came.
+        for kept in ["Margins: what do you expect?", "Skeptic:"] {
+            assert_eq!(reply(kept, false), kept);
+        }
+        assert_eq!(reply(r#"skeptic: {"a": 1}"#, true), r#"skeptic: {"a": 1}"#);
     }
 
     #[test]

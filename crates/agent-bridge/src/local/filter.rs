@@ -510,8 +510,8 @@ pub(super) fn strip_head(head: &str, names: &[String]) -> String {
     text
 }
 
-/// The text after a leading speaker tag, if it starts with one.
-pub(super) fn strip_tag<'a>(text: &'a str, names: &[String]) -> Option<&'a str> {
+/// The text after a leading speaker tag, if it starts with one (`names` in lower case).
+pub fn strip_tag<'a>(text: &'a str, names: &[String]) -> Option<&'a str> {
     let colon = text.find(':')?;
     let tag = &text[..colon];
     if tag.chars().count() > 40 || tag.contains('\n') {

@@ -18,7 +18,7 @@ use crate::{
     history::{ChatMessage, ChatRole},
 };
 
-pub use filter::{Filtered, OutputFilter, budget_slack};
+pub use filter::{Filtered, OutputFilter, budget_slack, strip_tag};
 pub use prompt::{
     AFRESH_LINES, COMMON_SPEAKERS, FitError, LocalPrompt, MAX_SYSTEM_CHARS, prepared_words,
     quoted_spans, speaker_names,
