@@ -132,12 +132,18 @@ impl<'r, 'm> Run<'r, 'm> {
 
     /// Reads `tokens` into the cache at its request's priority, giving way to any more
     /// urgent request at the gate (the turn that will use it waits for the sequence
-    /// instead: it would read the same tokens itself).
+    /// instead: it would read the same tokens itself), and leaving at once when a newer
+    /// reading of the same participant replaced it (it would otherwise hold the sequence,
+    /// waiting at the gate behind another participant's turn, while the newer one, an
+    /// answer's, waits behind it).
     fn read_ahead(&mut self, tokens: &[LlamaToken], started: Instant) -> Result<(), String> {
         let reused = self.keep_cached(tokens);
         let host = self.host;
         let (ticket, line) = (self.ticket, self.line.clone());
-        let yields = move || host.urgent_waiting(boosted(ticket, line.as_deref()));
+        let replaced = self.job.cancel.clone();
+        let yields = move || {
+            replaced.load(Ordering::SeqCst) || host.urgent_waiting(boosted(ticket, line.as_deref()))
+        };
         let interrupted = self.read_prompt(tokens, reused, None, &yields)?.is_none();
         tracing::debug!(
             participant = %self.job.participant,
