@@ -478,13 +478,16 @@ impl BridgeCore {
                 prepared,
             } => {
                 if question_id <= self.turns_seen {
-                    // The turn repeated at the hold's end: the one set aside goes on.
+                    // The turn repeated at the hold's end: no answer is coming, the held
+                    // voice plays on (its line is not to be cut later), and the turn set
+                    // aside goes on.
+                    self.answer_foretold = false;
+                    self.held = None;
                     if let Some(asked) = self
                         .set_aside
                         .take_if(|asked| asked.question_id == question_id)
                         .filter(|_| !self.stale.is_stale(question_id))
                     {
-                        self.answer_foretold = false;
                         self.active = Some(Active {
                             question_id,
                             sent_any: false,
@@ -1322,6 +1325,24 @@ mod tests {
             answer.messages[..read.messages.len() - 1],
             read.messages[..read.messages.len() - 1]
         );
+
+        // The human only nods, and the turn in progress is sent again: the line held
+        // plays on, and a later question's interrupt does not cut it.
+        let mut c = core().with_read_along(true);
+        c.handle(BridgeInput::Utterance(Entry::new("student1", line, 1)));
+        c.handle(turn("student2", 2));
+        c.handle(BridgeInput::Prepare {
+            speaker: "tutor".into(),
+            ahead_of: PrepareFor::Answer,
+        });
+        c.handle(held.clone());
+        c.handle(turn("student2", 2));
+        c.handle(BridgeInput::Interrupt { question_id: 3 });
+        let out = c.handle(turn("tutor", 4));
+        let [BridgeOutput::Generate(answer)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert!(said(&answer.messages).contains("secant"));
 
         // The human only nods: the line plays on, whole in the conversation.
         let mut c = core().with_read_along(true);
