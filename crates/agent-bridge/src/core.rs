@@ -587,8 +587,12 @@ impl BridgeCore {
                 if self.answer_foretold {
                     // A turn of its own still generating would hold the model's sequence
                     // through the hold, and the answer would read its prompt after the
-                    // human stopped: one that said nothing yet is set aside instead.
-                    if let Some(turn) = self.active.take_if(|a| !a.sent_any && a.asked.is_some()) {
+                    // human stopped: one that said nothing yet is set aside instead (a
+                    // model that keeps no cache has nothing to read ahead: it goes on).
+                    if let Some(turn) = self
+                        .active
+                        .take_if(|a| self.read_along && !a.sent_any && a.asked.is_some())
+                    {
                         out.push(BridgeOutput::Cancel {
                             question_id: turn.question_id,
                         });
@@ -1170,7 +1174,7 @@ mod tests {
 
     #[test]
     fn the_human_s_answerer_prefills_the_turn_s_messages_when_its_model_is_free() {
-        let mut c = core();
+        let mut c = core().with_read_along(true);
         c.handle(BridgeInput::Utterance(Entry::new(
             "student1",
             "What is a slope?",
@@ -1219,7 +1223,7 @@ mod tests {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Answer,
         };
-        let mut c = core();
+        let mut c = core().with_read_along(true);
         c.handle(BridgeInput::Utterance(Entry::new("student1", "Slopes?", 1)));
         let out = c.handle(turn("tutor", 2));
         let [BridgeOutput::Generate(asked)] = &out[..] else {
@@ -1273,15 +1277,21 @@ mod tests {
         ));
 
         // Set aside, then the human asks: the question's interrupt drops it.
-        let mut c = core();
+        let mut c = core().with_read_along(true);
         c.handle(turn("tutor", 2));
-        c.handle(prepare);
+        c.handle(prepare.clone());
         c.handle(BridgeInput::Interrupt { question_id: 3 });
         assert!(c.handle(turn("tutor", 2)).is_empty());
         assert!(matches!(
             &c.handle(turn("tutor", 4))[..],
             [BridgeOutput::Generate(request)] if request.question_id == 4
         ));
+
+        // A model without a cache (a service) has nothing to read ahead: the turn goes on.
+        let mut c = core();
+        c.handle(turn("tutor", 2));
+        assert!(matches!(&c.handle(prepare)[..], [BridgeOutput::Prefill(_)]));
+        assert_eq!(c.active(), Some(2));
     }
 
     #[test]
