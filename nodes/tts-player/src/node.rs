@@ -5,10 +5,6 @@
 
 use std::{
     collections::BTreeSet,
-    sync::{
-        Arc,
-        atomic::{AtomicU64, Ordering},
-    },
     time::{Duration, Instant, SystemTime},
 };
 
@@ -44,9 +40,6 @@ pub struct PlayerNode {
     device: Option<Device>,
     human: HumanRecorder,
     voicing: Voicing,
-    /// The newest interrupt's question id, shared with the synthesis worker: older jobs
-    /// are skipped there without asking the core.
-    floor: Arc<AtomicU64>,
     /// Question ids for node-hub-style text and audio, which come without one.
     local_ids: LocalQuestionIds,
     /// Microphones already reported for non-finite samples.
@@ -76,8 +69,7 @@ impl PlayerNode {
             Duration::from_millis(settings.block_ms * 3),
         )?;
         tracing::info!(folder = %dir.display(), device = device.is_some(), "recording the session");
-        let floor = Arc::new(AtomicU64::new(0));
-        let (voicing, results) = spawn_synthesizer(backend, rate, floor.clone());
+        let (voicing, results) = spawn_synthesizer(backend, rate);
         let mut player = Player::new(PlayerConfig::new(rate));
         if resumed_samples > 0 {
             // A restart: the recording goes on, and so does the utterance being spoken.
@@ -91,7 +83,6 @@ impl PlayerNode {
             device,
             human,
             voicing,
-            floor,
             local_ids: LocalQuestionIds::default(),
             warned_inputs: BTreeSet::new(),
             rate,
@@ -174,8 +165,7 @@ impl PlayerNode {
             self.rate,
         ) {
             if let PlayerInput::Interrupt { question_id } = input {
-                self.floor.fetch_max(question_id, Ordering::SeqCst);
-                self.voicing.floor_raised(self.floor.load(Ordering::SeqCst));
+                self.voicing.interrupt(question_id);
                 let record = InterruptRecord {
                     question_id,
                     at_ms: self.player.now_ms(),

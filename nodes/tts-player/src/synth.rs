@@ -60,6 +60,9 @@ type Running = Arc<Mutex<Call>>;
 /// or a phrase voiced ahead when a job comes.
 pub struct Voicing {
     jobs: Sender<Job>,
+    /// The newest interrupt's question id, shared with the worker: older jobs are
+    /// skipped there without asking the core.
+    floor: Arc<AtomicU64>,
     running: Running,
     cancel: Option<Box<dyn Fn() + Send + Sync>>,
 }
@@ -71,8 +74,13 @@ impl Voicing {
         self.stop_if(|call| call == Call::Ahead);
     }
 
-    /// The floor (the newest interrupt's question id) was raised to `floor`.
-    pub fn floor_raised(&self, floor: u64) {
+    /// An interrupt came: turns older than `question_id` are no longer voiced, and the
+    /// call voicing one is stopped.
+    pub fn interrupt(&self, question_id: u64) {
+        let floor = self
+            .floor
+            .fetch_max(question_id, Ordering::SeqCst)
+            .max(question_id);
         self.stop_if(|call| matches!(call, Call::Turn(id) if id < floor));
     }
 
@@ -95,12 +103,12 @@ fn begin(running: &Running, backend: &mut dyn TtsBackend, call: Call) {
 
 /// One synthesis worker, in arrival order; jobs older than the newest interrupt are
 /// skipped without synthesizing, abandoned between pieces of a long one, and stopped
-/// within a piece by [`Voicing::floor_raised`] where the voice allows it.
+/// within a piece by [`Voicing::interrupt`] where the voice allows it.
 pub fn spawn_synthesizer(
     mut backend: Box<dyn TtsBackend>,
     rate: u32,
-    floor: Arc<AtomicU64>,
 ) -> (Voicing, Receiver<PlayerInput>) {
+    let floor = Arc::new(AtomicU64::new(0));
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(MAX_PENDING_JOBS);
     // One result per job at most, drained by the event loop at every turn; bounding it
     // too could leave both sides waiting on each other.
@@ -108,6 +116,7 @@ pub fn spawn_synthesizer(
     let running: Running = Arc::new(Mutex::new(Call::Other));
     let voicing = Voicing {
         jobs: job_tx,
+        floor: floor.clone(),
         running: running.clone(),
         cancel: backend.canceller(),
     };
@@ -388,7 +397,7 @@ mod tests {
     fn openers_are_voiced_while_idle_and_then_sound_without_a_call() {
         let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
         let backend = Box::new(Counting(calls.clone()));
-        let (voicing, results) = spawn_synthesizer(backend, 16_000, Arc::new(AtomicU64::new(0)));
+        let (voicing, results) = spawn_synthesizer(backend, 16_000);
         let phrases = voice_protocol::openers::PHRASES;
         // From the start, in the order of the list (the most used first).
         wait_for_calls(&calls, phrases.len());
@@ -462,7 +471,7 @@ mod tests {
             cancelled: Default::default(),
             held: phrases[1],
         });
-        let (voicing, results) = spawn_synthesizer(backend, 16_000, Arc::new(AtomicU64::new(0)));
+        let (voicing, results) = spawn_synthesizer(backend, 16_000);
         // The worker is in the call that would run for a minute.
         wait_for_calls(&calls, 2);
         assert_eq!(calls.lock().unwrap()[1], phrases[1]);
