@@ -8,6 +8,7 @@
 //! - [`scripted`]: the scripted stand-in, a deterministic template model for tests.
 //! - [`local`]: prompts and output filtering for a small embedded model.
 //! - [`guard`]: sentences a participant must not say (echoes, filler, another's name).
+//! - [`reply`]: what of a model's reply may be said, the same for every backend.
 //! - [`request`]: side requests (intents, bids, short lines) answered on `reply`.
 //! - [`host`]: what a bridge asks of the model host, as it travels.
 
@@ -19,6 +20,7 @@ pub mod local;
 pub mod openai;
 pub mod opener;
 pub mod persona;
+pub mod reply;
 pub mod request;
 pub mod scripted;
 

@@ -2,6 +2,7 @@
 //! channel; [`Cancel`] stops it at once.
 
 use std::{
+    ops::ControlFlow,
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -10,8 +11,9 @@ use std::{
 };
 
 use agent_bridge::{
-    GenerationRequest, History, Persona, SideRequest,
+    ChatMessage, ChatRole, GenerationRequest, History, Persona, SideRequest,
     openai::{ChatSettings, request_body},
+    reply::{self, RESAMPLE_WARMING, RESAMPLES, ReplyPolicy},
     scripted,
 };
 use crossbeam_channel::Sender;
@@ -207,18 +209,24 @@ pub struct OpenAiConfig {
     pub limits: StreamLimits,
     /// Limit of a whole turn, retries included: keep-alives and trickles count too.
     pub turn_timeout: Duration,
+    /// A spoken turn ends at the first sentence end after this many words.
+    pub max_words: usize,
 }
 
-/// Any OpenAI-compatible chat-completions server, streamed over SSE.
+/// Any OpenAI-compatible chat-completions server, streamed over SSE. Its replies go
+/// through the same [`ReplyPolicy`] as the embedded model's: a refused sentence is not
+/// said, and a reply of which nothing could be said is asked for again, warmer.
 pub struct OpenAiBackend {
     client: Arc<ChatClient>,
     chat: Arc<ChatSettings>,
+    persona: Arc<Persona>,
     turn_timeout: Duration,
+    max_words: usize,
     runtime: tokio::runtime::Runtime,
 }
 
 impl OpenAiBackend {
-    pub fn new(config: OpenAiConfig) -> eyre::Result<Self> {
+    pub fn new(config: OpenAiConfig, persona: Persona) -> eyre::Result<Self> {
         let client = ChatClient::new(config.service, config.connect_timeout, config.limits)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -227,7 +235,9 @@ impl OpenAiBackend {
         Ok(Self {
             client: Arc::new(client),
             chat: Arc::new(config.chat),
+            persona: Arc::new(persona),
             turn_timeout: config.turn_timeout,
+            max_words: config.max_words,
             runtime,
         })
     }
@@ -242,13 +252,11 @@ impl Backend for OpenAiBackend {
     ) -> Cancel {
         let client = self.client.clone();
         let chat = self.chat.clone();
-        let turn_timeout = self.turn_timeout;
+        let persona = self.persona.clone();
+        let (turn_timeout, max_words) = (self.turn_timeout, self.max_words);
         let question_id = request.question_id;
         let task = self.runtime.spawn(async move {
-            let body = request_body(&chat, &request.messages);
-            let turn = client.stream(&body, |text| {
-                let _ = events.send(BackendEvent::Chunk { question_id, text });
-            });
+            let turn = guarded_reply(&client, &chat, &persona, &request, max_words, &events);
             // The client's errors come redacted: a service may quote the key back.
             let error = match tokio::time::timeout(turn_timeout, turn).await {
                 Ok(result) => result.err().map(|e| e.to_string()),
@@ -260,6 +268,96 @@ impl Backend for OpenAiBackend {
         });
         Box::new(move || task.abort())
     }
+}
+
+/// One turn from the service under the reply policy: each attempt's stream filtered as
+/// it comes, the next attempt asked for (warmer; the last one afresh on the agenda's
+/// point) while nothing could be said, the prepared words said when every attempt was
+/// refused. A JSON answer is passed on whole, as the service wrote it.
+async fn guarded_reply(
+    client: &ChatClient,
+    chat: &ChatSettings,
+    persona: &Persona,
+    request: &GenerationRequest,
+    max_words: usize,
+    events: &Sender<BackendEvent>,
+) -> Result<(), service_client::ServiceError> {
+    let question_id = request.question_id;
+    let send = |text: String| {
+        if !text.is_empty() {
+            let _ = events.send(BackendEvent::Chunk { question_id, text });
+        }
+    };
+    if request.json {
+        return client
+            .stream(&request_body(chat, &request.messages), |text| {
+                send(text);
+                ControlFlow::Continue(())
+            })
+            .await;
+    }
+    let prompt = ReplyPolicy::prompt(request, persona);
+    let policy = ReplyPolicy::new(request, persona, &prompt, &request.messages, max_words);
+    let started = std::time::Instant::now();
+    for attempt in 0..=RESAMPLES {
+        let mut messages = request.messages.clone();
+        if let Some(point) = policy.afresh_point().filter(|_| attempt == RESAMPLES) {
+            messages.push(ChatMessage {
+                role: ChatRole::System,
+                content: reply::afresh_request(point),
+            });
+        }
+        let warmer = ChatSettings {
+            temperature: chat.temperature + f64::from(RESAMPLE_WARMING) * f64::from(attempt),
+            ..chat.clone()
+        };
+        let mut filter = policy.filter(attempt);
+        let mut gave_up = false;
+        client
+            .stream(&request_body(&warmer, &messages), |text| {
+                let filtered = filter.push(&text);
+                send(filtered.text);
+                if filtered.stop {
+                    return ControlFlow::Break(());
+                }
+                gave_up = policy.gives_up(&filter, attempt);
+                if gave_up {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .await?;
+        if !gave_up {
+            send(filter.finish().text);
+        }
+        let refused = filter.refused().len();
+        tracing::info!(
+            participant = %persona.name,
+            question_id,
+            attempt,
+            refused,
+            spoken_words = filter.emitted().split_whitespace().count(),
+            ms = started.elapsed().as_millis() as u64,
+            "service reply"
+        );
+        if gave_up || policy.asks_again(&filter, attempt) {
+            tracing::debug!(question_id, attempt, refused = ?filter.refused(), "every sentence refused; asking again");
+            continue;
+        }
+        if filter.emitted().trim().is_empty() && refused > 0 {
+            match policy.prepared_words() {
+                Some(words) => send(words.to_owned()),
+                None => tracing::info!(
+                    question_id,
+                    refused = ?filter.refused(),
+                    "every sentence refused; the turn ends without words"
+                ),
+            }
+        }
+        return Ok(());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ fn main() -> eyre::Result<()> {
         "openai" => {
             let config = openai_config()?;
             tracing::info!(participant = %persona.name, base_url = %config.service.redactor().redact(&config.service.base_url), model = %config.chat.model, key = config.service.api_key.is_some(), "using an OpenAI-compatible model service");
-            Arc::new(OpenAiBackend::new(config)?)
+            Arc::new(OpenAiBackend::new(config, persona.clone())?)
         }
         other => {
             bail!(

@@ -30,6 +30,7 @@ pub fn openai_config() -> eyre::Result<OpenAiConfig> {
             max_retries: node_kit::env_parse("LLM_MAX_RETRIES", 2)?,
         },
         turn_timeout: secs("LLM_TURN_TIMEOUT_SECS", 120.0)?,
+        max_words: node_kit::env_parse("LLM_MAX_WORDS", 22)?,
     })
 }
 

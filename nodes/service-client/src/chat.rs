@@ -1,7 +1,7 @@
 //! Chat completions streamed over server-sent events, on the caller's tokio runtime: the
 //! bridge aborts the task at a cancel, which drops the stream between two reads.
 
-use std::time::Duration;
+use std::{ops::ControlFlow, time::Duration};
 
 use agent_bridge::openai::{ChunkError, SseEvent, SseParser, is_retryable, parse_chunk};
 use futures_util::StreamExt;
@@ -59,12 +59,13 @@ impl ChatClient {
     }
 
     /// Streams the answer to `body` (a chat-completions request with `stream: true`):
-    /// each piece of content goes to `on_text` as it comes. Ends at `[DONE]`, or at the
-    /// close of a stream that gave its finish reason.
+    /// each piece of content goes to `on_text` as it comes. Ends at `[DONE]`, at the
+    /// close of a stream that gave its finish reason, or when `on_text` breaks (the
+    /// rest of the answer is not wanted: the connection is dropped).
     pub async fn stream(
         &self,
         body: &serde_json::Value,
-        mut on_text: impl FnMut(String),
+        mut on_text: impl FnMut(String) -> ControlFlow<()>,
     ) -> Result<(), ServiceError> {
         let url = self.settings.url("chat/completions");
         self.stream_from(&url, &body.to_string(), &mut on_text)
@@ -76,7 +77,7 @@ impl ChatClient {
         &self,
         url: &str,
         body: &str,
-        on_text: &mut impl FnMut(String),
+        on_text: &mut impl FnMut(String) -> ControlFlow<()>,
     ) -> Result<(), ServiceError> {
         let response = self.open(url, body).await?;
         let mut stream = std::pin::pin!(response.bytes_stream());
@@ -191,11 +192,11 @@ struct Reading {
 }
 
 impl Reading {
-    /// Passes content on; true at `[DONE]`.
+    /// Passes content on; true at `[DONE]` or when `on_text` wants no more.
     fn events(
         &mut self,
         events: Vec<SseEvent>,
-        on_text: &mut impl FnMut(String),
+        on_text: &mut impl FnMut(String) -> ControlFlow<()>,
     ) -> Result<bool, ServiceError> {
         for event in events {
             match event {
@@ -205,7 +206,9 @@ impl Reading {
                         self.finish_reason |= delta.finish_reason.is_some();
                         if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
                             self.got_content = true;
-                            on_text(text);
+                            if on_text(text).is_break() {
+                                return Ok(true);
+                            }
                         }
                     }
                     Err(e @ (ChunkError::Malformed(_) | ChunkError::Service(_))) => {

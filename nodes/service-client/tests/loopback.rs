@@ -94,7 +94,10 @@ fn stream(client: &ChatClient, model: &str) -> (String, Result<(), ServiceError>
     let body =
         json!({"model": model, "stream": true, "messages": [{"role": "user", "content": "Hi"}]});
     let mut text = String::new();
-    let result = runtime.block_on(client.stream(&body, |piece| text.push_str(&piece)));
+    let result = runtime.block_on(client.stream(&body, |piece| {
+        text.push_str(&piece);
+        std::ops::ControlFlow::Continue(())
+    }));
     (text, result)
 }
 

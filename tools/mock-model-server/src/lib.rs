@@ -377,38 +377,59 @@ fn chat(
             write!(stream, "data: {event}\n\n")?;
             stream.flush()
         }
+        // A model that repeats the last line it was shown, word for word, on its first
+        // call, and says something of its own after.
+        "parrot-once" => {
+            let reply = if call == 1 {
+                last_line(&body)
+                    .split_once("]: ")
+                    .map_or(last_line(&body), |(_, text)| text)
+                    .to_owned()
+            } else {
+                "Picture walking toward a wall: you get as close as you like and never touch it."
+                    .to_owned()
+            };
+            stream_reply(stream, &reply)
+        }
         "fault-error-event" => {
             sse_head(stream)?;
             stream.write_all(b"data: {\"error\":{\"message\":\"overloaded\"}}\n\n")?;
             stream.flush()
         }
         _ => {
-            // The last line somebody said (a user message); the system messages around it
-            // are directions, which an echo would only recite. A side request has no
-            // line of anyone's: its own message is echoed.
-            let messages = body["messages"].as_array();
-            let last = messages
-                .and_then(|m| {
-                    m.iter()
-                        .rev()
-                        .find(|m| m["role"] == "user")
-                        .or_else(|| m.last())
-                })
-                .and_then(|m| m["content"].as_str())
-                .unwrap_or("nothing");
             let reply = format!(
                 "You said: {}. That is worth discussing. ",
-                last.chars().take(60).collect::<String>()
+                last_line(&body).chars().take(60).collect::<String>()
             );
-            sse_head(stream)?;
-            for word in reply.split_inclusive(' ') {
-                sse_chunk(stream, word)?;
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            let finish =
-                json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] });
-            write!(stream, "data: {finish}\n\ndata: [DONE]\n\n")?;
-            stream.flush()
+            stream_reply(stream, &reply)
         }
     }
+}
+
+/// The last line somebody said (a user message); the system messages around it are
+/// directions, which an echo would only recite. A side request has no line of anyone's:
+/// its own message is echoed.
+fn last_line(body: &Value) -> &str {
+    let messages = body["messages"].as_array();
+    messages
+        .and_then(|m| {
+            m.iter()
+                .rev()
+                .find(|m| m["role"] == "user")
+                .or_else(|| m.last())
+        })
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("nothing")
+}
+
+/// `reply` streamed word by word, then its finish reason and `[DONE]`.
+fn stream_reply(stream: &mut TcpStream, reply: &str) -> std::io::Result<()> {
+    sse_head(stream)?;
+    for word in reply.split_inclusive(' ') {
+        sse_chunk(stream, word)?;
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let finish = json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] });
+    write!(stream, "data: {finish}\n\ndata: [DONE]\n\n")?;
+    stream.flush()
 }

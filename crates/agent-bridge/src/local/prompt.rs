@@ -137,9 +137,7 @@ impl LocalPrompt {
         let mut fresh = self.clone();
         let keep = fresh.lines.len().saturating_sub(AFRESH_LINES);
         fresh.lines.drain(..keep);
-        fresh.requests.push(format!(
-            "All of that has been said: give a fact or a reason about {point} that nobody gave yet, in one sentence."
-        ));
+        fresh.requests.push(crate::reply::afresh_request(point));
         fresh
     }
 

@@ -23,7 +23,6 @@ pub(super) struct Run<'r, 'm> {
     pub(super) job: &'r Job,
     pub(super) sequence: &'r mut Sequence,
     ticket: Ticket,
-    pub(super) names: Vec<String>,
     /// The line of the sequence: a request waiting in it lends its priority to reading
     /// ahead.
     pub(super) line: Option<Arc<Line>>,
@@ -38,7 +37,6 @@ impl<'r, 'm> Run<'r, 'm> {
     ) -> Self {
         Self {
             host,
-            names: agent_bridge::local::speaker_names(&job.persona),
             job,
             sequence,
             ticket,
@@ -538,8 +536,6 @@ fn boosted(ticket: Ticket, line: Option<&Line>) -> Ticket {
     }
 }
 
-/// How much warmer each new attempt samples.
-pub(super) const RESAMPLE_WARMING: f32 = 0.15;
 /// How many of the prompt's last tokens (the recent conversation and the direction) the
 /// repetition samplers know before the reply starts.
 pub(super) const REPETITION_WINDOW_TOKENS: usize = 384;

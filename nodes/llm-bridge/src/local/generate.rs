@@ -9,34 +9,13 @@ impl Run<'_, '_> {
     pub(super) fn turn_prompt(&mut self) -> Result<TurnPrompt, String> {
         let job = self.job;
         let request = &job.request;
-        let mut names = self.names.clone();
         let mut prompt = LocalPrompt::from_messages(&request.messages, job.persona.spoken_name());
-        names.extend(prompt.speakers());
         prompt.lines = self.sequence.window.select(&prompt.lines);
-        // The human's words this turn answers (the planner answers a human who spoke last).
-        let answering = request
-            .plan
-            .as_ref()
-            .filter(|p| p.action == dialogue_planner::Move::AnswerHuman)
-            .and_then(|_| prompt.lines.last())
-            .map(|line| {
-                line.split_once(": ")
-                    .map_or(line.as_str(), |(_, text)| text)
-            })
-            .map(str::to_owned);
-        if let Some(words) = &answering {
-            prompt = prompt.answering(words);
+        if let Some(words) = ReplyPolicy::answering(request, &prompt) {
+            prompt = prompt.answering(&words);
         }
-        // A conductor's instruction is put to the model as the user's message.
-        let following = request
-            .plan
-            .as_ref()
-            .filter(|p| p.action == dialogue_planner::Move::FollowInstruction && !request.json)
-            .and(request.instruction.as_deref())
-            .filter(|i| !i.trim().is_empty())
-            .map(str::to_owned);
-        if let Some(instruction) = &following {
-            prompt = prompt.following(instruction);
+        if let Some(instruction) = ReplyPolicy::following(request) {
+            prompt = prompt.following(&instruction);
         }
         let room = self.config().context_tokens as usize;
         let max_tokens = self.config().max_tokens;
@@ -52,9 +31,6 @@ impl Run<'_, '_> {
             prompt,
             tokens,
             chat,
-            names,
-            answering,
-            following,
         })
     }
 
@@ -62,115 +38,27 @@ impl Run<'_, '_> {
         let job = self.job;
         let request = &job.request;
         let started = Instant::now();
-        let max_words = request.max_words.unwrap_or(self.config().max_words);
         let TurnPrompt {
             prompt,
             tokens,
             chat,
-            names,
-            answering,
-            following,
         } = self.turn_prompt()?;
-        let following = following.as_deref();
-        // The words the reply is to take up: the human's it answers, or those a side
-        // request names (a slide's claims for a question that challenges them).
-        let taking_up = answering.clone().or_else(|| {
-            request
-                .takes_up
-                .clone()
-                .filter(|_| !request.json && request.opens_with.is_empty())
-        });
+        let policy = ReplyPolicy::new(
+            request,
+            &job.persona,
+            &prompt,
+            &chat,
+            self.config().max_words,
+        );
         let room = self.config().context_tokens as usize;
         let max_tokens = self.config().max_tokens;
-        let asking = !request.json
-            && (request.asks
-                || request
-                    .plan
-                    .as_ref()
-                    .is_some_and(|p| p.asks(request.instruction.as_deref())));
-        let own_names = vec![
-            job.persona.name.clone(),
-            job.persona.spoken_name().to_owned(),
-        ];
-        let others: Vec<String> = prompt
-            .speakers()
-            .filter(|n| !own_names.contains(n))
-            .collect();
-        let said: Vec<&str> = prompt
-            .lines
-            .iter()
-            .map(|l| l.split_once(": ").map_or(l.as_str(), |(_, text)| text))
-            .collect();
-        // The instructions of this turn: the user's message, or, when a human's question is
-        // the user's message, the requests that close the system message.
-        let requests = prompt.requests.join("\n\n");
-        let direction = match prompt.asked {
-            Some(_) => requests.as_str(),
-            None => chat.get(1).map_or("", |m| m.content.as_str()),
-        };
-        // The persona and the direction, without the words the direction quotes to say.
-        let mut instructions = vec![prompt.system.clone()];
-        for text in std::iter::once(direction).chain(following) {
-            let mut unquoted = text.to_owned();
-            for quote in quoted_spans(text) {
-                unquoted = unquoted.replace(quote, " ");
-            }
-            instructions.push(unquoted);
-        }
-        // An answer to the human starts on the human's words (sampling is steered
-        // towards them); the last attempt may not: a turn that answers off the point is
-        // still better than a silent one.
-        let verdict = !request.opens_with.is_empty();
-        let new_filter = |attempt: u32| {
-            // A verdict on what was said (a rating) quotes it by nature: no sentence of
-            // it is refused as an echo or as reported speech.
-            if verdict {
-                return OutputFilter::new(names.clone(), max_words);
-            }
-            let mut guard = SentenceGuard::new(said.iter().copied(), &own_names, &others)
-                .with_instructions(instructions.iter().map(String::as_str));
-            if let Some(words) = taking_up.as_deref().filter(|_| attempt < RESAMPLES) {
-                guard = guard.answering(words);
-            }
-            // A turn that is to ask a question asks one; the last attempt may not.
-            if asking && attempt < RESAMPLES {
-                guard = guard.asking();
-            }
-            OutputFilter::new(names.clone(), max_words)
-                // Reciting the persona or the direction is no answer; the direction may
-                // quote what to say (a prepared question): that may be said, and so may
-                // what the reply is to take up.
-                .with_echo_sources(
-                    chat.iter().map(|m| m.content.as_str()),
-                    quoted_spans(direction)
-                        .into_iter()
-                        .chain(request.takes_up.as_deref()),
-                )
-                .with_guard(guard)
-        };
-        // The last attempt of a move of the participant's own starts afresh: the last
-        // lines only, and the agenda's point to say something new about. A conversation
-        // circling on one argument then gets a new one instead of a silent turn (the
-        // guard still checks the sentences against every recent line).
-        let restart = request
-            .plan
-            .as_ref()
-            .filter(|p| {
-                !request.json
-                    && !matches!(
-                        p.action,
-                        dialogue_planner::Move::AnswerHuman
-                            | dialogue_planner::Move::FollowInstruction
-                    )
-            })
-            .map(|p| p.point.clone());
         let mut tokens = tokens;
         // What the guard would refuse, made unlikely while sampling (not for JSON: its
         // grammar decides).
         let steering = if request.json {
             Steering::default()
         } else {
-            self.steering(&prompt.lines, asking, taking_up.as_deref())
+            self.steering(&prompt.lines, policy.asking(), policy.taking_up())
         };
         // A reply whose every sentence was refused (an echo, filler, another's name) is
         // sampled again, a little warmer, a bounded number of times.
@@ -178,7 +66,7 @@ impl Run<'_, '_> {
         // word.
         let mut insisting = false;
         for attempt in 0..=RESAMPLES {
-            if let Some(point) = restart.as_deref().filter(|_| attempt == RESAMPLES) {
+            if let Some(point) = policy.afresh_point().filter(|_| attempt == RESAMPLES) {
                 match prompt
                     .afresh(point)
                     .fit(false, room, max_tokens, |chat| self.tokenize_chat(chat))
@@ -193,19 +81,20 @@ impl Run<'_, '_> {
                 &tokens,
                 reused,
                 started,
-                (new_filter(attempt), &steering, insisting),
-                attempt,
+                (policy.filter(attempt), &steering, insisting),
+                (&policy, attempt),
             )?;
-            insisting = filter
-                .refused()
-                .iter()
-                .any(|(why, _)| *why == agent_bridge::guard::Refusal::NoQuestion);
-            let said_nothing = filter.emitted().trim().is_empty() && !request.json;
-            if !matches!(outcome, Outcome::Finished) || !said_nothing || attempt == RESAMPLES {
-                if said_nothing && !filter.refused().is_empty() {
+            insisting = ReplyPolicy::insists_on_a_question(&filter);
+            if !matches!(outcome, Outcome::Finished) || !policy.asks_again(&filter, attempt) {
+                if filter.emitted().trim().is_empty()
+                    && !request.json
+                    && !filter.refused().is_empty()
+                {
                     // Words prepared for the turn (a quoted candidate question) are
                     // better than a silent turn.
-                    match prepared_words(direction).filter(|_| matches!(outcome, Outcome::Finished))
+                    match policy
+                        .prepared_words()
+                        .filter(|_| matches!(outcome, Outcome::Finished))
                     {
                         Some(words) => {
                             tracing::info!(
@@ -214,7 +103,7 @@ impl Run<'_, '_> {
                                 %words,
                                 "every sentence refused; the prepared words are said"
                             );
-                            self.send(words, &mut None, started);
+                            self.send(words.to_owned(), &mut None, started);
                         }
                         None => tracing::info!(
                             question_id = request.question_id,
@@ -241,7 +130,7 @@ impl Run<'_, '_> {
         reused: usize,
         started: Instant,
         (mut filter, steering, insisting): (OutputFilter, &Steering, bool),
-        attempt: u32,
+        (policy, attempt): (&ReplyPolicy, u32),
     ) -> Result<(Outcome, OutputFilter), String> {
         let job = self.job;
         let question_id = job.request.question_id;
@@ -340,10 +229,7 @@ impl Run<'_, '_> {
                 }
                 // Two sentences refused and nothing said: this sample is going nowhere;
                 // a new attempt costs less than the rest of this one.
-                if attempt < RESAMPLES
-                    && filter.emitted().is_empty()
-                    && filter.refused().len() >= REFUSALS_BEFORE_RESAMPLE
-                {
+                if policy.gives_up(&filter, attempt) {
                     abandoned = true;
                     break;
                 }
@@ -413,12 +299,6 @@ pub(super) struct TurnPrompt {
     pub(super) prompt: LocalPrompt,
     pub(super) tokens: Vec<LlamaToken>,
     pub(super) chat: Vec<agent_bridge::ChatMessage>,
-    /// Every name a speaker tag in the output may use.
-    pub(super) names: Vec<String>,
-    /// The human's words the turn answers.
-    pub(super) answering: Option<String>,
-    /// The conductor's instruction the turn follows.
-    pub(super) following: Option<String>,
 }
 
 /// Words that stand for the human's while the answer is read ahead.
@@ -428,11 +308,6 @@ pub(super) const STAND_IN_DIRECTION: &str = "Say one thing.";
 
 /// How many refused sentences of one attempt are sampled again from their start.
 pub(super) const REWINDS: u32 = 3;
-
-/// How many more times a turn whose every sentence was refused is sampled.
-pub(super) const RESAMPLES: u32 = 2;
-/// How many refused sentences, with nothing said yet, end an attempt early.
-pub(super) const REFUSALS_BEFORE_RESAMPLE: usize = 2;
 
 #[derive(Default)]
 pub(super) struct Utf8Stream {

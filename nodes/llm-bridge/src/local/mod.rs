@@ -26,9 +26,9 @@ use std::{
 
 use agent_bridge::{
     GenerationRequest, History, Persona,
-    guard::SentenceGuard,
     host::HostJob,
-    local::{FitError, LocalPrompt, OutputFilter, PromptWindow, prepared_words, quoted_spans},
+    local::{FitError, LocalPrompt, OutputFilter, PromptWindow},
+    reply::{RESAMPLE_WARMING, RESAMPLES, ReplyPolicy},
 };
 use crossbeam_channel::{Receiver, Sender};
 use eyre::{Context, bail, eyre};
