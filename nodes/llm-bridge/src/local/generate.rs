@@ -52,7 +52,6 @@ impl Run<'_, '_> {
         );
         let room = self.config().context_tokens as usize;
         let max_tokens = self.config().max_tokens;
-        let mut tokens = tokens;
         // What the guard would refuse, made unlikely while sampling (not for JSON: its
         // grammar decides).
         let steering = if request.json {
@@ -66,24 +65,33 @@ impl Run<'_, '_> {
         // word.
         let mut insisting = false;
         for attempt in 0..=RESAMPLES {
-            if let Some(point) = policy.afresh_point().filter(|_| attempt == RESAMPLES) {
-                match prompt
-                    .afresh(point)
-                    .fit(false, room, max_tokens, |chat| self.tokenize_chat(chat))
-                {
-                    Ok((fresh, _)) => tokens = fresh,
-                    // The same prompt once more: the turn still gets its last attempt.
-                    Err(e) => tracing::debug!(error = %e, "the turn could not start afresh"),
+            let afresh = policy
+                .afresh_point()
+                .filter(|_| attempt == RESAMPLES)
+                .and_then(|point| {
+                    match prompt
+                        .afresh(point)
+                        .fit(false, room, max_tokens, |chat| self.tokenize_chat(chat))
+                    {
+                        Ok((fresh, _)) => Some(fresh),
+                        // The same prompt once more: the turn still gets its last attempt.
+                        Err(e) => {
+                            tracing::debug!(error = %e, "the turn could not start afresh");
+                            None
+                        }
+                    }
+                });
+            let sampling = (policy.filter(attempt), &steering, insisting);
+            let (outcome, filter) = match afresh {
+                // In the aside sequence: the participant's cache keeps the conversation.
+                Some(fresh) => {
+                    self.generate_aside(&fresh, started, sampling, (&policy, attempt))?
                 }
-            }
-            let reused = self.keep_cached(&tokens);
-            let (outcome, filter) = self.generate_from(
-                &tokens,
-                reused,
-                started,
-                (policy.filter(attempt), &steering, insisting),
-                (&policy, attempt),
-            )?;
+                None => {
+                    let reused = self.keep_cached(&tokens);
+                    self.generate_from(&tokens, reused, started, sampling, (&policy, attempt))?
+                }
+            };
             insisting = ReplyPolicy::insists_on_a_question(&filter);
             if !matches!(outcome, Outcome::Finished) || !policy.asks_again(&filter, attempt) {
                 if filter.emitted().trim().is_empty()
@@ -122,6 +130,43 @@ impl Run<'_, '_> {
             );
         }
         unreachable!("the last attempt returns")
+    }
+
+    /// [`Run::generate_from`] in the host's aside sequence, a copy of this participant's
+    /// made for it: a prompt that is not the conversation (a turn started afresh) reads
+    /// only what differs from the participant's last prompt, and leaves the participant's
+    /// own cache as its turns left it (else its next request would read the whole
+    /// conversation again).
+    pub(super) fn generate_aside(
+        &mut self,
+        tokens: &[LlamaToken],
+        started: Instant,
+        sampling: (OutputFilter, &Steering, bool),
+        policy: (&ReplyPolicy, u32),
+    ) -> Result<(Outcome, OutputFilter), String> {
+        let host = self.host;
+        let mut aside = lock(&host.aside);
+        let source = &*self.sequence;
+        let copied = host.step(self.ticket(), &|| false, |context| {
+            let _ = context.clear_kv_cache_seq(Some(aside.id as u32), None, None);
+            !source.cached.is_empty()
+                && !source.stale
+                && context
+                    .copy_kv_cache_seq(source.id, aside.id, None, None)
+                    .is_ok()
+        });
+        aside.cached = match copied {
+            Some(true) => source.cached.clone(),
+            _ => Vec::new(),
+        };
+        aside.stale = false;
+        aside.turns = source.turns;
+        let mut run = Run::new(host, self.job, &mut aside, self.ticket());
+        run.line = self.line.clone();
+        let reused = run.keep_cached(tokens);
+        let result = run.generate_from(tokens, reused, started, sampling, policy);
+        self.sequence.turns += 1;
+        result
     }
 
     pub(super) fn generate_from(

@@ -55,9 +55,10 @@ pub(super) fn dispatch(
             return;
         }
     };
-    // One sequence per participant and one for side requests, each a context of its own
-    // size (llama.cpp splits the context evenly between sequences).
-    let sequences = config.participants.max(1) + 1;
+    // One sequence per participant, one for side requests and one for turns started
+    // afresh, each a context of its own size (llama.cpp splits the context evenly between
+    // sequences).
+    let sequences = config.participants.max(1) + 2;
     let context_params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(config.context_tokens * sequences))
         .with_n_seq_max(sequences)
@@ -90,7 +91,8 @@ pub(super) fn dispatch(
         gate: Mutex::new(Gate::new()),
         granted: Condvar::new(),
         template,
-        slots: Mutex::new(Slots::new(sequences - 1, config.window_lines)),
+        slots: Mutex::new(Slots::new(sequences - 2, config.window_lines)),
+        aside: Mutex::new(Sequence::new((sequences - 2) as i32, config.window_lines)),
         scratch: Mutex::new(Sequence::new((sequences - 1) as i32, config.window_lines)),
         config,
         serial: AtomicU64::new(0),
@@ -316,6 +318,9 @@ pub(super) struct Host<'m> {
     /// Side requests' sequence: a copy of the participant's, so that the conversation is
     /// not read again, and the participant's own cache stays as its turns left it.
     scratch: Mutex<Sequence>,
+    /// Turns started afresh (a shorter prompt, [`LocalPrompt::afresh`]): a copy of the
+    /// participant's, so that its own cache stays as the conversation left it.
+    pub(super) aside: Mutex<Sequence>,
     serial: AtomicU64,
     running: std::sync::atomic::AtomicUsize,
     pub(super) stats: Arc<Mutex<HashMap<String, GenerationStats>>>,
