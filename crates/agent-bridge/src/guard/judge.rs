@@ -123,7 +123,8 @@ impl SentenceGuard {
     }
 
     pub(super) fn is_echo(&self, words: &[String]) -> bool {
-        // Words glued together as the recent lines have them apart count as those words.
+        // Words glued together as the recent lines have them apart count as those words
+        // (and a word a line has whole stays whole: either reading may be the echo).
         let parted: Vec<String> = words
             .iter()
             .flat_map(|w| match self.recent_glued.get(w) {
@@ -131,7 +132,11 @@ impl SentenceGuard {
                 None => vec![w.clone()],
             })
             .collect();
-        let words = parted.as_slice();
+        self.echoes(words) || self.echoes(&parted)
+    }
+
+    /// Whether `words` are mostly 3-grams of the recent lines or of the instructions.
+    fn echoes(&self, words: &[String]) -> bool {
         if words.len() < 3 {
             // Too short for 3-grams: only a whole repeated sentence of two words counts.
             return words.len() == 2 && self.recent_sentences.contains(&words.join(" "));

@@ -405,6 +405,15 @@ impl OutputFilter {
         {
             text.insert(0, ' ');
         }
+        // A quote that closes the sentence but was never opened in it (its opening went
+        // with the reply's label).
+        let unopened = sentence.matches('"').count() % 2 == 1
+            || sentence.matches('”').count() > sentence.matches('“').count();
+        let end = text.trim_end().len();
+        if unopened && text[..end].ends_with(['"', '”']) {
+            let quote = text[..end].chars().next_back().map_or(0, char::len_utf8);
+            text.replace_range(end - quote..end, "");
+        }
         out.push_str(&text);
         self.emitted.push_str(&text);
         self.words += words;
@@ -497,7 +506,7 @@ pub(super) fn strip_head(head: &str, names: &[String]) -> String {
                 text = rest.trim_start().to_owned();
             }
         }
-        if let Some(rest) = strip_tag(&text, names) {
+        if let Some(rest) = strip_tag(&text, names).or_else(|| strip_label(&text)) {
             text = rest.trim_start().to_owned();
         }
         text = text
@@ -528,6 +537,25 @@ pub fn strip_tag<'a>(text: &'a str, names: &[String]) -> Option<&'a str> {
     });
     let generic = ["assistant", "answer", "reply", "response", "you", "me"].contains(&bare);
     (known || generic).then(|| &text[colon + 1..])
+}
+
+/// The text after a label that opens a reply like a speaker's name ("Mike:", "Mr.
+/// Rivera:", "Example:"): one to three capitalised words, then a colon and a space. A
+/// small model labels its reply with names it made up or misspelt; spoken, the label
+/// is noise. Only a reply's head is judged so: within a reply, an unknown name at a line
+/// start is not taken for another speaker's line.
+fn strip_label(text: &str) -> Option<&str> {
+    let (label, rest) = text.split_once(':')?;
+    if !rest.starts_with([' ', '\n']) || label.chars().count() > 24 {
+        return None;
+    }
+    let words: Vec<&str> = label.split(' ').collect();
+    let capitalised = |word: &&str| {
+        let mut chars = word.chars();
+        chars.next().is_some_and(char::is_uppercase)
+            && chars.all(|c| c.is_alphabetic() || matches!(c, '.' | '\'' | '-'))
+    };
+    (words.len() <= 3 && words.iter().all(capitalised)).then_some(rest)
 }
 
 pub(super) fn starts_with_tag(text: &str, names: &[String]) -> bool {

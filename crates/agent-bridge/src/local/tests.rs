@@ -144,6 +144,38 @@ fn a_leading_name_tag_and_markdown_are_dropped() {
 }
 
 #[test]
+fn labels_the_model_made_up_are_dropped_from_the_reply_s_head() {
+    // Heard in a session: the tutor's own tag, then a name nobody has, or its own misspelt.
+    for (raw, said) in [
+        (
+            "Ms. Rivera: Mia: \"Let's say we have f(x) = 3x^2. Its slope grows.",
+            "Let's say we have f(x) = 3x^2. Its slope grows.",
+        ),
+        (
+            "Mr. Rivera: The slope of the tangent line is f'(x) here.",
+            "The slope of the tangent line is f'(x) here.",
+        ),
+        (
+            "Mike: \"Let's push a toy ball up and time it.\"",
+            "Let's push a toy ball up and time it.",
+        ),
+        // Not a label: a clause before a colon, a time.
+        (
+            "Think of it this way: speed is a slope.",
+            "Think of it this way: speed is a slope.",
+        ),
+        (
+            "At 3:45 the car was fastest.",
+            "At 3:45 the car was fastest.",
+        ),
+    ] {
+        let mut f = OutputFilter::new(names(), 40);
+        let (text, _) = run(&mut f, &[raw]);
+        assert_eq!(text, said, "{raw}");
+    }
+}
+
+#[test]
 fn another_speakers_line_ends_the_reply() {
     let mut f = OutputFilter::new(names(), 40);
     let (text, stop) = run(
@@ -294,11 +326,12 @@ fn a_quote_closed_after_its_full_stop_ends_the_sentence() {
     let (text, _) = run(
         &mut f,
         &[
-            "It is a rate of change at point B.\" ",
+            "It is a \"rate of change\" at point B.\" ",
             "Ben asked for a derivative of this function. ",
         ],
     );
-    assert_eq!(text.trim(), "It is a rate of change at point B.\"");
+    // (A closing quote never opened in the sentence is not said.)
+    assert_eq!(text.trim(), "It is a \"rate of change\" at point B.");
     assert_eq!(f.refused().len(), 1, "{:?}", f.refused());
 }
 
