@@ -297,12 +297,21 @@ impl BridgeCore {
     }
 
     /// The persona a prompt starts with: the conductor's last context in place of the
-    /// template's system prompt, once a conductor gave one.
+    /// template's system prompt, once a conductor gave one, after the standing of every
+    /// turn (who speaks with whom, and how: `dialogue_planner::standing`), which then
+    /// stays read in a model's cache instead of being read again with each direction.
     fn speaking_persona(&self) -> Persona {
         let mut persona = self.persona.clone();
         if let Some(context) = &self.conductor_context {
             persona.system_prompt = context.clone();
         }
+        let me = Participant::new(
+            &self.persona.name,
+            self.persona.spoken_name(),
+            &self.persona.role,
+        );
+        let standing = dialogue_planner::standing(&me, &self.roster());
+        persona.system_prompt = format!("{standing}\n\n{}", persona.system_prompt);
         persona
     }
 
@@ -936,7 +945,7 @@ mod tests {
         let [BridgeOutput::Ask { messages, .. }] = out.as_slice() else {
             panic!("{out:?}");
         };
-        assert!(messages[0].content.starts_with("You are Marcus Webb."));
+        assert!(messages[0].content.contains("\n\nYou are Marcus Webb."));
         // A request's own context (its conductor's, newer) is taken up the same way.
         let mut request = SideRequest::text("r-2", "candidate", "A question?", 20);
         request.context = Some("You are Marcus Webb, on slide 2.".into());
@@ -947,7 +956,7 @@ mod tests {
         assert!(
             messages[0]
                 .content
-                .starts_with("You are Marcus Webb, on slide 2.")
+                .contains("\n\nYou are Marcus Webb, on slide 2.")
         );
         let out = c.handle(BridgeInput::Utterance(Entry::new(
             "presenter",
@@ -960,7 +969,7 @@ mod tests {
         assert!(
             read.messages[0]
                 .content
-                .starts_with("You are Marcus Webb, on slide 2.")
+                .contains("\n\nYou are Marcus Webb, on slide 2.")
         );
     }
 
@@ -980,14 +989,13 @@ mod tests {
         assert!(
             request.messages[0]
                 .content
-                .starts_with("You are Marcus Webb.")
+                .contains("\n\nYou are Marcus Webb.")
         );
         let last = request.messages.last().unwrap();
         assert_eq!(last.role, ChatRole::System);
         // The conductor's request, put as the director's instruction for this turn.
         assert!(
-            last.content
-                .starts_with("For this turn: Your turn, tutor (tutor).")
+            last.content.starts_with("For this turn: Your turn, tutor.")
                 && last
                     .content
                     .contains("(do not read it out): Ask the presenter about churn."),

@@ -205,9 +205,18 @@ pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
             shorten(&last.text, QUOTED_WORDS)
         ));
     }
-    out.push_str(&format!("Your turn, {} ({}", me.name, me.role));
-    let others: Vec<String> = input
-        .roster
+    out.push_str(&format!("Your turn, {}. ", me.name));
+    out.push_str(&moves::wording(plan, input.instruction));
+    out
+}
+
+/// What holds for every turn of `me` among `roster`: who it is, who else takes part, how
+/// it speaks. The same from turn to turn, it opens the prompt, before the conversation,
+/// where a model that keeps a cache has it read already; a turn's [`direction`] then
+/// holds only what changes.
+pub fn standing(me: &Participant, roster: &[Participant]) -> String {
+    let mut out = format!("You are {} ({}", me.name, me.role);
+    let others: Vec<String> = roster
         .iter()
         .filter(|p| p.id != me.id)
         .map(|p| format!("{} the {}", p.name, p.role))
@@ -215,10 +224,8 @@ pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
     if !others.is_empty() {
         out.push_str(&format!("; with you: {}", join_names(&others)));
     }
-    out.push_str("). ");
-    out.push_str(&moves::wording(plan, input.instruction));
     out.push_str(&format!(
-        " Speak as {} in one or two short spoken sentences, in your own words, with something new. No greeting, no thanks, do not repeat what was already said.",
+        "). Speak as {} in one or two short spoken sentences, in your own words, with something new. No greeting, no thanks, do not repeat what was already said.",
         me.name
     ));
     out
