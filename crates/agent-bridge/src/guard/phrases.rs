@@ -114,6 +114,11 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "sorry for the misunderstanding",
     "sorry for any misunderstanding",
     "apologize for",
+    // Answers to the director's "Your turn", and an assistant's sign-off.
+    "i'm ready",
+    "i am ready",
+    "glad i could help",
+    "please provide",
 ];
 
 /// Words that may stand between a name and its verb ("Dr. Nadia also states").

@@ -27,6 +27,10 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
         // A panelist called on in a rehearsal, and one's opening.
         "Sure thing, I can share some insights.",
         "Let's dive into this topic together.",
+        // Heard in a study session: the tutor answering the director, and signing off.
+        "Yes, I'm ready.",
+        "I'm glad I could help.",
+        "If you would like, please provide a specific example, and I'll show you.",
     ] {
         assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
     }
@@ -121,7 +125,7 @@ fn narrating_the_conversation_is_refused() {
 fn an_asking_turn_asks_after_at_most_a_short_lead_in() {
     let mut g = guard(&["Mia: The slope is six at three."]).asking();
     assert_eq!(
-        g.check("Yes, I'm ready for a follow-up question about the margin and turnover."),
+        g.check("The follow-up is about the margin and turnover."),
         Some(Refusal::NoQuestion)
     );
     assert_eq!(g.check("Why is it six at three?"), None);

@@ -562,9 +562,82 @@ pub(super) fn starts_with_tag(text: &str, names: &[String]) -> bool {
     strip_tag(text.trim_start(), names).is_some()
 }
 
-/// A word without markdown emphasis and code marks.
+/// A word without markdown emphasis and code marks, its inline formula in words.
 pub(super) fn clean_markup(word: &str) -> String {
-    word.chars()
+    spoken_math(word)
+        .chars()
         .filter(|c| !matches!(c, '*' | '`' | '#' | '_' | '|'))
         .collect()
+}
+
+/// A word's inline LaTeX as a voice can say it: `$` and `\(` delimiters dropped (not a
+/// `$` before a figure: money), `\frac{a}{b}` as "a over b", a power as "squared",
+/// "cubed" or "to the n", `\cdot` and `\times` as "times", other commands by their name.
+/// A synthesizer reads the marks one by one otherwise ("dollar backslash frac").
+pub(super) fn spoken_math(word: &str) -> String {
+    if !word.contains(['$', '\\', '^', '{']) {
+        return word.to_owned();
+    }
+    let chars: Vec<char> = word.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    // The text of a `{...}` group starting at `at`, and the index after it.
+    let group = |at: usize| -> Option<(String, usize)> {
+        if chars.get(at) != Some(&'{') {
+            return None;
+        }
+        let end = chars[at..].iter().position(|c| *c == '}')? + at;
+        Some((chars[at + 1..end].iter().collect(), end + 1))
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '$' if !chars.get(i + 1).is_some_and(char::is_ascii_digit) => i += 1,
+            '{' | '}' => i += 1,
+            '\\' => {
+                let name: String = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .collect();
+                i += 1 + name.chars().count();
+                match name.as_str() {
+                    // `\(`, `\)`, `\[`, `\]`: formula delimiters.
+                    "" => i += usize::from(i < chars.len()),
+                    "frac" | "dfrac" => match group(i)
+                        .and_then(|(a, at)| group(at).map(|(b, after)| (a, b, after)))
+                    {
+                        Some((a, b, after)) => {
+                            out.push_str(&format!("{} over {}", spoken_math(&a), spoken_math(&b)));
+                            i = after;
+                        }
+                        None => out.push_str("over"),
+                    },
+                    "cdot" | "times" => out.push_str(" times "),
+                    "left" | "right" | "displaystyle" | "quad" => {}
+                    other => out.push_str(other),
+                }
+            }
+            '^' => {
+                let (power, after) = match group(i + 1) {
+                    Some(found) => found,
+                    None => match chars.get(i + 1) {
+                        Some(c) if c.is_alphanumeric() => (c.to_string(), i + 2),
+                        _ => (String::new(), i + 1),
+                    },
+                };
+                match power.as_str() {
+                    "2" => out.push_str(" squared"),
+                    "3" => out.push_str(" cubed"),
+                    "" => {}
+                    _ => out.push_str(&format!(" to the {}", spoken_math(&power))),
+                }
+                i = after;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
 }

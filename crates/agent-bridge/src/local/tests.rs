@@ -149,7 +149,7 @@ fn labels_the_model_made_up_are_dropped_from_the_reply_s_head() {
     for (raw, said) in [
         (
             "Ms. Rivera: Mia: \"Let's say we have f(x) = 3x^2. Its slope grows.",
-            "Let's say we have f(x) = 3x^2. Its slope grows.",
+            "Let's say we have f(x) = 3x squared. Its slope grows.",
         ),
         (
             "Mr. Rivera: The slope of the tangent line is f'(x) here.",
@@ -555,7 +555,7 @@ fn a_whitespace_of_several_bytes_ends_a_word_without_a_panic() {
 fn a_conductors_instruction_is_the_users_message_and_stands_once() {
     let instruction = "Probe the answer you just heard, in one short question: it sells.";
     let direction = format!(
-        "For this turn: Your turn, Marcus (skeptic). {} Speak as Marcus.",
+        "For this turn: Your turn, Marcus. {}",
         dialogue_planner::task_clause(instruction)
     );
     let messages = vec![
@@ -778,4 +778,29 @@ fn a_start_copied_from_a_recent_line_is_refused_as_it_is_written() {
     f.rewind();
     let (said, _) = run(&mut f, &["Think of speed as a slope."]);
     assert_eq!(said, "Think of speed as a slope.");
+}
+
+#[test]
+fn an_inline_formula_is_said_in_words() {
+    for (written, said) in [
+        ("$\\frac{d}{dx}(x^2)", "d over dx(x squared)"),
+        ("3x^2", "3x squared"),
+        ("e^x", "e to the x"),
+        ("x^{n-1}$", "x to the n-1"),
+        ("\\(f(x)\\)", "f(x)"),
+        ("$5", "$5"),
+        ("a\\cdot", "a times "),
+        ("plain", "plain"),
+    ] {
+        assert_eq!(super::filter::spoken_math(written), said, "{written}");
+    }
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(
+        &mut f,
+        &["Use the power rule: $\\frac{d}{dx}(x^2) = 2x$, so the slope doubles."],
+    );
+    assert_eq!(
+        text,
+        "Use the power rule: d over dx(x squared) = 2x, so the slope doubles."
+    );
 }
