@@ -1,9 +1,79 @@
-//! The bridge's settings from its environment: the backend's (`local`, `openai`) and the
-//! participant's persona.
+//! The bridge's settings from its environment: the backend (`host`, `local`, `openai`,
+//! `scripted`) with its own settings, and the participant's persona, directory and agenda.
+
+use std::{sync::Arc, time::Duration};
 
 use agent_bridge::Persona;
+use crossbeam_channel::Receiver;
 use eyre::{Context, bail, eyre};
-use llm_bridge::backend::OpenAiConfig;
+use llm_bridge::{
+    backend::{Backend, OpenAiBackend, OpenAiConfig, ScriptedBackend},
+    host::HostBackend,
+    local::LocalBackend,
+};
+use voice_protocol::messages::ModelCall;
+
+/// The participant's model, as `LLM_BACKEND` names it.
+pub struct Backends {
+    pub backend: Arc<dyn Backend>,
+    /// The model host's client, when the backend is the host.
+    pub host: Option<Arc<HostBackend>>,
+    /// The host's calls, to send on `model` (never any for the other backends).
+    pub calls: Receiver<ModelCall>,
+    /// The deterministic template stand-in, for tests.
+    pub scripted: bool,
+    /// A model that keeps a cache reads each line as it is heard.
+    pub reads_along: bool,
+}
+
+impl Backends {
+    pub fn from_env(persona: &Persona, topic: Option<&str>) -> eyre::Result<Self> {
+        let name = node_kit::env_opt("LLM_BACKEND").unwrap_or_else(|| "local".to_owned());
+        let (mut host, mut calls) = (None, crossbeam_channel::never::<ModelCall>());
+        let backend: Arc<dyn Backend> = match name.as_str() {
+            "host" => {
+                let silence = node_kit::env_secs("MODEL_HOST_SILENCE_SECS", 45.0)?;
+                let (backend, rx) = HostBackend::new(persona.clone(), silence);
+                let backend = Arc::new(backend);
+                tracing::info!(participant = %persona.name, "using the machine's model host");
+                (host, calls) = (Some(backend.clone()), rx);
+                backend
+            }
+            "local" => {
+                let config = llm_bridge::local::config_from_env()?;
+                Arc::new(LocalBackend::load(config, persona.clone())?)
+            }
+            // The deterministic template filler: exact text for tests, no language model.
+            "scripted" | "offline" => {
+                let delay =
+                    Duration::from_millis(node_kit::env_parse("OFFLINE_WORD_DELAY_MS", 90)?);
+                tracing::info!(participant = %persona.name, "using the scripted stand-in model (template text, for tests)");
+                Arc::new(ScriptedBackend::new(
+                    persona.clone(),
+                    topic.map(str::to_owned),
+                    delay,
+                ))
+            }
+            "openai" => {
+                let config = openai_config()?;
+                tracing::info!(participant = %persona.name, base_url = %config.service.redactor().redact(&config.service.base_url), model = %config.chat.model, key = config.service.api_key.is_some(), "using an OpenAI-compatible model service");
+                Arc::new(OpenAiBackend::new(config, persona.clone())?)
+            }
+            other => {
+                bail!(
+                    "LLM_BACKEND={other:?} is not supported (use `host`, `local`, `openai` or `scripted`)"
+                )
+            }
+        };
+        Ok(Self {
+            backend,
+            host,
+            calls,
+            scripted: matches!(name.as_str(), "scripted" | "offline"),
+            reads_along: matches!(name.as_str(), "host" | "local"),
+        })
+    }
+}
 
 /// The OpenAI-compatible backend's settings from env. The key itself is read from the
 /// variable named by `LLM_API_KEY_ENV` and never logged.
