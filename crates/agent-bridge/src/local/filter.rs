@@ -575,7 +575,7 @@ pub(super) fn clean_markup(word: &str) -> String {
 /// "cubed" or "to the n", `\cdot` and `\times` as "times", other commands by their name.
 /// A synthesizer reads the marks one by one otherwise ("dollar backslash frac").
 pub(super) fn spoken_math(word: &str) -> String {
-    if !word.contains(['$', '\\', '^', '{']) {
+    if !word.contains(['$', '\\', '^', '{', '}', '_']) {
         return word.to_owned();
     }
     let chars: Vec<char> = word.chars().collect();
@@ -593,7 +593,17 @@ pub(super) fn spoken_math(word: &str) -> String {
         let c = chars[i];
         match c {
             '$' if !chars.get(i + 1).is_some_and(char::is_ascii_digit) => i += 1,
+            // A fraction written over several words: `\frac{f(x+h) - f(x)}{h}`.
+            '}' if chars.get(i + 1) == Some(&'{') => {
+                out.push_str(" over ");
+                i += 2;
+            }
             '{' | '}' => i += 1,
+            // A subscript: `\lim_{h`, `x_1`.
+            '_' => {
+                out.push(' ');
+                i += 1;
+            }
             '\\' => {
                 let name: String = chars[i + 1..]
                     .iter()
@@ -603,16 +613,20 @@ pub(super) fn spoken_math(word: &str) -> String {
                 match name.as_str() {
                     // `\(`, `\)`, `\[`, `\]`: formula delimiters.
                     "" => i += usize::from(i < chars.len()),
-                    "frac" | "dfrac" => match group(i)
-                        .and_then(|(a, at)| group(at).map(|(b, after)| (a, b, after)))
-                    {
-                        Some((a, b, after)) => {
+                    "frac" | "dfrac" => {
+                        if let Some((a, b, after)) =
+                            group(i).and_then(|(a, at)| group(at).map(|(b, after)| (a, b, after)))
+                        {
                             out.push_str(&format!("{} over {}", spoken_math(&a), spoken_math(&b)));
                             i = after;
                         }
-                        None => out.push_str("over"),
-                    },
+                        // Else its parts are in the next words, where `}{` says "over".
+                    }
                     "cdot" | "times" => out.push_str(" times "),
+                    "to" | "rightarrow" => out.push_str("to"),
+                    "lim" => out.push_str("the limit as"),
+                    "sqrt" => out.push_str("the square root of "),
+                    "infty" => out.push_str("infinity"),
                     "left" | "right" | "displaystyle" | "quad" => {}
                     other => out.push_str(other),
                 }

@@ -791,9 +791,20 @@ fn an_inline_formula_is_said_in_words() {
         ("$5", "$5"),
         ("a\\cdot", "a times "),
         ("plain", "plain"),
+        ("x_1", "x 1"),
     ] {
         assert_eq!(super::filter::spoken_math(written), said, "{written}");
     }
+    // A formula over several words, as the filter meets it: word by word.
+    let formula = "$\\lim_{h \\to 0} \\frac{f(x+h) - f(x)}{h}$";
+    let said: Vec<String> = formula.split(' ').map(super::filter::spoken_math).collect();
+    assert_eq!(
+        said.join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        "the limit as h to 0 f(x+h) - f(x) over h"
+    );
     let mut f = OutputFilter::new(names(), 40);
     let (text, _) = run(
         &mut f,
