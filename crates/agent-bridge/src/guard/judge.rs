@@ -12,7 +12,7 @@ impl SentenceGuard {
         if echo && self.is_echo(&words) {
             return Some(Refusal::Echo);
         }
-        if self.presents_as_another(sentence) {
+        if self.presents_as_another(sentence) || self.calls_itself(sentence) {
             return Some(Refusal::Identity);
         }
         if reports_speech(sentence) || self.narrates(&words) {
@@ -177,6 +177,21 @@ impl SentenceGuard {
     }
 
     /// "I'm Dr. Okafor", "my name is Ben", "this is Mia here" with another's name.
+    /// A sentence that opens by calling the speaker by its own name ("Mia, you're
+    /// welcome!" said by Mia): the model wrote another's reply to it.
+    pub(super) fn calls_itself(&self, sentence: &str) -> bool {
+        let Some((called, _)) = sentence.trim_start().split_once(',') else {
+            return false;
+        };
+        let called = words(called);
+        !called.is_empty()
+            && called.len() <= 3
+            && called.iter().any(|w| self.own_names.contains(w))
+            && called
+                .iter()
+                .all(|w| self.own_names.contains(w) || TITLES.contains(&w.as_str()))
+    }
+
     pub(super) fn presents_as_another(&self, sentence: &str) -> bool {
         let lower = sentence.to_lowercase();
         let raw: Vec<&str> = lower.split_whitespace().collect();

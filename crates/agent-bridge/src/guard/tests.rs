@@ -306,7 +306,7 @@ fn calling_someone_without_a_word_more_is_refused() {
     for call in ["Ben?", "Ms. Rivera?", "Oh, hello Mia!", "Ms. River?"] {
         assert_eq!(g.check(call), Some(Refusal::Pleasantry), "{call}");
     }
-    assert_eq!(g.check("Ben, what is two x at three?"), None);
+    assert_eq!(g.check("Mia, what is two x at three?"), None);
     assert_eq!(g.check("I know."), Some(Refusal::Pleasantry));
     assert_eq!(g.check("Yeah!"), Some(Refusal::Pleasantry));
 }
@@ -383,4 +383,13 @@ fn a_start_is_a_copy_only_when_every_3_gram_of_seven_words_is_recent() {
     // An answer may start on the human's words.
     let g = SentenceGuard::new([line], &[], &[]).answering(line);
     assert!(!g.copies_recent("A derivative is a rate at which"));
+}
+
+#[test]
+fn a_speaker_calling_itself_by_name_is_refused() {
+    // The guard of these tests speaks as Ben (student1).
+    let g = guard(&["Mia: What is a limit?"]);
+    assert_eq!(g.check("Ben, you're welcome!"), Some(Refusal::Identity));
+    assert_eq!(g.check("Mia, a limit is where the values head."), None);
+    assert_eq!(g.check("Well, Ben thinks so."), None);
 }

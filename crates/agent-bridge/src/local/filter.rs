@@ -49,6 +49,9 @@ pub struct OutputFilter {
     /// The sentence being written was refused before its end (it copies a recent line):
     /// its remaining words are dropped up to its end.
     dropping: bool,
+    /// The last sentence was refused: a next one that starts in lower case is its rest
+    /// (a quote's `…"` ended it early) and goes with it.
+    after_refusal: bool,
 }
 
 /// Words the reply's first clause needs before its comma or colon to be sent on its own
@@ -82,6 +85,7 @@ impl OutputFilter {
             continuing: false,
             sentence_sent: 0,
             dropping: false,
+            after_refusal: false,
         }
     }
 
@@ -246,6 +250,12 @@ impl OutputFilter {
                 .trim_end_matches(['"', '”', '’', '\'', ')', ']'])
                 .ends_with(['.', '!', '?', '。', '！', '？'])
                 && !is_abbreviation(clean.trim());
+            if self.sentence.is_empty()
+                && std::mem::take(&mut self.after_refusal)
+                && clean.trim_start().starts_with(char::is_lowercase)
+            {
+                self.dropping = true;
+            }
             if self.dropping {
                 self.dropping = !sentence_end;
                 continue;
@@ -374,10 +384,12 @@ impl OutputFilter {
         if self.is_echo(&sentence) {
             self.refused
                 .push((Refusal::Echo, sentence.trim().to_owned()));
+            self.after_refusal = true;
             return false;
         }
         if let Some(refusal) = self.guard.check(&sentence) {
             self.refused.push((refusal, sentence.trim().to_owned()));
+            self.after_refusal = true;
             return false;
         }
         self.say(sentence, words, out)

@@ -661,8 +661,10 @@ proptest! {
     #[test]
     fn a_recent_sentence_never_leaves_the_filter(
         // The last word ends in z: never a title such as "vs." that ends no sentence.
-        recent in prop::collection::vec("[a-z]{2,6}( [a-z]{2,6}){3,8}z\\.", 1..8),
-        fresh in "[q-z]{2,6}( [q-z]{2,6}){3,6}\\.",
+        // Each starts in upper case, as a sentence does (one in lower case after a
+        // refused one is taken for its rest).
+        recent in prop::collection::vec("[A-Z][a-z]{1,5}( [a-z]{2,6}){3,8}z\\.", 1..8),
+        fresh in "[Q-Z][q-z]{1,5}( [q-z]{2,6}){3,6}\\.",
         order in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
         cut in 1usize..9,
     ) {
@@ -814,4 +816,24 @@ fn an_inline_formula_is_said_in_words() {
         text,
         "Use the power rule: d over dx(x squared) = 2x, so the slope doubles."
     );
+}
+
+#[test]
+fn the_rest_of_a_refused_sentence_cut_at_a_quoted_ellipsis_is_not_said() {
+    // Heard in a session: "makes an assumption in their conversation that …", the rest of
+    // a sentence reporting the tutor's words, refused at its quote's "…\"".
+    let mut f = OutputFilter::new(names(), 60).with_guard(SentenceGuard::new(
+        ["Ms. Rivera: The slope of any function is a limit."],
+        &["Mia".to_owned()],
+        &["Ms. Rivera".to_owned()],
+    ));
+    let (text, _) = run(
+        &mut f,
+        &[
+            "Ms. Rivera said: \"The slope of any function is a limit...\" ",
+            "makes an assumption in their talk. ",
+            "A slope is a rate of change at one point.",
+        ],
+    );
+    assert_eq!(text.trim(), "A slope is a rate of change at one point.");
 }
