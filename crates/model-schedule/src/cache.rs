@@ -80,6 +80,14 @@ fn common_prefix<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
+/// Whether a copy of the tokens `other` holds may replace those `own` holds without losing
+/// any (`own_stale`: `own` belongs to someone else and counts for nothing): `other` holds
+/// more, and `own` is its beginning. A side request's reading, done on a copy of the
+/// participant's cache, then goes back to the participant instead of being thrown away.
+pub fn extends<T: PartialEq>(own: &[T], own_stale: bool, other: &[T]) -> bool {
+    own.len() < other.len() && (own_stale || other.starts_with(own))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +147,33 @@ mod tests {
     fn an_empty_cache_or_prompt_reads_everything() {
         assert_eq!(plan_reuse::<u8>(&[], &[1, 2], 1).read_from, 0);
         assert_eq!(plan_reuse::<u8>(&[1, 2], &[], 1).read_from, 0);
+    }
+}
+
+#[cfg(test)]
+mod extends_tests {
+    use super::extends;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_copy_replaces_an_empty_stale_or_shorter_beginning_only() {
+        assert!(extends::<u8>(&[], false, &[1, 2]));
+        assert!(extends(&[1], false, &[1, 2]));
+        assert!(!extends(&[1, 3], false, &[1, 2, 4]));
+        assert!(extends(&[1, 3], true, &[1, 2, 4]));
+        assert!(!extends(&[1, 2], false, &[1, 2]));
+    }
+
+    proptest! {
+        /// A copy that extends never drops a token the sequence held (but a stale one's).
+        #[test]
+        fn what_extends_keeps_every_token(
+            own in prop::collection::vec(0u8..3, 0..8),
+            other in prop::collection::vec(0u8..3, 0..10),
+        ) {
+            if extends(&own, false, &other) {
+                prop_assert_eq!(&other[..own.len()], &own[..]);
+            }
+        }
     }
 }

@@ -300,10 +300,10 @@ impl Slots {
         })
     }
 
-    /// `participant`'s sequence if it has one and nobody holds it now.
-    fn idle(&self, participant: &str) -> Option<Arc<Mutex<Sequence>>> {
+    /// `participant`'s sequence, if it has one.
+    fn sequence_of(&self, participant: &str) -> Option<Arc<Mutex<Sequence>>> {
         let slot = &self.slots[self.seats.seat_of(participant)?];
-        (slot.line.waiting() == 0).then(|| slot.sequence.clone())
+        Some(slot.sequence.clone())
     }
 }
 
@@ -341,6 +341,7 @@ impl<'m> Host<'m> {
                 self.enter(ticket);
                 self.copy_into_scratch(&job.participant, &mut scratch, ticket);
                 let result = Run::new(self, &job, &mut scratch, ticket).generate();
+                self.copy_back(&job.participant, &scratch, ticket);
                 self.leave(ticket);
                 result
             }
@@ -400,11 +401,12 @@ impl<'m> Host<'m> {
         }
     }
 
-    /// The scratch sequence starts as a copy of the participant's (when nobody holds it):
-    /// a side request then reads only what differs from the participant's last prompt.
+    /// The scratch sequence starts as a copy of the participant's (when no request runs on
+    /// it now; one waiting in its line has not touched it yet): a side request then reads
+    /// only what differs from the participant's last prompt.
     fn copy_into_scratch(&self, participant: &str, scratch: &mut Sequence, ticket: Ticket) {
-        let source = lock(&self.slots).idle(participant);
-        let source = source.as_ref().map(|s| lock(s));
+        let source = lock(&self.slots).sequence_of(participant);
+        let source = source.as_ref().and_then(|s| s.try_lock().ok());
         let copied = self.step(ticket, &|| false, |context| {
             let _ = context.clear_kv_cache_seq(Some(scratch.id as u32), None, None);
             match &source {
@@ -417,6 +419,42 @@ impl<'m> Host<'m> {
         });
         scratch.cached = copied.flatten().unwrap_or_default();
         scratch.stale = false;
+    }
+
+    /// What a side request read is not thrown away: when the participant's own cache is
+    /// empty or a beginning of the scratch's (it loses nothing), the scratch is copied
+    /// into it. Else a participant whose reading along always gives way to side requests
+    /// (a rehearsal's panel, asked for questions on every slide) would never have its
+    /// conversation read, and each of its side requests would read it all again.
+    fn copy_back(&self, participant: &str, scratch: &Sequence, ticket: Ticket) {
+        let target = lock(&self.slots).sequence_of(participant);
+        let Some(mut target) = target.as_ref().and_then(|s| s.try_lock().ok()) else {
+            return;
+        };
+        if !model_schedule::extends(&target.cached, target.stale, &scratch.cached) || scratch.stale
+        {
+            return;
+        }
+        let copied = self.step(ticket, &|| false, |context| {
+            context
+                .clear_kv_cache_seq(Some(target.id as u32), None, None)
+                .unwrap_or(false)
+                && context
+                    .copy_kv_cache_seq(scratch.id, target.id, None, None)
+                    .is_ok()
+        });
+        if copied == Some(true) {
+            target.cached = scratch.cached.clone();
+            target.stale = false;
+        } else {
+            // Whatever the context holds now, the sequence is read afresh next time.
+            target.cached.clear();
+        }
+        tracing::debug!(
+            participant,
+            tokens = target.cached.len(),
+            "a side request's reading kept in the participant's cache"
+        );
     }
 
     /// Runs `work` on the context once `ticket` holds the gate; `None` when `stop` said so
