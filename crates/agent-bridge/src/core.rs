@@ -270,13 +270,18 @@ impl BridgeCore {
         &self.agenda
     }
 
-    /// This turn's move and the director's words for it.
-    fn plan_turn(&self, question_id: u64, instruction: Option<&str>) -> (TurnPlan, String) {
-        let me = Participant::new(
+    /// This participant as the others know it.
+    fn me(&self) -> Participant {
+        Participant::new(
             &self.persona.name,
             self.persona.spoken_name(),
             &self.persona.role,
-        );
+        )
+    }
+
+    /// This turn's move and the director's words for it.
+    fn plan_turn(&self, question_id: u64, instruction: Option<&str>) -> (TurnPlan, String) {
+        let me = self.me();
         let lines: Vec<Said> = self
             .history
             .entries()
@@ -305,12 +310,7 @@ impl BridgeCore {
         if let Some(context) = &self.conductor_context {
             persona.system_prompt = context.clone();
         }
-        let me = Participant::new(
-            &self.persona.name,
-            self.persona.spoken_name(),
-            &self.persona.role,
-        );
-        let standing = dialogue_planner::standing(&me, &self.roster());
+        let standing = dialogue_planner::standing(&self.me(), &self.roster());
         persona.system_prompt = format!("{standing}\n\n{}", persona.system_prompt);
         persona
     }

@@ -86,7 +86,18 @@ impl ReplyPolicy {
     /// The turn as [`LocalPrompt::from_messages`] reads `request`'s messages back, with
     /// the human's words it answers and the instruction it follows put to the model.
     pub fn prompt(request: &GenerationRequest, persona: &Persona) -> LocalPrompt {
+        Self::prompt_in_window(request, persona, |lines| lines.to_vec())
+    }
+
+    /// As [`ReplyPolicy::prompt`], with the lines `window` selects of the conversation
+    /// (an embedded model's window, [`crate::local::PromptWindow`]).
+    pub fn prompt_in_window(
+        request: &GenerationRequest,
+        persona: &Persona,
+        window: impl FnOnce(&[String]) -> Vec<String>,
+    ) -> LocalPrompt {
         let mut prompt = LocalPrompt::from_messages(&request.messages, persona.spoken_name());
+        prompt.lines = window(&prompt.lines);
         if let Some(words) = Self::answering(request, &prompt) {
             prompt = prompt.answering(&words);
         }
@@ -261,8 +272,14 @@ impl ReplyPolicy {
             .any(|(why, _)| *why == Refusal::NoQuestion)
     }
 
-    /// What is said when every attempt was refused: the words the direction prepared
-    /// for the turn (a quoted candidate question), if it did.
+    /// Whether the last attempt, which `filter` judged, said nothing because every
+    /// sentence was refused (then [`ReplyPolicy::prepared_words`] are said, if any).
+    pub fn silenced(&self, filter: &OutputFilter) -> bool {
+        !self.json && filter.emitted().trim().is_empty() && !filter.refused().is_empty()
+    }
+
+    /// The words the direction prepared for the turn (a quoted candidate question): a
+    /// turn whose every sentence was refused says them rather than nothing.
     pub fn prepared_words(&self) -> Option<&str> {
         self.prepared.as_deref()
     }

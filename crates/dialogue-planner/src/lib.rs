@@ -172,10 +172,10 @@ fn human_name(input: &PlanInput<'_>, id: &str) -> String {
         .map_or_else(|| "the human".to_owned(), |p| p.name.clone())
 }
 
-/// The director's instruction for `plan`: the line it reacts to, who the speaker is and
-/// who else is there, its move, and the rules every line keeps (own words, something new,
-/// no greeting, no repetition). A small model follows what stands right before its answer
-/// far better than what stands in a long transcript, so the last line is quoted here
+/// The director's instruction for `plan`: the line it reacts to, whose turn it is and its
+/// move (who else is there and the rules every line keeps are the [`standing`], which
+/// opens the prompt). A small model follows what stands right before its answer far
+/// better than what stands in a long transcript, so the last line is quoted here
 /// (shortened); the guard keeps the answer from repeating it.
 pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
     let me = input.me;

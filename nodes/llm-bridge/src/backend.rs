@@ -12,6 +12,7 @@ use std::{
 
 use agent_bridge::{
     ChatMessage, ChatRole, GenerationRequest, History, Persona, SideRequest,
+    local::OutputFilter,
     openai::{ChatSettings, request_body},
     reply::{self, RESAMPLE_WARMING, RESAMPLES, ReplyPolicy},
     scripted,
@@ -270,6 +271,31 @@ impl Backend for OpenAiBackend {
     }
 }
 
+/// What a turn whose last attempt `filter` silenced says: the prepared words, if any
+/// (logged either way).
+pub(crate) fn last_words<'p>(
+    policy: &'p ReplyPolicy,
+    filter: &OutputFilter,
+    question_id: u64,
+) -> Option<&'p str> {
+    if !policy.silenced(filter) {
+        return None;
+    }
+    let words = policy.prepared_words();
+    match words {
+        Some(words) => {
+            tracing::info!(question_id, refused = ?filter.refused(), %words, "every sentence refused; the prepared words are said")
+        }
+        None => {
+            tracing::info!(question_id, refused = ?filter.refused(), "every sentence refused; the turn ends without words")
+        }
+    }
+    words
+}
+
+/// The highest temperature OpenAI-compatible services accept.
+const MAX_TEMPERATURE: f64 = 2.0;
+
 /// One turn from the service under the reply policy: each attempt's stream filtered as
 /// it comes, the next attempt asked for (warmer; the last one afresh on the agenda's
 /// point) while nothing could be said, the prepared words said when every attempt was
@@ -307,8 +333,10 @@ async fn guarded_reply(
                 content: reply::afresh_request(point),
             });
         }
+        // Warmer, within what the APIs accept (at most 2).
         let warmer = ChatSettings {
-            temperature: chat.temperature + f64::from(RESAMPLE_WARMING) * f64::from(attempt),
+            temperature: (chat.temperature + f64::from(RESAMPLE_WARMING) * f64::from(attempt))
+                .min(MAX_TEMPERATURE.max(chat.temperature)),
             ..chat.clone()
         };
         let mut filter = policy.filter(attempt);
@@ -345,15 +373,8 @@ async fn guarded_reply(
             tracing::debug!(question_id, attempt, refused = ?filter.refused(), "every sentence refused; asking again");
             continue;
         }
-        if filter.emitted().trim().is_empty() && refused > 0 {
-            match policy.prepared_words() {
-                Some(words) => send(words.to_owned()),
-                None => tracing::info!(
-                    question_id,
-                    refused = ?filter.refused(),
-                    "every sentence refused; the turn ends without words"
-                ),
-            }
+        if let Some(words) = last_words(&policy, &filter, question_id) {
+            send(words.to_owned());
         }
         return Ok(());
     }

@@ -85,6 +85,12 @@ pub fn openai_config() -> eyre::Result<OpenAiConfig> {
     if service.api_key.is_none() {
         tracing::warn!(variable = %service.key_env, "no API key in the environment; sending requests without one (fine for local servers)");
     }
+    let max_words = node_kit::env_parse("LLM_MAX_WORDS", 22)?;
+    if max_words == 0 {
+        bail!(
+            "LLM_MAX_WORDS must be positive (a turn ends at the first sentence end after this many words)"
+        );
+    }
     let secs = node_kit::env_secs;
     Ok(OpenAiConfig {
         service,
@@ -100,7 +106,7 @@ pub fn openai_config() -> eyre::Result<OpenAiConfig> {
             max_retries: node_kit::env_parse("LLM_MAX_RETRIES", 2)?,
         },
         turn_timeout: secs("LLM_TURN_TIMEOUT_SECS", 120.0)?,
-        max_words: node_kit::env_parse("LLM_MAX_WORDS", 22)?,
+        max_words,
     })
 }
 

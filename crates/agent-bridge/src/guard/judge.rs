@@ -22,7 +22,10 @@ impl SentenceGuard {
             return Some(Refusal::Pleasantry);
         }
         let text = words.join(" ");
-        if ASSISTANT_LINES.iter().any(|l| text.contains(l)) {
+        if ASSISTANT_LINES.iter().any(|l| text.contains(l))
+            || (words.len() <= DIRECTOR_REPLY_WORDS
+                && DIRECTOR_REPLIES.iter().any(|l| text.contains(l)))
+        {
             return Some(Refusal::Pleasantry);
         }
         // At the opening too, a pleasantry that answers the instruction ("Sure, I'd be

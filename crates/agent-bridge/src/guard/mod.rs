@@ -16,7 +16,9 @@ use conversation_quality::{
 };
 
 use phrases::*;
-pub use phrases::{ASSISTANT_LINES, LEAD_IN_WORDS, PLEASANTRIES};
+pub use phrases::{
+    ASSISTANT_LINES, DIRECTOR_REPLIES, DIRECTOR_REPLY_WORDS, LEAD_IN_WORDS, PLEASANTRIES,
+};
 
 /// How many recent lines (by anyone) a sentence is compared with.
 pub const RECENT_LINES: usize = 8;

@@ -114,12 +114,15 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "sorry for the misunderstanding",
     "sorry for any misunderstanding",
     "apologize for",
-    // Answers to the director's "Your turn", and an assistant's sign-off.
-    "i'm ready",
-    "i am ready",
-    "glad i could help",
-    "please provide",
 ];
+
+/// Answers to the director's "Your turn" and an assistant's sign-off: refused in a short
+/// sentence only ("Yes, I'm ready.", "I'm glad I could help."), where they are all it
+/// says; "I'm ready to invest if churn stays low" says something.
+pub const DIRECTOR_REPLIES: &[&str] = &["i'm ready", "i am ready", "glad i could help"];
+
+/// The longest sentence, in words, that [`DIRECTOR_REPLIES`] can make a bare reply.
+pub const DIRECTOR_REPLY_WORDS: usize = 6;
 
 /// Words that may stand between a name and its verb ("Dr. Nadia also states").
 pub(super) const ADVERBS: &[&str] = &[

@@ -30,10 +30,15 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
         // Heard in a study session: the tutor answering the director, and signing off.
         "Yes, I'm ready.",
         "I'm glad I could help.",
-        "If you would like, please provide a specific example, and I'll show you.",
     ] {
         assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
     }
+    // Saying something, they are no bare reply.
+    assert_eq!(
+        g.check("I'm ready to invest if churn stays under five percent."),
+        None
+    );
+    assert_eq!(g.check("Could you please provide the churn numbers?"), None);
     assert_eq!(g.check("You're right that the slope is six."), None);
     assert_eq!(
         g.check("Sure, I can share my numbers: 55 percent of the cost."),

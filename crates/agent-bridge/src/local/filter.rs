@@ -49,8 +49,8 @@ pub struct OutputFilter {
     /// The sentence being written was refused before its end (it copies a recent line):
     /// its remaining words are dropped up to its end.
     dropping: bool,
-    /// The last sentence was refused: a next one that starts in lower case is its rest
-    /// (a quote's `…"` ended it early) and goes with it.
+    /// The last sentence was refused and ended on an ellipsis: a next one that starts in
+    /// lower case is its rest (a quote's `…"` ended it early) and goes with it.
     after_refusal: bool,
 }
 
@@ -115,6 +115,7 @@ impl OutputFilter {
         self.continuing = false;
         self.sentence_sent = 0;
         self.dropping = false;
+        self.after_refusal = false;
         if self.emitted.is_empty() {
             self.started = false;
         }
@@ -381,15 +382,17 @@ impl OutputFilter {
             let sent = std::mem::take(&mut self.sentence_sent);
             return self.say_from(sentence, sent, words, out);
         }
-        if self.is_echo(&sentence) {
-            self.refused
-                .push((Refusal::Echo, sentence.trim().to_owned()));
-            self.after_refusal = true;
-            return false;
-        }
-        if let Some(refusal) = self.guard.check(&sentence) {
+        let refusal = if self.is_echo(&sentence) {
+            Some(Refusal::Echo)
+        } else {
+            self.guard.check(&sentence)
+        };
+        if let Some(refusal) = refusal {
+            let end = sentence
+                .trim_end()
+                .trim_end_matches(['"', '”', '’', '\'', ')']);
+            self.after_refusal = end.ends_with("...") || end.ends_with('…');
             self.refused.push((refusal, sentence.trim().to_owned()));
-            self.after_refusal = true;
             return false;
         }
         self.say(sentence, words, out)
@@ -567,8 +570,18 @@ fn strip_label(text: &str) -> Option<&str> {
         chars.next().is_some_and(char::is_uppercase)
             && chars.all(|c| c.is_alphabetic() || matches!(c, '.' | '\'' | '-'))
     };
-    (words.len() <= 3 && words.iter().all(capitalised)).then_some(rest)
+    // A verdict or an answer that opens on a word and a colon ("Partly: …", "Yes: …")
+    // keeps it: it is said, not a speaker's label.
+    let opens_a_sentence = words.len() == 1
+        && OPENING_WORDS_BEFORE_A_COLON.contains(&words[0].to_lowercase().as_str());
+    (words.len() <= 3 && words.iter().all(capitalised) && !opens_a_sentence).then_some(rest)
 }
+
+/// Words a reply may open with before a colon that are said, not a speaker's label.
+const OPENING_WORDS_BEFORE_A_COLON: &[&str] = &[
+    "yes", "no", "partly", "answered", "dodged", "unrated", "true", "false", "well", "so", "sure",
+    "right", "first", "second", "finally", "remember", "look", "consider",
+];
 
 pub(super) fn starts_with_tag(text: &str, names: &[String]) -> bool {
     strip_tag(text.trim_start(), names).is_some()
@@ -604,7 +617,7 @@ pub(super) fn spoken_math(word: &str) -> String {
     while i < chars.len() {
         let c = chars[i];
         match c {
-            '$' if !chars.get(i + 1).is_some_and(char::is_ascii_digit) => i += 1,
+            '$' if !is_money(&chars[i..]) => i += 1,
             // A fraction written over several words: `\frac{f(x+h) - f(x)}{h}`.
             '}' if chars.get(i + 1) == Some(&'{') => {
                 out.push_str(" over ");
@@ -635,10 +648,10 @@ pub(super) fn spoken_math(word: &str) -> String {
                         // Else its parts are in the next words, where `}{` says "over".
                     }
                     "cdot" | "times" => out.push_str(" times "),
-                    "to" | "rightarrow" => out.push_str("to"),
-                    "lim" => out.push_str("the limit as"),
+                    "to" | "rightarrow" => out.push_str(" to "),
+                    "lim" => out.push_str("the limit as "),
                     "sqrt" => out.push_str("the square root of "),
-                    "infty" => out.push_str("infinity"),
+                    "infty" => out.push_str(" infinity "),
                     "left" | "right" | "displaystyle" | "quad" => {}
                     other => out.push_str(other),
                 }
@@ -646,16 +659,35 @@ pub(super) fn spoken_math(word: &str) -> String {
             '^' => {
                 let (power, after) = match group(i + 1) {
                     Some(found) => found,
-                    None => match chars.get(i + 1) {
-                        Some(c) if c.is_alphanumeric() => (c.to_string(), i + 2),
-                        _ => (String::new(), i + 1),
-                    },
+                    None => {
+                        // A sign, then a number or one letter: `^-x`, `^20`.
+                        let sign = usize::from(chars.get(i + 1) == Some(&'-'));
+                        let from = i + 1 + sign;
+                        let digits = chars[from.min(chars.len())..]
+                            .iter()
+                            .take_while(|c| c.is_ascii_digit())
+                            .count();
+                        let len = match chars.get(from) {
+                            _ if digits > 0 => digits,
+                            Some(c) if c.is_alphabetic() => 1,
+                            _ => 0,
+                        };
+                        let end = if len == 0 { i + 1 } else { from + len };
+                        (chars[i + 1..end].iter().collect(), end)
+                    }
                 };
                 match power.as_str() {
                     "2" => out.push_str(" squared"),
                     "3" => out.push_str(" cubed"),
                     "" => {}
-                    _ => out.push_str(&format!(" to the {}", spoken_math(&power))),
+                    _ => {
+                        let power = spoken_math(&power);
+                        let power = match power.strip_prefix('-') {
+                            Some(rest) => format!("minus {rest}"),
+                            None => power,
+                        };
+                        out.push_str(&format!(" to the {power}"));
+                    }
                 }
                 i = after;
             }
@@ -665,5 +697,32 @@ pub(super) fn spoken_math(word: &str) -> String {
             }
         }
     }
-    out
+    // The words put in may stand beside spaces already there: one space between words,
+    // the word's own spaces at its ends kept.
+    let start = out.len() - out.trim_start().len();
+    let end = out.trim_end().len();
+    if start >= end {
+        return out;
+    }
+    let inner = out[start..end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!("{}{inner}{}", &out[..start], &out[end..])
+}
+
+/// Whether the `$` that starts `from` is money ("$5", "$2.5M"), not a formula's
+/// delimiter ("$2x$", "$6$"): a figure follows, with no letter glued to it and no second
+/// `$` after it.
+fn is_money(from: &[char]) -> bool {
+    let rest = &from[1..];
+    let figure = rest
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | ','))
+        .count();
+    rest.first().is_some_and(char::is_ascii_digit)
+        && !rest[figure..].contains(&'$')
+        && !rest
+            .get(figure)
+            .is_some_and(|c| c.is_alphabetic() && !c.is_uppercase())
 }

@@ -9,14 +9,9 @@ impl Run<'_, '_> {
     pub(super) fn turn_prompt(&mut self) -> Result<TurnPrompt, String> {
         let job = self.job;
         let request = &job.request;
-        let mut prompt = LocalPrompt::from_messages(&request.messages, job.persona.spoken_name());
-        prompt.lines = self.sequence.window.select(&prompt.lines);
-        if let Some(words) = ReplyPolicy::answering(request, &prompt) {
-            prompt = prompt.answering(&words);
-        }
-        if let Some(instruction) = ReplyPolicy::following(request) {
-            prompt = prompt.following(&instruction);
-        }
+        let window = &mut self.sequence.window;
+        let mut prompt =
+            ReplyPolicy::prompt_in_window(request, &job.persona, |lines| window.select(lines));
         let room = self.config().context_tokens as usize;
         let max_tokens = self.config().max_tokens;
         let (tokens, chat) = prompt
@@ -94,31 +89,11 @@ impl Run<'_, '_> {
             };
             insisting = ReplyPolicy::insists_on_a_question(&filter);
             if !matches!(outcome, Outcome::Finished) || !policy.asks_again(&filter, attempt) {
-                if filter.emitted().trim().is_empty()
-                    && !request.json
-                    && !filter.refused().is_empty()
+                if matches!(outcome, Outcome::Finished)
+                    && let Some(words) =
+                        crate::backend::last_words(&policy, &filter, request.question_id)
                 {
-                    // Words prepared for the turn (a quoted candidate question) are
-                    // better than a silent turn.
-                    match policy
-                        .prepared_words()
-                        .filter(|_| matches!(outcome, Outcome::Finished))
-                    {
-                        Some(words) => {
-                            tracing::info!(
-                                question_id = request.question_id,
-                                refused = ?filter.refused(),
-                                %words,
-                                "every sentence refused; the prepared words are said"
-                            );
-                            self.send(words.to_owned(), &mut None, started);
-                        }
-                        None => tracing::info!(
-                            question_id = request.question_id,
-                            refused = ?filter.refused(),
-                            "every sentence refused; the turn ends without words"
-                        ),
-                    }
+                    self.send(words.to_owned(), &mut None, started);
                 }
                 return Ok(outcome);
             }
@@ -145,21 +120,19 @@ impl Run<'_, '_> {
         policy: (&ReplyPolicy, u32),
     ) -> Result<(Outcome, OutputFilter), String> {
         let host = self.host;
-        let mut aside = lock(&host.aside);
+        // Another participant's fresh start holds it: this one starts afresh on its own
+        // sequence, as before there was one.
+        let Ok(mut aside) = host.aside.try_lock() else {
+            let reused = self.keep_cached(tokens);
+            return self.generate_from(tokens, reused, started, sampling, policy);
+        };
         let source = &*self.sequence;
         let copied = host.step(self.ticket(), &|| false, |context| {
-            let _ = context.clear_kv_cache_seq(Some(aside.id as u32), None, None);
-            !source.cached.is_empty()
-                && !source.stale
-                && context
-                    .copy_kv_cache_seq(source.id, aside.id, None, None)
-                    .is_ok()
+            copy_cache(context, Some(source), &mut aside)
         });
-        aside.cached = match copied {
-            Some(true) => source.cached.clone(),
-            _ => Vec::new(),
-        };
-        aside.stale = false;
+        if copied.is_none() {
+            aside.cached.clear();
+        }
         aside.turns = source.turns;
         let mut run = Run::new(host, self.job, &mut aside, self.ticket());
         run.line = self.line.clone();

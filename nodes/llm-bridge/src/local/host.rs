@@ -316,7 +316,7 @@ pub(super) struct Host<'m> {
     pub(super) config: LocalConfig,
     pub(super) slots: Mutex<Slots>,
     /// Side requests' sequence: a copy of the participant's, so that the conversation is
-    /// not read again, and the participant's own cache stays as its turns left it.
+    /// not read again; what it read goes back when nothing is lost ([`Host::copy_back`]).
     scratch: Mutex<Sequence>,
     /// Turns started afresh (a shorter prompt, [`LocalPrompt::afresh`]): a copy of the
     /// participant's, so that its own cache stays as the conversation left it.
@@ -402,59 +402,46 @@ impl<'m> Host<'m> {
     }
 
     /// The scratch sequence starts as a copy of the participant's (when no request runs on
-    /// it now; one waiting in its line has not touched it yet): a side request then reads
-    /// only what differs from the participant's last prompt.
+    /// it now): a side request then reads only what differs from the participant's last
+    /// prompt.
     fn copy_into_scratch(&self, participant: &str, scratch: &mut Sequence, ticket: Ticket) {
         let source = lock(&self.slots).sequence_of(participant);
-        let source = source.as_ref().and_then(|s| s.try_lock().ok());
         let copied = self.step(ticket, &|| false, |context| {
-            let _ = context.clear_kv_cache_seq(Some(scratch.id as u32), None, None);
-            match &source {
-                Some(source) if !source.cached.is_empty() && !source.stale => context
-                    .copy_kv_cache_seq(source.id, scratch.id, None, None)
-                    .is_ok()
-                    .then(|| source.cached.clone()),
-                _ => None,
-            }
+            // Taken at the gate, never waited for: a request of the participant's that
+            // holds its sequence must not wait behind this side request.
+            let source = source.as_ref().and_then(|s| s.try_lock().ok());
+            copy_cache(context, source.as_deref(), scratch)
         });
-        scratch.cached = copied.flatten().unwrap_or_default();
-        scratch.stale = false;
+        if copied.is_none() {
+            scratch.cached.clear();
+        }
     }
 
     /// What a side request read is not thrown away: when the participant's own cache is
-    /// empty or a beginning of the scratch's (it loses nothing), the scratch is copied
-    /// into it. Else a participant whose reading along always gives way to side requests
-    /// (a rehearsal's panel, asked for questions on every slide) would never have its
-    /// conversation read, and each of its side requests would read it all again.
+    /// empty or a beginning of the scratch's (it loses nothing), and no request runs on it,
+    /// the scratch is copied into it. Else a participant whose reading along always gives
+    /// way to side requests (a rehearsal's panel, asked for questions on every slide)
+    /// would never have its conversation read, and each of its side requests would read
+    /// it all again.
     fn copy_back(&self, participant: &str, scratch: &Sequence, ticket: Ticket) {
-        let target = lock(&self.slots).sequence_of(participant);
-        let Some(mut target) = target.as_ref().and_then(|s| s.try_lock().ok()) else {
+        let Some(target) = lock(&self.slots).sequence_of(participant) else {
             return;
         };
-        if !model_schedule::extends(&target.cached, target.stale, &scratch.cached) || scratch.stale
-        {
-            return;
-        }
-        let copied = self.step(ticket, &|| false, |context| {
-            context
-                .clear_kv_cache_seq(Some(target.id as u32), None, None)
-                .unwrap_or(false)
-                && context
-                    .copy_kv_cache_seq(scratch.id, target.id, None, None)
-                    .is_ok()
+        let kept = self.step(ticket, &|| false, |context| {
+            let mut target = target.try_lock().ok()?;
+            if !model_schedule::extends(&target.cached, target.stale, &scratch.cached) {
+                return None;
+            }
+            copy_cache(context, Some(scratch), &mut target);
+            Some(target.cached.len())
         });
-        if copied == Some(true) {
-            target.cached = scratch.cached.clone();
-            target.stale = false;
-        } else {
-            // Whatever the context holds now, the sequence is read afresh next time.
-            target.cached.clear();
+        if let Some(Some(tokens)) = kept {
+            tracing::debug!(
+                participant,
+                tokens,
+                "a side request's reading kept in the participant's cache"
+            );
         }
-        tracing::debug!(
-            participant,
-            tokens = target.cached.len(),
-            "a side request's reading kept in the participant's cache"
-        );
     }
 
     /// Runs `work` on the context once `ticket` holds the gate; `None` when `stop` said so
@@ -513,4 +500,23 @@ impl<'m> Host<'m> {
     pub(super) fn urgent_waiting(&self, ticket: Ticket) -> bool {
         lock(&self.gate).more_urgent_than(ticket)
     }
+}
+
+/// Makes `target` a copy of `source` (its cache and the tokens it holds), or empty when
+/// there is nothing to copy (no source, an empty or stale one) or the copy failed.
+pub(super) fn copy_cache(
+    context: &mut LlamaContext<'_>,
+    source: Option<&Sequence>,
+    target: &mut Sequence,
+) {
+    let _ = context.clear_kv_cache_seq(Some(target.id as u32), None, None);
+    let copied = source
+        .filter(|s| !s.cached.is_empty() && !s.stale)
+        .filter(|s| {
+            context
+                .copy_kv_cache_seq(s.id, target.id, None, None)
+                .is_ok()
+        });
+    target.cached = copied.map(|s| s.cached.clone()).unwrap_or_default();
+    target.stale = false;
 }

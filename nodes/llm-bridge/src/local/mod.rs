@@ -71,8 +71,9 @@ pub struct LocalConfig {
     /// Keep each sequence's cache and compute only what a new prompt adds
     /// (`LLM_PREFIX_REUSE`, on by default; off only to measure what it saves).
     pub prefix_reuse: bool,
-    /// How many participants keep a sequence of their own at once (one more is kept
-    /// for side requests); a participant past them takes the longest unused one.
+    /// How many participants keep a sequence of their own at once (two more are kept,
+    /// for side requests and for turns started afresh); a participant past them takes
+    /// the longest unused one.
     pub participants: u32,
 }
 
