@@ -21,7 +21,7 @@ use crate::{
 };
 
 /// What a backend must produce.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GenerationRequest {
     pub question_id: u64,
     pub messages: Vec<ChatMessage>,

@@ -318,13 +318,7 @@ mod tests {
         GenerationRequest {
             question_id: 1,
             messages,
-            instruction: None,
-            json: false,
-            max_words: None,
-            plan: None,
-            opens_with: Vec::new(),
-            takes_up: None,
-            asks: false,
+            ..GenerationRequest::default()
         }
     }
 

@@ -183,14 +183,7 @@ mod tests {
     fn request(question_id: u64) -> GenerationRequest {
         GenerationRequest {
             question_id,
-            messages: Vec::new(),
-            instruction: None,
-            json: false,
-            max_words: None,
-            plan: None,
-            opens_with: Vec::new(),
-            takes_up: None,
-            asks: false,
+            ..GenerationRequest::default()
         }
     }
 

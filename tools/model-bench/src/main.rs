@@ -135,13 +135,7 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
                 question_id,
                 messages: history
                     .chat_messages(&persona, Some("derivatives in first-year calculus")),
-                instruction: None,
-                json: false,
-                max_words: None,
-                plan: None,
-                opens_with: Vec::new(),
-                takes_up: None,
-                asks: false,
+                ..GenerationRequest::default()
             };
             let (tx, rx) = crossbeam_channel::unbounded();
             let started = Instant::now();

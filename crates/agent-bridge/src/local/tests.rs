@@ -836,34 +836,31 @@ fn an_inline_formula_is_said_in_words() {
 
 #[test]
 fn the_rest_of_a_refused_sentence_cut_at_a_quoted_ellipsis_is_not_said() {
+    // Mia speaks; the tutor's line is recent.
+    let said = |pieces: &[&str]| {
+        let mut f = OutputFilter::new(names(), 60).with_guard(SentenceGuard::new(
+            ["Ms. Rivera: The slope of any function is a limit."],
+            &["Mia".to_owned()],
+            &["Ms. Rivera".to_owned()],
+        ));
+        run(&mut f, pieces).0.trim().to_owned()
+    };
     // Heard in a session: "makes an assumption in their conversation that …", the rest of
     // a sentence reporting the tutor's words, refused at its quote's "…\"".
-    let mut f = OutputFilter::new(names(), 60).with_guard(SentenceGuard::new(
-        ["Ms. Rivera: The slope of any function is a limit."],
-        &["Mia".to_owned()],
-        &["Ms. Rivera".to_owned()],
-    ));
-    let (text, _) = run(
-        &mut f,
-        &[
+    assert_eq!(
+        said(&[
             "Ms. Rivera said: \"The slope of any function is a limit...\" ",
             "makes an assumption in their talk. ",
             "A slope is a rate of change at one point.",
-        ],
+        ]),
+        "A slope is a rate of change at one point."
     );
-    assert_eq!(text.trim(), "A slope is a rate of change at one point.");
     // After a refused sentence that ends as sentences do, one in lower case is said.
-    let mut f = OutputFilter::new(names(), 60).with_guard(SentenceGuard::new(
-        ["Ms. Rivera: The slope of any function is a limit."],
-        &["Mia".to_owned()],
-        &["Ms. Rivera".to_owned()],
-    ));
-    let (text, _) = run(
-        &mut f,
-        &[
+    assert_eq!(
+        said(&[
             "The slope of any function is a limit. ",
             "f(x) = x squared has slope 2x.",
-        ],
+        ]),
+        "f(x) = x squared has slope 2x."
     );
-    assert_eq!(text.trim(), "f(x) = x squared has slope 2x.");
 }
