@@ -227,6 +227,34 @@ fn byte_decoder() -> [char; 256] {
     table
 }
 
+/// How many times one word may come in a row before a transcript is taken for a
+/// decoder's loop ("uh, uh, uh, uh, …" to the length limit) rather than speech.
+pub const RUNAWAY_REPEATS: usize = 6;
+
+/// Whether `text` is a decoder's loop: one word [`RUNAWAY_REPEATS`] times in a row
+/// (case and punctuation aside). A context that asks for fillers ("um, uh") can start
+/// such a loop on unclear audio; the window is then decoded again without it.
+pub fn is_runaway(text: &str) -> bool {
+    let mut last = String::new();
+    let mut run = 0;
+    for word in text.split_whitespace() {
+        let word: String = word
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        if word.is_empty() {
+            continue;
+        }
+        run = if word == last { run + 1 } else { 1 };
+        if run >= RUNAWAY_REPEATS {
+            return true;
+        }
+        last = word;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,5 +343,16 @@ mod tests {
             let mel = MelFrontEnd::new(80).log_mel(&samples);
             prop_assert!(mel.iter().all(|v| v.is_finite()));
         }
+    }
+
+    #[test]
+    fn a_word_looping_is_a_runaway_and_speech_is_not() {
+        assert!(is_runaway("um, uh, uh, uh, uh, uh, uh, uh,"));
+        assert!(is_runaway("Very very very very very very good."));
+        assert!(!is_runaway(
+            "Um, uh, can you show me a derivative, uh, with numbers?"
+        ));
+        assert!(!is_runaway("No, no, no, no, no."));
+        assert!(!is_runaway(""));
     }
 }

@@ -36,6 +36,9 @@ pub struct Whisper {
     model: ct2rs::sys::Whisper,
     front_end: MelFrontEnd,
     prompt: Vec<String>,
+    /// The prompt without the filler context, for a window whose decoding ran away
+    /// with it (`None`: the prompt has none).
+    plain_prompt: Option<Vec<String>>,
     options: ct2rs::sys::WhisperOptions,
     pad_frames: Option<usize>,
 }
@@ -85,6 +88,8 @@ impl Whisper {
         Ok(Self {
             front_end: MelFrontEnd::new(model.n_mels()),
             prompt: features::prompt(multilingual, language, previous),
+            plain_prompt: (!previous.is_empty())
+                .then(|| features::prompt(multilingual, language, &[])),
             pad_frames: config.pad_ms.map(|ms| (ms / 10) as usize),
             model,
             options: ct2rs::sys::WhisperOptions {
@@ -97,8 +102,20 @@ impl Whisper {
         })
     }
 
-    /// One window of up to 30 s.
+    /// One window of up to 30 s: decoded with the filler context, and again without it
+    /// when that decoding looped on one word ([`features::is_runaway`]).
     fn window(&self, samples: &[f32]) -> eyre::Result<String> {
+        let text = self.decode(samples, &self.prompt)?;
+        match &self.plain_prompt {
+            Some(plain) if features::is_runaway(&text) => {
+                tracing::warn!(looped = %text.chars().take(60).collect::<String>(), "the recognizer looped on a word; decoding the utterance again without the filler context");
+                self.decode(samples, plain)
+            }
+            _ => Ok(text),
+        }
+    }
+
+    fn decode(&self, samples: &[f32], prompt: &[String]) -> eyre::Result<String> {
         let frames = features::window_frames(samples.len(), self.pad_frames);
         let mut mel = self.front_end.log_mel_frames(samples, frames);
         let shape = [1, self.front_end.n_mels(), frames];
@@ -106,7 +123,7 @@ impl Whisper {
             .map_err(|e| eyre!("Whisper input: {e}"))?;
         let results = self
             .model
-            .generate(&view, std::slice::from_ref(&self.prompt), &self.options)
+            .generate(&view, &[prompt.to_vec()], &self.options)
             .map_err(|e| eyre!("Whisper failed: {e}"))?;
         let Some(result) = results.into_iter().next() else {
             return Ok(String::new());
