@@ -14,9 +14,10 @@ use voice_protocol::{
 };
 
 use crate::{
-    history::{ChatMessage, ChatRole, Entry, History},
+    history::{Entry, History},
     opener::{self, Openers},
     persona::Persona,
+    prompt::Prompt,
     request::{Answering, SideRequest},
 };
 
@@ -24,7 +25,7 @@ use crate::{
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GenerationRequest {
     pub question_id: u64,
-    pub messages: Vec<ChatMessage>,
+    pub prompt: Prompt,
     /// What the conductor (a moderator, an auction) asked of this turn, if anything.
     pub instruction: Option<String>,
     /// A side request asking for one JSON object instead of speech.
@@ -119,7 +120,7 @@ pub enum BridgeOutput {
     /// Start generating (the node runs the backend).
     Generate(GenerationRequest),
     /// Read the conversation so far into the model ahead of a turn: the request's
-    /// messages are the turn's without its direction, and nothing is said.
+    /// prompt is the turn's as far as it is known, and nothing is said.
     Prefill(GenerationRequest),
     /// Read this participant's next turn into the model as it would be asked now: if
     /// nothing more is said before it comes, the turn reads one token.
@@ -138,7 +139,7 @@ pub enum BridgeOutput {
     /// as [`BridgeInput::Answered`].
     Ask {
         request: SideRequest,
-        messages: Vec<ChatMessage>,
+        prompt: Prompt,
     },
     /// Send a side request's answer on `reply`.
     Reply(Reply),
@@ -315,18 +316,13 @@ impl BridgeCore {
         persona
     }
 
-    /// A turn's chat: the conversation as `persona` hears it, then the director's
-    /// instruction for this turn.
-    fn turn_messages(&self, persona: &Persona, direction: &str) -> Vec<ChatMessage> {
+    /// A turn's prompt: the conversation as `persona` hears it, then the director's
+    /// words for this turn.
+    fn turn_prompt(&self, persona: &Persona, direction: &str) -> Prompt {
         let name_of = |id: &str| self.name_of(id);
-        let mut messages =
-            self.history
-                .chat_messages_named(persona, self.topic.as_deref(), name_of);
-        messages.push(ChatMessage {
-            role: ChatRole::System,
-            content: format!("For this turn: {direction}"),
-        });
-        messages
+        let mut prompt = self.history.prompt(persona, self.topic.as_deref(), name_of);
+        prompt.requests.push(direction.to_owned());
+        prompt
     }
 
     /// The turn that will answer the human who is still speaking, as far as it is known:
@@ -344,10 +340,10 @@ impl BridgeCore {
         stand_in.human = true;
         ahead.history.push(stand_in);
         let (plan, direction) = ahead.plan_turn(self.answered + 2, None);
-        let messages = heard.turn_messages(&self.speaking_persona(), &direction);
+        let prompt = heard.turn_prompt(&self.speaking_persona(), &direction);
         GenerationRequest {
             question_id: self.answered,
-            messages,
+            prompt,
             instruction: None,
             json: false,
             max_words: None,
@@ -371,10 +367,10 @@ impl BridgeCore {
             .max(self.answered)
             + 1;
         let (plan, direction) = self.plan_turn(question_id, None);
-        let messages = self.turn_messages(&self.speaking_persona(), &direction);
+        let prompt = self.turn_prompt(&self.speaking_persona(), &direction);
         GenerationRequest {
             question_id,
-            messages,
+            prompt,
             instruction: None,
             json: false,
             max_words: None,
@@ -552,7 +548,7 @@ impl BridgeCore {
                 // What this participant contributes now: the conductor's request, or the
                 // move the planner chose, put as a director's instruction.
                 let (plan, direction) = self.plan_turn(question_id, instruction.as_deref());
-                let messages = self.turn_messages(&persona, &direction);
+                let prompt = self.turn_prompt(&persona, &direction);
                 // An answer to the human opens at once; the line break lets the
                 // segmenter pass the opener on alone, before the model's words.
                 let human_words = self.history.entries().rfind(|e| e.human);
@@ -574,7 +570,7 @@ impl BridgeCore {
                 }
                 let asked = GenerationRequest {
                     question_id,
-                    messages,
+                    prompt,
                     instruction,
                     json: false,
                     max_words: None,
@@ -728,13 +724,13 @@ impl BridgeCore {
                     out.push(self.reply(request, answer));
                 } else {
                     let name_of = |id: &str| self.name_of(id);
-                    let messages = request.messages(
+                    let prompt = request.prompt(
                         &self.speaking_persona(),
                         self.topic.as_deref(),
                         &self.history,
                         &name_of,
                     );
-                    out.push(BridgeOutput::Ask { request, messages });
+                    out.push(BridgeOutput::Ask { request, prompt });
                 }
             }
             BridgeInput::Answered { request, answer } => out.push(self.reply(request, answer)),
@@ -797,7 +793,7 @@ mod tests {
         let [
             BridgeOutput::Ask {
                 request: asked,
-                messages,
+                prompt,
             },
         ] = out.as_slice()
         else {
@@ -805,10 +801,10 @@ mod tests {
         };
         assert_eq!(asked, &request);
         assert!(
-            messages
+            prompt
+                .requests
                 .last()
                 .unwrap()
-                .content
                 .contains("Do you want the floor?")
         );
         assert!(c.active().is_none(), "a side request is not a turn");
@@ -942,20 +938,20 @@ mod tests {
             "Rate the answer.",
             20,
         )));
-        let [BridgeOutput::Ask { messages, .. }] = out.as_slice() else {
+        let [BridgeOutput::Ask { prompt, .. }] = out.as_slice() else {
             panic!("{out:?}");
         };
-        assert!(messages[0].content.contains("\n\nYou are Marcus Webb."));
+        assert!(prompt.persona.contains("\n\nYou are Marcus Webb."));
         // A request's own context (its conductor's, newer) is taken up the same way.
         let mut request = SideRequest::text("r-2", "candidate", "A question?", 20);
         request.context = Some("You are Marcus Webb, on slide 2.".into());
         let out = c.handle(BridgeInput::Request(request));
-        let [BridgeOutput::Ask { messages, .. }] = out.as_slice() else {
+        let [BridgeOutput::Ask { prompt, .. }] = out.as_slice() else {
             panic!("{out:?}");
         };
         assert!(
-            messages[0]
-                .content
+            prompt
+                .persona
                 .contains("\n\nYou are Marcus Webb, on slide 2.")
         );
         let out = c.handle(BridgeInput::Utterance(Entry::new(
@@ -967,8 +963,8 @@ mod tests {
             panic!("{out:?}");
         };
         assert!(
-            read.messages[0]
-                .content
+            read.prompt
+                .persona
                 .contains("\n\nYou are Marcus Webb, on slide 2.")
         );
     }
@@ -986,21 +982,13 @@ mod tests {
         let BridgeOutput::Generate(request) = &out[0] else {
             panic!("{out:?}")
         };
-        assert!(
-            request.messages[0]
-                .content
-                .contains("\n\nYou are Marcus Webb.")
-        );
-        let last = request.messages.last().unwrap();
-        assert_eq!(last.role, ChatRole::System);
+        assert!(request.prompt.persona.contains("\n\nYou are Marcus Webb."));
+        let last = request.prompt.requests.last().unwrap();
         // The conductor's request, put as the director's instruction for this turn.
         assert!(
-            last.content.starts_with("For this turn: Your turn, tutor.")
-                && last
-                    .content
-                    .contains("(do not read it out): Ask the presenter about churn."),
-            "{}",
-            last.content
+            last.starts_with("Your turn, tutor.")
+                && last.contains("(do not read it out): Ask the presenter about churn."),
+            "{last}"
         );
         assert_eq!(
             request.instruction.as_deref(),
@@ -1181,7 +1169,7 @@ mod tests {
     }
 
     #[test]
-    fn the_human_s_answerer_prefills_the_turn_s_messages_when_its_model_is_free() {
+    fn the_human_s_answerer_prefills_the_turn_s_prompt_when_its_model_is_free() {
         let mut c = core().with_read_along(true);
         c.handle(BridgeInput::Utterance(Entry::new(
             "student1",
@@ -1197,7 +1185,7 @@ mod tests {
         let [BridgeOutput::Prefill(prefill)] = &out[..] else {
             panic!("{out:?}")
         };
-        // The human's words come; the turn's messages are the prepared ones with them
+        // The human's words come; the turn's prompt is the prepared one with them
         // before the direction, which is the same.
         let mut human = Entry::new("human", "Why is it a limit?", 2);
         human.human = true;
@@ -1206,12 +1194,9 @@ mod tests {
         let [BridgeOutput::Generate(request)] = &out[..] else {
             panic!("{out:?}")
         };
-        let (last, before) = request.messages.split_last().unwrap();
-        assert_eq!(prefill.messages.last(), Some(last));
-        assert_eq!(
-            prefill.messages[..prefill.messages.len() - 1],
-            before[..before.len() - 1]
-        );
+        assert_eq!(prefill.prompt.requests, request.prompt.requests);
+        let (_, before) = request.prompt.lines.split_last().unwrap();
+        assert_eq!(prefill.prompt.lines[..], before[..]);
         assert_eq!(prefill.plan, request.plan);
         assert!(prefill.instruction.is_none());
         assert!(prefill.plan.as_ref().unwrap().action == dialogue_planner::Move::AnswerHuman);
@@ -1320,15 +1305,16 @@ mod tests {
         let [BridgeOutput::Prefill(read)] = &out[..] else {
             panic!("{out:?}")
         };
-        let said = |messages: &[ChatMessage]| {
-            messages
+        let said = |prompt: &Prompt| {
+            prompt
+                .lines
                 .iter()
-                .map(|m| m.content.clone())
+                .map(|l| l.text.clone())
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        assert!(said(&read.messages).contains("The slope is the limit —"));
-        assert!(!said(&read.messages).contains("secant"));
+        assert!(said(&read.prompt).contains("The slope is the limit —"));
+        assert!(!said(&read.prompt).contains("secant"));
         // The human's words interrupt: the answer's prompt holds the line as read ahead,
         // before the player's own report of the cut has come.
         c.handle(BridgeInput::Interrupt { question_id: 2 });
@@ -1340,8 +1326,8 @@ mod tests {
             panic!("{out:?}")
         };
         assert_eq!(
-            answer.messages[..read.messages.len() - 1],
-            read.messages[..read.messages.len() - 1]
+            answer.prompt.lines[..read.prompt.lines.len()],
+            read.prompt.lines[..]
         );
 
         // The human only nods, and the turn in progress is sent again: the line held
@@ -1360,7 +1346,7 @@ mod tests {
         let [BridgeOutput::Generate(answer)] = &out[..] else {
             panic!("{out:?}")
         };
-        assert!(said(&answer.messages).contains("secant"));
+        assert!(said(&answer.prompt).contains("secant"));
 
         // The human only nods: the line plays on, whole in the conversation.
         let mut c = core().with_read_along(true);
@@ -1378,7 +1364,7 @@ mod tests {
         let [BridgeOutput::Generate(turn)] = &out[..] else {
             panic!("{out:?}")
         };
-        assert!(said(&turn.messages).contains("secant"));
+        assert!(said(&turn.prompt).contains("secant"));
     }
 
     #[test]
@@ -1395,7 +1381,7 @@ mod tests {
             panic!("{out:?}")
         };
         let ahead = c.answer_ahead();
-        assert_eq!(read.messages, ahead.messages);
+        assert_eq!(read.prompt, ahead.prompt);
         assert_eq!(
             read.plan.as_ref().unwrap().action,
             dialogue_planner::Move::AnswerHuman
@@ -1512,7 +1498,7 @@ mod tests {
         let [BridgeOutput::Prefill(along)] = &out[..] else {
             panic!("{out:?}")
         };
-        assert!(along.messages.iter().any(|m| m.content.contains("Hello.")));
+        assert!(along.prompt.lines.iter().any(|l| l.text.contains("Hello.")));
         // Foretold: its whole turn at once, and again with each line until it comes.
         let out = c.handle(BridgeInput::Prepare {
             speaker: "tutor".into(),
@@ -1529,9 +1515,10 @@ mod tests {
         };
         assert!(
             ahead
-                .messages
+                .prompt
+                .lines
                 .iter()
-                .any(|m| m.content.contains("What is a slope?"))
+                .any(|l| l.text.contains("What is a slope?"))
         );
         // Read ahead, it is the turn that comes next if nothing more is said.
         let ahead = ahead.clone();

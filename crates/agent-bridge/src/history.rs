@@ -2,7 +2,10 @@
 
 use std::collections::VecDeque;
 
-use crate::persona::Persona;
+use crate::{
+    persona::Persona,
+    prompt::{Prompt, PromptLine},
+};
 
 /// One utterance of the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,30 +28,6 @@ impl Entry {
             human: speaker == "human",
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum ChatRole {
-    System,
-    User,
-    Assistant,
-}
-
-impl ChatRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChatRole::System => "system",
-            ChatRole::User => "user",
-            ChatRole::Assistant => "assistant",
-        }
-    }
-}
-
-/// A chat-completions message.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ChatMessage {
-    pub role: ChatRole,
-    pub content: String,
 }
 
 /// The last `capacity` utterances, oldest first.
@@ -117,48 +96,38 @@ impl History {
         self.entries.is_empty()
     }
 
-    /// Chat messages for a model call by `persona`: the system prompt, then every
-    /// utterance with speaker attribution. Its own lines are `assistant` messages, all
-    /// others (humans included) `user` messages prefixed with `[speaker]:`.
-    pub fn chat_messages(&self, persona: &Persona, topic: Option<&str>) -> Vec<ChatMessage> {
-        self.chat_messages_named(persona, topic, str::to_owned)
-    }
-
-    /// [`Self::chat_messages`] with the other speakers called by `name_of(id)` (how the
-    /// participants address each other) rather than by their ids.
-    pub fn chat_messages_named(
+    /// The prompt of a model call by `persona` on `topic`: its system prompt and every
+    /// utterance, the others called by `name_of(id)` (how the participants address each
+    /// other), its own lines by its spoken name.
+    pub fn prompt(
         &self,
         persona: &Persona,
         topic: Option<&str>,
         name_of: impl Fn(&str) -> String,
-    ) -> Vec<ChatMessage> {
-        let mut system = persona.system_prompt.trim().to_owned();
-        if let Some(topic) = topic {
-            system.push_str(&format!("\nThe topic of this conversation: {topic}."));
+    ) -> Prompt {
+        let lines = self
+            .entries
+            .iter()
+            .map(|e| {
+                let own = e.speaker == persona.name;
+                let speaker = match own {
+                    true => persona.spoken_name().to_owned(),
+                    false => name_of(&e.speaker),
+                };
+                let suffix = if e.interrupted { " —" } else { "" };
+                PromptLine {
+                    speaker,
+                    text: format!("{}{suffix}", e.text.trim()),
+                    own,
+                }
+            })
+            .collect();
+        Prompt {
+            persona: persona.system_prompt.trim().to_owned(),
+            topic: topic.map(str::to_owned),
+            lines,
+            requests: Vec::new(),
         }
-        system.push_str(&format!(
-            "\nYou are `{}`. Other speakers' lines are shown as `[name]: text`. Reply with your own spoken words only, without a name tag.",
-            persona.name
-        ));
-        let mut messages = vec![ChatMessage {
-            role: ChatRole::System,
-            content: system,
-        }];
-        for e in &self.entries {
-            let suffix = if e.interrupted { " —" } else { "" };
-            if e.speaker == persona.name {
-                messages.push(ChatMessage {
-                    role: ChatRole::Assistant,
-                    content: format!("{}{suffix}", e.text.trim()),
-                });
-            } else {
-                messages.push(ChatMessage {
-                    role: ChatRole::User,
-                    content: format!("[{}]: {}{suffix}", name_of(&e.speaker), e.text.trim()),
-                });
-            }
-        }
-        messages
     }
 }
 
@@ -178,14 +147,13 @@ mod tests {
         h.push(entry("human", "Example please", 4));
         h.push(entry("human", "Example please", 4));
         let persona = Persona::fallback("tutor");
-        let m = h.chat_messages(&persona, Some("calculus"));
-        assert_eq!(m.len(), 4);
-        assert_eq!(m[0].role, ChatRole::System);
-        assert!(m[0].content.contains("calculus"));
-        assert_eq!(m[1].content, "[student1]: What is a limit?");
-        assert_eq!(m[2].role, ChatRole::Assistant);
-        assert_eq!(m[2].content, "A value approached.");
-        assert_eq!(m[3].content, "[human]: Example please");
+        let p = h.prompt(&persona, Some("calculus"), str::to_owned);
+        assert_eq!(p.lines.len(), 3);
+        assert_eq!(p.topic.as_deref(), Some("calculus"));
+        assert_eq!(p.lines[0], PromptLine::new("student1", "What is a limit?"));
+        assert!(p.lines[1].own);
+        assert_eq!(p.lines[1].text, "A value approached.");
+        assert_eq!(p.lines[2], PromptLine::new("human", "Example please"));
     }
 
     #[test]

@@ -50,17 +50,17 @@ impl HostJob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ChatMessage, ChatRole};
+    use crate::Prompt;
 
     fn job() -> HostJob {
         HostJob {
             persona: Persona::fallback("tutor"),
             request: GenerationRequest {
                 question_id: 4,
-                messages: vec![ChatMessage {
-                    role: ChatRole::System,
-                    content: "You are a tutor.".into(),
-                }],
+                prompt: Prompt {
+                    persona: "You are a tutor.".into(),
+                    ..Prompt::default()
+                },
                 instruction: Some("Be brief.".into()),
                 json: false,
                 max_words: Some(20),

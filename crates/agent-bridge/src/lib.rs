@@ -1,8 +1,9 @@
 //! A participant's side of the conference, without I/O.
 //!
 //! - [`persona`]: persona files (TOML).
-//! - [`history`]: the shared conversation, turned into chat messages with speaker
-//!   attribution for a model call.
+//! - [`history`]: the shared conversation, as a model call's prompt with speaker
+//!   attribution.
+//! - [`prompt`]: a request's prompt as its parts, rendered by each backend.
 //! - [`core`]: the bridge state machine: which turns to answer, when to cancel, and how a
 //!   backend's chunks become the `text` stream (`started` / `ongoing` / `ended`).
 //! - [`scripted`]: the scripted stand-in, a deterministic template model for tests.
@@ -20,11 +21,13 @@ pub mod local;
 pub mod openai;
 pub mod opener;
 pub mod persona;
+pub mod prompt;
 pub mod reply;
 pub mod request;
 pub mod scripted;
 
 pub use crate::core::{BridgeCore, BridgeInput, BridgeOutput, GenerationRequest};
-pub use history::{ChatMessage, ChatRole, Entry, History};
+pub use history::{Entry, History};
 pub use persona::{Persona, PersonaError};
+pub use prompt::{ChatMessage, ChatRole, Prompt, PromptLine};
 pub use request::{Answering, SideRequest};

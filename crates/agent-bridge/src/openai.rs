@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::history::ChatMessage;
+use crate::prompt::ChatMessage;
 
 /// Sampling settings of a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,7 +219,7 @@ pub fn is_retryable(status: u16) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::ChatRole;
+    use crate::prompt::ChatRole;
     use proptest::prelude::*;
 
     const STREAM: &str = "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n: keep-alive\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"lo.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";

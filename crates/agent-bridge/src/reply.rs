@@ -1,6 +1,6 @@
 //! The reply policy: what of a model's reply may be said, the same for every backend.
 //!
-//! A turn's request (its messages, plan and side-request fields) decides which sentences
+//! A turn's request (its prompt, plan and side-request fields) decides which sentences
 //! the guard refuses (echoes of the conversation, recited instructions, another's name,
 //! a statement where a question was due), what the reply is to take up, when a reply of
 //! which nothing could be said is asked for again, and what is said when every attempt
@@ -9,7 +9,7 @@
 //! and is asked for again, a little warmer, when nothing of it could be said.
 
 use crate::{
-    ChatMessage, GenerationRequest, Persona,
+    ChatMessage, GenerationRequest, Persona, PromptLine,
     guard::{Refusal, SentenceGuard},
     local::{LocalPrompt, OutputFilter, prepared_words, quoted_spans, speaker_names},
 };
@@ -65,11 +65,7 @@ impl ReplyPolicy {
             .as_ref()
             .filter(|p| p.action == dialogue_planner::Move::AnswerHuman)
             .and_then(|_| prompt.lines.last())
-            .map(|line| {
-                line.split_once(": ")
-                    .map_or(line.as_str(), |(_, text)| text)
-            })
-            .map(str::to_owned)
+            .map(|line| line.text.clone())
     }
 
     /// The conductor's instruction a spoken turn follows.
@@ -83,20 +79,19 @@ impl ReplyPolicy {
             .map(str::to_owned)
     }
 
-    /// The turn as [`LocalPrompt::from_messages`] reads `request`'s messages back, with
+    /// The turn as the embedded model is given `request`'s prompt ([`LocalPrompt`]), with
     /// the human's words it answers and the instruction it follows put to the model.
-    pub fn prompt(request: &GenerationRequest, persona: &Persona) -> LocalPrompt {
-        Self::prompt_in_window(request, persona, |lines| lines.to_vec())
+    pub fn prompt(request: &GenerationRequest) -> LocalPrompt {
+        Self::prompt_in_window(request, |lines| lines.to_vec())
     }
 
     /// As [`ReplyPolicy::prompt`], with the lines `window` selects of the conversation
     /// (an embedded model's window, [`crate::local::PromptWindow`]).
     pub fn prompt_in_window(
         request: &GenerationRequest,
-        persona: &Persona,
-        window: impl FnOnce(&[String]) -> Vec<String>,
+        window: impl FnOnce(&[PromptLine]) -> Vec<PromptLine>,
     ) -> LocalPrompt {
-        let mut prompt = LocalPrompt::from_messages(&request.messages, persona.spoken_name());
+        let mut prompt = LocalPrompt::new(&request.prompt);
         prompt.lines = window(&prompt.lines);
         if let Some(words) = Self::answering(request, &prompt) {
             prompt = prompt.answering(&words);
@@ -119,9 +114,7 @@ impl ReplyPolicy {
     ) -> Self {
         // Everyone who spoke, also those whose lines no longer fit the prompt.
         let mut names = speaker_names(persona);
-        names.extend(
-            LocalPrompt::from_messages(&request.messages, persona.spoken_name()).speakers(),
-        );
+        names.extend(request.prompt.lines.iter().map(|l| l.speaker.clone()));
         names.extend(prompt.speakers());
         let answering = request
             .plan
@@ -147,12 +140,7 @@ impl ReplyPolicy {
             .speakers()
             .filter(|n| !own_names.contains(n))
             .collect();
-        let said = prompt
-            .lines
-            .iter()
-            .map(|l| l.split_once(": ").map_or(l.as_str(), |(_, text)| text))
-            .map(str::to_owned)
-            .collect();
+        let said = prompt.lines.iter().map(|l| l.text.clone()).collect();
         // The instructions of this turn: the requests that close the system message when
         // something is asked, else the user's message.
         let direction = match prompt.asked {
@@ -294,30 +282,28 @@ impl ReplyPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ChatRole;
+    use crate::Prompt;
+
+    fn shown(request: &GenerationRequest) -> Vec<ChatMessage> {
+        request.prompt.chat_messages("tutor")
+    }
 
     fn persona() -> Persona {
         Persona::fallback("tutor")
     }
 
     fn request(lines: &[(&str, &str)], direction: &str) -> GenerationRequest {
-        let mut messages = vec![ChatMessage {
-            role: ChatRole::System,
-            content: "You are a patient calculus tutor.".into(),
-        }];
-        for (who, text) in lines {
-            messages.push(ChatMessage {
-                role: ChatRole::User,
-                content: format!("[{who}]: {text}"),
-            });
-        }
-        messages.push(ChatMessage {
-            role: ChatRole::System,
-            content: format!("For this turn: {direction}"),
-        });
         GenerationRequest {
             question_id: 1,
-            messages,
+            prompt: Prompt {
+                persona: "You are a patient calculus tutor.".into(),
+                lines: lines
+                    .iter()
+                    .map(|(who, text)| PromptLine::new(*who, *text))
+                    .collect(),
+                requests: vec![direction.to_owned()],
+                ..Prompt::default()
+            },
             ..GenerationRequest::default()
         }
     }
@@ -339,8 +325,8 @@ mod tests {
             "Reply to Ben with one new point.",
         );
         let persona = persona();
-        let prompt = ReplyPolicy::prompt(&request, &persona);
-        let policy = ReplyPolicy::new(&request, &persona, &prompt, &request.messages, 22);
+        let prompt = ReplyPolicy::prompt(&request);
+        let policy = ReplyPolicy::new(&request, &persona, &prompt, &shown(&request), 22);
         assert_eq!(
             spoken(
                 &policy,
@@ -357,8 +343,8 @@ mod tests {
     fn a_reply_that_said_nothing_is_asked_again_until_the_last_attempt() {
         let request = request(&[("Ben", "What is a limit?")], "Answer Ben.");
         let persona = persona();
-        let prompt = ReplyPolicy::prompt(&request, &persona);
-        let policy = ReplyPolicy::new(&request, &persona, &prompt, &request.messages, 22);
+        let prompt = ReplyPolicy::prompt(&request);
+        let policy = ReplyPolicy::new(&request, &persona, &prompt, &shown(&request), 22);
         let silent = policy.filter(0);
         assert!(policy.asks_again(&silent, 0));
         assert!(!policy.asks_again(&silent, RESAMPLES));
@@ -375,8 +361,8 @@ mod tests {
             "Ask the presenter: “Over how many months, at what capital cost?”",
         );
         let persona = persona();
-        let prompt = ReplyPolicy::prompt(&request, &persona);
-        let policy = ReplyPolicy::new(&request, &persona, &prompt, &request.messages, 22);
+        let prompt = ReplyPolicy::prompt(&request);
+        let policy = ReplyPolicy::new(&request, &persona, &prompt, &shown(&request), 22);
         assert_eq!(
             policy.prepared_words(),
             Some("Over how many months, at what capital cost?")

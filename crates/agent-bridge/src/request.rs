@@ -8,23 +8,19 @@
 
 pub use voice_protocol::messages::{DEFAULT_MAX_WORDS, MAX_PROMPT_BYTES, SideRequest};
 
-use crate::{
-    history::{ChatMessage, ChatRole, History},
-    persona::Persona,
-    scripted,
-};
+use crate::{history::History, persona::Persona, prompt::Prompt, scripted};
 
 /// How a participant answers a side request: with its model, or with the scripted stand-in.
 pub trait Answering {
-    /// The chat for a model: the participant's whole context (the others called by
+    /// The prompt for a model: the participant's whole context (the others called by
     /// `name_of(id)`, as in its turns, so that both start alike), then the request.
-    fn messages(
+    fn prompt(
         &self,
         persona: &Persona,
         topic: Option<&str>,
         history: &History,
         name_of: &dyn Fn(&str) -> String,
-    ) -> Vec<ChatMessage>;
+    ) -> Prompt;
 
     /// The scripted stand-in's answer: a short persona line for text requests; an error
     /// for JSON requests (the conductor's heuristic decides).
@@ -37,14 +33,14 @@ pub trait Answering {
 }
 
 impl Answering for SideRequest {
-    fn messages(
+    fn prompt(
         &self,
         persona: &Persona,
         topic: Option<&str>,
         history: &History,
         name_of: &dyn Fn(&str) -> String,
-    ) -> Vec<ChatMessage> {
-        let mut messages = history.chat_messages_named(persona, topic, name_of);
+    ) -> Prompt {
+        let mut prompt = history.prompt(persona, topic, name_of);
         let mut content = self.prompt.trim().to_owned();
         if self.json {
             content.push_str("\nAnswer with one JSON object only, no other text.");
@@ -54,11 +50,8 @@ impl Answering for SideRequest {
                 self.max_words()
             ));
         }
-        messages.push(ChatMessage {
-            role: ChatRole::System,
-            content,
-        });
-        messages
+        prompt.requests.push(content);
+        prompt
     }
 
     fn scripted_answer(
@@ -100,7 +93,7 @@ mod tests {
         assert!(answer.split_whitespace().count() <= 8, "{answer}");
         let json = SideRequest::parse(r#"{"id":"b","prompt":"bid","json":true}"#).unwrap();
         assert!(json.scripted_answer(&persona, None, &history).is_err());
-        let m = json.messages(&persona, Some("cities"), &history, &str::to_owned);
-        assert!(m.last().unwrap().content.contains("JSON"));
+        let p = json.prompt(&persona, Some("cities"), &history, &str::to_owned);
+        assert!(p.requests.last().unwrap().contains("JSON"));
     }
 }

@@ -84,7 +84,7 @@ pub const MAX_SIDE_ANSWER_BYTES: usize = 64 * 1024;
 pub fn ask(
     backend: &Arc<dyn Backend>,
     request: SideRequest,
-    messages: Vec<agent_bridge::ChatMessage>,
+    prompt: agent_bridge::Prompt,
     history: History,
     timeout: Duration,
     replies: Sender<(SideRequest, Result<String, String>)>,
@@ -93,7 +93,7 @@ pub fn ask(
     let cancel = backend.start(
         GenerationRequest {
             question_id: 0,
-            messages,
+            prompt,
             instruction: None,
             json: request.json,
             max_words: Some(request.max_words()),
@@ -314,19 +314,20 @@ async fn guarded_reply(
             let _ = events.send(BackendEvent::Chunk { question_id, text });
         }
     };
+    let shown = request.prompt.chat_messages(&persona.name);
     if request.json {
         return client
-            .stream(&request_body(chat, &request.messages), |text| {
+            .stream(&request_body(chat, &shown), |text| {
                 send(text);
                 ControlFlow::Continue(())
             })
             .await;
     }
-    let prompt = ReplyPolicy::prompt(request, persona);
-    let policy = ReplyPolicy::new(request, persona, &prompt, &request.messages, max_words);
+    let prompt = ReplyPolicy::prompt(request);
+    let policy = ReplyPolicy::new(request, persona, &prompt, &shown, max_words);
     let started = std::time::Instant::now();
     for attempt in 0..=RESAMPLES {
-        let mut messages = request.messages.clone();
+        let mut messages = shown.clone();
         if let Some(point) = policy.afresh_point().filter(|_| attempt == RESAMPLES) {
             messages.push(ChatMessage {
                 role: ChatRole::System,
@@ -433,7 +434,7 @@ mod tests {
         ask(
             &backend,
             request,
-            Vec::new(),
+            agent_bridge::Prompt::default(),
             History::new(4),
             Duration::from_secs(30),
             tx,

@@ -170,7 +170,7 @@ impl BridgeNode {
                 };
                 node_kit::send(&mut self.node, chunk)?;
             }
-            BridgeOutput::Ask { request, messages } => {
+            BridgeOutput::Ask { request, prompt } => {
                 // The conductor's own patience, else this bridge's limit.
                 let within = request
                     .within_ms
@@ -178,7 +178,7 @@ impl BridgeNode {
                 llm_bridge::backend::ask(
                     &self.backend,
                     request,
-                    messages,
+                    prompt,
                     self.core.history().clone(),
                     within,
                     self.answers.clone(),

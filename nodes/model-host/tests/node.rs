@@ -6,7 +6,7 @@
 use std::{path::Path, time::Duration};
 
 use agent_bridge::{
-    ChatMessage, ChatRole, GenerationRequest, Persona,
+    GenerationRequest, Persona, Prompt, PromptLine,
     host::{HostJob, Priority},
 };
 use node_kit::testing::{NodeRun, TestEvent, input, keepalive, meta, run_node, stop};
@@ -40,23 +40,13 @@ fn job(participant: &str, question_id: u64, ask: &str) -> String {
         persona: Persona::fallback(participant),
         request: GenerationRequest {
             question_id,
-            messages: vec![
-                ChatMessage {
-                    role: ChatRole::System,
-                    content: format!("You are {participant}, in a study group on derivatives."),
-                },
-                ChatMessage {
-                    role: ChatRole::User,
-                    content: format!("[human]: {ask}"),
-                },
-            ],
-            instruction: None,
-            json: false,
+            prompt: Prompt {
+                persona: format!("You are {participant}, in a study group on derivatives."),
+                lines: vec![PromptLine::new("human", ask)],
+                ..Prompt::default()
+            },
             max_words: Some(20),
-            plan: None,
-            opens_with: Vec::new(),
-            takes_up: None,
-            asks: false,
+            ..GenerationRequest::default()
         },
         // An answer to the human for the one, a turn for the other.
         priority: if question_id.is_multiple_of(2) {

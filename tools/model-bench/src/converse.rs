@@ -361,18 +361,7 @@ pub fn converse(
         };
         let action = request.plan.as_ref().map_or("-", |p| p.action.as_str());
         if std::env::var_os("CONVERSE_SHOW_PROMPT").is_some() {
-            let prompt = agent_bridge::local::LocalPrompt::from_messages(
-                &request.messages,
-                seat.1.persona().spoken_name(),
-            );
-            let prompt = match (&request.plan, &request.instruction) {
-                (Some(plan), Some(instruction))
-                    if plan.action == dialogue_planner::Move::FollowInstruction =>
-                {
-                    prompt.following(instruction)
-                }
-                _ => prompt,
-            };
+            let prompt = agent_bridge::reply::ReplyPolicy::prompt(&request);
             for message in prompt.to_messages(false) {
                 eprintln!("<{}>\n{}", message.role.as_str(), message.content);
             }

@@ -133,8 +133,11 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
             let question_id = (turn * 2) as u64 + 2;
             let request = GenerationRequest {
                 question_id,
-                messages: history
-                    .chat_messages(&persona, Some("derivatives in first-year calculus")),
+                prompt: history.prompt(
+                    &persona,
+                    Some("derivatives in first-year calculus"),
+                    str::to_owned,
+                ),
                 ..GenerationRequest::default()
             };
             let (tx, rx) = crossbeam_channel::unbounded();

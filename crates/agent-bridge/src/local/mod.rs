@@ -15,7 +15,7 @@ mod window;
 
 use crate::{
     guard::{Refusal, SentenceGuard},
-    history::{ChatMessage, ChatRole},
+    prompt::{ChatMessage, ChatRole, Prompt, PromptLine},
 };
 
 pub use filter::{Filtered, OutputFilter, budget_slack, strip_tag};

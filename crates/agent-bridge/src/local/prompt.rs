@@ -40,9 +40,11 @@ pub const AFRESH_LINES: usize = 2;
 /// message with the recent conversation and what to do now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalPrompt {
+    /// The persona and the topic.
     pub system: String,
-    /// Conversation lines, `Name: text`, oldest first.
-    pub lines: Vec<String>,
+    pub topic: Option<String>,
+    /// Conversation lines, oldest first.
+    pub lines: Vec<PromptLine>,
     /// What this call asks (a conductor's instruction, a side request's prompt).
     pub requests: Vec<String>,
     /// The words put to the participant this turn: the human's words it answers, or a
@@ -54,31 +56,17 @@ pub struct LocalPrompt {
 }
 
 impl LocalPrompt {
-    /// Reads the chat a bridge builds for any model (system prompt, attributed lines, then
-    /// trailing instructions as system messages) back into its parts. `own_name` labels the
-    /// participant's own (`assistant`) lines.
-    pub fn from_messages(messages: &[ChatMessage], own_name: &str) -> Self {
-        let mut system = String::new();
-        let mut lines = Vec::new();
-        let mut requests = Vec::new();
-        for (i, message) in messages.iter().enumerate() {
-            match message.role {
-                ChatRole::System if i == 0 => system = persona_part(&message.content),
-                ChatRole::System => {
-                    let text = message.content.trim();
-                    let text = text.strip_prefix("For this turn:").unwrap_or(text).trim();
-                    requests.push(text.to_owned());
-                }
-                ChatRole::User => lines.push(user_line(&message.content)),
-                ChatRole::Assistant => {
-                    lines.push(format!("{own_name}: {}", message.content.trim()))
-                }
-            }
-        }
+    /// A request's prompt as the embedded model is given it.
+    pub fn new(prompt: &Prompt) -> Self {
         Self {
-            system,
-            lines,
-            requests,
+            system: prompt.system().trim().to_owned(),
+            topic: prompt.topic.clone(),
+            lines: prompt.lines.clone(),
+            requests: prompt
+                .requests
+                .iter()
+                .map(|r| r.trim().to_owned())
+                .collect(),
             asked: None,
         }
     }
@@ -117,12 +105,7 @@ impl LocalPrompt {
             self.asked = None;
             return self;
         }
-        let last_said = self.lines.last().map(|l| {
-            l.split_once(": ")
-                .map_or(l.as_str(), |(_, text)| text)
-                .trim()
-        });
-        if last_said == Some(words) {
+        if self.lines.last().map(|l| l.text.trim()) == Some(words) {
             self.lines.pop();
         }
         self.asked = Some(words.to_owned());
@@ -141,11 +124,9 @@ impl LocalPrompt {
         fresh
     }
 
-    /// The speakers of its lines (the names before `:`), oldest first.
+    /// The speakers of its lines, oldest first.
     pub fn speakers(&self) -> impl Iterator<Item = String> + '_ {
-        self.lines
-            .iter()
-            .filter_map(|l| l.split_once(':').map(|(n, _)| n.trim().to_owned()))
+        self.lines.iter().map(|l| l.speaker.trim().to_owned())
     }
 
     /// The chat for a context of `room` tokens that must leave `answer` tokens to the
@@ -189,19 +170,17 @@ impl LocalPrompt {
         if !self.lines.is_empty() {
             system.push_str("\n\nThe conversation so far:\n");
             for line in &self.lines {
-                system.push_str(line);
+                system.push_str(&line.transcript());
                 system.push('\n');
             }
         }
-        let mut user = match (self.lines.last(), topic_of(&self.system)) {
+        let mut user = match (self.lines.last(), &self.topic) {
             // A conductor's instruction or the turn's move says what to do.
             _ if !self.requests.is_empty() => String::new(),
-            (Some(line), _) => match line.split_once(": ") {
-                Some((speaker, _)) => {
-                    format!("Reply to {speaker}'s last line with one new point, in your own words.")
-                }
-                None => "Reply to the last line with one new point, in your own words.".to_owned(),
-            },
+            (Some(line), _) => format!(
+                "Reply to {}'s last line with one new point, in your own words.",
+                line.speaker
+            ),
             (None, Some(topic)) => {
                 format!("Open our conversation about {topic} with one short question.")
             }
@@ -306,37 +285,6 @@ pub(super) fn cap_chars(text: &str, max: usize) -> String {
         .filter(|&i| i > max / 2)
         .unwrap_or(end);
     text[..cut].trim_end().to_owned()
-}
-
-/// The topic a bridge wrote into the system prompt (`The topic of this conversation: X.`).
-pub(super) fn topic_of(system: &str) -> Option<&str> {
-    let start =
-        system.find("The topic of this conversation: ")? + "The topic of this conversation: ".len();
-    let topic = system[start..].lines().next()?.trim().trim_end_matches('.');
-    (!topic.is_empty()).then_some(topic)
-}
-
-/// The system prompt without the note on `[name]:` attribution that a bridge adds for
-/// chat models (a local prompt spells the lines out itself).
-pub(super) fn persona_part(system: &str) -> String {
-    let system = system.trim();
-    match system.find("\nYou are `") {
-        Some(i) if system[i..].contains("Other speakers' lines are shown as") => {
-            system[..i].trim().to_owned()
-        }
-        _ => system.to_owned(),
-    }
-}
-
-/// `[name]: text` (how a bridge attributes others' lines) as `name: text`.
-pub(super) fn user_line(content: &str) -> String {
-    let content = content.trim();
-    if let Some(rest) = content.strip_prefix('[')
-        && let Some((name, text)) = rest.split_once("]:")
-    {
-        return format!("{}: {}", name.trim(), text.trim());
-    }
-    content.to_owned()
 }
 
 pub(super) fn has_chinese(text: &str) -> bool {

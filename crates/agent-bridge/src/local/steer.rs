@@ -5,6 +5,7 @@
 //! The engine maps each word to the model's tokens (a word whose first token is not the
 //! whole word is left alone: biasing a prefix such as "Th" would bend every "The").
 
+use crate::PromptLine;
 use conversation_quality::{
     answers,
     words::{is_content_word, words},
@@ -126,13 +127,13 @@ pub struct Steer {
     pub place: Place,
 }
 
-/// What a reply is steered against, given the conversation `lines` it follows (`Name:
-/// text`, oldest first): stock openers and markup, and the first words of the last lines
+/// What a reply is steered against, given the conversation `lines` it follows (oldest
+/// first): stock openers and markup, and the first words of the last lines
 /// (a reply that starts like the line before it tends to repeat it); a turn that is
 /// `asking` is steered towards starting with a question word, and all but made to once
 /// a statement was refused; a turn `answering` the human's line is steered towards that
 /// line's words until it has taken one up.
-pub fn steering(lines: &[String], asking: bool, answering: Option<&str>) -> Vec<Steer> {
+pub fn steering(lines: &[PromptLine], asking: bool, answering: Option<&str>) -> Vec<Steer> {
     let mut steer: Vec<Steer> = STOCK_OPENERS
         .iter()
         .map(|w| Steer {
@@ -166,8 +167,7 @@ pub fn steering(lines: &[String], asking: bool, answering: Option<&str>) -> Vec<
         });
     }
     for line in lines.iter().rev().take(ECHO_START_LINES) {
-        let text = line.split_once(": ").map_or(line.as_str(), |(_, t)| t);
-        let Some(first) = text.split_whitespace().next() else {
+        let Some(first) = line.text.split_whitespace().next() else {
             continue;
         };
         let word = first.trim_end_matches([',', '.', '!', '?', ';', ':']);
@@ -268,9 +268,9 @@ mod tests {
     #[test]
     fn a_reply_is_steered_away_from_starting_like_the_last_lines() {
         let lines = [
-            "student1: Derivatives measure change.".to_owned(),
-            "tutor: Exactly, the slope.".to_owned(),
-            "student2: The tangent line touches once.".to_owned(),
+            PromptLine::new("student1", "Derivatives measure change."),
+            PromptLine::new("tutor", "Exactly, the slope."),
+            PromptLine::new("student2", "The tangent line touches once."),
         ];
         let words: Vec<String> = steering(&lines, false, None)
             .into_iter()

@@ -47,12 +47,7 @@ fn speaker_names_are_the_personas_and_the_common_ones_and_the_prompts() {
     for common in COMMON_SPEAKERS {
         assert!(names.iter().any(|n| n == common), "{common}");
     }
-    let prompt = LocalPrompt {
-        system: String::new(),
-        lines: vec!["Ann: hi".into(), "no tag".into(), " Bo : yes".into()],
-        requests: Vec::new(),
-        asked: None,
-    };
+    let prompt = local(&["Ann: hi", " Bo : yes"], &[]);
     assert_eq!(prompt.speakers().collect::<Vec<_>>(), ["Ann", "Bo"]);
 }
 
@@ -61,10 +56,9 @@ fn a_prompt_drops_its_oldest_lines_until_it_fits() {
     let mut prompt = LocalPrompt {
         system: "You are Ann.".into(),
         lines: (0..10)
-            .map(|i| format!("Bo: line {i} of the talk"))
+            .map(|i| line(&format!("Bo: line {i} of the talk")))
             .collect(),
-        requests: Vec::new(),
-        asked: None,
+        ..local(&[], &[])
     };
     // One token per word of the whole chat.
     let words = |chat: &[ChatMessage]| -> Result<Vec<()>, ()> {
@@ -80,16 +74,14 @@ fn a_prompt_drops_its_oldest_lines_until_it_fits() {
     assert_eq!(chat, prompt.to_messages(false));
     assert_eq!(
         prompt.lines.last().unwrap(),
-        "Bo: line 9 of the talk",
+        &line("Bo: line 9 of the talk"),
         "the newest stay"
     );
     assert!(prompt.lines.len() < 10 && !prompt.lines.is_empty());
     // Nothing left to drop and no room: refused.
     let mut bare = LocalPrompt {
         system: "You are Ann, and this persona is far too long.".into(),
-        lines: vec!["Bo: hello".into()],
-        requests: Vec::new(),
-        asked: None,
+        ..local(&["Bo: hello"], &[])
     };
     assert!(matches!(
         bare.fit(false, 8, 20, words),
@@ -461,13 +453,11 @@ fn a_line_cut_to_what_was_heard_keeps_the_window_before_it() {
 
 #[test]
 fn an_opening_names_the_topic() {
-    let p = LocalPrompt::from_messages(
-            &[ChatMessage {
-                role: ChatRole::System,
-                content: "You are Ben.\nThe topic of this conversation: limits.\nYou are `student1`. Other speakers' lines are shown as `[name]: text`. Reply with your own spoken words only, without a name tag.".into(),
-            }],
-            "student1",
-        );
+    let p = LocalPrompt::new(&Prompt {
+        persona: "You are Ben.".into(),
+        topic: Some("limits".into()),
+        ..Prompt::default()
+    });
     assert_eq!(
         p.system,
         "You are Ben.\nThe topic of this conversation: limits."
@@ -479,27 +469,33 @@ fn an_opening_names_the_topic() {
     );
 }
 
-fn message(role: ChatRole, content: &str) -> ChatMessage {
-    ChatMessage {
-        role,
-        content: content.into(),
+/// A line as a transcript shows it: `Name: text`.
+fn line(said: &str) -> PromptLine {
+    let (speaker, text) = said.split_once(':').expect("Name: text");
+    PromptLine::new(speaker.trim(), text.trim())
+}
+
+/// A prompt of the tutor's with `lines` and `requests`.
+fn prompt(lines: &[&str], requests: &[&str]) -> Prompt {
+    Prompt {
+        persona: "You are the tutor.".into(),
+        lines: lines.iter().map(|l| line(l)).collect(),
+        requests: requests.iter().map(|r| r.to_string()).collect(),
+        ..Prompt::default()
     }
 }
 
+fn local(lines: &[&str], requests: &[&str]) -> LocalPrompt {
+    LocalPrompt::new(&prompt(lines, requests))
+}
+
 #[test]
-fn prompt_parts_round_trip() {
-    let messages = vec![
-        message(ChatRole::System, "You are the tutor."),
-        message(ChatRole::User, "[human]: What is a derivative?"),
-        message(ChatRole::Assistant, "A rate of change."),
-        message(ChatRole::System, "For this turn: 请用一句话回答。"),
-    ];
-    let p = LocalPrompt::from_messages(&messages, "tutor");
-    assert_eq!(
-        p.lines,
-        ["human: What is a derivative?", "tutor: A rate of change."]
+fn a_transcript_holds_every_line_and_the_request_is_the_users_message() {
+    let p = local(
+        &["human: What is a derivative?", "tutor: A rate of change."],
+        &["请用一句话回答。"],
     );
-    assert_eq!(p.requests, ["请用一句话回答。"]);
+    assert_eq!(p.system, "You are the tutor.");
     let chat = p.to_messages(false);
     assert_eq!(chat.len(), 2);
     assert!(chat[0].content.starts_with("You are the tutor."));
@@ -513,19 +509,11 @@ fn prompt_parts_round_trip() {
 
 #[test]
 fn a_humans_question_is_the_users_message() {
-    let messages = vec![
-        message(ChatRole::System, "You are the tutor."),
-        message(ChatRole::User, "[Ben]: What is a limit?"),
-        message(
-            ChatRole::User,
-            "[human]: Why is the derivative of x squared 2x?",
-        ),
-        message(
-            ChatRole::System,
-            "For this turn: Answer the question directly.",
-        ),
+    let lines = [
+        "Ben: What is a limit?",
+        "human: Why is the derivative of x squared 2x?",
     ];
-    let p = LocalPrompt::from_messages(&messages, "tutor")
+    let p = local(&lines, &["Answer the question directly."])
         .answering("Why is the derivative of x squared 2x?");
     let chat = p.to_messages(false);
     assert_eq!(chat.len(), 2);
@@ -540,13 +528,13 @@ fn a_humans_question_is_the_users_message() {
     // transcript, so that the prompt before their words is the one before they spoke.
     assert_eq!(chat[1].content, "Why is the derivative of x squared 2x?");
     assert!(!chat[0].content.contains("squared"), "{}", chat[0].content);
-    let before = LocalPrompt::from_messages(&[messages[0].clone(), messages[1].clone()], "tutor");
+    let before = local(&lines[..1], &[]);
     assert!(p.lines == before.lines);
     // A side request in JSON keeps its shape.
     assert!(p.to_messages(true)[1].content.contains("JSON"));
     // Blank words ask nothing.
     assert_eq!(
-        LocalPrompt::from_messages(&messages, "tutor")
+        local(&lines, &["Answer the question directly."])
             .answering("  ")
             .asked,
         None
@@ -567,15 +555,16 @@ fn a_whitespace_of_several_bytes_ends_a_word_without_a_panic() {
 fn a_conductors_instruction_is_the_users_message_and_stands_once() {
     let instruction = "Probe the answer you just heard, in one short question: it sells.";
     let direction = format!(
-        "For this turn: Your turn, Marcus. {}",
+        "Your turn, Marcus. {}",
         dialogue_planner::task_clause(instruction)
     );
-    let messages = vec![
-        message(ChatRole::System, "You are Marcus, a skeptic."),
-        message(ChatRole::User, "[presenter]: It sells."),
-        message(ChatRole::System, &direction),
-    ];
-    let p = LocalPrompt::from_messages(&messages, "Marcus").following(instruction);
+    let marcus = LocalPrompt::new(&Prompt {
+        persona: "You are Marcus, a skeptic.".into(),
+        lines: vec![line("presenter: It sells.")],
+        requests: vec![direction],
+        ..Prompt::default()
+    });
+    let p = marcus.clone().following(instruction);
     let chat = p.to_messages(false);
     assert_eq!(chat[1].content, instruction);
     assert!(
@@ -590,10 +579,10 @@ fn a_conductors_instruction_is_the_users_message_and_stands_once() {
     );
     // The call quoted before the task is context, not asked again.
     let call = "The moderator said: Marcus, would you start us off?\nWhat is your position?";
-    let p = LocalPrompt::from_messages(&messages, "Marcus").following(call);
+    let p = marcus.clone().following(call);
     assert_eq!(p.asked.as_deref(), Some("What is your position?"));
     // Nothing to follow, nothing asked.
-    let p = LocalPrompt::from_messages(&messages, "Marcus").following(" ");
+    let p = marcus.following(" ");
     assert_eq!(p.asked, None);
 }
 
@@ -609,12 +598,11 @@ fn the_cache_keeps_the_shared_beginning_but_not_the_last_token() {
 fn a_turn_started_afresh_keeps_the_last_lines_and_asks_for_a_new_point() {
     let p = LocalPrompt {
         system: "You are the judge.".into(),
-        lines: (1..=6).map(|i| format!("Ann: line {i}")).collect(),
-        requests: vec!["Rebut the last argument.".into()],
-        asked: None,
+        lines: (1..=6).map(|i| line(&format!("Ann: line {i}"))).collect(),
+        ..local(&[], &["Rebut the last argument."])
     };
     let fresh = p.afresh("parking and bikes");
-    assert_eq!(fresh.lines, ["Ann: line 5", "Ann: line 6"]);
+    assert_eq!(fresh.lines, [line("Ann: line 5"), line("Ann: line 6")]);
     let user = &fresh.to_messages(false)[1].content;
     assert!(user.contains("Rebut the last argument."), "{user}");
     assert!(
@@ -629,9 +617,7 @@ fn a_long_context_is_cut_at_a_line_end() {
     let context = format!("You are Marcus.\n{}", "Some knowledge line.\n".repeat(200));
     let p = LocalPrompt {
         system: context,
-        lines: vec![],
-        requests: vec!["Ask your question.".into()],
-        asked: None,
+        ..local(&[], &["Ask your question."])
     };
     let system = &p.to_messages(false)[0].content;
     assert!(system.len() <= MAX_SYSTEM_CHARS, "{}", system.len());

@@ -5,13 +5,13 @@
 /// once when that is exceeded. Dropping in steps keeps the prompt's beginning identical
 /// from one turn to the next, so the model's cache of it can be reused.
 #[derive(Debug, Clone)]
-pub struct PromptWindow {
+pub struct PromptWindow<Line = crate::PromptLine> {
     max_lines: usize,
     hop: usize,
-    kept: Vec<String>,
+    kept: Vec<Line>,
 }
 
-impl PromptWindow {
+impl<Line: Clone + PartialEq> PromptWindow<Line> {
     /// The window of a bridge that shows at most `max_lines` lines: it drops a third of
     /// them at a time (at least one).
     pub fn of_lines(max_lines: usize) -> Self {
@@ -34,7 +34,7 @@ impl PromptWindow {
     /// are now from there, so the cache still holds everything before the change. Only
     /// when its first line is gone (the conversation window moved under it) does it
     /// start again from the newest lines.
-    pub fn select(&mut self, lines: &[String]) -> Vec<String> {
+    pub fn select(&mut self, lines: &[Line]) -> Vec<Line> {
         let continued = self.kept.last().and_then(|last| {
             let at = lines.iter().rposition(|l| l == last)?;
             let start = (at + 1).checked_sub(self.kept.len())?;

@@ -79,8 +79,7 @@ impl<'r, 'm> Run<'r, 'm> {
             let ahead = tokens.len().saturating_sub(1);
             return self.read_ahead(&tokens[..ahead], started);
         }
-        let mut prompt =
-            LocalPrompt::from_messages(&self.job.request.messages, self.job.persona.spoken_name());
+        let mut prompt = LocalPrompt::new(&self.job.request.prompt);
         let answering = self
             .job
             .request
@@ -91,7 +90,7 @@ impl<'r, 'm> Run<'r, 'm> {
             // The window as it will be with the human's line: were it to move then, the
             // answer would read everything again.
             let mut ahead = prompt.lines.clone();
-            ahead.push(format!("human: {}", STAND_IN_WORDS[0]));
+            ahead.push(PromptLine::new("human", STAND_IN_WORDS[0]));
             prompt.lines = self.sequence.window.select(&ahead);
             prompt.lines.pop();
             // Two stand-ins for the words to come: what the two prompts share stays
@@ -106,7 +105,7 @@ impl<'r, 'm> Run<'r, 'm> {
             prompt.lines = self.sequence.window.select(&prompt.lines);
             prompt.requests = vec![STAND_IN_DIRECTION.to_owned()];
             let mut more = prompt.clone();
-            more.lines.push(format!("human: {}", STAND_IN_WORDS[0]));
+            more.lines.push(PromptLine::new("human", STAND_IN_WORDS[0]));
             vec![prompt, more]
         };
         let room = self.config().context_tokens as usize;
@@ -344,7 +343,7 @@ impl<'r, 'm> Run<'r, 'm> {
     /// by where they apply.
     pub(super) fn steering(
         &self,
-        lines: &[String],
+        lines: &[PromptLine],
         asking: bool,
         answering: Option<&str>,
     ) -> Steering {

@@ -10,8 +10,7 @@ impl Run<'_, '_> {
         let job = self.job;
         let request = &job.request;
         let window = &mut self.sequence.window;
-        let mut prompt =
-            ReplyPolicy::prompt_in_window(request, &job.persona, |lines| window.select(lines));
+        let mut prompt = ReplyPolicy::prompt_in_window(request, |lines| window.select(lines));
         let room = self.config().context_tokens as usize;
         let max_tokens = self.config().max_tokens;
         let (tokens, chat) = prompt

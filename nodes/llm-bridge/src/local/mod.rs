@@ -25,7 +25,7 @@ use std::{
 };
 
 use agent_bridge::{
-    GenerationRequest, History, Persona,
+    GenerationRequest, History, Persona, PromptLine,
     host::HostJob,
     local::{FitError, LocalPrompt, OutputFilter, PromptWindow},
     reply::{RESAMPLE_WARMING, RESAMPLES, ReplyPolicy},

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use agent_bridge::{ChatMessage, ChatRole};
+use agent_bridge::Prompt;
 use voice_protocol::messages::PrepareFor;
 
 use super::*;
@@ -25,23 +25,12 @@ fn config() -> LocalConfig {
 fn request(question_id: u64, ask: &str) -> GenerationRequest {
     GenerationRequest {
         question_id,
-        messages: vec![
-            ChatMessage {
-                role: ChatRole::System,
-                content: "You are Ms. Rivera, a patient calculus tutor.".into(),
-            },
-            ChatMessage {
-                role: ChatRole::User,
-                content: format!("[human]: {ask}"),
-            },
-        ],
-        instruction: None,
-        json: false,
-        max_words: None,
-        plan: None,
-        opens_with: Vec::new(),
-        takes_up: None,
-        asks: false,
+        prompt: Prompt {
+            persona: "You are Ms. Rivera, a patient calculus tutor.".into(),
+            lines: vec![PromptLine::new("human", ask)],
+            ..Prompt::default()
+        },
+        ..GenerationRequest::default()
     }
 }
 
@@ -206,30 +195,19 @@ fn describe(event: &BackendEvent) -> String {
 
 /// A request with the conversation `lines` (`(speaker, text)`) and a direction.
 fn conversation(question_id: u64, lines: &[(&str, &str)]) -> GenerationRequest {
-    let mut messages = vec![ChatMessage {
-        role: ChatRole::System,
-        content: "You are Ms. Rivera, a patient calculus tutor.".into(),
-    }];
-    for (who, text) in lines {
-        messages.push(ChatMessage {
-            role: ChatRole::User,
-            content: format!("[{who}]: {text}"),
-        });
-    }
-    messages.push(ChatMessage {
-        role: ChatRole::System,
-        content: "For this turn: give one example.".into(),
-    });
     GenerationRequest {
         question_id,
-        messages,
-        instruction: None,
-        json: false,
+        prompt: Prompt {
+            persona: "You are Ms. Rivera, a patient calculus tutor.".into(),
+            lines: lines
+                .iter()
+                .map(|(who, text)| PromptLine::new(*who, *text))
+                .collect(),
+            requests: vec!["give one example.".into()],
+            ..Prompt::default()
+        },
         max_words: Some(12),
-        plan: None,
-        opens_with: Vec::new(),
-        takes_up: None,
-        asks: false,
+        ..GenerationRequest::default()
     }
 }
 
