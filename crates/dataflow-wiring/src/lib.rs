@@ -7,7 +7,8 @@
 //! session recorder's `AGENTS` when that is set. Every name of a controller's
 //! `DORA_POLICY_PATTERN`, humans apart, must be a node. A bridge that asks the model host
 //! (a `model` output) must be an input of a model host (the node with `model_reply`) and
-//! take its replies. Every input from a node must
+//! take its replies, and, handed its turns by a conference controller, be told by it when
+//! it speaks next (`prepare`). Every input from a node must
 //! have `queue_policy: backpressure`: dora 1.1 has no dataflow-wide default, and its
 //! default policy drops the oldest message when a queue is full (a timer's ticks may
 //! drop).
@@ -202,6 +203,25 @@ fn participant_wiring(participant: &Node, nodes: &[Node], findings: &mut Vec<Fin
         .filter_map(|i| i.source.strip_suffix("/turn"))
         .filter_map(|giver| nodes.iter().find(|n| n.id == giver));
     for giver in givers {
+        // The controller foretells the next speaker (`prepare`): a bridge that is not
+        // told reads its whole turn only when handed it, seconds the listener hears.
+        let prepare = format!("{}/prepare", giver.id);
+        if giver.program == "conference-controller"
+            && participant.outputs("model")
+            && !(giver.outputs("prepare") && participant.takes(&prepare))
+        {
+            findings.push(Finding {
+                node: participant.id.clone(),
+                problem: format!(
+                    "is not told by `{}` when it speaks next: it reads its turn only when handed it",
+                    giver.id
+                ),
+                fix: format!(
+                    "prepare: {{ source: {prepare}, queue_policy: backpressure }} (and `prepare` in `{}`'s outputs)",
+                    giver.id
+                ),
+            });
+        }
         if !giver.takes(&text) {
             findings.push(Finding {
                 node: giver.id.clone(),
@@ -389,7 +409,7 @@ nodes:
     inputs:
       tutor: { source: tutor/text, queue_policy: backpressure }
       student1: { source: student1/text, queue_policy: backpressure }
-    outputs: [turn, interrupt]
+    outputs: [turn, interrupt, prepare]
     env:
       DORA_POLICY_PATTERN: "[(human, 0.001), (tutor, *), (student1, 1)]"
   - id: tutor
@@ -514,7 +534,7 @@ nodes:
     fn a_bridge_that_asks_the_model_host_is_wired_to_it_both_ways() {
         let with_output = WIRED.replace(
             "      turn: { source: conference-controller/turn, queue_policy: backpressure }\n    outputs: [text]\n  - id: student1",
-            "      turn: { source: conference-controller/turn, queue_policy: backpressure }\n    outputs: [text, model]\n  - id: student1",
+            "      turn: { source: conference-controller/turn, queue_policy: backpressure }\n      prepare: { source: conference-controller/prepare, queue_policy: backpressure }\n    outputs: [text, model]\n  - id: student1",
         );
         // No host at all.
         let findings = check(&with_output).unwrap();
@@ -547,6 +567,32 @@ nodes:
                 "      model_reply: { source: model-host/model_reply, queue_policy: backpressure }\n    outputs: [text, model]",
             );
         assert_eq!(check(&wired).unwrap(), []);
+    }
+
+    #[test]
+    fn a_bridge_the_controller_does_not_foretell_is_found() {
+        let model = WIRED.replace(
+            "      turn: { source: conference-controller/turn, queue_policy: backpressure }\n    outputs: [text]\n  - id: student1",
+            "      turn: { source: conference-controller/turn, queue_policy: backpressure }\n      model_reply: { source: model-host/model_reply, queue_policy: backpressure }\n    outputs: [text, model]\n  - id: student1",
+        ) + "  - id: model-host\n    path: ../target/release/model-host\n    inputs:\n      tutor: { source: tutor/model, queue_policy: backpressure }\n    outputs: [model_reply]\n";
+        let findings = check(&model).unwrap();
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert_eq!(findings[0].node, "tutor");
+        assert!(
+            findings[0]
+                .fix
+                .starts_with("prepare: { source: conference-controller/prepare"),
+            "{findings:#?}"
+        );
+        // A controller without the output: the same finding, which names it.
+        let findings =
+            check(&model.replace("[turn, interrupt, prepare]", "[turn, interrupt]")).unwrap();
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert!(
+            findings[0]
+                .fix
+                .contains("`conference-controller`'s outputs")
+        );
     }
 
     #[test]
