@@ -2,6 +2,7 @@
 //! sequences, and the gate every decode step passes.
 
 use std::sync::{Condvar, MutexGuard, atomic::AtomicU64};
+use std::time::Duration;
 
 use model_schedule::{Gate, Seats};
 
@@ -406,14 +407,36 @@ impl<'m> Host<'m> {
     /// prompt.
     fn copy_into_scratch(&self, participant: &str, scratch: &mut Sequence, ticket: Ticket) {
         let source = lock(&self.slots).sequence_of(participant);
-        let copied = self.step(ticket, &|| false, |context| {
-            // Taken at the gate, never waited for: a request of the participant's that
-            // holds its sequence must not wait behind this side request.
-            let source = source.as_ref().and_then(|s| s.try_lock().ok());
-            copy_cache(context, source.as_deref(), scratch)
-        });
-        if copied.is_none() {
-            scratch.cached.clear();
+        let deadline = Instant::now() + SOURCE_WAIT;
+        loop {
+            let copied = self.step(ticket, &|| false, |context| {
+                // Taken at the gate, never waited for there: a request of the
+                // participant's that holds its sequence must not wait behind this one.
+                let held = match source.as_ref().map(|s| s.try_lock()) {
+                    Some(Ok(source)) => Some(source),
+                    Some(Err(_)) => return false,
+                    None => None,
+                };
+                copy_cache(context, held.as_deref(), scratch);
+                true
+            });
+            match copied {
+                Some(true) => return,
+                // Held, most often by the participant's reading along, which gives way at
+                // its next step now that this request waits: worth a short wait, since
+                // the whole prompt read again costs seconds.
+                Some(false) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => {
+                    tracing::debug!(
+                        participant,
+                        "the participant's sequence stayed busy; the side request reads its whole prompt"
+                    );
+                    scratch.cached.clear();
+                    return;
+                }
+            }
         }
     }
 
@@ -501,6 +524,11 @@ impl<'m> Host<'m> {
         lock(&self.gate).more_urgent_than(ticket)
     }
 }
+
+/// How long a side request waits for the participant's sequence, held by its reading
+/// along (which gives way within one step) or by its own turn, before it reads its whole
+/// prompt: a 600-token prompt read again takes 10-15 s on two cores.
+const SOURCE_WAIT: Duration = Duration::from_secs(2);
 
 /// Makes `target` a copy of `source` (its cache and the tokens it holds), or empty when
 /// there is nothing to copy (no source, an empty or stale one) or the copy failed.
