@@ -75,6 +75,11 @@ pub enum BridgeInput {
         /// Words prepared ahead for this turn (the participant's own, e.g. a candidate
         /// question): said at once, without generating.
         prepared: Option<String>,
+        /// Words the reply is to take up (a slide's claims, the answer a follow-up
+        /// tests): steered towards, and quoting them is no echo.
+        takes_up: Option<String>,
+        /// The reply is a question.
+        asks: bool,
     },
     /// `speaker` will answer the human who is speaking, or is handed the next turn once
     /// the voice has caught up (the controller's `prepare`).
@@ -481,6 +486,8 @@ impl BridgeCore {
                 instruction,
                 context,
                 prepared,
+                takes_up,
+                asks,
             } => {
                 if question_id <= self.turns_seen {
                     // The turn repeated at the hold's end: no answer is coming, the held
@@ -576,8 +583,8 @@ impl BridgeCore {
                     max_words: None,
                     plan: Some(plan),
                     opens_with: Vec::new(),
-                    takes_up: None,
-                    asks: false,
+                    takes_up: takes_up.filter(|t| !t.trim().is_empty()),
+                    asks,
                 };
                 if let Some(active) = self.active.as_mut() {
                     active.asked = Some(asked.clone());
@@ -782,6 +789,8 @@ mod tests {
             instruction: None,
             context: None,
             prepared: None,
+            takes_up: None,
+            asks: false,
         }
     }
 
@@ -927,6 +936,8 @@ mod tests {
             instruction: Some("Ask the presenter about churn.".into()),
             context: Some("You are Marcus Webb. The deck: ...".into()),
             prepared: None,
+            takes_up: None,
+            asks: false,
         });
         c.handle(BridgeInput::Finished {
             question_id: 1,
@@ -978,6 +989,8 @@ mod tests {
             instruction: Some("Ask the presenter about churn.".into()),
             context: Some("You are Marcus Webb. The deck: ...".into()),
             prepared: None,
+            takes_up: None,
+            asks: false,
         });
         let BridgeOutput::Generate(request) = &out[0] else {
             panic!("{out:?}")
@@ -1113,6 +1126,8 @@ mod tests {
             instruction: Some("Ask your prepared question: \u{201c}Why now?\u{201d}".into()),
             context: None,
             prepared: Some(" Why now? ".into()),
+            takes_up: None,
+            asks: false,
         });
         let said: Vec<(String, StreamStatus)> = out
             .iter()
@@ -1528,6 +1543,8 @@ mod tests {
             instruction: None,
             context: None,
             prepared: None,
+            takes_up: None,
+            asks: false,
         });
         let [BridgeOutput::Generate(turn)] = &out[..] else {
             panic!("{out:?}")
@@ -1557,6 +1574,8 @@ mod tests {
             instruction: None,
             context: None,
             prepared: None,
+            takes_up: None,
+            asks: false,
         });
         let out = c.handle(BridgeInput::Utterance(Entry::new("student1", "Why?", 3)));
         assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");

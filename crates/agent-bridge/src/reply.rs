@@ -214,8 +214,11 @@ impl ReplyPolicy {
             &self.others,
         )
         .with_instructions(self.instructions.iter().map(String::as_str));
-        if let Some(words) = self.taking_up.as_deref().filter(|_| !last) {
-            guard = guard.answering(words);
+        if let Some(words) = self.taking_up.as_deref() {
+            guard = guard.quoting(words);
+            if !last {
+                guard = guard.answering(words);
+            }
         }
         if self.asking && !last {
             guard = guard.asking();

@@ -207,6 +207,26 @@ pub fn request_takes_up(
     }
 }
 
+/// What a panelist's question turn is to take up: the answer a follow-up tests, the
+/// exchange a pile-on builds on, else the slide's claims. The reply is steered towards
+/// those words, and a question quoting them is no echo of the line that said them.
+pub fn turn_takes_up(
+    instruction: Instruction,
+    deck: &Deck,
+    slide: usize,
+    last_answer: Option<&str>,
+    exchange: &str,
+) -> Option<String> {
+    let text = match (instruction, last_answer) {
+        (Instruction::FollowUp, Some(answer)) => excerpt(answer, 400),
+        (Instruction::PileOn, _) if !exchange.trim().is_empty() => {
+            request_takes_up(CandidatePurpose::PileOn, deck, slide, Some(exchange))
+        }
+        _ => request_takes_up(CandidatePurpose::Question, deck, slide, None),
+    };
+    (!text.trim().is_empty()).then_some(text)
+}
+
 /// Relevance of a candidate question to a slide, in 0..1, from the content words they
 /// share: none 0, one 0.5, two 0.75, three 0.875, ... Deterministic.
 pub fn relevance(candidate: &str, slide: Option<&Slide>) -> f64 {

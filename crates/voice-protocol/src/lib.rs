@@ -175,6 +175,11 @@ pub mod keys {
     /// String, on `turn`: words prepared ahead for this turn (a rehearsal panelist's
     /// candidate question), said as they are, without generating.
     pub const PREPARED: &str = "prepared";
+    /// String, on `turn`: words the reply is to take up (a slide's claims, the answer a
+    /// follow-up tests); the reply is steered towards them and may quote them.
+    pub const TAKES_UP: &str = "takes_up";
+    /// Bool, on `turn`: the reply is a question (a statement is sampled again).
+    pub const ASKS: &str = "asks";
     /// String, on `reply`: the side request answered.
     pub const REQUEST_ID: &str = "request_id";
     /// String, on `prepare`: what the named participant reads ahead for, `answer` (the

@@ -231,6 +231,8 @@ fn to_bridge_input(
                 instruction: turn.instruction,
                 context: turn.context,
                 prepared: turn.prepared,
+                takes_up: turn.takes_up,
+                asks: turn.asks,
             })
         }
         ids::PREPARE => {

@@ -185,6 +185,7 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre
                 let (context, parts) = files.assemble(&turn.agent);
                 tracing::info!(agent = %turn.agent, question_id = turn.question_id, instruction = ?turn.kind, context_bytes = context.len(), "turn");
                 files.record(&turn.record(context.len(), &parts));
+                let asks = turn.asks();
                 let message = Turn {
                     question_id: turn.question_id,
                     speaker: turn.agent,
@@ -192,6 +193,8 @@ fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre
                     context: Some(context).filter(|c| !c.is_empty()),
                     prepared: turn.prepared,
                     exchange_id: Some(turn.exchange_id),
+                    takes_up: turn.takes_up,
+                    asks,
                 };
                 keep_first_error(node_kit::send(node, message));
             }

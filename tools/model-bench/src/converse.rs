@@ -352,6 +352,8 @@ pub fn converse(
             instruction,
             context: None,
             prepared: None,
+            takes_up: None,
+            asks: false,
         });
         let Some(request) = outputs.into_iter().find_map(|o| match o {
             BridgeOutput::Generate(r) => Some(r),

@@ -9,7 +9,7 @@ impl SentenceGuard {
         if words.is_empty() {
             return None;
         }
-        if echo && self.is_echo(&words) {
+        if echo && self.is_echo(&words, asks(sentence)) {
             return Some(Refusal::Echo);
         }
         if self.presents_as_another(sentence) || self.calls_itself(sentence) {
@@ -125,7 +125,8 @@ impl SentenceGuard {
         (own && !other && NARRATING.contains(&next)) || (other && !own && REPORTING.contains(&next))
     }
 
-    pub(super) fn is_echo(&self, words: &[String]) -> bool {
+    /// `question`: the sentence asks, and may quote what the turn takes up.
+    pub(super) fn is_echo(&self, words: &[String], question: bool) -> bool {
         // Words glued together as the recent lines have them apart count as those words
         // (and a word a line has whole stays whole: either reading may be the echo).
         let parted: Vec<String> = words
@@ -135,11 +136,11 @@ impl SentenceGuard {
                 None => vec![w.clone()],
             })
             .collect();
-        self.echoes(words) || self.echoes(&parted)
+        self.echoes(words, question) || self.echoes(&parted, question)
     }
 
     /// Whether `words` are mostly 3-grams of the recent lines or of the instructions.
-    fn echoes(&self, words: &[String]) -> bool {
+    fn echoes(&self, words: &[String], question: bool) -> bool {
         if words.len() < 3 {
             // Too short for 3-grams: only a whole repeated sentence of two words counts.
             return words.len() == 2 && self.recent_sentences.contains(&words.join(" "));
@@ -148,8 +149,13 @@ impl SentenceGuard {
             .windows(3)
             .map(|g| [g[0].clone(), g[1].clone(), g[2].clone()])
             .collect();
+        let quoted = |g: &[String; 3]| question && self.quotable.contains(g);
         let share = |known: &HashSet<[String; 3]>| {
-            grams.iter().filter(|g| known.contains(*g)).count() as f64 / grams.len() as f64
+            grams
+                .iter()
+                .filter(|g| known.contains(*g) && !quoted(g))
+                .count() as f64
+                / grams.len() as f64
         };
         share(&self.recent) >= ECHO_SHARE || share(&self.instructions) >= ECHO_SHARE
     }

@@ -76,6 +76,9 @@ pub struct SentenceGuard {
     recent_glued: HashMap<String, [String; 2]>,
     /// Word 3-grams of the speaker's instructions.
     instructions: HashSet<[String; 3]>,
+    /// Word 3-grams of what the turn is to take up (a slide's claims, the answer a
+    /// follow-up tests): a question quoting them to test them is not an echo.
+    quotable: HashSet<[String; 3]>,
     /// Whole recent lines and sentences, normalized, for short sentences.
     recent_sentences: HashSet<String>,
     /// The conversation is past its opening line.
@@ -158,6 +161,17 @@ impl SentenceGuard {
     pub fn answering(mut self, line: &str) -> Self {
         let stems = answers::content_stems(&words(line));
         self.answering = (!stems.is_empty()).then_some(stems);
+        self
+    }
+
+    /// What the turn is to take up (see [`SentenceGuard::answering`]): a question may
+    /// quote it, even where a recent line said the same.
+    pub fn quoting(mut self, text: &str) -> Self {
+        let said = words(text);
+        for gram in said.windows(3) {
+            self.quotable
+                .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
+        }
         self
     }
 

@@ -190,6 +190,29 @@ fn a_chinese_sentence_said_in_the_recent_lines_is_an_echo() {
 }
 
 #[test]
+fn a_question_quoting_what_it_takes_up_is_no_echo() {
+    let answer = "Autonomous picking robots cut the picking labour cost by half.";
+    let g = guard(&[&format!("presenter: {answer}")]).quoting(answer);
+    // A follow-up that quotes the claim to test it.
+    assert_eq!(
+        g.check("Did autonomous picking robots cut the picking labour cost by half in every site?"),
+        None
+    );
+    // Said back as a statement, it is still an echo.
+    assert_eq!(
+        g.check("Autonomous picking robots cut the picking labour cost by half."),
+        Some(Refusal::Echo)
+    );
+    // Without it to take up, the quoting question is an echo.
+    assert_eq!(
+        guard(&[&format!("presenter: {answer}")]).check(
+            "Did autonomous picking robots cut the picking labour cost by half in every site?"
+        ),
+        Some(Refusal::Echo)
+    );
+}
+
+#[test]
 fn reciting_the_instructions_is_an_echo() {
     let g = guard(&[]).with_instructions([
             "You are Ben, the student. Probe the answer you just heard: ask about churn. Do not greet, do not thank.",

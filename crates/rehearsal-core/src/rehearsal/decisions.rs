@@ -223,6 +223,13 @@ impl Rehearsal {
                         matches!(instruction, Instruction::AskQuestion | Instruction::PileOn)
                     })
                     .and_then(messages::prepared_question);
+                let takes_up = messages::turn_takes_up(
+                    instruction,
+                    self.deck(),
+                    slide,
+                    self.last_answer.as_deref(),
+                    &self.exchange_text.join("\n"),
+                );
                 out.push(Output::Turn(Turn {
                     agent,
                     question_id: q,
@@ -231,6 +238,7 @@ impl Rehearsal {
                     prepared,
                     kind: instruction,
                     at_ms: now_ms,
+                    takes_up,
                 }));
             }
             Action::CancelAgent { agent, question_id } => {

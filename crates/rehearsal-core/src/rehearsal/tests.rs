@@ -422,6 +422,16 @@ fn a_follow_up_quotes_the_presenters_answer() {
         follow.instruction
     );
     assert!(follow.question_id > turn.question_id);
+    // It takes up the answer it tests, and asks: the bridge steers towards the answer's
+    // words and lets the question quote them.
+    assert!(follow.asks());
+    assert_eq!(
+        follow.takes_up.as_deref(),
+        Some("About 62 percent on labour cost savings.")
+    );
+    // The first question of a slide takes up the slide.
+    assert!(turn.asks());
+    assert!(turn.takes_up.as_deref().is_some_and(|t| !t.is_empty()));
 }
 
 #[test]

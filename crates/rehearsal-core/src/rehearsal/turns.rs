@@ -22,9 +22,19 @@ pub struct Turn {
     pub prepared: Option<String>,
     pub kind: Instruction,
     pub at_ms: u64,
+    /// What the question is to take up (`messages::turn_takes_up`).
+    pub takes_up: Option<String>,
 }
 
 impl Turn {
+    /// Whether the reply is to be a question: every panelist's turn asks the presenter.
+    pub fn asks(&self) -> bool {
+        matches!(
+            self.kind,
+            Instruction::AskQuestion | Instruction::FollowUp | Instruction::PileOn
+        )
+    }
+
     /// The `call` record of this turn, with what its context was made of.
     pub fn record(&self, context_bytes: usize, context_parts: &[String]) -> Record {
         Record::new(

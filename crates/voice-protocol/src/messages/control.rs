@@ -109,6 +109,10 @@ pub struct Turn {
     pub prepared: Option<String>,
     /// The rehearsal exchange the turn belongs to.
     pub exchange_id: Option<u64>,
+    /// Words the reply is to take up (see [`keys::TAKES_UP`]).
+    pub takes_up: Option<String>,
+    /// The reply is a question.
+    pub asks: bool,
 }
 
 impl Message for Turn {
@@ -122,7 +126,12 @@ impl Message for Turn {
             .maybe_text(keys::INSTRUCTION, self.instruction)
             .maybe_int(keys::EXCHANGE_ID, self.exchange_id.map(|id| id as i64))
             .maybe_text(keys::CONTEXT, self.context)
-            .maybe_text(keys::PREPARED, self.prepared);
+            .maybe_text(keys::PREPARED, self.prepared)
+            .maybe_text(keys::TAKES_UP, self.takes_up);
+        let fields = match self.asks {
+            true => fields.with_flag(keys::ASKS, true),
+            false => fields,
+        };
         (fields, self.speaker)
     }
 
@@ -138,6 +147,8 @@ impl Message for Turn {
             exchange_id: meta
                 .int(keys::EXCHANGE_ID)
                 .and_then(|id| u64::try_from(id).ok()),
+            takes_up: non_blank(meta.text(keys::TAKES_UP)),
+            asks: meta.flag(keys::ASKS).unwrap_or(false),
         })
     }
 }

@@ -137,6 +137,8 @@ proptest! {
             context: extra.clone(),
             prepared: extra.clone(),
             exchange_id: Some(index.into()),
+            takes_up: extra.clone(),
+            asks: flags.1,
         });
         round_trip(Prepare {
             speaker: speaker.clone(),

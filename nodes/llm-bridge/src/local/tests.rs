@@ -141,6 +141,8 @@ fn a_prefilled_conversation_is_not_read_again_by_the_answer() {
             instruction: None,
             context: None,
             prepared: None,
+            takes_up: None,
+            asks: false,
         });
         let [BridgeOutput::Generate(request)] = &out[..] else {
             panic!("{out:?}")
@@ -398,6 +400,8 @@ fn a_turn_read_ahead_reads_one_token_when_it_comes() {
         instruction: None,
         context: None,
         prepared: None,
+        takes_up: None,
+        asks: false,
     });
     let [BridgeOutput::Generate(request)] = &out[..] else {
         panic!("{out:?}")
