@@ -26,6 +26,9 @@ pub(super) struct Run<'r, 'm> {
     /// The line of the sequence: a request waiting in it lends its priority to reading
     /// ahead.
     pub(super) line: Option<Arc<Line>>,
+    /// A reading ahead gave way to a more urgent request before it read anything: the
+    /// host lets the sequence go and tries again when that request is over.
+    pub(super) gave_way: bool,
 }
 
 impl<'r, 'm> Run<'r, 'm> {
@@ -41,6 +44,7 @@ impl<'r, 'm> Run<'r, 'm> {
             sequence,
             ticket,
             line: None,
+            gave_way: false,
         }
     }
 
@@ -134,12 +138,17 @@ impl<'r, 'm> Run<'r, 'm> {
     /// waiting at the gate behind another participant's turn, while the newer one, an
     /// answer's, waits behind it).
     fn read_ahead(&mut self, tokens: &[LlamaToken], started: Instant) -> Result<(), String> {
-        let reused = self.keep_cached(tokens);
         let host = self.host;
         let (ticket, line) = (self.ticket, self.line.clone());
         let replaced = self.job.cancel.clone();
         let yields = move || {
             replaced.load(Ordering::SeqCst) || host.urgent_waiting(boosted(ticket, line.as_deref()))
+        };
+        // Even the cache's trimming gives way: waiting at the gate, this reading holds the
+        // participant's sequence, which a more urgent side request wants to copy.
+        let Some(reused) = self.keep_cached_unless(tokens, &yields) else {
+            self.gave_way = true;
+            return Ok(());
         };
         let interrupted = self.read_prompt(tokens, reused, None, &yields)?.is_none();
         tracing::debug!(
@@ -158,6 +167,16 @@ impl<'r, 'm> Run<'r, 'm> {
     /// common beginning stays, and the lines after those that left the window move down
     /// to close the gap. Returns how many tokens of `tokens` it holds.
     pub(super) fn keep_cached(&mut self, tokens: &[LlamaToken]) -> usize {
+        self.keep_cached_unless(tokens, &|| false).unwrap_or(0)
+    }
+
+    /// [`Run::keep_cached`], unless `stop` says so while it waits at the gate: `None`,
+    /// and the cache is as it was.
+    pub(super) fn keep_cached_unless(
+        &mut self,
+        tokens: &[LlamaToken],
+        stop: &dyn Fn() -> bool,
+    ) -> Option<usize> {
         let ids = |t: &[LlamaToken]| t.iter().map(|t| t.0).collect::<Vec<_>>();
         let stale = std::mem::take(&mut self.sequence.stale);
         if stale || !self.config().prefix_reuse {
@@ -188,7 +207,7 @@ impl<'r, 'm> Run<'r, 'm> {
         }
         let id = self.sequence.id;
         let len = self.sequence.cached.len() as u32;
-        let done = self.host.step(self.ticket(), &|| false, |context| {
+        let done = self.host.step(self.ticket(), stop, |context| {
             let seq = Some(id as u32);
             if stale || len == 0 {
                 return context.clear_kv_cache_seq(seq, None, None).unwrap_or(false);
@@ -211,12 +230,21 @@ impl<'r, 'm> Run<'r, 'm> {
                     .unwrap_or(false),
             }
         });
-        if done != Some(true) {
-            self.forget();
-            return 0;
+        match done {
+            // Nothing was done: the cache holds what it held (flagged stale again if it
+            // was).
+            None if stop() => {
+                self.sequence.stale |= stale;
+                return None;
+            }
+            Some(true) => {}
+            _ => {
+                self.forget();
+                return Some(0);
+            }
         }
         if stale || len == 0 {
-            return 0;
+            return Some(0);
         }
         let cached = &mut self.sequence.cached;
         if let Some(shift) = plan.shift {
@@ -226,7 +254,7 @@ impl<'r, 'm> Run<'r, 'm> {
         } else {
             cached.truncate(plan.keep);
         }
-        plan.read_from
+        Some(plan.read_from)
     }
 
     /// Computes `tokens[from..]` into the cache in slices, passing the gate between them

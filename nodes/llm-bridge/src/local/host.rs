@@ -359,19 +359,31 @@ impl<'m> Host<'m> {
                     claim.line.done();
                     return;
                 }
-                let result = {
+                let result = loop {
                     let mut sequence = lock(&claim.sequence);
                     self.enter(ticket);
                     let mut run = Run::new(self, &job, &mut sequence, ticket);
                     run.line = Some(claim.line.clone());
-                    if job.prefill {
-                        if let Err(error) = run.prefill() {
-                            tracing::debug!(%error, "read-ahead failed; the turn reads the whole prompt");
-                            run.forget();
-                        }
-                        Ok(Outcome::Cancelled)
-                    } else {
-                        run.generate()
+                    if !job.prefill {
+                        break run.generate();
+                    }
+                    if let Err(error) = run.prefill() {
+                        tracing::debug!(%error, "read-ahead failed; the turn reads the whole prompt");
+                        run.forget();
+                    }
+                    if !run.gave_way {
+                        break Ok(Outcome::Cancelled);
+                    }
+                    // Gave way before it read anything: the sequence is let go (a side
+                    // request of the participant's copies it meanwhile) and the reading
+                    // tries again once nothing more urgent runs, unless a newer reading
+                    // replaced it.
+                    drop(sequence);
+                    self.leave(ticket);
+                    if !self.wait_until_calm(ticket, &claim.line, &job) {
+                        tracing::debug!(participant = %job.participant, "reading ahead gave way and was not taken up again");
+                        claim.line.done();
+                        return;
                     }
                 };
                 self.leave(ticket);
@@ -399,6 +411,30 @@ impl<'m> Host<'m> {
                     error: Some(error),
                 });
             }
+        }
+    }
+
+    /// Waits until no request more urgent than a reading ahead (`ticket`, lent the
+    /// priority of a request waiting in its `line`) runs or waits; `false` when the
+    /// reading was replaced or cancelled meanwhile, the host is stopping, or it waited
+    /// [`CALM_WAIT`].
+    fn wait_until_calm(&self, ticket: Ticket, line: &Line, job: &Job) -> bool {
+        let deadline = Instant::now() + CALM_WAIT;
+        loop {
+            if job.cancel.load(Ordering::SeqCst)
+                || self.shutdown.load(Ordering::SeqCst)
+                || Instant::now() >= deadline
+            {
+                return false;
+            }
+            let ticket = match line.boost() {
+                Some(priority) if priority < ticket.priority => Ticket { priority, ..ticket },
+                _ => ticket,
+            };
+            if !self.urgent_waiting(ticket) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -524,6 +560,10 @@ impl<'m> Host<'m> {
         lock(&self.gate).more_urgent_than(ticket)
     }
 }
+
+/// How long a reading ahead that gave way waits to be taken up again: longer, and the
+/// conversation it would read has most likely moved on.
+const CALM_WAIT: Duration = Duration::from_secs(30);
 
 /// How long a side request waits for the participant's sequence, held by its reading
 /// along (which gives way within one step) or by its own turn, before it reads its whole
