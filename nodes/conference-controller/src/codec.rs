@@ -1,0 +1,179 @@
+//! The controller's messages: dora inputs into the core's, the core's decisions out, and
+//! what the player is told besides them (from the inputs' metadata).
+
+use conference_core::{Input, NoticeLevel, Output};
+use dora_node_api::DoraNode;
+use node_kit::HeardSpan;
+use node_kit::conduct::Received;
+use voice_protocol::messages::{Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance};
+use voice_protocol::{ControlCommand, StreamStatus, ids, shorten};
+
+/// What the player is told besides the core's decisions, from the inputs' metadata.
+#[derive(Default)]
+pub struct Notes {
+    /// When the voice detector sent the last `speech_started` (µs since the Unix epoch):
+    /// the player's `pause` carries it, so onset → silence is measured over both hops.
+    onset_sent_us: Option<i64>,
+    /// When the human's last transcript was spoken: passed on with their utterance (the
+    /// player puts them on the recording's clock).
+    heard: Option<HeardSpan>,
+}
+
+impl Notes {
+    pub fn observe(&mut self, input: &Received<'_>) {
+        match input.id {
+            ids::HUMAN => self.heard = node_kit::DoraMeta(input.params).heard(),
+            ids::SPEECH_STARTED => {
+                self.onset_sent_us = input
+                    .sent
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .ok()
+                    .map(|d| d.as_micros() as i64);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a participant of this dataflow lacks (its input here, at the segmenter, at the
+/// recorder, a bridge, a backpressure queue), told once at start: a forgotten line
+/// otherwise fails silently. `dataflow-check F` tells the same before a run.
+pub fn warn_about_wiring(node: &DoraNode) {
+    let findings = node
+        .dataflow_descriptor()
+        .map_err(|e| e.to_string())
+        .and_then(|d| serde_yaml::to_value(d).map_err(|e| e.to_string()))
+        .and_then(|v| dataflow_wiring::check_value(&v).map_err(|e| e.to_string()));
+    match findings {
+        Ok(findings) => {
+            for finding in findings {
+                tracing::warn!(
+                    node = %finding.node,
+                    add = %finding.fix,
+                    "dataflow wiring: {}",
+                    finding.problem
+                );
+            }
+        }
+        Err(e) => tracing::debug!(error = %e, "the dataflow's wiring was not checked"),
+    }
+}
+
+/// Converts one dora input into a core input; bad input is logged and skipped.
+pub fn to_core_input(
+    id: &str,
+    params: &dora_node_api::MetadataParameters,
+    data: &dora_node_api::DoraArray,
+) -> Option<Input> {
+    match id {
+        // Their payloads are not read.
+        ids::SPEECH_STARTED => return Some(Input::SpeechStarted),
+        ids::BACKCHANNEL => return Some(Input::Backchannel),
+        ids::PLAYBACK_DONE => {
+            return match node_kit::question_id(params) {
+                Some(question_id) => Some(Input::PlaybackDone { question_id }),
+                None => {
+                    tracing::warn!("playback_done without question_id ignored");
+                    None
+                }
+            };
+        }
+        _ => {}
+    }
+    let chunk = node_kit::read_chunk(id, params, data);
+    let text = match chunk.text {
+        Ok(text) => text,
+        // An explicit stream status still counts (an `ended` chunk must end the turn).
+        Err(e) if chunk.status.is_some() => {
+            tracing::warn!(input = id, error = %e, "unreadable text; keeping only its session_status");
+            String::new()
+        }
+        Err(e) => {
+            tracing::warn!(input = id, error = %e, "unreadable input ignored");
+            return None;
+        }
+    };
+    match id {
+        ids::CONTROL => match ControlCommand::parse(&text) {
+            Ok(command) => Some(Input::Control(command)),
+            Err(e) => {
+                tracing::warn!(error = %e, "control input ignored");
+                None
+            }
+        },
+        ids::HUMAN | ids::HUMAN_TEXT => {
+            if !StreamStatus::ends_utterance(chunk.status) {
+                tracing::debug!(text = %shorten(&text), "partial human transcript ignored");
+                return None;
+            }
+            Some(Input::Human {
+                speaker: chunk.speaker.unwrap_or_else(|| "human".to_owned()),
+                text,
+            })
+        }
+        participant => Some(Input::Text {
+            from: participant.to_owned(),
+            text,
+            status: chunk.status,
+            question_id: chunk.question_id,
+        }),
+    }
+}
+
+/// Sends the core's decisions, with what `notes` holds for the player.
+pub fn emit(node: &mut DoraNode, actions: Vec<Output>, notes: &mut Notes) -> eyre::Result<()> {
+    let heard = notes.heard.take();
+    let onset_sent_us = notes.onset_sent_us;
+    for action in actions {
+        match action {
+            Output::Hold => {
+                tracing::info!("the human speaks: the agents' voice is held");
+                node_kit::send(node, Pause { onset_sent_us })?;
+            }
+            Output::Prepare { speaker, ahead_of } => {
+                tracing::debug!(%speaker, ?ahead_of, "a speaker prepares");
+                node_kit::send(node, Prepare { speaker, ahead_of })?;
+            }
+            Output::Resume => {
+                tracing::info!("no question: the held voice goes on");
+                node_kit::send(node, Resume)?;
+            }
+            Output::Turn {
+                speaker,
+                question_id,
+            } => {
+                tracing::info!(%speaker, question_id, "turn");
+                let turn = Turn {
+                    question_id,
+                    speaker,
+                    ..Turn::default()
+                };
+                node_kit::send(node, turn)?;
+            }
+            Output::Interrupt { kind, question_id } => {
+                tracing::info!(kind = kind.as_str(), question_id, "interrupt");
+                node_kit::send(node, Interrupt::new(kind, question_id))?;
+            }
+            Output::Status(stats) => {
+                node_kit::send_on(node, ids::STATUS, Plain(stats.to_json()))?;
+            }
+            Output::Utterance(u) => {
+                let utterance = Utterance {
+                    heard: heard.clone().filter(|_| u.human),
+                    question_id: u.question_id,
+                    speaker: u.speaker,
+                    text: u.text,
+                    interrupted: u.interrupted,
+                    human: u.human,
+                };
+                node_kit::send(node, utterance)?;
+            }
+            Output::Notice(notice) => match notice.level() {
+                NoticeLevel::Warning => tracing::warn!("{notice}"),
+                NoticeLevel::Info => tracing::info!("{notice}"),
+                NoticeLevel::Debug => tracing::debug!("{notice}"),
+            },
+        }
+    }
+    Ok(())
+}
