@@ -10,19 +10,17 @@
 //! `moderator --bench [SESSIONS]` measures the decision time without dora.
 
 mod bench;
+mod codec;
 
 use std::time::Instant;
 
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use moderator_core::Scenario;
-use node_kit::conduct::{Conversions, Ending, Received};
-use voice_protocol::messages::{Chunk, Plain, Turn, Utterance};
-use voice_protocol::{StreamStatus, ids};
+use node_kit::conduct::{Conversions, Ending};
+use voice_protocol::ids;
 
-use moderator_core::roundtable::{
-    Config, Input, MODERATOR, Output, ROUNDTABLE_FORMAT, RoundtableSetup,
-};
+use moderator_core::roundtable::{Config, Input, ROUNDTABLE_FORMAT, RoundtableSetup};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 
 fn main() -> eyre::Result<()> {
@@ -83,12 +81,12 @@ fn main() -> eyre::Result<()> {
     let log = DecisionWriter::open(&folder, node.id().as_ref(), ROUNDTABLE_FORMAT, &setup);
     let mut conductor = RecordedConductor::new(conductor, (), log);
     let mut conversions = Conversions {
-        decode,
+        decode: codec::decode,
         restarted: |input: &str| Input::Restarted {
             input: input.to_owned(),
         },
         closed: |_: &str| None,
-        emit: |out| emit(&mut node, out),
+        emit: |out| codec::emit(&mut node, out),
     };
     let ending =
         node_kit::conduct::run(&mut conductor, &mut events, &sources, now, &mut conversions)?;
@@ -116,99 +114,4 @@ fn load_scenario() -> eyre::Result<(Scenario, String)> {
     let scenario =
         Scenario::from_yaml(&text).map_err(|e| eyre!("invalid scenario file {path:?}: {e}"))?;
     Ok((scenario, text))
-}
-
-/// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.
-fn decode(input: Received<'_>) -> Option<Input> {
-    match input.id {
-        // Its payload is not read.
-        ids::PLAYBACK_DONE => match input.played() {
-            Some(question_id) => Some(Input::Played { question_id }),
-            None => {
-                tracing::warn!("playback_done without question_id ignored");
-                None
-            }
-        },
-        ids::CONTROL => input.readable_text().map(Input::Control),
-        reply if reply.starts_with(ids::REPLY) => {
-            let meta = input.reply()?;
-            Some(Input::Reply {
-                input: reply.to_owned(),
-                speaker: meta.speaker,
-                request_id: meta.request_id,
-                answer: meta.text,
-                error: meta.error,
-            })
-        }
-        agent => {
-            let chunk = input.chunk();
-            let ends = chunk.ends();
-            let text = match chunk.text {
-                Ok(text) => text,
-                Err(e) => {
-                    tracing::warn!(input = agent, error = %e, "unreadable input ignored");
-                    // An `ended` chunk still ends the utterance.
-                    if chunk.status != Some(StreamStatus::Ended) {
-                        return None;
-                    }
-                    String::new()
-                }
-            };
-            Some(Input::Text {
-                input: agent.to_owned(),
-                question_id: chunk.question_id,
-                ends,
-                text,
-                error: chunk.error,
-            })
-        }
-    }
-}
-
-fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
-    for message in out {
-        match message {
-            Output::Turn {
-                agent,
-                question_id,
-                instruction,
-            } => {
-                let turn = Turn {
-                    question_id,
-                    speaker: agent,
-                    instruction,
-                    ..Turn::default()
-                };
-                node_kit::send(node, turn)?;
-            }
-            Output::Line {
-                question_id,
-                text,
-                kind,
-            } => {
-                let line = Chunk {
-                    kind: Some(kind.as_str().to_owned()),
-                    ..Chunk::line(question_id, MODERATOR, text)
-                };
-                node_kit::send(node, line)?;
-            }
-            Output::Utterance {
-                speaker,
-                question_id,
-                text,
-            } => {
-                let utterance = Utterance {
-                    question_id,
-                    speaker,
-                    text,
-                    ..Utterance::default()
-                };
-                node_kit::send(node, utterance)?;
-            }
-            Output::Request(request) => node_kit::send(node, request)?,
-            Output::Decision(json) => node_kit::send_on(node, ids::DECISION, Plain(json))?,
-            Output::Status(json) => node_kit::send_on(node, ids::STATUS, Plain(json))?,
-        }
-    }
-    Ok(())
 }

@@ -1,0 +1,102 @@
+//! The moderator's messages: dora inputs into the roundtable's, and its decisions sent.
+
+use dora_node_api::DoraNode;
+use moderator_core::roundtable::{Input, MODERATOR, Output};
+use node_kit::conduct::Received;
+use voice_protocol::messages::{Chunk, Plain, Turn, Utterance};
+use voice_protocol::{StreamStatus, ids};
+
+/// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.
+pub fn decode(input: Received<'_>) -> Option<Input> {
+    match input.id {
+        // Its payload is not read.
+        ids::PLAYBACK_DONE => match input.played() {
+            Some(question_id) => Some(Input::Played { question_id }),
+            None => {
+                tracing::warn!("playback_done without question_id ignored");
+                None
+            }
+        },
+        ids::CONTROL => input.readable_text().map(Input::Control),
+        reply if reply.starts_with(ids::REPLY) => {
+            let meta = input.reply()?;
+            Some(Input::Reply {
+                input: reply.to_owned(),
+                speaker: meta.speaker,
+                request_id: meta.request_id,
+                answer: meta.text,
+                error: meta.error,
+            })
+        }
+        agent => {
+            let chunk = input.chunk();
+            let ends = chunk.ends();
+            let text = match chunk.text {
+                Ok(text) => text,
+                Err(e) => {
+                    tracing::warn!(input = agent, error = %e, "unreadable input ignored");
+                    // An `ended` chunk still ends the utterance.
+                    if chunk.status != Some(StreamStatus::Ended) {
+                        return None;
+                    }
+                    String::new()
+                }
+            };
+            Some(Input::Text {
+                input: agent.to_owned(),
+                question_id: chunk.question_id,
+                ends,
+                text,
+                error: chunk.error,
+            })
+        }
+    }
+}
+
+pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
+    for message in out {
+        match message {
+            Output::Turn {
+                agent,
+                question_id,
+                instruction,
+            } => {
+                let turn = Turn {
+                    question_id,
+                    speaker: agent,
+                    instruction,
+                    ..Turn::default()
+                };
+                node_kit::send(node, turn)?;
+            }
+            Output::Line {
+                question_id,
+                text,
+                kind,
+            } => {
+                let line = Chunk {
+                    kind: Some(kind.as_str().to_owned()),
+                    ..Chunk::line(question_id, MODERATOR, text)
+                };
+                node_kit::send(node, line)?;
+            }
+            Output::Utterance {
+                speaker,
+                question_id,
+                text,
+            } => {
+                let utterance = Utterance {
+                    question_id,
+                    speaker,
+                    text,
+                    ..Utterance::default()
+                };
+                node_kit::send(node, utterance)?;
+            }
+            Output::Request(request) => node_kit::send(node, request)?,
+            Output::Decision(json) => node_kit::send_on(node, ids::DECISION, Plain(json))?,
+            Output::Status(json) => node_kit::send_on(node, ids::STATUS, Plain(json))?,
+        }
+    }
+    Ok(())
+}
