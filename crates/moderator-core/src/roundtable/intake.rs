@@ -121,18 +121,22 @@ impl Roundtable {
     pub(super) fn ask_intents(&mut self, question_id: u64, now_ms: u64, out: &mut Vec<Output>) {
         let phase = self.state.phase;
         let window = self.scenario().moderator.intent_timeout_ms;
+        // Missing answers fall back to the heuristic a little before the round would
+        // count them as `pass`.
+        let wanted = window - window / 4;
         let agents = self.scenario().agents.iter().map(|a| a.id.clone());
         self.intake = Some(Intake {
             question_id,
-            // Missing answers fall back to the heuristic a little before the round
-            // would count them as `pass`.
             round: ::conductor::Round::new(
                 request_id_for(question_id),
                 agents,
-                now_ms.saturating_add(window - window / 4),
+                now_ms.saturating_add(wanted),
             ),
         });
-        out.push(Output::Request(self.intent_request(question_id, phase)));
+        // Wanted no longer than that: a model still working on it after the heuristic
+        // decided would only keep the turns and the reading along waiting.
+        let request = self.intent_request(question_id, phase).within(wanted);
+        out.push(Output::Request(request));
     }
 
     /// The heuristic for every agent whose reply is overdue.

@@ -309,6 +309,15 @@ fn missing_intents_fall_back_at_the_reply_deadline() {
         out = c.on_text(&agent, Some(q), true, "A point.", None, now);
     }
     assert!(turn(&out).is_none());
+    // The agents are asked for as long as the heuristic waits, no longer.
+    let asked = out
+        .iter()
+        .find_map(|o| match o {
+            Output::Request(r) => Some(r.within_ms),
+            _ => None,
+        })
+        .expect("an intent request");
+    assert_eq!(asked, Some(750));
     let wake = c.next_wake().unwrap();
     assert_eq!(wake, now + 750, "before the round's own deadline");
     let out = c.tick(wake);
