@@ -61,7 +61,9 @@ impl AuctionDebate {
     }
 
     /// Sends a side request to `agent` and remembers what its answer is for, until
-    /// `deadline` (then the decisions hear of the miss and fall back).
+    /// `deadline` (then the decisions hear of the miss and fall back). It is wanted no
+    /// longer than that (`within_ms`): a model still working on it after the fallback
+    /// would keep the segments waiting.
     #[allow(clippy::too_many_arguments)]
     fn request(
         &mut self,
@@ -72,13 +74,14 @@ impl AuctionDebate {
         json: bool,
         max_words: u32,
         pending: RequestKind,
-        deadline: u64,
+        (now, deadline): (u64, u64),
     ) {
         let id = self.requests.open(kind, pending, Some(deadline));
         let request = SideRequest {
             json,
             ..SideRequest::text(id, kind, prompt, max_words)
-        };
+        }
+        .within(deadline.saturating_sub(now).max(1));
         out.push(Output::Request {
             agent: agent.to_owned(),
             request,
@@ -132,7 +135,16 @@ impl AuctionDebate {
                     let to = agent.clone();
                     let pending = RequestKind::Bid { agent, auction_id };
                     let deadline = deadline_ms.max(now + 1);
-                    self.request(&mut out, &to, "bid", prompt, true, 30, pending, deadline);
+                    self.request(
+                        &mut out,
+                        &to,
+                        "bid",
+                        prompt,
+                        true,
+                        30,
+                        pending,
+                        (now, deadline),
+                    );
                 }
                 Action::RequestKicker {
                     agent,
@@ -151,7 +163,14 @@ impl AuctionDebate {
                     let pending = RequestKind::Kicker { clip_id };
                     let deadline = now + self.timeouts.request_ms;
                     self.request(
-                        &mut out, &agent, "kicker", prompt, false, max_words, pending, deadline,
+                        &mut out,
+                        &agent,
+                        "kicker",
+                        prompt,
+                        false,
+                        max_words,
+                        pending,
+                        (now, deadline),
                     );
                 }
                 Action::RequestInterjection {
@@ -181,7 +200,7 @@ impl AuctionDebate {
                         false,
                         max_words,
                         pending,
-                        deadline,
+                        (now, deadline),
                     );
                 }
                 Action::Synthesize {
