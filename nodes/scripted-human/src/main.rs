@@ -13,6 +13,8 @@
 //! `ROOM_ECHO_MS` (default 60) later and that much weaker, as a loudspeaker and an open
 //! microphone in one room would have it.
 
+mod act;
+mod settings;
 mod voice;
 
 use std::time::{Duration, Instant};
@@ -20,18 +22,18 @@ use std::time::{Duration, Instant};
 use audio_utils::{resample_linear, room::Room};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
-use eyre::{Context, eyre};
-use human_script::{HumanOutput, HumanScript, ScriptLine, parse_script};
+use eyre::Context;
+use human_script::HumanScript;
 use voice_protocol::ids;
-use voice_protocol::messages::{Audio, SpeechStarted, Transcript};
+use voice_protocol::messages::Audio;
 
 use crate::voice::Voice;
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let lines = read_script()?;
+    let lines = settings::read_script()?;
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
-    let (text, spoken) = outputs(&node)?;
+    let (text, spoken) = settings::outputs(&node)?;
     let mut voice = match spoken {
         true => Some(Voice::prepare(&lines)?),
         false => None,
@@ -47,7 +49,7 @@ fn main() -> eyre::Result<()> {
         voice = voice.is_some(),
         "scripted human ready"
     );
-    let mut room = match (&voice, room_from_env()?) {
+    let mut room = match (&voice, settings::room_from_env()?) {
         (Some(voice), Some((delay_ms, gain_db))) => {
             tracing::info!(
                 delay_ms,
@@ -93,27 +95,7 @@ fn main() -> eyre::Result<()> {
             default(wait) => {}
         }
         for action in script.poll(start.elapsed()) {
-            match action {
-                HumanOutput::SpeechStarted { speaker, line, .. } => {
-                    tracing::info!(%speaker, line, "the human starts speaking");
-                    if let Some(voice) = voice.as_mut() {
-                        voice.speak(line);
-                    }
-                    if text {
-                        node_kit::send(&mut node, SpeechStarted { speaker })?;
-                    }
-                }
-                HumanOutput::Transcript {
-                    speaker,
-                    text: said,
-                    ..
-                } => {
-                    tracing::info!(%speaker, text = %said, "the human said");
-                    if text {
-                        node_kit::send(&mut node, Transcript::final_words(speaker, said))?;
-                    }
-                }
-            }
+            act::act(&mut node, action, voice.as_mut(), text)?;
         }
         if let Some(voice) = voice.as_mut() {
             // A few blocks at a time: a stream that fell behind catches up without keeping
@@ -135,63 +117,3 @@ fn main() -> eyre::Result<()> {
 
 /// The input that carries what the player plays, for the simulated room.
 const ROOM: &str = "room";
-
-/// `ROOM_ECHO_DB` (below 0; unset or `off`: no room) and `ROOM_ECHO_MS`.
-fn room_from_env() -> eyre::Result<Option<(u32, f32)>> {
-    let gain_db = match node_kit::env_opt("ROOM_ECHO_DB") {
-        None => return Ok(None),
-        Some(off) if off.trim() == "off" => return Ok(None),
-        Some(db) => db
-            .trim()
-            .parse::<f32>()
-            .ok()
-            .filter(|db| db.is_finite() && *db <= 0.0)
-            .ok_or_else(|| {
-                eyre!("ROOM_ECHO_DB={db:?}: expected decibels at or below 0, or `off`")
-            })?,
-    };
-    let delay_ms: u32 = node_kit::env_parse("ROOM_ECHO_MS", 60)?;
-    if delay_ms > 2000 {
-        return Err(eyre!("ROOM_ECHO_MS={delay_ms}: expected at most 2000"));
-    }
-    Ok(Some((delay_ms, gain_db)))
-}
-
-fn read_script() -> eyre::Result<Vec<ScriptLine>> {
-    match node_kit::env_opt("HUMAN_SCRIPT") {
-        Some(path) => {
-            let yaml = std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read HUMAN_SCRIPT file {path:?}"))?;
-            parse_script(&yaml).map_err(|e| eyre!("{path}: {e}"))
-        }
-        None => {
-            tracing::warn!("HUMAN_SCRIPT is not set; the scripted human stays silent");
-            Ok(Vec::new())
-        }
-    }
-}
-
-/// Whether to send text and voice: `HUMAN_OUTPUTS` when set, else the outputs the
-/// dataflow declares (none declared, as in dora's testing mode: text).
-fn outputs(node: &DoraNode) -> eyre::Result<(bool, bool)> {
-    if let Some(list) = node_kit::env_opt("HUMAN_OUTPUTS") {
-        let mut chosen = (false, false);
-        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match item {
-                "text" => chosen.0 = true,
-                "voice" => chosen.1 = true,
-                other => {
-                    return Err(eyre!(
-                        "HUMAN_OUTPUTS: {other:?} is neither `text` nor `voice`"
-                    ));
-                }
-            }
-        }
-        return Ok(chosen);
-    }
-    let declared = &node.node_config().outputs;
-    let has = |id: &str| declared.iter().any(|d| d.as_str() == id);
-    let voice = has(ids::AUDIO);
-    let text = has(ids::TRANSCRIPT) || has(ids::SPEECH_STARTED) || !voice;
-    Ok((text, voice))
-}
