@@ -104,8 +104,13 @@ pub enum BridgeInput {
         question_id: u64,
         heard: String,
     },
-    /// The backend produced text for a generation.
-    Chunk { question_id: u64, text: String },
+    /// The backend produced text for a generation (`ends_sentence`: it ends a sentence
+    /// the guard took whole).
+    Chunk {
+        question_id: u64,
+        text: String,
+        ends_sentence: bool,
+    },
     /// The backend finished a generation (with an error, if it failed).
     Finished {
         question_id: u64,
@@ -132,12 +137,13 @@ pub enum BridgeOutput {
     ReadAhead(GenerationRequest),
     /// Stop the generation of `question_id` at once.
     Cancel { question_id: u64 },
-    /// Send a chunk on `text`.
+    /// Send a chunk on `text` (`ends_sentence`: it ends a sentence the guard took whole).
     Text {
         question_id: u64,
         text: String,
         status: StreamStatus,
         error: Option<String>,
+        ends_sentence: bool,
     },
     /// Ask the model a side request (the node runs it beside any turn, bounded in time),
     /// with the participant's whole context and the request last; its answer comes back
@@ -544,6 +550,7 @@ impl BridgeCore {
                     out.extend(self.handle(BridgeInput::Chunk {
                         question_id,
                         text: words.trim().to_owned(),
+                        ends_sentence: false,
                     }));
                     out.extend(self.handle(BridgeInput::Finished {
                         question_id,
@@ -573,6 +580,7 @@ impl BridgeCore {
                         text: format!("{opener}\n"),
                         status: StreamStatus::Started,
                         error: None,
+                        ends_sentence: false,
                     });
                 }
                 let asked = GenerationRequest {
@@ -678,7 +686,11 @@ impl BridgeCore {
                     out.push(BridgeOutput::Prefill(self.answer_ahead()));
                 }
             }
-            BridgeInput::Chunk { question_id, text } => {
+            BridgeInput::Chunk {
+                question_id,
+                text,
+                ends_sentence,
+            } => {
                 let Some(active) = self.active.as_mut() else {
                     return out;
                 };
@@ -714,6 +726,7 @@ impl BridgeCore {
                     text,
                     status,
                     error: None,
+                    ends_sentence,
                 });
             }
             // Addressed to another participant: not this bridge's to answer.
@@ -754,6 +767,7 @@ impl BridgeCore {
                             text: rest,
                             status: StreamStatus::Ongoing,
                             error: None,
+                            ends_sentence: false,
                         });
                     }
                 }
@@ -766,6 +780,7 @@ impl BridgeCore {
                     text: String::new(),
                     status: StreamStatus::Ended,
                     error,
+                    ends_sentence: false,
                 });
             }
         }
@@ -1039,6 +1054,7 @@ mod tests {
             c.handle(BridgeInput::Chunk {
                 question_id: 2,
                 text: text.into(),
+                ends_sentence: false,
             })
         };
         assert!(chunk(&mut c, "Sure").is_empty());
@@ -1070,6 +1086,7 @@ mod tests {
             c.handle(BridgeInput::Chunk {
                 question_id: 2,
                 text: text.into(),
+                ends_sentence: false,
             });
         }
         let out = c.handle(BridgeInput::Finished {
@@ -1150,6 +1167,7 @@ mod tests {
         BridgeInput::Chunk {
             question_id: q,
             text: t.into(),
+            ends_sentence: false,
         }
     }
 
@@ -1252,7 +1270,8 @@ mod tests {
         assert!(
             c.handle(BridgeInput::Chunk {
                 question_id: 2,
-                text: "Late.".into()
+                text: "Late.".into(),
+                ends_sentence: false,
             })
             .is_empty()
         );
@@ -1265,6 +1284,7 @@ mod tests {
         let out = c.handle(BridgeInput::Chunk {
             question_id: 2,
             text: "Slopes are rates.".into(),
+            ends_sentence: false,
         });
         assert!(matches!(&out[..], [BridgeOutput::Text { .. }]), "{out:?}");
 
@@ -1278,6 +1298,7 @@ mod tests {
         c.handle(BridgeInput::Chunk {
             question_id: 3,
             text: "Rates.".into(),
+            ends_sentence: false,
         });
         assert!(matches!(
             &c.handle(prepare.clone())[..],

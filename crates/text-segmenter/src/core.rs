@@ -20,6 +20,8 @@ pub enum SegmenterInput {
         question_id: u64,
         text: String,
         status: Option<StreamStatus>,
+        /// The text ends a sentence its writer judged whole.
+        ends_sentence: bool,
     },
     Interrupt {
         question_id: u64,
@@ -105,6 +107,7 @@ impl SegmenterCore {
                 question_id,
                 text,
                 status,
+                ends_sentence,
             } => {
                 // Stale, or a turn at or below one that already left completely (a late
                 // chunk, or an older turn appearing out of order): turns never go back.
@@ -147,7 +150,7 @@ impl SegmenterCore {
                     }
                     return Vec::new();
                 }
-                let mut texts = turn.splitter.push(&text);
+                let mut texts = turn.splitter.push_text(&text, ends_sentence);
                 let ended = StreamStatus::ends_utterance(status);
                 if ended {
                     texts.extend(turn.splitter.finish());
@@ -206,6 +209,7 @@ mod tests {
             question_id: q,
             text: t.into(),
             status,
+            ends_sentence: false,
         }
     }
 

@@ -6,7 +6,8 @@
 //! abbreviation (`Dr.`, `Mr.`, `U.S.`), after the number of a numbered list (`1. `), or
 //! when the next word starts in lower case (`Wait... what?`). A line break ends a segment
 //! too. A segment leaves as soon as its end is certain: for `.` that means the next
-//! non-blank character has arrived.
+//! non-blank character has arrived, or the writer said its text ends a sentence (a model
+//! host whose guard releases whole sentences: the next one may be seconds away).
 //!
 //! A sentence longer than `max_chars` is cut at its last clause mark (`,` `;` `:` `—` `，`
 //! `、` `：`) before the limit, else before the last word in the limit's second half that
@@ -95,6 +96,8 @@ pub struct TurnSegmenter {
     pending: String,
     /// A segment has left: the first-clause cut is spent.
     emitted: bool,
+    /// The writer said the text so far ends a sentence.
+    ends_sentence: bool,
 }
 
 impl TurnSegmenter {
@@ -104,12 +107,22 @@ impl TurnSegmenter {
             buf: String::new(),
             pending: String::new(),
             emitted: false,
+            ends_sentence: false,
         }
     }
 
     /// Adds streamed text; returns the segments that are complete.
     pub fn push(&mut self, text: &str) -> Vec<String> {
+        self.push_text(text, false)
+    }
+
+    /// Adds streamed text that its writer says ends a sentence: a sentence mark at its
+    /// end is certain without waiting for what follows.
+    pub fn push_text(&mut self, text: &str, ends_sentence: bool) -> Vec<String> {
         self.buf.push_str(text);
+        if !text.is_empty() {
+            self.ends_sentence = ends_sentence;
+        }
         self.drain(false)
     }
 
@@ -132,7 +145,8 @@ impl TurnSegmenter {
         if !self.emitted
             && self.pending.is_empty()
             && let Some(end) = first_clause(&self.buf, self.config.first_clause_words)
-            && find_boundary(&self.buf, at_end, self.config.max_chars).is_none_or(|s| end < s)
+            && find_boundary(&self.buf, self.end(at_end), self.config.max_chars)
+                .is_none_or(|s| end < s)
             && !dangles(&self.buf, end)
         {
             let clause = self.buf[..end].to_owned();
@@ -143,7 +157,9 @@ impl TurnSegmenter {
                 self.emitted = true;
             }
         }
-        while let Some(end) = find_boundary(&self.buf[start..], at_end, self.config.max_chars) {
+        while let Some(end) =
+            find_boundary(&self.buf[start..], self.end(at_end), self.config.max_chars)
+        {
             if dangles(&self.buf[start..], end) {
                 // What the colon announces has not come: wait for it; at the end it never
                 // will, and "Let's break the problem down:" alone is not said.
@@ -158,6 +174,18 @@ impl TurnSegmenter {
         }
         self.buf.drain(..start);
         out
+    }
+
+    /// How the buffer's end is taken: the stream's end, a sentence end the writer is
+    /// sure of, or text that may go on.
+    fn end(&self, at_end: bool) -> BufferEnd {
+        if at_end {
+            BufferEnd::Stream
+        } else if self.ends_sentence {
+            BufferEnd::Sentence
+        } else {
+            BufferEnd::Open
+        }
     }
 
     fn emit(&mut self, raw: &str, out: &mut Vec<String>) {
@@ -268,6 +296,17 @@ fn join(mut left: String, right: &str) -> String {
     left
 }
 
+/// What is known of the text after a buffer's last character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BufferEnd {
+    /// More may come.
+    Open,
+    /// More may come, but a sentence mark at the end ends a sentence (its writer said so).
+    Sentence,
+    /// Nothing more comes.
+    Stream,
+}
+
 /// How far past `max_chars` a boundary search looks (closing marks, the next word).
 const LOOKAHEAD_CHARS: usize = 256;
 
@@ -276,13 +315,18 @@ const LOOKAHEAD_CHARS: usize = 256;
 /// Only the first `max_chars + LOOKAHEAD_CHARS` characters are looked at, so finding one
 /// sentence costs the same however much text waits behind it (a sentence end followed
 /// by a longer run of marks or blanks than that is taken as certain).
-fn find_boundary(buf: &str, at_end: bool, max_chars: usize) -> Option<usize> {
+fn find_boundary(buf: &str, end_of_buf: BufferEnd, max_chars: usize) -> Option<usize> {
     let view_end = buf
         .char_indices()
         .nth(max_chars.saturating_add(LOOKAHEAD_CHARS))
         .map_or(buf.len(), |(b, _)| b);
     // Past the view more text has arrived: decide as if the view were all there is.
-    let (buf, at_end) = (&buf[..view_end], at_end || view_end < buf.len());
+    let (buf, at_end) = (
+        &buf[..view_end],
+        end_of_buf == BufferEnd::Stream || view_end < buf.len(),
+    );
+    // A mark followed by nothing (or only blanks) yet ends a sentence.
+    let certain = at_end || end_of_buf == BufferEnd::Sentence;
     let chars: Vec<(usize, char)> = buf.char_indices().collect();
     let n = chars.len();
     let byte_end = |k: usize| chars.get(k + 1).map_or(buf.len(), |(b, _)| *b);
@@ -314,10 +358,10 @@ fn find_boundary(buf: &str, at_end: bool, max_chars: usize) -> Option<usize> {
         let next = chars.get(k + 1).map(|(_, c)| *c);
         if run.chars().any(is_cjk_terminal) {
             // A closing bracket may still follow: certain once anything else arrived.
-            return (next.is_some() || at_end).then_some(end);
+            return (next.is_some() || certain).then_some(end);
         }
         match next {
-            None => return at_end.then_some(end),
+            None => return certain.then_some(end),
             Some(ws) if ws.is_whitespace() => {}
             // No white space after the mark: a decimal, a URL, "e.g.", "v1.2".
             Some(_) => {
@@ -343,7 +387,7 @@ fn find_boundary(buf: &str, at_end: bool, max_chars: usize) -> Option<usize> {
             .find(|c| !c.is_whitespace())
         {
             // Only blanks so far: certain once a line break ended the line.
-            None if !at_end => return line_end,
+            None if !certain => return line_end,
             Some(word) if word.is_lowercase() => {
                 i = k + 1;
                 continue;
@@ -742,5 +786,66 @@ mod tests {
         out.extend(s.push("Second one."));
         out.extend(s.finish());
         assert_eq!(out, ["First sentence.", "Second one."]);
+    }
+
+    #[test]
+    fn a_sentence_its_writer_ended_leaves_without_waiting_for_the_next() {
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        // The guard held the next sentence back: nothing follows the mark yet.
+        assert!(s.push("Ms. Rivera's statement is correct. ").is_empty());
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        assert_eq!(
+            s.push_text("Ms. Rivera's statement is correct. ", true),
+            ["Ms. Rivera's statement is correct."]
+        );
+        // Without a trailing blank, and a question, alike.
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        assert_eq!(
+            s.push_text("So what does the slope tell us?", true),
+            ["So what does the slope tell us?"]
+        );
+        // What follows is the next segment; the word says nothing of text without a mark.
+        assert!(s.push_text(" And the curve", true).is_empty());
+        let mut out = s.push_text(" bends here. ", false);
+        assert!(out.is_empty(), "{out:?}");
+        out.extend(s.finish());
+        assert_eq!(out, ["And the curve bends here."]);
+    }
+
+    #[test]
+    fn a_writers_sentence_end_still_respects_abbreviations_and_short_segments() {
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        // "Dr." is no sentence end, whatever the writer says of its chunk.
+        assert!(s.push_text("We asked Dr. ", true).is_empty());
+        // A short sentence waits to be merged, as it would anyway.
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        assert!(s.push_text("Yes. ", true).is_empty());
+        assert_eq!(
+            s.push_text("The slope is the rate of change. ", true),
+            ["Yes. The slope is the rate of change."]
+        );
+    }
+
+    proptest::proptest! {
+        /// Marking whole sentences changes when segments leave, never what they say.
+        #[test]
+        fn marked_sentence_ends_change_timing_not_words(
+            sentences in proptest::collection::vec(
+                ("[A-Z][a-z]{1,8}( [a-z]{1,8}){0,12}", proptest::sample::select(vec![".", "?", "!"])),
+                1..6,
+            )
+        ) {
+            let text: Vec<String> = sentences.iter().map(|(s, mark)| format!("{s}{mark} ")).collect();
+            let mut plain = TurnSegmenter::new(SegmenterConfig::default());
+            let mut marked = TurnSegmenter::new(SegmenterConfig::default());
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for sentence in &text {
+                a.extend(plain.push(sentence));
+                b.extend(marked.push_text(sentence, true));
+            }
+            a.extend(plain.finish());
+            b.extend(marked.finish());
+            proptest::prop_assert_eq!(a, b);
+        }
     }
 }

@@ -148,6 +148,10 @@ pub mod keys {
     pub const INTERRUPTED: &str = "interrupted";
     /// Bool: the speaker is a human.
     pub const IS_HUMAN: &str = "is_human";
+    /// Bool, on `text` and `model_reply`: the text ends a sentence its writer judged
+    /// whole (a model host's guard releases whole sentences), so a reader need not wait
+    /// for what follows to know the sentence is over.
+    pub const ENDS_SENTENCE: &str = "ends_sentence";
     /// Integers, on a human's transcript and utterance: when the voice detector heard the
     /// speech begin and end, in milliseconds of the microphone's stream
     /// ([`AUDIO_INPUT`]).

@@ -24,6 +24,8 @@ pub enum BackendEvent {
     Chunk {
         question_id: u64,
         text: String,
+        /// The text ends a sentence the guard took whole.
+        ends_sentence: bool,
     },
     Finished {
         question_id: u64,
@@ -185,6 +187,7 @@ impl Backend for ScriptedBackend {
                     .send(BackendEvent::Chunk {
                         question_id,
                         text: word.to_owned(),
+                        ends_sentence: false,
                     })
                     .is_err()
                 {
@@ -309,11 +312,16 @@ async fn guarded_reply(
     events: &Sender<BackendEvent>,
 ) -> Result<(), service_client::ServiceError> {
     let question_id = request.question_id;
-    let send = |text: String| {
+    let send_marked = |text: String, ends_sentence: bool| {
         if !text.is_empty() {
-            let _ = events.send(BackendEvent::Chunk { question_id, text });
+            let _ = events.send(BackendEvent::Chunk {
+                question_id,
+                text,
+                ends_sentence,
+            });
         }
     };
+    let send = |text: String| send_marked(text, false);
     let shown = request.prompt.chat_messages(&persona.name);
     if request.json {
         return client
@@ -345,7 +353,7 @@ async fn guarded_reply(
         client
             .stream(&request_body(&warmer, &messages), |text| {
                 let filtered = filter.push(&text);
-                send(filtered.text);
+                send_marked(filtered.text, filtered.ends_sentence);
                 if filtered.stop {
                     return ControlFlow::Break(());
                 }
@@ -358,7 +366,8 @@ async fn guarded_reply(
             })
             .await?;
         if !gave_up {
-            send(filter.finish().text);
+            let rest = filter.finish();
+            send_marked(rest.text, rest.ends_sentence);
         }
         let refused = filter.refused().len();
         tracing::info!(
@@ -410,6 +419,7 @@ mod tests {
                     let chunk = BackendEvent::Chunk {
                         question_id: request.question_id,
                         text: "x".repeat(size),
+                        ends_sentence: false,
                     };
                     if events.send(chunk).is_err() {
                         return;

@@ -90,6 +90,7 @@ impl HostBackend {
             let _ = request.events.send(BackendEvent::Chunk {
                 question_id,
                 text: reply.text,
+                ends_sentence: reply.ends_sentence,
             });
         }
         if reply.done {
@@ -195,6 +196,7 @@ mod tests {
             done,
             error: None,
             text: text.into(),
+            ends_sentence: false,
         }
     }
 
@@ -211,7 +213,7 @@ mod tests {
         other.participant = "student1".into();
         backend.deliver(other);
         assert!(
-            matches!(rx.try_recv(), Ok(BackendEvent::Chunk { question_id: 3, text }) if text == "Hello.")
+            matches!(rx.try_recv(), Ok(BackendEvent::Chunk { question_id: 3, text, .. }) if text == "Hello.")
         );
         assert!(rx.try_recv().is_err());
         cancel();

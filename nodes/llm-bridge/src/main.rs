@@ -77,7 +77,9 @@ fn main() -> eyre::Result<()> {
                 Err(_) => break,
             },
             recv(backend_rx) -> event => match event {
-                Ok(BackendEvent::Chunk { question_id, text }) => BridgeInput::Chunk { question_id, text },
+                Ok(BackendEvent::Chunk { question_id, text, ends_sentence }) => {
+                    BridgeInput::Chunk { question_id, text, ends_sentence }
+                }
                 Ok(BackendEvent::Finished { question_id, error }) => BridgeInput::Finished { question_id, error },
                 Err(_) => break,
             },

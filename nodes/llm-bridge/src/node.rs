@@ -156,6 +156,7 @@ impl BridgeNode {
                 text,
                 status,
                 error,
+                ends_sentence,
             } => {
                 if let Some(error) = &error {
                     tracing::warn!(question_id, %error, "generation failed");
@@ -166,6 +167,7 @@ impl BridgeNode {
                     status: Some(status),
                     error,
                     text: Ok(text),
+                    ends_sentence,
                     ..Chunk::default()
                 };
                 node_kit::send(&mut self.node, chunk)?;

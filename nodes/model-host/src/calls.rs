@@ -89,11 +89,15 @@ impl<'h> Calls<'h> {
 
     /// The message an event of a call goes out as; a finished call is no longer running.
     pub fn reply(&mut self, out: Out) -> ModelReply {
-        let (text, done, error) = match out.event {
-            BackendEvent::Chunk { text, .. } => (text, false, None),
+        let (text, ends_sentence, done, error) = match out.event {
+            BackendEvent::Chunk {
+                text,
+                ends_sentence,
+                ..
+            } => (text, ends_sentence, false, None),
             BackendEvent::Finished { error, .. } => {
                 self.running.remove(&(out.participant.clone(), out.call_id));
-                (String::new(), true, error)
+                (String::new(), false, true, error)
             }
         };
         ModelReply {
@@ -103,6 +107,7 @@ impl<'h> Calls<'h> {
             done,
             error,
             text,
+            ends_sentence,
         }
     }
 

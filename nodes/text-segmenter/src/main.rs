@@ -66,6 +66,7 @@ fn main() -> eyre::Result<()> {
                             question_id,
                             text,
                             status,
+                            ends_sentence: chunk.ends_sentence,
                         }
                     }
                 }

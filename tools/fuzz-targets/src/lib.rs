@@ -242,6 +242,8 @@ pub fn segmenter(data: &[u8]) {
             } else {
                 status
             },
+            // A writer's word on sentence ends is a hint the splitter must survive.
+            ends_sentence: body.len() % 2 == 1,
         });
         status = Some(StreamStatus::Ongoing);
         match mark {

@@ -12,6 +12,9 @@ pub struct Filtered {
     /// Generation should stop: the budget is spent at a sentence end, or the model began
     /// speaking for someone else.
     pub stop: bool,
+    /// `text` ends a sentence the guard took whole: whoever voices it need not wait for
+    /// the next one (which is held back until it is judged) to know the sentence is over.
+    pub ends_sentence: bool,
 }
 
 /// Turns a model's raw token stream into spoken text: drops a leading name tag
@@ -46,6 +49,8 @@ pub struct OutputFilter {
     /// Bytes of `sentence` already sent: a sentence that goes on from its first clause is
     /// sent phrase by phrase as it is written.
     sentence_sent: usize,
+    /// What was last said ended a whole sentence (not a first clause or a phrase of one).
+    said_whole_sentence: bool,
     /// The sentence being written was refused before its end (it copies a recent line):
     /// its remaining words are dropped up to its end.
     dropping: bool,
@@ -84,6 +89,7 @@ impl OutputFilter {
             refused: Vec::new(),
             continuing: false,
             sentence_sent: 0,
+            said_whole_sentence: false,
             dropping: false,
             after_refusal: false,
         }
@@ -129,8 +135,8 @@ impl OutputFilter {
     pub fn push(&mut self, piece: &str) -> Filtered {
         if self.done {
             return Filtered {
-                text: String::new(),
                 stop: true,
+                ..Filtered::default()
             };
         }
         self.pending.push_str(piece);
@@ -146,15 +152,15 @@ impl OutputFilter {
                 return Filtered::default();
             }
         }
-        self.release(false)
+        self.release_marked(false)
     }
 
     /// The stream ended: whatever is still held back.
     pub fn finish(&mut self) -> Filtered {
         if self.done {
             return Filtered {
-                text: String::new(),
                 stop: true,
+                ..Filtered::default()
             };
         }
         if !self.started {
@@ -162,7 +168,14 @@ impl OutputFilter {
             self.pending = strip_head(&head, &self.names);
             self.started = true;
         }
-        self.release(true)
+        self.release_marked(true)
+    }
+
+    /// [`Self::release`], saying whether the text ends a whole sentence.
+    fn release_marked(&mut self, at_end: bool) -> Filtered {
+        let mut filtered = self.release(at_end);
+        filtered.ends_sentence = !filtered.text.is_empty() && self.said_whole_sentence;
+        filtered
     }
 
     /// Emits complete words of `pending`, watching for another speaker's tag and the
@@ -179,7 +192,11 @@ impl OutputFilter {
                 self.pending = before;
                 let f = self.emit_words(&mut out, false);
                 self.pending.push_str(&rest);
-                return Filtered { text: out, stop: f };
+                return Filtered {
+                    text: out,
+                    stop: f,
+                    ..Filtered::default()
+                };
             }
             if starts_with_tag(after, &self.names) || after.trim_start().starts_with("<|") {
                 self.pending.truncate(nl);
@@ -188,6 +205,7 @@ impl OutputFilter {
                 return Filtered {
                     text: out,
                     stop: true,
+                    ..Filtered::default()
                 };
             }
             self.pending = self.pending.replacen('\n', " ", 1);
@@ -200,10 +218,15 @@ impl OutputFilter {
             return Filtered {
                 text: out,
                 stop: true,
+                ..Filtered::default()
             };
         }
         let stop = self.emit_words(&mut out, at_end);
-        Filtered { text: out, stop }
+        Filtered {
+            text: out,
+            stop,
+            ..Filtered::default()
+        }
     }
 
     /// Moves whole words from `pending` to `out`; with `all`, the last partial word too.
@@ -349,6 +372,7 @@ impl OutputFilter {
         }
         out.push_str(&text);
         self.emitted.push_str(&text);
+        self.said_whole_sentence = false;
     }
 
     /// The first clause of the reply, if the guard takes it as it stands: sent, and the
@@ -364,6 +388,7 @@ impl OutputFilter {
         let words = std::mem::take(&mut self.sentence_words);
         let spent = self.say(clause, words, out);
         self.continuing = true;
+        self.said_whole_sentence = false;
         spent
     }
 
@@ -431,6 +456,7 @@ impl OutputFilter {
         }
         out.push_str(&text);
         self.emitted.push_str(&text);
+        self.said_whole_sentence = true;
         self.words += words;
         self.words >= self.max_words
     }

@@ -198,6 +198,31 @@ fn another_speakers_line_ends_the_reply() {
 }
 
 #[test]
+fn a_whole_sentence_is_marked_as_ending_one() {
+    let mut f = OutputFilter::new(names(), 40);
+    let mut said = Vec::new();
+    for piece in [
+        "Ms. Rivera's statement is correct. ",
+        "The quotient ",
+        "rule says so. ",
+    ] {
+        let out = f.push(piece);
+        if !out.text.is_empty() {
+            said.push((out.text, out.ends_sentence));
+        }
+    }
+    // Each sentence leaves once the first word after it came, marked: the next one is
+    // held until it is judged, and the voice need not wait for it.
+    assert_eq!(
+        said,
+        [
+            ("Ms. Rivera's statement is correct. ".to_owned(), true),
+            ("The quotient rule says so. ".to_owned(), true)
+        ]
+    );
+}
+
+#[test]
 fn the_first_clause_of_an_answer_to_a_human_is_sent_at_its_comma() {
     let asked = "Ben: What is the derivative of x cubed?";
     let answering = || {
@@ -211,12 +236,12 @@ fn the_first_clause_of_an_answer_to_a_human_is_sent_at_its_comma() {
         ""
     );
     // Once its first clause is said, the rest of the sentence leaves a phrase at a time.
-    assert_eq!(
-        f.push("is three ").text,
-        "The derivative of x cubed, at any point x, "
-    );
+    let clause = f.push("is three ");
+    assert_eq!(clause.text, "The derivative of x cubed, at any point x, ");
+    assert!(!clause.ends_sentence, "a first clause ends no sentence");
     let rest = f.push("x squared. ");
     assert_eq!(rest.text, "is three x squared. ");
+    assert!(rest.ends_sentence);
     // Later sentences wait for their end.
     assert_eq!(f.push("So at two, ").text, "");
     assert_eq!(f.push("it is twelve, ").text, "");

@@ -81,6 +81,8 @@ pub struct ModelReply {
     pub done: bool,
     pub error: Option<String>,
     pub text: String,
+    /// The text ends a sentence the host's guard judged whole.
+    pub ends_sentence: bool,
 }
 
 impl Message for ModelReply {
@@ -93,6 +95,7 @@ impl Message for ModelReply {
             .with_int(keys::CALL_ID, self.call_id as i64)
             .with_question_id(self.question_id)
             .with_flag(keys::DONE, self.done)
+            .with_flag(keys::ENDS_SENTENCE, self.ends_sentence)
             .maybe_text(keys::ERROR, self.error);
         (fields, self.text)
     }
@@ -106,6 +109,7 @@ impl Message for ModelReply {
             done: meta.flag(keys::DONE).unwrap_or(false),
             error: meta.text(keys::ERROR).map(str::to_owned),
             text,
+            ends_sentence: meta.flag(keys::ENDS_SENTENCE).unwrap_or(false),
         })
     }
 }

@@ -160,6 +160,7 @@ proptest! {
             kind: extra.clone(),
             line_kind: extra.clone(),
             text: Ok(text.clone()),
+            ends_sentence: flags.1,
             unknown_status: None,
         });
         round_trip(Transcript {
@@ -196,6 +197,7 @@ proptest! {
             done: flags.0,
             error: extra.clone(),
             text: text.clone(),
+            ends_sentence: flags.1,
         });
         round_trip(Reply {
             request_id: extra.clone(),

@@ -64,6 +64,8 @@ pub struct Chunk {
     pub line_kind: Option<String>,
     /// The text, or why it could not be read (the chunk's status still counts).
     pub text: Result<String, String>,
+    /// The text ends a sentence its writer judged whole ([`keys::ENDS_SENTENCE`]).
+    pub ends_sentence: bool,
     /// The status said, when it was none of ours (the chunk is then taken as complete).
     pub unknown_status: Option<String>,
 }
@@ -96,6 +98,7 @@ impl Default for Chunk {
             kind: None,
             line_kind: None,
             text: Ok(String::new()),
+            ends_sentence: false,
             unknown_status: None,
         }
     }
@@ -106,13 +109,16 @@ impl Message for Chunk {
     type Payload = Result<String, String>;
 
     fn encode(self) -> (Fields, Result<String, String>) {
-        let fields = Fields::new()
+        let mut fields = Fields::new()
             .maybe_int(keys::QUESTION_ID, self.question_id.map(|id| id as i64))
             .maybe_text(keys::STREAM_STATUS, self.status.map(StreamStatus::as_str))
             .maybe_text(keys::SPEAKER, self.speaker)
             .maybe_text(keys::KIND, self.kind)
             .maybe_text(keys::LINE_KIND, self.line_kind)
             .maybe_text(keys::ERROR, self.error);
+        if self.ends_sentence {
+            fields = fields.with_flag(keys::ENDS_SENTENCE, true);
+        }
         (fields, Ok(self.text.unwrap_or_default()))
     }
 
@@ -129,6 +135,7 @@ impl Message for Chunk {
             kind: meta.text(keys::KIND).map(str::to_owned),
             line_kind: meta.text(keys::LINE_KIND).map(str::to_owned),
             text,
+            ends_sentence: meta.flag(keys::ENDS_SENTENCE).unwrap_or(false),
             unknown_status,
         })
     }

@@ -407,13 +407,31 @@ impl<'r, 'm> Run<'r, 'm> {
     }
 
     pub(super) fn send(&self, text: String, first: &mut Option<u64>, started: Instant) {
-        if text.is_empty() {
+        self.send_filtered(
+            Filtered {
+                text,
+                ..Filtered::default()
+            },
+            first,
+            started,
+        );
+    }
+
+    /// What the filter let through, marked when it ends a whole sentence.
+    pub(super) fn send_filtered(
+        &self,
+        filtered: Filtered,
+        first: &mut Option<u64>,
+        started: Instant,
+    ) {
+        if filtered.text.is_empty() {
             return;
         }
         first.get_or_insert_with(|| started.elapsed().as_millis() as u64);
         let _ = self.job.events.send(BackendEvent::Chunk {
             question_id: self.job.request.question_id,
-            text,
+            text: filtered.text,
+            ends_sentence: filtered.ends_sentence,
         });
     }
 

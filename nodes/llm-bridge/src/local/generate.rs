@@ -202,13 +202,13 @@ impl Run<'_, '_> {
             let bytes = model.vocab().token_to_piece(token, false, None);
             let piece = utf8.push(&bytes);
             raw.push_str(&piece);
-            let text = if job.request.json {
+            let said = if job.request.json {
                 json.push_str(&piece);
-                String::new()
+                Filtered::default()
             } else {
                 let filtered = filter.push(&piece);
                 if filtered.stop {
-                    self.send(filtered.text, &mut first_text_ms, started);
+                    self.send_filtered(filtered, &mut first_text_ms, started);
                     break;
                 }
                 let refused_now = filter.refused().len() > refusals;
@@ -223,7 +223,7 @@ impl Run<'_, '_> {
                     && job.request.opens_with.is_empty()
                 {
                     rewinds += 1;
-                    self.send(filtered.text, &mut first_text_ms, started);
+                    self.send_filtered(filtered, &mut first_text_ms, started);
                     filter.rewind();
                     raw.truncate(raw_at);
                     utf8 = Utf8Stream::default();
@@ -250,9 +250,9 @@ impl Run<'_, '_> {
                     abandoned = true;
                     break;
                 }
-                filtered.text
+                filtered
             };
-            self.send(text, &mut first_text_ms, started);
+            self.send_filtered(said, &mut first_text_ms, started);
             let bias = steering.at(&raw, false, attempt);
             match self.advance(token, &mut sampler, &bias)? {
                 Some(token) => next = Some(token),
@@ -263,7 +263,7 @@ impl Run<'_, '_> {
             self.send(json, &mut first_text_ms, started);
         } else if !abandoned {
             let rest = filter.finish();
-            self.send(rest.text, &mut first_text_ms, started);
+            self.send_filtered(rest, &mut first_text_ms, started);
         }
         self.sequence.turns += 1;
         let seconds = generation_started.elapsed().as_secs_f64().max(1e-6);

@@ -27,7 +27,7 @@ use std::{
 use agent_bridge::{
     GenerationRequest, History, Persona, PromptLine,
     host::HostJob,
-    local::{FitError, LocalPrompt, OutputFilter, PromptWindow},
+    local::{Filtered, FitError, LocalPrompt, OutputFilter, PromptWindow},
     reply::{RESAMPLE_WARMING, RESAMPLES, ReplyPolicy},
 };
 use crossbeam_channel::{Receiver, Sender};

@@ -63,6 +63,7 @@ fn a_cancel_mid_stream_leaves_nothing_after_it() {
             BackendEvent::Chunk {
                 question_id: 2,
                 text,
+                ..
             } => second.push_str(&text),
             BackendEvent::Finished {
                 question_id: 2,
@@ -188,7 +189,9 @@ fn a_missing_or_foreign_file_is_named_with_the_fix() {
 
 fn describe(event: &BackendEvent) -> String {
     match event {
-        BackendEvent::Chunk { question_id, text } => format!("chunk {question_id} {text:?}"),
+        BackendEvent::Chunk {
+            question_id, text, ..
+        } => format!("chunk {question_id} {text:?}"),
         BackendEvent::Finished { question_id, error } => {
             format!("finished {question_id} {error:?}")
         }
