@@ -182,12 +182,20 @@ impl OutputFilter {
     /// budget.
     pub(super) fn release(&mut self, at_end: bool) -> Filtered {
         let mut out = String::new();
-        // A new line may begin another speaker's line: decide once it is long enough.
-        if let Some(nl) = self.pending.find('\n') {
+        // A new line may begin another speaker's line: decide once it is long enough (or
+        // complete), each line in turn.
+        let mut from = 0;
+        while let Some(nl) = self.pending[from..].find('\n').map(|i| from + i) {
             let after = &self.pending[nl + 1..];
-            let decided = at_end || after.contains(':') || after.chars().count() >= HEAD_CHARS;
+            let line = after.split('\n').next().unwrap_or_default();
+            let decided = at_end
+                || line.len() < after.len()
+                || line.contains(':')
+                || line.chars().count() >= HEAD_CHARS;
             if !decided {
-                let before = self.pending[..nl].to_owned();
+                // The line break ends the word before it: a sentence that ends there is
+                // judged now, not once the next line is long enough to be read.
+                let before = format!("{} ", &self.pending[..nl]);
                 let rest = self.pending[nl..].to_owned();
                 self.pending = before;
                 let f = self.emit_words(&mut out, false);
@@ -198,7 +206,7 @@ impl OutputFilter {
                     ..Filtered::default()
                 };
             }
-            if starts_with_tag(after, &self.names) || after.trim_start().starts_with("<|") {
+            if starts_with_tag(line, &self.names) || line.trim_start().starts_with("<|") {
                 self.pending.truncate(nl);
                 let _ = self.emit_words(&mut out, true);
                 self.done = true;
@@ -208,7 +216,8 @@ impl OutputFilter {
                     ..Filtered::default()
                 };
             }
-            self.pending = self.pending.replacen('\n', " ", 1);
+            self.pending.replace_range(nl..nl + 1, " ");
+            from = nl + 1;
         }
         if let Some(i) = self.pending.find("<|") {
             // A template token leaked: the reply is over.

@@ -223,6 +223,25 @@ fn a_whole_sentence_is_marked_as_ending_one() {
 }
 
 #[test]
+fn a_sentence_ending_at_a_line_break_leaves_before_the_next_line_is_read() {
+    let mut f = OutputFilter::new(names(), 40);
+    let _ = f.push("The slope of the difference quotient is the rate of change.");
+    let out = f.push("\n\nNow");
+    assert_eq!(
+        out.text,
+        "The slope of the difference quotient is the rate of change. "
+    );
+    assert!(out.ends_sentence);
+    // The next line is still read for a speaker's tag.
+    let (text, stop) = run(
+        &mut f,
+        &[" let", " me", " explain.", "\n", "Ben", ":", " Thanks!"],
+    );
+    assert_eq!(text.trim(), "Now let me explain.");
+    assert!(stop);
+}
+
+#[test]
 fn the_first_clause_of_an_answer_to_a_human_is_sent_at_its_comma() {
     let asked = "Ben: What is the derivative of x cubed?";
     let answering = || {
