@@ -115,10 +115,28 @@ fn ends_with_sibilant_es(word: &str) -> bool {
         .any(|s| word.ends_with(s))
 }
 
+/// Abbreviations whose full stop ends no sentence ("Dr. Lee", "e.g. a ruler"): lower
+/// case, without their last dot. ("etc." and "no." are left out: in speech they end a
+/// sentence more often than not.)
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "u.s", "u.k", "a.m",
+    "p.m", "fig", "approx", "inc", "ltd", "mt", "dept", "est", "cf",
+];
+
+/// Whether `word` (with or without its last `.`, in any case, quotes or brackets before
+/// it ignored) is an abbreviation whose full stop ends no sentence. The one list of the
+/// segmenter, the model's output filter and [`sentences`].
+pub fn is_abbreviation(word: &str) -> bool {
+    let word = word.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let word = word.strip_suffix('.').unwrap_or(word);
+    ABBREVIATIONS.iter().any(|a| a.eq_ignore_ascii_case(word))
+}
+
 /// The sentences of `text`, trimmed. One ends at `.`, `!`, `?` or `…` followed by white
-/// space or the text's end (so "3.14", "e.on" and "?!" stay whole), or at a full-width
-/// `。`, `！` or `？`; closing quotes and brackets after its mark stay with it. The one
-/// splitter of the project's judges, moderators and briefings.
+/// space or the text's end (so "3.14", "e.on" and "?!" stay whole, and a `.` after an
+/// abbreviation, "Dr. Lee", ends none), or at a full-width `。`, `！` or `？`; closing
+/// quotes and brackets after its mark stay with it. The one splitter of the project's
+/// judges, moderators and briefings.
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -139,7 +157,15 @@ pub fn sentences(text: &str) -> Vec<&str> {
             end = j + closer.len_utf8();
             chars.next();
         }
-        if full_width || chars.peek().is_none_or(|&(_, next)| next.is_whitespace()) {
+        let after_abbreviation = c == '.'
+            && is_abbreviation(
+                text[start..i]
+                    .rsplit(char::is_whitespace)
+                    .next()
+                    .unwrap_or_default(),
+            );
+        let ends = full_width || chars.peek().is_none_or(|&(_, next)| next.is_whitespace());
+        if ends && !after_abbreviation {
             out.push(text[start..end].trim());
             start = end;
         }
@@ -275,6 +301,22 @@ mod tests {
             ]
         );
         assert!(sentences("  ").is_empty());
+    }
+
+    #[test]
+    fn an_abbreviation_s_full_stop_ends_no_sentence() {
+        assert_eq!(
+            sentences("In my work, Dr. Lee and Mr. Cho agree, e.g. on costs. Then we vote."),
+            [
+                "In my work, Dr. Lee and Mr. Cho agree, e.g. on costs.",
+                "Then we vote."
+            ]
+        );
+        assert!(is_abbreviation("Dr."));
+        assert!(is_abbreviation("(e.g."));
+        assert!(is_abbreviation("ms"));
+        assert!(!is_abbreviation("correct."));
+        assert!(!is_abbreviation("etc."));
     }
 
     #[test]

@@ -51,11 +51,6 @@ impl Default for SegmenterConfig {
     }
 }
 
-const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "u.s", "u.k", "a.m",
-    "p.m", "fig", "approx", "inc", "ltd", "mt", "dept", "est", "cf",
-];
-
 fn is_terminal(c: char) -> bool {
     matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？' | '；')
 }
@@ -409,8 +404,7 @@ fn follows_abbreviation(buf: &str, dot: usize) -> bool {
         .rev()
         .find(|(_, c)| !(c.is_alphanumeric() || *c == '.'))
         .map_or(0, |(i, c)| i + c.len_utf8());
-    let word = before[start..].to_lowercase();
-    ABBREVIATIONS.contains(&word.as_str())
+    conversation_quality::words::is_abbreviation(&before[start..])
 }
 
 /// `1.` at the start of the sentence (or of a line): a numbered list item.

@@ -2,7 +2,7 @@
 //! lines dropped, sentences guarded, the word budget kept.
 
 use super::*;
-use conversation_quality::words::opens_phrase;
+use conversation_quality::words::{is_abbreviation, opens_phrase};
 
 /// What the filter made of a piece of the model's stream.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -528,14 +528,6 @@ pub fn budget_slack(max_words: usize) -> usize {
 }
 
 /// A title or abbreviation whose full stop ends no sentence ("Ms. Rivera", "e.g.").
-pub(super) fn is_abbreviation(word: &str) -> bool {
-    pub(super) const ABBREVIATIONS: [&str; 12] = [
-        "mr.", "ms.", "mrs.", "dr.", "prof.", "st.", "e.g.", "i.e.", "vs.", "etc.", "no.",
-        "approx.",
-    ];
-    let word = word.trim_start_matches(|c: char| !c.is_alphanumeric());
-    ABBREVIATIONS.contains(&word.to_lowercase().as_str())
-}
 
 /// Lower-case words of letters and digits, one space apart.
 pub(super) fn normalized_words(text: &str) -> String {
