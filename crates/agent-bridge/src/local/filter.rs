@@ -491,10 +491,6 @@ impl OutputFilter {
     }
 }
 
-/// How far past the budget a sentence after the first may end and still be said: half
-/// the budget, at least two words (a short first sentence, "Yes, exactly.", must leave
-/// room for the point that follows it). The first sentence may run to twice the budget,
-/// so that a reply is never empty.
 /// Where a piece of the reply ends: at whitespace, or in Chinese, which writes no spaces,
 /// at its punctuation.
 pub(super) fn ends_piece(c: char) -> bool {
@@ -523,11 +519,13 @@ fn spoken_words_in(text: &str) -> usize {
         .sum()
 }
 
+/// How far past the budget a sentence after the first may end and still be said: half
+/// the budget, at least two words (a short first sentence, "Yes, exactly.", must leave
+/// room for the point that follows it). The first sentence may run to twice the budget,
+/// so that a reply is never empty.
 pub fn budget_slack(max_words: usize) -> usize {
     (max_words / 2).max(2)
 }
-
-/// A title or abbreviation whose full stop ends no sentence ("Ms. Rivera", "e.g.").
 
 /// Lower-case words of letters and digits, one space apart.
 pub(super) fn normalized_words(text: &str) -> String {
