@@ -145,15 +145,20 @@ impl SentenceGuard {
             // Too short for 3-grams: only a whole repeated sentence of two words counts.
             return words.len() == 2 && self.recent_sentences.contains(&words.join(" "));
         }
-        let grams: Vec<[String; 3]> = words
-            .windows(3)
-            .map(|g| [g[0].clone(), g[1].clone(), g[2].clone()])
-            .collect();
+        let grams: Vec<[String; 3]> = grams(words).collect();
         let quoted = |g: &[String; 3]| question && self.quotable.contains(g);
+        // A statement answering the question just asked may restate it ("The slope of
+        // the tangent line is 0."), if a third of it (two 3-grams at least) is its own.
+        let own = grams
+            .iter()
+            .filter(|g| !self.recent.contains(*g) && !self.instructions.contains(*g))
+            .count();
+        let answers = !question && own >= 2 && own * 3 >= grams.len();
+        let taken_up = |g: &[String; 3]| answers && self.asked.contains(g);
         let share = |known: &HashSet<[String; 3]>| {
             grams
                 .iter()
-                .filter(|g| known.contains(*g) && !quoted(g))
+                .filter(|g| known.contains(*g) && !quoted(g) && !taken_up(g))
                 .count() as f64
                 / grams.len() as f64
         };

@@ -79,6 +79,9 @@ pub struct SentenceGuard {
     /// Word 3-grams of what the turn is to take up (a slide's claims, the answer a
     /// follow-up tests): a question quoting them to test them is not an echo.
     quotable: HashSet<[String; 3]>,
+    /// Word 3-grams of the last line when it asks: a statement answering it may take up
+    /// its words, as long as it adds words of its own ([`SentenceGuard::check`]).
+    asked: HashSet<[String; 3]>,
     /// Whole recent lines and sentences, normalized, for short sentences.
     recent_sentences: HashSet<String>,
     /// The conversation is past its opening line.
@@ -136,6 +139,9 @@ impl SentenceGuard {
         };
         for line in lines {
             guard.remember(line);
+        }
+        if let Some(question) = lines.last().filter(|line| line_asks(line)) {
+            guard.asked = grams(&words(question)).collect();
         }
         guard
     }
@@ -234,12 +240,11 @@ impl SentenceGuard {
     /// words.
     pub fn copies_recent(&self, start: &str) -> bool {
         let words = words(start);
+        // The question just asked may be taken up word for word by its answer, which
+        // is judged whole at its end.
         words.len() >= COPIED_START_WORDS
             && !self.answers_human()
-            && words.windows(3).all(|g| {
-                self.recent
-                    .contains(&[g[0].clone(), g[1].clone(), g[2].clone()])
-            })
+            && grams(&words).all(|g| self.recent.contains(&g) && !self.asked.contains(&g))
     }
 
     /// Why the first clause of an answer to the human must not be said on its own, if it
@@ -250,8 +255,13 @@ impl SentenceGuard {
     }
 }
 
-/// The words of names, lower case, without titles or short particles: "Dr. Nadia Okafor"
-/// gives "nadia" and "okafor".
+/// Word 3-grams of `words`, in order.
+fn grams(words: &[String]) -> impl Iterator<Item = [String; 3]> + '_ {
+    words
+        .windows(3)
+        .map(|g| [g[0].clone(), g[1].clone(), g[2].clone()])
+}
+
 /// The words of `names` that say a role rather than a name ("judge", "counsel",
 /// "defense"): neither a name word nor a courtesy title.
 fn role_words(names: &[String]) -> Vec<String> {
@@ -270,6 +280,8 @@ fn role_words(names: &[String]) -> Vec<String> {
     out
 }
 
+/// The words of names, lower case, without titles or short particles: "Dr. Nadia Okafor"
+/// gives "nadia" and "okafor".
 fn name_words(names: &[String]) -> Vec<String> {
     let mut out: Vec<String> = names
         .iter()

@@ -145,6 +145,34 @@ fn an_asking_turn_asks_after_at_most_a_short_lead_in() {
 }
 
 #[test]
+fn an_answer_may_take_up_the_question_just_asked_when_it_adds_to_it() {
+    let asked = "Ben: What is the slope of the tangent line at point (1, 0) on the graph of y equals e to the x?";
+    let g = guard(&["Ms. Rivera: Let's look at derivatives.", asked]);
+    // Heard refused in a study session: answers restating the question.
+    for answer in [
+        "The slope of the tangent line is 0.",
+        "The slope of the tangent line at point (1, 0) is e, the value of e to the x there.",
+    ] {
+        assert_eq!(g.check(answer), None, "{answer}");
+    }
+    // The question said again, or with a word changed, is still an echo.
+    for echo in [
+        "The slope of the tangent line at point (1, 0) on the graph of y equals e to the x.",
+        "What is the slope of the tangent line at point (1, 0) on the graph of y equals e?",
+    ] {
+        assert_eq!(g.check(echo), Some(Refusal::Echo), "{echo}");
+    }
+    // A start copying the question is let run: its end decides.
+    assert!(!g.copies_recent("The slope of the tangent line at point"));
+    // An older line's words are no question being answered.
+    let g = guard(&[asked, "Ms. Rivera: Let's look at derivatives now."]);
+    assert_eq!(
+        g.check("The slope of the tangent line is 0."),
+        Some(Refusal::Echo)
+    );
+}
+
+#[test]
 fn a_sentence_said_in_the_recent_lines_is_an_echo() {
     let g = guard(&[
         "I'm so glad you're sharing your dedication to making a difference.",
