@@ -9,7 +9,8 @@ use crossbeam_channel::Sender;
 use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
 use voice_protocol::ids;
 use voice_protocol::messages::{
-    Chunk, DecodeError, Held, Interrupt, ModelCall, ModelReply, Played, Prepare, Turn, Utterance,
+    Chunk, DecodeError, Held, Interrupt, MAX_PROMPT_BYTES, ModelCall, ModelReply, Played, Prepare,
+    Turn, Utterance,
 };
 
 use llm_bridge::{
@@ -227,13 +228,27 @@ fn to_bridge_input(
         }
         ids::TURN => {
             let turn = node_kit::decode::<Turn>(params, data).map_err(warn).ok()?;
+            // Words to take up steer the reply; past a side request's limit they would
+            // only fail the model's job: the turn is said without them.
+            let takes_up = turn.takes_up.filter(|words| {
+                let fits = words.len() <= MAX_PROMPT_BYTES;
+                if !fits {
+                    tracing::warn!(
+                        input = id,
+                        question_id = turn.question_id,
+                        bytes = words.len(),
+                        "`takes_up` is over {MAX_PROMPT_BYTES} bytes; the turn goes on without it"
+                    );
+                }
+                fits
+            });
             Some(BridgeInput::Turn {
                 speaker: turn.speaker,
                 question_id: turn.question_id,
                 instruction: turn.instruction,
                 context: turn.context,
                 prepared: turn.prepared,
-                takes_up: turn.takes_up,
+                takes_up,
                 asks: turn.asks,
             })
         }

@@ -185,7 +185,16 @@ fn bad_configuration_and_input_are_reported() {
             input(0.02, "turn", json!([1, 2]), json!(null)),
             input(0.03, "turn", json!(["tutor"]), json!(null)),
             input(0.04, "mystery", json!(["?"]), json!(null)),
-            turn(0.05, "tutor", 4),
+            // Words to take up far past a side request's limit: said without them.
+            input(
+                0.05,
+                "turn",
+                json!(["tutor"]),
+                meta(&[
+                    ("question_id", json!(4)),
+                    ("takes_up", json!("figure ".repeat(4_000))),
+                ]),
+            ),
         ]
         .into_iter()
         .chain(keepalive(0.06, 0.5))
@@ -198,6 +207,7 @@ fn bad_configuration_and_input_are_reported() {
         "expected Utf8 text",
         "turn without question_id",
         "unknown input",
+        "the turn goes on without it",
     ] {
         assert!(
             run.stderr.contains(expected),
