@@ -35,6 +35,11 @@ pub const STOCK_OPENERS: &[&str] = &[
     "Glad",
 ];
 
+/// Apologies for a confusion nobody had ("I apologize for any confusion caused
+/// earlier."), the guard's most common refusal once stock openers were steered against:
+/// they open on "I", which cannot be held against a reply, so their verb is, everywhere.
+pub const APOLOGIES: &[&str] = &["apologize", "apologise", "apologies", "Apologies"];
+
 /// Markup a voice cannot say (the filter strips it; a model that starts a list, a
 /// heading or a LaTeX formula then spends its turn on it): made unlikely everywhere.
 pub const MARKUP: &[&str] = &[
@@ -146,6 +151,11 @@ pub fn steering(lines: &[PromptLine], asking: bool, answering: Option<&str>) -> 
             bias: MARKUP_BIAS,
             place: Place::Anywhere,
         }))
+        .chain(APOLOGIES.iter().map(|w| Steer {
+            word: (*w).to_owned(),
+            bias: OPENER_BIAS,
+            place: Place::Anywhere,
+        }))
         .collect();
     if asking {
         for (bias, place) in [
@@ -255,6 +265,8 @@ mod tests {
         assert_eq!(sure.place, Place::SentenceStart);
         let star = steer.iter().find(|s| s.word == "**").unwrap();
         assert_eq!(star.place, Place::Anywhere);
+        let sorry = steer.iter().find(|s| s.word == "apologize").unwrap();
+        assert_eq!((sorry.place, sorry.bias), (Place::Anywhere, OPENER_BIAS));
         assert!(steer.iter().all(|s| s.bias < 0.0));
         assert!(
             asking
