@@ -207,6 +207,9 @@ impl SentenceGuard {
     }
 
     pub(super) fn presents_as_another(&self, sentence: &str) -> bool {
+        if self.speaks_as_another(sentence) {
+            return true;
+        }
         let lower = sentence.to_lowercase();
         let raw: Vec<&str> = lower.split_whitespace().collect();
         for (i, pair) in raw.windows(2).enumerate() {
@@ -234,6 +237,41 @@ impl SentenceGuard {
             }
         }
         false
+    }
+}
+
+impl SentenceGuard {
+    /// "As counsel for the prosecution, I believe …" said by the defense: a sentence that
+    /// opens by speaking in another's name or role (names, roles and titles only before
+    /// its comma; "As Ben said, …" only refers to him).
+    fn speaks_as_another(&self, sentence: &str) -> bool {
+        let Some((head, _)) = sentence.split_once(',') else {
+            return false;
+        };
+        let head = words(head);
+        let Some(("as", who)) = head
+            .split_first()
+            .map(|(first, rest)| (first.as_str(), rest))
+        else {
+            return false;
+        };
+        let is = |list: &[String], w: &str| list.iter().any(|n| n == w);
+        let names_only = !who.is_empty()
+            && who.iter().all(|w| {
+                is(&self.other_names, w)
+                    || is(&self.other_roles, w)
+                    || is(&self.own_names, w)
+                    || is(&self.own_roles, w)
+                    || TITLES.contains(&w.as_str())
+                    || ["counsel", "for", "the", "a", "an"].contains(&w.as_str())
+            });
+        let another = who
+            .iter()
+            .any(|w| is(&self.other_names, w) || is(&self.other_roles, w));
+        let own = who
+            .iter()
+            .any(|w| is(&self.own_names, w) || is(&self.own_roles, w));
+        names_only && another && !own
     }
 }
 

@@ -96,6 +96,19 @@ fn narrating_the_conversation_is_refused() {
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
     }
+    // Speaking in another's role, heard in a debate.
+    assert_eq!(
+        defense.check("As counsel for the prosecution, I believe your first argument fails."),
+        Some(Refusal::Identity)
+    );
+    assert_eq!(
+        defense.check("As counsel for the defense, I believe the shops need cars."),
+        None
+    );
+    assert_eq!(
+        defense.check("As Judge Okafor said, the evidence is thin."),
+        None
+    );
     for (g, line) in [
         (&judge, "The defense is right that deliveries need access."),
         (
