@@ -149,6 +149,9 @@ pub(super) const POSSESSED: &[&str] = &[
     "message",
     "response",
     "reply",
+    "proposal",
+    "suggestion",
+    "stance",
 ];
 
 /// Verbs after another participant's name that make a sentence report on them.

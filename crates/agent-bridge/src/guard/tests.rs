@@ -61,6 +61,8 @@ fn narrating_the_conversation_is_refused() {
         "Dr. Nadia also states that Ben believes it.",
         "Mia felt that Ben's message was unclear.",
         "Mia's tone has been calm since the tutor cut in.",
+        // Heard in a roundtable, said by Ben of himself.
+        "Ben's proposal to ban private cars would be a step forward.",
         "The tutor said the slope is a limit.",
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
