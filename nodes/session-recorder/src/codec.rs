@@ -1,0 +1,85 @@
+//! What the recorder's inputs say, as [`session_log`] observations.
+
+use std::collections::BTreeSet;
+
+use dora_node_api::MetadataParameters;
+use node_kit::DoraMeta;
+use session_log::Observed;
+use voice_protocol::ids;
+use voice_protocol::messages::{Chunk, Message, Played, Utterance};
+
+/// Reads one input's text as an observation; `None` for what is not recorded. An input
+/// of no known id is named once (in `unknown`), and only its `error` reports count.
+pub fn observed(
+    id: &str,
+    params: &MetadataParameters,
+    text: String,
+    unknown: &mut BTreeSet<String>,
+) -> Option<Observed> {
+    let question_id = node_kit::question_id(params).unwrap_or(0);
+    let meta = DoraMeta(params);
+    Some(match id {
+        ids::TURN => Observed::Turn {
+            speaker: text,
+            question_id,
+        },
+        ids::INTERRUPT => Observed::Interrupt {
+            kind: text,
+            question_id,
+        },
+        ids::UTTERANCE => {
+            let u = Utterance::decode(&meta, text).ok()?;
+            Observed::Utterance {
+                human: u.human,
+                interrupted: u.interrupted,
+                speaker: u.speaker,
+                text: u.text,
+                question_id: u.question_id,
+            }
+        }
+        ids::PLAYED => {
+            let played = Played::decode(&meta, text).ok()?;
+            Observed::Played {
+                question_id,
+                interrupted: played.interrupted,
+                heard: played.text,
+            }
+        }
+        ids::PLAYBACK_STARTED => Observed::PlaybackStarted { question_id },
+        ids::DECISION => Observed::Decision { detail: text },
+        other => match Chunk::decode(&meta, Ok(text)).map(|c| c.error) {
+            Ok(Some(message)) => Observed::Error {
+                source: other.to_owned(),
+                message,
+            },
+            _ => {
+                if unknown.insert(other.to_owned()) {
+                    tracing::warn!(
+                        input = other,
+                        "unknown input: only its `error` reports are recorded; the rest is ignored"
+                    );
+                }
+                return None;
+            }
+        },
+    })
+}
+
+/// A conductor's event record (a JSON object), stamped with the session time `t_ms`, as
+/// its line of `events.jsonl`; `None` (with a warning) for anything else.
+pub fn event_record(id: &str, text: &str, t_ms: u64) -> Option<String> {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(mut record)) => {
+            record.insert("t_ms".into(), t_ms.into());
+            Some(serde_json::Value::Object(record).to_string())
+        }
+        _ => {
+            tracing::warn!(
+                input = id,
+                text = %voice_protocol::shorten(text),
+                "event record is not a JSON object; ignored"
+            );
+            None
+        }
+    }
+}
