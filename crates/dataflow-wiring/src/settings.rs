@@ -83,6 +83,7 @@ pub const PROGRAM_SETTINGS: &[(&str, &[&str])] = &[
             "HISTORY_LIMIT",
             "LLM_API_KEY_ENV",
             "LLM_BACKEND",
+            "LLM_BATCH_THREADS",
             "LLM_BASE_URL",
             "LLM_CONNECT_TIMEOUT_SECS",
             "LLM_CONTEXT_TOKENS",
@@ -113,6 +114,7 @@ pub const PROGRAM_SETTINGS: &[(&str, &[&str])] = &[
         "model-host",
         &[
             "LLM_BACKEND",
+            "LLM_BATCH_THREADS",
             "LLM_CONTEXT_TOKENS",
             "LLM_MAX_TOKENS",
             "LLM_MAX_WORDS",

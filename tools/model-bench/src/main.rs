@@ -203,6 +203,7 @@ fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
     LocalConfig {
         model_path: model.to_path_buf(),
         threads: 1,
+        batch_threads: 1,
         context_tokens: 2048,
         max_tokens: 160,
         max_words: 30,

@@ -66,7 +66,7 @@ pub(super) fn dispatch(
         .with_kv_unified(false)
         .with_n_batch(512)
         .with_n_threads(config.threads)
-        .with_n_threads_batch(config.threads);
+        .with_n_threads_batch(config.batch_threads);
     let context = match model.new_context(backend, context_params) {
         Ok(c) => c,
         Err(e) => {
@@ -82,6 +82,7 @@ pub(super) fn dispatch(
         model = %config.model_path.display(),
         load_ms = started.elapsed().as_millis() as u64,
         threads = config.threads,
+        batch_threads = config.batch_threads,
         sequences,
         "embedded model loaded"
     );

@@ -59,7 +59,12 @@ pub const SMALL_MODEL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
     pub model_path: PathBuf,
+    /// Threads decoding one token of one sequence.
     pub threads: i32,
+    /// Threads reading a prompt or decoding several sequences in one batch
+    /// (`LLM_BATCH_THREADS`, else `threads`): that work is bound by arithmetic, where one
+    /// token is bound by reading the weights.
+    pub batch_threads: i32,
     /// The context of one participant's sequence, in tokens.
     pub context_tokens: u32,
     pub max_tokens: usize,
@@ -307,6 +312,10 @@ pub fn config_from_env() -> eyre::Result<LocalConfig> {
     if !(1..=256).contains(&threads) {
         bail!("LLM_THREADS={threads} must be between 1 and 256");
     }
+    let batch_threads: i32 = node_kit::env_parse("LLM_BATCH_THREADS", threads)?;
+    if !(1..=256).contains(&batch_threads) {
+        bail!("LLM_BATCH_THREADS={batch_threads} must be between 1 and 256");
+    }
     let context_tokens: u32 = node_kit::env_parse("LLM_CONTEXT_TOKENS", 2048)?;
     if !(256..=131_072).contains(&context_tokens) {
         bail!("LLM_CONTEXT_TOKENS={context_tokens} must be between 256 and 131072");
@@ -325,6 +334,7 @@ pub fn config_from_env() -> eyre::Result<LocalConfig> {
     Ok(LocalConfig {
         model_path,
         threads,
+        batch_threads,
         context_tokens,
         max_tokens,
         max_words,

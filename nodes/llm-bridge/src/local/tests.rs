@@ -11,6 +11,7 @@ fn config() -> LocalConfig {
             .join("../..")
             .join(SMALL_MODEL),
         threads: 1,
+        batch_threads: 1,
         context_tokens: 2048,
         max_tokens: 400,
         max_words: 300,
