@@ -44,8 +44,8 @@ fn main() -> eyre::Result<()> {
         false => SessionLog::new(),
     };
     let mut unknown_inputs = BTreeSet::new();
+    let now_ms = || start.elapsed().as_millis() as u64;
     loop {
-        let now_ms = || start.elapsed().as_millis() as u64;
         let observed = match next_event(&mut events, None) {
             Next::Closed | Next::Timeout => break,
             Next::Event(event) => match *event {

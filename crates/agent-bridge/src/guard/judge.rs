@@ -206,41 +206,6 @@ impl SentenceGuard {
                 .all(|w| self.own_names.contains(w) || TITLES.contains(&w.as_str()))
     }
 
-    pub(super) fn presents_as_another(&self, sentence: &str) -> bool {
-        if self.speaks_as_another(sentence) {
-            return true;
-        }
-        let lower = sentence.to_lowercase();
-        let raw: Vec<&str> = lower.split_whitespace().collect();
-        for (i, pair) in raw.windows(2).enumerate() {
-            let intro = match pair {
-                ["i'm" | "i’m" | "im", _] => Some(i + 1),
-                ["i", "am"] => Some(i + 2),
-                ["name", "is"] if i > 0 && raw[i - 1] == "my" => Some(i + 2),
-                ["this", "is"] if i == 0 => Some(i + 2),
-                _ => None,
-            };
-            let Some(at) = intro else { continue };
-            let mut next = raw.get(at..).unwrap_or_default().iter().map(|w| {
-                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.')
-                    .to_owned()
-            });
-            let Some(mut first) = next.next() else {
-                continue;
-            };
-            if TITLES.contains(&first.as_str()) {
-                first = next.next().unwrap_or_default();
-            }
-            let first = first.trim_end_matches('.').to_owned();
-            if self.other_names.contains(&first) && !self.own_names.contains(&first) {
-                return true;
-            }
-        }
-        false
-    }
-}
-
-impl SentenceGuard {
     /// "As counsel for the prosecution, I believe …" said by the defense: a sentence that
     /// opens by speaking in another's name or role (names, roles and titles only before
     /// its comma; "As Ben said, …" only refers to him).
@@ -272,6 +237,39 @@ impl SentenceGuard {
             .iter()
             .any(|w| is(&self.own_names, w) || is(&self.own_roles, w));
         names_only && another && !own
+    }
+
+    pub(super) fn presents_as_another(&self, sentence: &str) -> bool {
+        if self.speaks_as_another(sentence) {
+            return true;
+        }
+        let lower = sentence.to_lowercase();
+        let raw: Vec<&str> = lower.split_whitespace().collect();
+        for (i, pair) in raw.windows(2).enumerate() {
+            let intro = match pair {
+                ["i'm" | "i’m" | "im", _] => Some(i + 1),
+                ["i", "am"] => Some(i + 2),
+                ["name", "is"] if i > 0 && raw[i - 1] == "my" => Some(i + 2),
+                ["this", "is"] if i == 0 => Some(i + 2),
+                _ => None,
+            };
+            let Some(at) = intro else { continue };
+            let mut next = raw.get(at..).unwrap_or_default().iter().map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.')
+                    .to_owned()
+            });
+            let Some(mut first) = next.next() else {
+                continue;
+            };
+            if TITLES.contains(&first.as_str()) {
+                first = next.next().unwrap_or_default();
+            }
+            let first = first.trim_end_matches('.').to_owned();
+            if self.other_names.contains(&first) && !self.own_names.contains(&first) {
+                return true;
+            }
+        }
+        false
     }
 }
 
