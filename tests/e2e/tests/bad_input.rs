@@ -10,6 +10,10 @@
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
+    sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
     time::Duration,
 };
 
@@ -476,109 +480,152 @@ fn tail(text: &str) -> String {
     text[start..].to_owned()
 }
 
+/// What the bad input did to one node: its report line, the problems, and the kinds it
+/// took without a warning, as tolerated.
+struct Checked {
+    report: String,
+    problems: Vec<String>,
+    tolerances: Vec<String>,
+}
+
+/// Feeds `node` every kind of bad input, one run a kind.
+fn feed_bad_input(node: &NodeUnderTest) -> Checked {
+    let mut problems = Vec::new();
+    let mut tolerances = Vec::new();
+    let name = format!("{} ({}, {})", node.id, node.binary.display(), node.dataflow);
+    let mut peak = 0;
+    let mut probed = 0;
+    let rounds = kinds().len() + 1;
+    for round in 0..rounds {
+        let kind = kinds().into_iter().nth(round);
+        let mut at = 0.01;
+        let mut next = || {
+            at += 0.0005;
+            at
+        };
+        let (label, mut events) = match &kind {
+            Some(kind) => (kind.name, (kind.events)(&node.inputs, &mut next)),
+            None => ("floods", floods(&node.inputs, &mut next)),
+        };
+        let check = probe(node, next() + 0.5);
+        let end = match check.as_ref().and_then(|p| p.events.last()) {
+            Some(last) => last.at_secs,
+            None => next(),
+        };
+        if let Some(probe) = &check {
+            events.extend(probe.events.iter().map(|e| TestEvent {
+                at_secs: e.at_secs,
+                value: e.value.clone(),
+            }));
+        }
+        events.push(stop(end + 1.0));
+        let (outcome, session) = run(node, &round.to_string(), events);
+        let name = format!("{name}, {label}");
+        peak = peak.max(outcome.peak_rss_kib.unwrap_or_default());
+        if !outcome.success {
+            problems.push(format!(
+                "{name}: did not stop cleanly:\n{}",
+                tail(&outcome.stderr)
+            ));
+        } else if outcome.stderr.contains("panicked") {
+            problems.push(format!("{name}: panicked:\n{}", tail(&outcome.stderr)));
+        }
+        if let Some(kind) = &kind {
+            let warned = warnings(&outcome.stderr);
+            let named = warned.iter().any(|line| match kind.must_name {
+                Some(id) => line.contains(id),
+                None => {
+                    node.inputs.iter().any(|id| {
+                        line.contains(&format!("input={id}"))
+                            || line.contains(&format!("input=\"{id}\""))
+                    }) || kind.names.iter().any(|word| line.contains(word))
+                }
+            });
+            let binary = node
+                .binary
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if let (false, Some(why)) = (named, tolerated(&binary, kind.name)) {
+                tolerances.push(format!("{name}: no warning ({why})"));
+            } else if !named {
+                problems.push(format!(
+                    "{name}: no warning names the problem (its input id or one of: {}):\n{}",
+                    kind.must_name
+                        .map_or_else(|| kind.names.join(", "), str::to_owned),
+                    warned.join("\n")
+                ));
+            }
+        }
+        if let Some(probe) = &check {
+            if (probe.check)(&outcome, &session) {
+                probed += 1;
+            } else {
+                problems.push(format!(
+                    "{name}: no {} after the bad input:\n{}",
+                    probe.expected,
+                    tail(&outcome.stderr)
+                ));
+            }
+        }
+        if let Some(p) = outcome.peak_rss_kib.filter(|p| *p >= PEAK_RSS_LIMIT_KIB) {
+            problems.push(format!("{name}: peak {p} KiB"));
+        }
+        e2e_tests::make_writable(&session);
+        let _ = std::fs::remove_dir_all(&session);
+    }
+    let report = format!(
+        "{:<22} {:>3} inputs  peak {:>7} KiB  still working after {}",
+        node.id,
+        node.inputs.len(),
+        peak,
+        if probed > 0 {
+            format!("{probed}/{rounds} rounds")
+        } else {
+            "(no probe; stopped cleanly)".into()
+        }
+    );
+    Checked {
+        report,
+        problems,
+        tolerances,
+    }
+}
+
+/// Nodes checked at once: a run mostly waits for its inputs' times, and the machine has
+/// two cores.
+const WORKERS: usize = 2;
+
 #[test]
 fn every_node_survives_bad_input_on_every_input() {
     build_workspace();
     let nodes = nodes_under_test();
     assert!(nodes.len() >= 10, "only {} nodes found", nodes.len());
-    let mut report = Vec::new();
-    let mut problems = Vec::new();
-    let mut tolerances = Vec::new();
-    for node in nodes {
-        let name = format!("{} ({}, {})", node.id, node.binary.display(), node.dataflow);
-        let mut peak = 0;
-        let mut probed = 0;
-        let rounds = kinds().len() + 1;
-        for round in 0..rounds {
-            let kind = kinds().into_iter().nth(round);
-            let mut at = 0.01;
-            let mut next = || {
-                at += 0.0005;
-                at
-            };
-            let (label, mut events) = match &kind {
-                Some(kind) => (kind.name, (kind.events)(&node.inputs, &mut next)),
-                None => ("floods", floods(&node.inputs, &mut next)),
-            };
-            let check = probe(&node, next() + 0.5);
-            let end = match check.as_ref().and_then(|p| p.events.last()) {
-                Some(last) => last.at_secs,
-                None => next(),
-            };
-            if let Some(probe) = &check {
-                events.extend(probe.events.iter().map(|e| TestEvent {
-                    at_secs: e.at_secs,
-                    value: e.value.clone(),
-                }));
-            }
-            events.push(stop(end + 1.0));
-            let (outcome, session) = run(&node, &round.to_string(), events);
-            let name = format!("{name}, {label}");
-            peak = peak.max(outcome.peak_rss_kib.unwrap_or_default());
-            if !outcome.success {
-                problems.push(format!(
-                    "{name}: did not stop cleanly:\n{}",
-                    tail(&outcome.stderr)
-                ));
-            } else if outcome.stderr.contains("panicked") {
-                problems.push(format!("{name}: panicked:\n{}", tail(&outcome.stderr)));
-            }
-            if let Some(kind) = &kind {
-                let warned = warnings(&outcome.stderr);
-                let named = warned.iter().any(|line| match kind.must_name {
-                    Some(id) => line.contains(id),
-                    None => {
-                        node.inputs.iter().any(|id| {
-                            line.contains(&format!("input={id}"))
-                                || line.contains(&format!("input=\"{id}\""))
-                        }) || kind.names.iter().any(|word| line.contains(word))
-                    }
-                });
-                let binary = node
-                    .binary
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                if let (false, Some(why)) = (named, tolerated(&binary, kind.name)) {
-                    tolerances.push(format!("{name}: no warning ({why})"));
-                } else if !named {
-                    problems.push(format!(
-                        "{name}: no warning names the problem (its input id or one of: {}):\n{}",
-                        kind.must_name
-                            .map_or_else(|| kind.names.join(", "), str::to_owned),
-                        warned.join("\n")
-                    ));
+    let next = AtomicUsize::new(0);
+    let checked: Mutex<BTreeMap<usize, Checked>> = Mutex::new(BTreeMap::new());
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(node) = nodes.get(index) else { break };
+                    let result = feed_bad_input(node);
+                    checked.lock().unwrap().insert(index, result);
                 }
-            }
-            if let Some(probe) = &check {
-                if (probe.check)(&outcome, &session) {
-                    probed += 1;
-                } else {
-                    problems.push(format!(
-                        "{name}: no {} after the bad input:\n{}",
-                        probe.expected,
-                        tail(&outcome.stderr)
-                    ));
-                }
-            }
-            if let Some(p) = outcome.peak_rss_kib.filter(|p| *p >= PEAK_RSS_LIMIT_KIB) {
-                problems.push(format!("{name}: peak {p} KiB"));
-            }
-            e2e_tests::make_writable(&session);
-            let _ = std::fs::remove_dir_all(&session);
+            });
         }
-        report.push(format!(
-            "{:<22} {:>3} inputs  peak {:>7} KiB  still working after {}",
-            node.id,
-            node.inputs.len(),
-            peak,
-            if probed > 0 {
-                format!("{probed}/{rounds} rounds")
-            } else {
-                "(no probe; stopped cleanly)".into()
-            }
-        ));
-    }
+    });
+    let checked = checked.into_inner().unwrap();
+    assert_eq!(checked.len(), nodes.len(), "a node was not checked");
+    let report: Vec<&str> = checked.values().map(|c| c.report.as_str()).collect();
+    let tolerances: Vec<&str> = checked
+        .values()
+        .flat_map(|c| c.tolerances.iter().map(String::as_str))
+        .collect();
+    let problems: Vec<&str> = checked
+        .values()
+        .flat_map(|c| c.problems.iter().map(String::as_str))
+        .collect();
     eprintln!("{}", report.join("\n"));
     eprintln!(
         "taken without a warning, as listed:\n{}",
