@@ -151,11 +151,7 @@ impl SentenceGuard {
     /// spans in them (words to say) should be left out by the caller.
     pub fn with_instructions<'a>(mut self, texts: impl IntoIterator<Item = &'a str>) -> Self {
         for text in texts {
-            let said = words(text);
-            for gram in said.windows(3) {
-                self.instructions
-                    .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
-            }
+            self.instructions.extend(grams(&words(text)));
         }
         self
     }
@@ -173,11 +169,7 @@ impl SentenceGuard {
     /// What the turn is to take up (see [`SentenceGuard::answering`]): a question may
     /// quote it, even where a recent line said the same.
     pub fn quoting(mut self, text: &str) -> Self {
-        let said = words(text);
-        for gram in said.windows(3) {
-            self.quotable
-                .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
-        }
+        self.quotable.extend(grams(&words(text)));
         self
     }
 
@@ -210,10 +202,7 @@ impl SentenceGuard {
             }
         }
         let said = words(text);
-        for gram in said.windows(3) {
-            self.recent
-                .insert([gram[0].clone(), gram[1].clone(), gram[2].clone()]);
-        }
+        self.recent.extend(grams(&said));
         for pair in said.windows(2) {
             self.recent_glued.insert(
                 format!("{}{}", pair[0], pair[1]),
