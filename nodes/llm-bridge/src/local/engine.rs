@@ -10,10 +10,6 @@ pub(super) enum Outcome {
     Cancelled,
 }
 
-/// Tokens a prompt slice holds: the gate is passed between slices, so a more urgent
-/// request waits at most one slice.
-const SLICE_TOKENS: usize = 32;
-
 /// Shortest run of the cache moved down rather than read again (a shorter one costs
 /// less to read than to shift).
 const MIN_SHIFT_TOKENS: usize = 16;
@@ -275,7 +271,7 @@ impl<'r, 'm> Run<'r, 'm> {
             if stop() || self.stopped() {
                 return Ok(None);
             }
-            let end = (position + SLICE_TOKENS).min(tokens.len());
+            let end = (position + self.ticket().priority.prompt_slice()).min(tokens.len());
             let last = end == tokens.len();
             batch.clear();
             for (i, token) in tokens[position..end].iter().enumerate() {
