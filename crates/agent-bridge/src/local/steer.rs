@@ -36,9 +36,20 @@ pub const STOCK_OPENERS: &[&str] = &[
 ];
 
 /// Apologies for a confusion nobody had ("I apologize for any confusion caused
-/// earlier."), the guard's most common refusal once stock openers were steered against:
-/// they open on "I", which cannot be held against a reply, so their verb is, everywhere.
-pub const APOLOGIES: &[&str] = &["apologize", "apologise", "apologies", "Apologies"];
+/// earlier.") and an assistant's refusals ("I'm sorry for any confusion, but I can't
+/// assist with that request.", twice the first attempt of an answer to the human; "I'm
+/// afraid I can't provide that."), the guard's most common refusals once stock openers
+/// were steered against: they open on "I", which cannot be held against a reply, so
+/// their words are, everywhere.
+pub const APOLOGIES: &[&str] = &[
+    "apologize",
+    "apologise",
+    "apologies",
+    "Apologies",
+    "sorry",
+    "assist",
+    "afraid",
+];
 
 /// Markup a voice cannot say (the filter strips it; a model that starts a list, a
 /// heading or a LaTeX formula then spends its turn on it): made unlikely everywhere.
@@ -265,8 +276,13 @@ mod tests {
         assert_eq!(sure.place, Place::SentenceStart);
         let star = steer.iter().find(|s| s.word == "**").unwrap();
         assert_eq!(star.place, Place::Anywhere);
-        let sorry = steer.iter().find(|s| s.word == "apologize").unwrap();
-        assert_eq!((sorry.place, sorry.bias), (Place::Anywhere, OPENER_BIAS));
+        for word in ["apologize", "sorry", "assist"] {
+            let apology = steer.iter().find(|s| s.word == word).unwrap();
+            assert_eq!(
+                (apology.place, apology.bias),
+                (Place::Anywhere, OPENER_BIAS)
+            );
+        }
         assert!(steer.iter().all(|s| s.bias < 0.0));
         assert!(
             asking
