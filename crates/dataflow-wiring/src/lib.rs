@@ -15,11 +15,12 @@
 //!
 //! A setting of the project's own programs that the program does not read (a misspelt
 //! name, a setting given to the wrong node) is named, with the setting it most likely
-//! meant ([`settings`]).
+//! meant ([`settings`]). So is an input its program does not read ([`inputs`]).
 //!
 //! A forgotten line otherwise fails silently: a participant never heard, or never
 //! given the floor, or a message dropped under load.
 
+pub mod inputs;
 pub mod settings;
 
 use std::collections::BTreeMap;
@@ -109,6 +110,7 @@ pub fn check_value(dataflow: &Value) -> Result<Vec<Finding>, CheckError> {
     }
     queue_policies(&nodes, &mut findings);
     unread_settings(&nodes, &mut findings);
+    unread_inputs(&nodes, &mut findings);
     Ok(findings)
 }
 
@@ -142,6 +144,33 @@ fn unread_settings(nodes: &[Node], findings: &mut Vec<Finding>) {
                         known.join(", ")
                     ),
                 },
+            });
+        }
+    }
+}
+
+/// Every input of a node is one its program reads.
+fn unread_inputs(nodes: &[Node], findings: &mut Vec<Finding>) {
+    for node in nodes {
+        let Some(reads) = inputs::inputs_of(&node.program) else {
+            continue;
+        };
+        for input in node
+            .inputs
+            .iter()
+            .filter(|i| !reads.reads(&i.id, &i.source))
+        {
+            findings.push(Finding {
+                node: node.id.clone(),
+                problem: format!(
+                    "input `{}` (from `{}`) is not one {} reads: it is ignored, or taken for something else",
+                    input.id, input.source, node.program
+                ),
+                fix: format!(
+                    "one of its inputs in place of {}: {}",
+                    input.id,
+                    reads.describe()
+                ),
             });
         }
     }
@@ -470,6 +499,42 @@ nodes:
     }
 
     #[test]
+    fn an_input_its_program_does_not_read_is_named() {
+        // A misspelt id on the recorder, and the player's report wired to the controller
+        // under a name it would take for a participant's.
+        let yaml = WIRED
+            .replace(
+                "      turn: { source: conference-controller/turn, queue_policy: backpressure }\n    env:",
+                "      turns: { source: conference-controller/turn, queue_policy: backpressure }\n    env:",
+            )
+            .replace(
+                "      student1: { source: student1/text, queue_policy: backpressure }\n    outputs: [turn",
+                "      student1: { source: student1/text, queue_policy: backpressure }\n      played: { source: tts/playback_done, queue_policy: backpressure }\n    outputs: [turn",
+            );
+        let findings = check(&yaml).unwrap();
+        let named: Vec<(&str, bool)> = findings
+            .iter()
+            .map(|f| (f.node.as_str(), f.problem.contains("is not one")))
+            .collect();
+        assert_eq!(
+            named,
+            [("conference-controller", true), ("recorder", true)],
+            "{findings:#?}"
+        );
+        assert!(
+            findings[0]
+                .problem
+                .contains("`played` (from `tts/playback_done`)")
+        );
+        assert!(
+            findings[0].fix.contains("`playback_done`"),
+            "{}",
+            findings[0].fix
+        );
+        assert!(findings[1].fix.contains("`turn`"), "{}", findings[1].fix);
+    }
+
+    #[test]
     fn a_participant_added_in_one_place_only_is_found_everywhere_it_lacks() {
         // student2 joins the pattern and gets its bridge, nothing else.
         let yaml = WIRED
@@ -527,6 +592,8 @@ nodes:
       tick: dora/timer/millis/20
     env:",
         );
+        // On a program of the user's own that reads it (the recorder does not).
+        let yaml = yaml.replace("../target/release/session-recorder", "ticker.py");
         assert_eq!(check(&yaml).unwrap(), []);
     }
 

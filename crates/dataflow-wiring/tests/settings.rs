@@ -3,10 +3,11 @@
 //! `env_opt("…")`, `env_parse("…", …)`, `env_secs`, `env_flag` or `std::env::var` is in
 //! the table, and every name in the table stands in that code.
 
-use std::{
-    collections::BTreeSet,
-    path::{Path, PathBuf},
-};
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{closure, sources, workspace};
 
 use dataflow_wiring::settings::PROGRAM_SETTINGS;
 
@@ -26,61 +27,6 @@ const READERS: &[&str] = &[
 /// bridges' library describes, and nothing of their personas): their own reads are
 /// checked, and that the table's names stand in their code.
 const PART_OF_A_LIBRARY: &[&str] = &["model-host"];
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The package folders of `package` and of every workspace package it depends on.
-fn closure(package: &Path, into: &mut BTreeSet<PathBuf>) {
-    let Ok(package) = package.canonicalize() else {
-        return;
-    };
-    if !into.insert(package.clone()) {
-        return;
-    }
-    let manifest = std::fs::read_to_string(package.join("Cargo.toml")).unwrap();
-    let mut in_dependencies = false;
-    for line in manifest.lines() {
-        if line.starts_with('[') {
-            in_dependencies = line.trim() == "[dependencies]";
-            continue;
-        }
-        if !in_dependencies {
-            continue;
-        }
-        if let Some(at) = line.find("path = \"") {
-            let rest = &line[at + 8..];
-            let path = &rest[..rest.find('"').unwrap()];
-            closure(&package.join(path), into);
-        }
-    }
-}
-
-/// The code of a package's `src`, tests left out.
-fn sources(package: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut folders = vec![package.join("src")];
-    while let Some(folder) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                if name != "tests" {
-                    folders.push(path);
-                }
-            } else if name.ends_with(".rs") && name != "tests.rs" {
-                let text = std::fs::read_to_string(&path).unwrap();
-                let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-                out.push(code.to_owned());
-            }
-        }
-    }
-    out
-}
 
 /// Upper-case string literals of `code` (three characters or more), each with
 /// whether a reader function takes it as its first argument. Comments, character
