@@ -192,6 +192,16 @@ impl TurnSegmenter {
         // voiced while the rest is still being written, whose first clause may then
         // leave early as a turn's first words do.
         let first_line = !self.emitted && self.pending.is_empty() && raw.ends_with('\n');
+        // A short piece waits to be merged with the next, but a turn's first words do not
+        // wait past the phrase's length: "You're asking:" and a 60-character question
+        // made one first segment that the voice took four seconds to say.
+        if !self.emitted
+            && !self.pending.is_empty()
+            && self.pending.chars().count() + 1 + clean.chars().count() > self.config.max_chars
+        {
+            out.push(std::mem::take(&mut self.pending));
+            self.emitted = true;
+        }
         let merged = join(std::mem::take(&mut self.pending), &clean);
         if first_line {
             out.push(merged);
@@ -609,6 +619,43 @@ mod tests {
         assert_eq!(out[0], "The slope shows how fast it changes");
         assert!(out.iter().all(|seg| seg.chars().count() <= 52), "{out:?}");
         assert_eq!(out.join(" "), text);
+    }
+
+    /// A turn's short first piece leaves alone when the sentence after it would make one
+    /// segment longer than a phrase: the voice starts on a second of speech, not four.
+    #[test]
+    fn a_short_first_piece_does_not_wait_for_a_long_sentence() {
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        let mut out = s.push_text("Sure.\n", false);
+        out.extend(s.push_text(
+            "You're asking: what is the derivative of e^x at point (1, 0)? It tells us how quickly it grows. ",
+            true,
+        ));
+        out.extend(s.finish());
+        assert_eq!(
+            out,
+            [
+                "Sure.",
+                "You're asking:",
+                "what is the derivative of e to the power of x at point (1, 0)?",
+                "It tells us how quickly it grows."
+            ]
+        );
+        // Later in the turn, a short piece still waits for the next one.
+        let mut s = TurnSegmenter::new(SegmenterConfig::default());
+        let mut out = s.push_text(
+            "The slope at three is six, which we found. Yes. Then we try four and get eight instead. ",
+            true,
+        );
+        out.extend(s.finish());
+        assert_eq!(
+            out,
+            [
+                "The slope at three is six,",
+                "which we found. Yes.",
+                "Then we try four and get eight instead."
+            ]
+        );
     }
 
     /// A turn's first clause of four words or more leaves at its comma, streamed word by

@@ -15,9 +15,11 @@ use calls::Calls;
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     // The participants may use another backend (the scripted stand-in in tests, a model
-    // service): the host then loads nothing and answers any request with an error.
+    // service): the host then loads nothing and answers any request with an error. The
+    // model loads before the node joins: dora starts the dataflow once every node has,
+    // so the first turn is not handed out to a model still loading (2.8 s of the
+    // silence before the first line).
     let backend = node_kit::env_opt("LLM_BACKEND").unwrap_or_else(|| "host".to_owned());
     let host = match backend.as_str() {
         "host" => Some(ModelHost::load(llm_bridge::local::config_from_env()?)?),
@@ -29,6 +31,7 @@ fn main() -> eyre::Result<()> {
             None
         }
     };
+    let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let dora_events = node_kit::forward_events(events);
     let (mut calls, replies) = Calls::new(host.as_ref(), backend);
     loop {
