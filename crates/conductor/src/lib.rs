@@ -11,10 +11,12 @@
 //! first, then the input: [`tick_due`], the rule both follow), for tests and for
 //! re-driving a recorded session.
 
+pub mod floor;
 pub mod phrases;
 pub mod playback;
 pub mod requests;
 
+pub use floor::{Floor, FloorChange};
 pub use playback::Unheard;
 pub use requests::{Requests, Round, RoundReply};
 

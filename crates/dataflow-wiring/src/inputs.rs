@@ -146,6 +146,7 @@ pub const PROGRAM_INPUTS: &[(&str, Reads)] = &[
         "rehearsal-moderator",
         Reads {
             ids: &[
+                "backchannel",
                 "control",
                 "human_text",
                 "playback_done",

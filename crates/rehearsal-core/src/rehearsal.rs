@@ -100,6 +100,8 @@ pub enum Input {
     Control(String),
     /// The presenter's voice activity began.
     SpeechStarted,
+    /// The presenter's speech was only an acknowledgement ("mm-hm"): a held voice goes on.
+    Backchannel,
     /// The player's `playback_started`.
     PlaybackStarted { question_id: Option<u64> },
     /// The player's `playback_done`.
@@ -143,6 +145,9 @@ pub enum Output {
         question_id: u64,
         kind: InterruptKind,
     },
+    /// `pause` or `resume`: the agents' voice held while the presenter speaks over it,
+    /// or let go on ([`::conductor::Floor`]).
+    Floor(::conductor::FloorChange),
     /// `phase`: the phase entered.
     Phase(Phase),
     /// Write a file of the context session.
@@ -175,6 +180,9 @@ pub struct Rehearsal {
     picker: PhrasePicker,
     /// A player reports `playback_done` (see [`Config::paced`]).
     paced: bool,
+    /// The presenter's floor: a panelist's or the moderator's voice held while they
+    /// speak over it.
+    floor: ::conductor::Floor,
     // Where the session is.
     phase: Phase,
     phase_since: u64,
@@ -261,6 +269,7 @@ impl Rehearsal {
             phrases,
             picker,
             paced: node.paced,
+            floor: ::conductor::Floor::new(),
             phase: Phase::Presenting,
             phase_since: 0,
             now: 0,
@@ -523,14 +532,19 @@ impl Rehearsal {
         if self.finished {
             return None;
         }
-        match self.closing {
+        let own = match self.closing {
             Some(c) => Some(c.since_ms.saturating_add(self.line_timeout_ms())),
             None => self.next_deadline(),
-        }
+        };
+        [own, self.floor.next_wake()].into_iter().flatten().min()
     }
 
     pub fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
+        if let Some(change) = self.floor.tick(now_ms) {
+            tracing::info!("nobody took the floor in time: the voice goes on");
+            out.push(Output::Floor(change));
+        }
         match input {
             Input::Tick if self.closing.is_some() => {}
             Input::Tick => self.feed(Event::Tick, now_ms, &mut out),
@@ -560,7 +574,17 @@ impl Rehearsal {
             Input::Restarted { input } => self.restarted(&input, now_ms, &mut out),
             Input::SpeechStarted => {
                 self.delivery.speech_started(now_ms);
+                if let Some(change) = self.floor.speech_started(now_ms) {
+                    tracing::info!("the presenter speaks over the panel: the voice is held");
+                    out.push(Output::Floor(change));
+                }
                 self.feed(Event::PresenterSpeechStarted, now_ms, &mut out)
+            }
+            Input::Backchannel => {
+                if let Some(change) = self.floor.no_words() {
+                    tracing::info!("only an acknowledgement: the voice goes on");
+                    out.push(Output::Floor(change));
+                }
             }
             Input::PlaybackStarted { question_id } => {
                 self.playback_started(question_id, now_ms, &mut out)

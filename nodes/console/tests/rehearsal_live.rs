@@ -180,6 +180,9 @@ async fn rehearse(client: &Client, port: u16, out: &Path) -> Result<(), String> 
     .await?;
     eprintln!("heard the presenter: {heard}");
     live::screenshot(client, out, "rehearsal-1-presenting").await;
+    // The presenter stops talking (the fake device would say its sentence again and
+    // again, and a presenter speaking over the panel holds and cuts its voice).
+    click(client, "#btn-openmic").await?;
 
     // Next slide from the page.
     click(client, "#rh-next").await?;

@@ -1,11 +1,14 @@
 //! The moderator's messages: dora inputs into the conductor's, and what it returned sent
 //! and written.
 
+use conductor::FloorChange;
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
 use rehearsal_core::rehearsal::{Input, MODERATOR, Output};
 use voice_protocol::ids;
-use voice_protocol::messages::{Chunk, Interrupt, Plain, Transcript, Turn, Utterance};
+use voice_protocol::messages::{
+    Chunk, Interrupt, Pause, Plain, Resume, Transcript, Turn, Utterance,
+};
 
 use crate::files::SessionFiles;
 
@@ -15,6 +18,7 @@ pub fn decode(input: Received<'_>) -> Option<Input> {
     // Their payloads are not used.
     match id {
         ids::SPEECH_STARTED => return Some(Input::SpeechStarted),
+        ids::BACKCHANNEL => return Some(Input::Backchannel),
         ids::PLAYBACK_STARTED => {
             return Some(Input::PlaybackStarted {
                 question_id: input.played(),
@@ -141,6 +145,12 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
             }
             Output::Interrupt { question_id, kind } => {
                 keep_first_error(node_kit::send(node, Interrupt::new(kind, question_id)));
+            }
+            Output::Floor(FloorChange::Hold) => {
+                keep_first_error(node_kit::send(node, Pause::default()));
+            }
+            Output::Floor(FloorChange::Release) => {
+                keep_first_error(node_kit::send(node, Resume));
             }
             Output::Phase(phase) => {
                 let name = Plain(phase.name().to_owned());

@@ -134,6 +134,7 @@ impl Rehearsal {
             return;
         };
         self.unheard_notices.remove(&q);
+        self.floor.voice_ended(q);
         // A presenter's line voiced by the player (a scripted presenter): its speech ends.
         self.delivery.voice_ended(q, now_ms);
         if let Some(line_id) = self.lines.heard_exactly(q)
@@ -154,6 +155,7 @@ impl Rehearsal {
             return;
         };
         self.delivery.voice_started(q, now_ms);
+        self.floor.voice_started(q);
         if let Some(opening) = self.awaiting_audio.remove(&q) {
             let latency = now_ms.saturating_sub(opening.at_ms) as f64;
             tracing::info!(command = %opening.command, latency_ms = format!("{latency:.1}"), "Q&A trigger → first moderator audio");

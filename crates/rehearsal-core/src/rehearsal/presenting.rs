@@ -2,7 +2,7 @@
 //! Q&A, and the notices and prompts the moderator says at pauses.
 
 use serde_json::json;
-use voice_protocol::{ids, shorten};
+use voice_protocol::{InterruptKind, ids, shorten};
 
 use super::decisions::{Action, Event, Notice};
 use super::exchange::Step;
@@ -224,6 +224,9 @@ impl Rehearsal {
         let text = text.trim().to_owned();
         if text.is_empty() {
             tracing::debug!("empty presenter transcript ignored");
+            if let Some(change) = self.floor.no_words() {
+                out.push(Output::Floor(change));
+            }
             return;
         }
         self.write(
@@ -236,7 +239,21 @@ impl Rehearsal {
             return;
         }
         let speaker = speaker.unwrap_or_else(|| ids::PRESENTER.to_owned());
+        // The presenter took the floor over a held voice: it is cut (an id older than
+        // their words, so that these are not), and what was heard of it stands.
+        if self.floor.words() {
+            let cut = self.fresh_question_id();
+            tracing::info!(
+                question_id = cut,
+                "the presenter took the floor: the held voice is cut"
+            );
+            out.push(Output::Interrupt {
+                question_id: cut,
+                kind: InterruptKind::Cancel,
+            });
+        }
         let question_id = self.fresh_question_id();
+        self.floor.own_line(question_id);
         out.push(Output::Utterance {
             speaker: speaker.clone(),
             question_id,

@@ -681,6 +681,103 @@ fn skeptic_asks_about_margin(c: &mut Rehearsal) {
     );
 }
 
+/// The presenter speaking over a panelist holds its voice; their words cut it with an id
+/// older than theirs; an acknowledgement lets it go on; their own words voiced back are
+/// never held.
+#[test]
+fn the_presenter_speaking_over_the_panel_holds_its_voice() {
+    use ::conductor::FloorChange;
+    let floor = |out: &[Output]| -> Vec<FloorChange> {
+        out.iter()
+            .filter_map(|o| match o {
+                Output::Floor(change) => Some(*change),
+                _ => None,
+            })
+            .collect()
+    };
+    let (mut c, _) = started(false);
+    let (_, turn) = section_break(&mut c, false);
+    let q = turn.question_id;
+    // Nothing sounds yet: the presenter's first sound holds nothing.
+    assert!(floor(&c.handle(Input::SpeechStarted, 1_000)).is_empty());
+    c.handle(
+        Input::PlaybackStarted {
+            question_id: Some(q),
+        },
+        1_200,
+    );
+    assert_eq!(
+        floor(&c.handle(Input::SpeechStarted, 1_300)),
+        [FloorChange::Hold]
+    );
+    assert_eq!(
+        floor(&c.handle(Input::Backchannel, 1_700)),
+        [FloorChange::Release]
+    );
+    assert_eq!(
+        floor(&c.handle(Input::SpeechStarted, 2_000)),
+        [FloorChange::Hold]
+    );
+    let out = presenter(&mut c, "Our margin is sixty percent.", 3_000);
+    let cut = out
+        .iter()
+        .find_map(|o| match o {
+            Output::Interrupt { question_id, kind } => {
+                assert_eq!(*kind, InterruptKind::Cancel);
+                Some(*question_id)
+            }
+            _ => None,
+        })
+        .expect("the held voice is cut");
+    let said = out
+        .iter()
+        .find_map(|o| match o {
+            Output::PresenterText { question_id, .. } => Some(*question_id),
+            _ => None,
+        })
+        .unwrap();
+    assert!(q < cut && cut < said, "{q} {cut} {said}");
+    // The presenter's words voiced back, the panelist's cut voice reported: the
+    // presenter's next sound holds nothing.
+    c.handle(
+        Input::Played {
+            question_id: Some(q),
+        },
+        3_100,
+    );
+    c.handle(
+        Input::PlaybackStarted {
+            question_id: Some(said),
+        },
+        3_200,
+    );
+    assert!(floor(&c.handle(Input::SpeechStarted, 3_500)).is_empty());
+    // A hold nobody resolves ends at its limit.
+    c.handle(
+        Input::Played {
+            question_id: Some(said),
+        },
+        4_000,
+    );
+    let line = c.fresh_question_id();
+    c.handle(
+        Input::PlaybackStarted {
+            question_id: Some(line),
+        },
+        4_100,
+    );
+    assert_eq!(
+        floor(&c.handle(Input::SpeechStarted, 4_200)),
+        [FloorChange::Hold]
+    );
+    assert!(
+        c.next_wake()
+            .is_some_and(|at| at <= 4_200 + ::conductor::floor::HOLD_LIMIT_MS)
+    );
+    let later = c.handle(Input::Tick, 4_200 + ::conductor::floor::HOLD_LIMIT_MS);
+    assert_eq!(floor(&later), [FloorChange::Release]);
+}
+
 #[test]
 fn the_debrief_measures_how_the_presenter_spoke() {
     let (mut c, _) = started(false);

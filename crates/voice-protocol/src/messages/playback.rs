@@ -163,7 +163,8 @@ impl Message for Audio {
     }
 }
 
-/// The controller's `pause`: hold the agents' voice, the human speaks.
+/// A conductor's `pause` (the controller's, the rehearsal moderator's): hold the agents'
+/// voice, the human speaks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Pause {
     /// When the voice detector's `speech_started` was sent (µs since the Unix epoch).
@@ -186,7 +187,7 @@ impl Message for Pause {
     }
 }
 
-/// The controller's `resume`: the held voice goes on.
+/// A conductor's `resume`: the held voice goes on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Resume;
 
