@@ -167,16 +167,20 @@ pub enum Style {
     Hesitant,
     /// Answers that talk about something else than the question.
     Evasive,
+    /// Answers as soon as a question is written, over the panelist's voice (a spoken
+    /// session's barge-in: the panel's voice is held, then cut).
+    Eager,
 }
 
 impl Style {
-    /// `plain`, `fast`, `hesitant` or `evasive`.
+    /// `plain`, `fast`, `hesitant`, `evasive` or `eager`.
     pub fn parse(text: &str) -> Option<Self> {
         match text.trim().to_lowercase().as_str() {
             "plain" | "" => Some(Style::Plain),
             "fast" => Some(Style::Fast),
             "hesitant" => Some(Style::Hesitant),
             "evasive" => Some(Style::Evasive),
+            "eager" => Some(Style::Eager),
             _ => None,
         }
     }
@@ -328,7 +332,7 @@ impl Presenter {
             self.on_own_line_heard(now);
             return;
         }
-        let counted_on = if self.spoken {
+        let counted_on = if self.spoken && self.style != Style::Eager {
             LineReport::Heard
         } else {
             LineReport::Finished
@@ -431,7 +435,7 @@ impl Presenter {
                 let text = match self.style {
                     Style::Evasive => EVASIONS[self.answered % EVASIONS.len()].to_owned(),
                     Style::Hesitant => hesitant(&scripted),
-                    Style::Plain | Style::Fast => scripted,
+                    Style::Plain | Style::Fast | Style::Eager => scripted,
                 };
                 self.answered += 1;
                 self.speak(text, true, None, now, &mut out);
@@ -555,6 +559,16 @@ mod tests {
             let expected = if spoken { t(3) } else { t(2) };
             assert_eq!(p.questions, [expected], "spoken: {spoken}");
         }
+    }
+
+    #[test]
+    fn an_eager_presenter_answers_a_question_before_it_is_heard() {
+        let mut p =
+            Presenter::new(parse_presenter_script(SCRIPT).unwrap(), true).with_style(Style::Eager);
+        p.on_line(LineReport::Finished, "skeptic", "What margin?", t(2));
+        p.on_line(LineReport::Heard, "skeptic", "What margin?", t(5));
+        assert_eq!(p.questions, [t(2)]);
+        assert_eq!(Style::parse("eager"), Some(Style::Eager));
     }
 
     #[test]
