@@ -25,6 +25,8 @@ pub(super) struct Run<'r, 'm> {
     /// A reading ahead gave way to a more urgent request before it read anything: the
     /// host lets the sequence go and tries again when that request is over.
     pub(super) gave_way: bool,
+    /// The first tokens of this job's attempts whose every sentence was refused.
+    pub(super) refused_openings: Vec<LlamaToken>,
 }
 
 impl<'r, 'm> Run<'r, 'm> {
@@ -41,6 +43,7 @@ impl<'r, 'm> Run<'r, 'm> {
             ticket,
             line: None,
             gave_way: false,
+            refused_openings: Vec::new(),
         }
     }
 

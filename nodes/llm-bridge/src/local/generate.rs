@@ -164,7 +164,13 @@ impl Run<'_, '_> {
         // token is sampled with the last slice.
         let cancel = job.cancel.clone();
         let stop = move || cancel.load(Ordering::SeqCst);
-        let bias = steering.at("", insisting, attempt);
+        let mut bias = steering.at("", insisting, attempt);
+        // An attempt after one whose every sentence was refused does not open the same way.
+        bias.extend(
+            self.refused_openings
+                .iter()
+                .map(|&t| (t, agent_bridge::local::steer::REFUSED_START_BIAS)),
+        );
         let Some(first) = self.read_prompt(tokens, reused, Some((&mut sampler, &bias)), &stop)?
         else {
             return Ok((Outcome::Cancelled, filter));
@@ -177,6 +183,10 @@ impl Run<'_, '_> {
         let mut sentence = (self.sequence.cached.len(), 0usize);
         let mut refusals = 0usize;
         let mut rewinds = 0u32;
+        // The first token of each refused sentence, by where it began: a sentence sampled
+        // again there starts otherwise (at a higher temperature alone, "I'm sorry …" came
+        // back as "I'm sorry …").
+        let mut refused_starts: Vec<(usize, LlamaToken)> = Vec::new();
         let mut utf8 = Utf8Stream::default();
         let mut first_text_ms = None;
         let mut generated = 0usize;
@@ -223,6 +233,9 @@ impl Run<'_, '_> {
                     && job.request.opens_with.is_empty()
                 {
                     rewinds += 1;
+                    if let Some(&start) = self.sequence.cached.get(at) {
+                        refused_starts.push((at, start));
+                    }
                     self.send_filtered(filtered, &mut first_text_ms, started);
                     filter.rewind();
                     raw.truncate(raw_at);
@@ -237,7 +250,13 @@ impl Run<'_, '_> {
                         filter.refused().last(),
                         Some((agent_bridge::guard::Refusal::NoQuestion, _))
                     );
-                    let bias = steering.at(&raw, insisting, attempt);
+                    let mut bias = steering.at(&raw, insisting, attempt);
+                    bias.extend(
+                        refused_starts
+                            .iter()
+                            .filter(|(start, _)| *start == at)
+                            .map(|&(_, t)| (t, agent_bridge::local::steer::REFUSED_START_BIAS)),
+                    );
                     match self.rewind_to(at, &mut sampler, &bias)? {
                         Some(token) => next = Some(token),
                         None => return Ok((Outcome::Cancelled, filter)),
@@ -264,6 +283,12 @@ impl Run<'_, '_> {
         } else if !abandoned {
             let rest = filter.finish();
             self.send_filtered(rest, &mut first_text_ms, started);
+        }
+        if filter.emitted().trim().is_empty()
+            && !filter.refused().is_empty()
+            && let Some(opening) = first
+        {
+            self.refused_openings.push(opening);
         }
         self.sequence.turns += 1;
         let seconds = generation_started.elapsed().as_secs_f64().max(1e-6);
