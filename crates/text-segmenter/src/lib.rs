@@ -7,6 +7,7 @@
 //!   dropped, segment metadata.
 
 pub mod core;
+mod labels;
 mod math;
 pub mod sanitize;
 pub mod split;

@@ -9,7 +9,7 @@
 //! as written, and once the backticks are gone a second call reads them as math ("x plus
 //! 1").
 
-use crate::{math, stage};
+use crate::{labels, math, stage};
 
 /// Rounds of cleaning at most; real text needs two (the second changes nothing).
 const MAX_ROUNDS: usize = 4;
@@ -76,7 +76,7 @@ fn clean_once(text: &str) -> String {
     // The label is looked for in the joined text, as the next round sees it.
     let mut text = collapsed.as_str();
     loop {
-        let next = stage::strip_label(strip_line_markup(text));
+        let next = labels::strip_label(strip_line_markup(text));
         if next == text {
             break;
         }

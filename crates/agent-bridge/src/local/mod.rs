@@ -10,6 +10,7 @@
 
 mod filter;
 mod prompt;
+mod spoken;
 pub mod steer;
 mod window;
 
@@ -18,11 +19,12 @@ use crate::{
     prompt::{ChatMessage, ChatRole, Prompt, PromptLine},
 };
 
-pub use filter::{Filtered, OutputFilter, budget_slack, strip_tag};
+pub use filter::{Filtered, OutputFilter};
 pub use prompt::{
     AFRESH_LINES, COMMON_SPEAKERS, FitError, LocalPrompt, MAX_SYSTEM_CHARS, prepared_words,
     quoted_spans, speaker_names,
 };
+pub use spoken::{budget_slack, strip_tag};
 pub use window::{PromptWindow, reusable_prefix};
 
 #[cfg(test)]

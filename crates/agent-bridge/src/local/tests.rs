@@ -841,11 +841,11 @@ fn an_inline_formula_is_said_in_words() {
         ("e^-x", "e to the minus x"),
         ("\\lim_{h\\to0}", "the limit as h to 0"),
     ] {
-        assert_eq!(super::filter::spoken_math(written), said, "{written}");
+        assert_eq!(super::spoken::spoken_math(written), said, "{written}");
     }
     // A formula over several words, as the filter meets it: word by word.
     let formula = "$\\lim_{h \\to 0} \\frac{f(x+h) - f(x)}{h}$";
-    let said: Vec<String> = formula.split(' ').map(super::filter::spoken_math).collect();
+    let said: Vec<String> = formula.split(' ').map(super::spoken::spoken_math).collect();
     assert_eq!(
         said.join(" ")
             .split_whitespace()

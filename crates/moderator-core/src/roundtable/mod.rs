@@ -25,6 +25,7 @@ pub mod decide;
 pub mod decision;
 mod floor;
 mod intake;
+mod lines;
 mod pacing;
 mod round;
 mod setup;

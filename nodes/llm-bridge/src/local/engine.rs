@@ -1,6 +1,5 @@
 //! One request on its sequence: the cache kept, prompts read, sampling, text sent on.
 
-use agent_bridge::local::steer;
 use model_schedule::plan_reuse;
 
 use super::*;
@@ -366,45 +365,6 @@ impl<'r, 'm> Run<'r, 'm> {
         }
     }
 
-    /// The tokens of the words a reply is steered against ([`agent_bridge::local::steer`]),
-    /// by where they apply.
-    pub(super) fn steering(
-        &self,
-        lines: &[PromptLine],
-        asking: bool,
-        answering: Option<&str>,
-    ) -> Steering {
-        let vocab = self.host.model.vocab();
-        let mut steering = Steering {
-            answering: answering.map(str::to_owned),
-            ..Steering::default()
-        };
-        for steer in steer::steering(lines, asking, answering) {
-            for spelling in [steer.word.clone(), format!(" {}", steer.word)] {
-                let tokens = vocab.tokenize(spelling.as_bytes(), false, false);
-                let Some(&first) = tokens.first() else {
-                    continue;
-                };
-                // Only a token that is the whole word: a prefix would bend other words.
-                let piece = String::from_utf8_lossy(&vocab.token_to_piece(first, false, None))
-                    .trim()
-                    .to_owned();
-                if piece != steer.word {
-                    continue;
-                }
-                let list = match steer.place {
-                    steer::Place::SentenceStart => &mut steering.sentence_start,
-                    steer::Place::ReplyStart => &mut steering.reply_start,
-                    steer::Place::AfterNoQuestion => &mut steering.after_no_question,
-                    steer::Place::Anywhere => &mut steering.anywhere,
-                    steer::Place::UntilAnswered => &mut steering.until_answered,
-                };
-                list.push((first, steer.bias));
-            }
-        }
-        steering
-    }
-
     pub(super) fn send(&self, text: String, first: &mut Option<u64>, started: Instant) {
         self.send_filtered(
             Filtered {
@@ -434,52 +394,6 @@ impl<'r, 'm> Run<'r, 'm> {
         });
     }
 
-    pub(super) fn sampler(&self, json: bool, attempt: u32) -> Result<LlamaSampler, String> {
-        // Seeded: the same conversation gives the same words; each turn (and each new
-        // attempt at it) its own stream.
-        let seed = self
-            .config()
-            .seed
-            .wrapping_add(self.sequence.turns.wrapping_mul(7919))
-            .wrapping_add(attempt.wrapping_mul(104_729));
-        let model = self.host.model;
-        let mut chain = Vec::new();
-        let opening = &self.job.request.opens_with;
-        if !json && !opening.is_empty() {
-            // Held to open with one of the words (a verdict), then free to the line's end.
-            chain.push(
-                LlamaSampler::grammar(model, &opening_grammar(opening), "root")
-                    .map_err(|e| format!("opening grammar: {e}"))?,
-            );
-        }
-        if json {
-            chain.push(
-                LlamaSampler::grammar(model, JSON_OBJECT_GRAMMAR, "root")
-                    .map_err(|e| format!("JSON grammar: {e}"))?,
-            );
-            chain.push(LlamaSampler::greedy());
-        } else {
-            // DRY: continuing a sequence that stands in the recent conversation costs
-            // more the longer the copy gets; single words (the topic's) stay free.
-            chain.push(LlamaSampler::dry(
-                model,
-                DRY_MULTIPLIER,
-                DRY_BASE,
-                DRY_ALLOWED_LENGTH,
-                REPETITION_WINDOW_TOKENS as i32,
-                ["\n", ":", "\"", "*"],
-            ));
-            chain.push(LlamaSampler::penalties(model.n_vocab(), 64, 1.15, 0.0, 0.0));
-            chain.push(LlamaSampler::top_k(40));
-            chain.push(LlamaSampler::top_p(0.9, 1));
-            chain.push(LlamaSampler::temp(
-                self.config().temperature + RESAMPLE_WARMING * attempt as f32,
-            ));
-            chain.push(LlamaSampler::dist(seed));
-        }
-        Ok(LlamaSampler::chain_simple(chain))
-    }
-
     pub(super) fn tokenize_chat(
         &self,
         chat: &[agent_bridge::ChatMessage],
@@ -498,103 +412,9 @@ impl<'r, 'm> Run<'r, 'm> {
     }
 }
 
-/// A grammar for a reply that opens with one of `words` and goes on to the end of the
-/// line.
-pub(super) fn opening_grammar(words: &[String]) -> String {
-    let choices: Vec<String> = words
-        .iter()
-        .map(|w| format!("\"{}\"", w.replace('\\', "\\\\").replace('"', "\\\"")))
-        .collect();
-    format!(r#"root ::= ({}) [^\n]*"#, choices.join(" | "))
-}
-
-/// The tokens a reply is steered against, by where they apply.
-#[derive(Debug, Default)]
-pub(super) struct Steering {
-    pub(super) sentence_start: Vec<(LlamaToken, f32)>,
-    pub(super) reply_start: Vec<(LlamaToken, f32)>,
-    pub(super) anywhere: Vec<(LlamaToken, f32)>,
-    pub(super) after_no_question: Vec<(LlamaToken, f32)>,
-    pub(super) until_answered: Vec<(LlamaToken, f32)>,
-    /// The human's words the turn answers.
-    pub(super) answering: Option<String>,
-}
-
-impl Steering {
-    /// The biases for the next token of a reply that said `said` so far; `insisting` once
-    /// a sentence was refused for asking no question. The human's words are pushed
-    /// harder on each new `attempt`: the one before missed them.
-    pub(super) fn at(&self, said: &str, insisting: bool, attempt: u32) -> Vec<(LlamaToken, f32)> {
-        let mut bias = self.anywhere.clone();
-        if steer::at_sentence_start(said) {
-            bias.extend_from_slice(&self.sentence_start);
-            if insisting {
-                bias.extend_from_slice(&self.after_no_question);
-            }
-        }
-        if said.trim().is_empty() && !insisting {
-            bias.extend_from_slice(&self.reply_start);
-        }
-        if let Some(asked) = &self.answering
-            && !self.until_answered.is_empty()
-            && !steer::takes_up(asked, said)
-        {
-            let push = 1.0 + attempt as f32;
-            bias.extend(self.until_answered.iter().map(|&(t, b)| (t, b * push)));
-        }
-        bias
-    }
-}
-
-/// Samples the next token at `idx`, the logits of the `bias` tokens moved first.
-fn sample(
-    sampler: &mut LlamaSampler,
-    context: &LlamaContext<'_>,
-    idx: i32,
-    bias: &[(LlamaToken, f32)],
-) -> LlamaToken {
-    if bias.is_empty() {
-        return sampler.sample(context, idx);
-    }
-    let mut candidates = context.token_data_array_ith(idx);
-    for (token, shift) in bias {
-        // The candidates are in token order, one per token of the vocabulary.
-        if let Some(data) = candidates.data.get_mut(token.0 as usize)
-            && data.id() == *token
-        {
-            data.set_logit(data.logit() + shift);
-        }
-    }
-    candidates.apply_sampler(sampler);
-    let token = candidates
-        .selected_token()
-        .unwrap_or_else(|| sampler.sample(context, idx));
-    sampler.accept(token);
-    token
-}
-
 fn boosted(ticket: Ticket, line: Option<&Line>) -> Ticket {
     match line.and_then(Line::boost) {
         Some(priority) if priority < ticket.priority => Ticket { priority, ..ticket },
         _ => ticket,
     }
 }
-
-/// How many of the prompt's last tokens (the recent conversation and the direction) the
-/// repetition samplers know before the reply starts.
-pub(super) const REPETITION_WINDOW_TOKENS: usize = 384;
-/// DRY settings (llama.cpp's recommended multiplier and base); sequences of up to three
-/// tokens repeat freely, so that multi-token words of the topic are not penalised.
-pub(super) const DRY_MULTIPLIER: f32 = 0.8;
-pub(super) const DRY_BASE: f32 = 1.75;
-pub(super) const DRY_ALLOWED_LENGTH: i32 = 3;
-
-/// A flat JSON object of strings, numbers and booleans: what intents, bids and moods are.
-pub(super) const JSON_OBJECT_GRAMMAR: &str = r#"
-root   ::= "{" ws pair ( ws "," ws pair )* ws "}"
-pair   ::= string ws ":" ws value
-value  ::= string | number | "true" | "false"
-string ::= "\"" [a-zA-Z0-9 _.,!?'-]{0,60} "\""
-number ::= "-"? [0-9]{1,4} ( "." [0-9]{1,3} )?
-ws     ::= [ ]?
-"#;

@@ -4,7 +4,7 @@
 use std::sync::{Condvar, MutexGuard, atomic::AtomicU64};
 use std::time::Duration;
 
-use model_schedule::{Gate, Seats};
+use model_schedule::Gate;
 
 use super::*;
 
@@ -176,137 +176,6 @@ pub(super) fn dispatch(
     drop(host);
     drop(model);
     drop(finished);
-}
-
-/// One participant's cache sequence: the tokens it holds, in order.
-pub(super) struct Sequence {
-    pub(super) id: i32,
-    pub(super) cached: Vec<LlamaToken>,
-    pub(super) window: PromptWindow,
-    pub(super) turns: u32,
-    /// It served another participant before: its cache is cleared before use.
-    pub(super) stale: bool,
-}
-
-impl Sequence {
-    fn new(id: i32, window_lines: usize) -> Self {
-        Self {
-            id,
-            cached: Vec::new(),
-            window: PromptWindow::of_lines(window_lines),
-            turns: 0,
-            stale: false,
-        }
-    }
-}
-
-/// A sequence and the line of requests waiting for it.
-struct Slot {
-    line: Arc<Line>,
-    sequence: Arc<Mutex<Sequence>>,
-}
-
-/// A sequence's requests in the order they were claimed: each waits for its number.
-#[derive(Default)]
-pub(super) struct Line {
-    issued: AtomicU64,
-    serving: Mutex<u64>,
-    next: Condvar,
-    /// The priority of the most urgent request waiting in this line: the reading ahead
-    /// before it runs at that priority, so that a turn never waits at reading-along
-    /// priority behind the other participants' reading.
-    boost: Mutex<Option<Priority>>,
-    /// The reading ahead claimed since the last turn: a newer one makes the older ones
-    /// pointless (each reads the turn as predicted after one more line), so they stop.
-    ahead: Mutex<Vec<Arc<AtomicBool>>>,
-    /// Requests (not readings ahead) claimed and not done: when a reading ahead begins,
-    /// those before it are done, so any counted here wait behind it.
-    requests: AtomicU64,
-}
-
-impl Line {
-    /// The priority reading ahead runs at now, if a more urgent request waits behind it.
-    pub(super) fn boost(&self) -> Option<Priority> {
-        *lock(&self.boost)
-    }
-}
-
-impl Line {
-    fn take_number(&self) -> u64 {
-        self.issued.fetch_add(1, Ordering::SeqCst)
-    }
-
-    /// Requests claimed and not done.
-    fn waiting(&self) -> u64 {
-        self.issued.load(Ordering::SeqCst) - *lock(&self.serving)
-    }
-
-    fn wait_for(&self, number: u64) {
-        let mut serving = lock(&self.serving);
-        while *serving != number {
-            serving = self.next.wait(serving).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
-    fn done(&self) {
-        *lock(&self.serving) += 1;
-        self.next.notify_all();
-    }
-}
-
-/// A request's place on its participant's sequence.
-pub(super) struct Claim {
-    sequence: Arc<Mutex<Sequence>>,
-    line: Arc<Line>,
-    number: u64,
-    /// A reading ahead claimed while a request of the participant was in line before it.
-    behind_a_request: bool,
-}
-
-/// The sequences and whose each is ([`Seats`] decides).
-pub(super) struct Slots {
-    slots: Vec<Slot>,
-    seats: Seats,
-}
-
-impl Slots {
-    fn new(count: u32, window_lines: usize) -> Self {
-        Self {
-            slots: (0..count)
-                .map(|id| Slot {
-                    line: Arc::default(),
-                    sequence: Arc::new(Mutex::new(Sequence::new(id as i32, window_lines))),
-                })
-                .collect(),
-            seats: Seats::new(count as usize),
-        }
-    }
-
-    /// `participant`'s sequence, and its place in the sequence's line. A sequence that
-    /// changes hands is cleared before use. `None`: every sequence is in use.
-    fn claim(&mut self, participant: &str) -> Option<Claim> {
-        let slots = &self.slots;
-        let seated = self
-            .seats
-            .claim(participant, |s| slots[s].line.waiting() > 0)?;
-        let slot = &self.slots[seated.seat];
-        if let Some(previous) = seated.previous {
-            tracing::info!(participant, previous = %previous, "a sequence changes hands; its cache is cleared");
-            lock(&slot.sequence).stale = true;
-        }
-        Some(Claim {
-            sequence: slot.sequence.clone(),
-            line: slot.line.clone(),
-            number: slot.line.take_number(),
-            behind_a_request: false,
-        })
-    }
-
-    /// `participant`'s sequence, if it has one.
-    fn sequence_of(&self, participant: &str) -> Option<Arc<Mutex<Sequence>>> {
-        let slot = &self.slots[self.seats.seat_of(participant)?];
-        Some(slot.sequence.clone())
-    }
 }
 
 pub(super) struct Host<'m> {

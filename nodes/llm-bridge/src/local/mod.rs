@@ -12,6 +12,8 @@
 mod engine;
 mod generate;
 mod host;
+mod sampling;
+mod sequences;
 
 use std::{
     collections::HashMap,
@@ -46,6 +48,8 @@ use crate::backend::{Backend, BackendEvent, Cancel};
 use engine::*;
 use generate::*;
 use host::*;
+use sampling::*;
+use sequences::*;
 
 /// The model setup.sh installs, relative to the repository: Qwen2.5-Coder-0.5B-Instruct,
 /// the smallest model that keeps a conversation on its topic (docs/BENCHMARKS.md).

@@ -459,7 +459,7 @@ fn a_reply_held_to_open_with_a_verdict_opens_with_one() {
 
 #[test]
 fn the_opening_grammar_lists_the_words_escaped() {
-    let grammar = engine::opening_grammar(&["Answered".into(), "Say \"no\"".into()]);
+    let grammar = sampling::opening_grammar(&["Answered".into(), "Say \"no\"".into()]);
     assert_eq!(grammar, r#"root ::= ("Answered" | "Say \"no\"") [^\n]*"#);
 }
 
