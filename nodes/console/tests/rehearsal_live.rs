@@ -3,11 +3,13 @@
 //! microphone says the presenter's lines (espeak-ng) and Whisper hears them; from the page
 //! the test changes slides, takes a panelist's raised hand, answers (typed), says
 //! "answered", moves on and ends the session; the debrief appears in the page and in the
-//! session folder, and the moderator's decision log replays to the same decisions. A
-//! screenshot of each view is kept in `target/rehearsal-live-test/`.
+//! session folder, and the moderator's decision log replays to the same decisions. Then
+//! the same deck is rehearsed again: the second panel is told what the first session left
+//! open, and the second debrief, in the page too, compares the two. A screenshot of each
+//! view of each session is kept in `target/rehearsal-live-test/`.
 //!
 //! It needs the workspace's binaries (scripts/setup.sh); scripted panelists and espeak
-//! voices keep it to about a minute (`REHEARSAL_LIVE_MODELS=1`: the shipped models and
+//! voices keep it to about a minute a session (`REHEARSAL_LIVE_MODELS=1`: the shipped models and
 //! voices instead, to listen to `sessions`' recording). Skipped, with a message, only
 //! when chromium or chromedriver is not installed.
 
@@ -93,13 +95,69 @@ async fn a_presenter_rehearses_live_from_the_browser() {
     let panel = out.join("my-panel.yml");
     std::fs::write(&deck, DECK).unwrap();
     std::fs::write(&panel, PANEL).unwrap();
-    let session = std::env::temp_dir().join(format!("rehearsal-live-{}", std::process::id()));
+    // The presenter's history of this test only: the second session is compared with the
+    // first, whatever ran before.
+    let history = out.join("presenters");
+    let _ = std::fs::remove_dir_all(&history);
+    for run in 1..=2 {
+        let session = live_session(
+            &chromium,
+            &chromedriver,
+            &wav,
+            &out,
+            &history,
+            run,
+            [
+                ("DECK", deck.display().to_string()),
+                ("PANEL", panel.display().to_string()),
+            ],
+        )
+        .await;
+        if run == 2 {
+            // The second panel was told what the first session left open, and the debrief
+            // compares the two (as the page showed it, checked in `rehearse`).
+            let debrief = std::fs::read_to_string(session.join("debrief.md")).unwrap();
+            assert!(debrief.contains("## Since the last session"), "{debrief}");
+            assert!(
+                grep(&session.join("context"), "Left open in the last session"),
+                "no panelist's context holds what the last session left open"
+            );
+        }
+    }
+}
+
+/// Whether a file under `dir` holds `text`.
+fn grep(dir: &Path, text: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let path = entry.path();
+        if path.is_dir() {
+            grep(&path, text)
+        } else {
+            std::fs::read_to_string(&path).is_ok_and(|t| t.contains(text))
+        }
+    })
+}
+
+/// One session of the live rehearsal, run `run` of the test; returns its folder.
+async fn live_session(
+    chromium: &Path,
+    chromedriver: &Path,
+    wav: &Path,
+    out: &Path,
+    history: &Path,
+    run: usize,
+    files: [(&'static str, String); 2],
+) -> std::path::PathBuf {
+    let session = std::env::temp_dir().join(format!("rehearsal-live-{}-{run}", std::process::id()));
     let _ = std::fs::remove_dir_all(&session);
-    let mut env = vec![
-        ("DECK", deck.display().to_string()),
-        ("PANEL", panel.display().to_string()),
+    let mut env: Vec<(&str, String)> = files.to_vec();
+    env.extend([
         ("SESSION_DIR", session.display().to_string()),
-    ];
+        ("PRESENTER_HISTORY_DIR", history.display().to_string()),
+    ]);
     if std::env::var_os("REHEARSAL_LIVE_MODELS").is_none() {
         env.extend([
             ("LLM_BACKEND", "scripted".to_owned()),
@@ -119,10 +177,10 @@ async fn a_presenter_rehearses_live_from_the_browser() {
             "session-recorder",
         ],
         &env,
-        &out,
+        out,
     );
-    let (_driver, client) = live::browser(&chromium, &chromedriver, Some(&wav)).await;
-    let result = rehearse(&client, dataflow.port, &out).await;
+    let (_driver, client) = live::browser(chromium, chromedriver, Some(wav)).await;
+    let result = rehearse(&client, dataflow.port, out, run).await;
     eprintln!("session: {}", session.display());
     let _ = client.close().await;
     drop(dataflow);
@@ -152,9 +210,11 @@ async fn a_presenter_rehearses_live_from_the_browser() {
         "the live session does not replay identically:\n{}",
         String::from_utf8_lossy(&replay.stdout)
     );
+    session
 }
 
-async fn rehearse(client: &Client, port: u16, out: &Path) -> Result<(), String> {
+async fn rehearse(client: &Client, port: u16, out: &Path, run: usize) -> Result<(), String> {
+    let shot = |name: &str| format!("rehearsal-{run}-{name}");
     client
         .goto(&format!("http://127.0.0.1:{port}/"))
         .await
@@ -179,7 +239,7 @@ async fn rehearse(client: &Client, port: u16, out: &Path) -> Result<(), String> 
     })
     .await?;
     eprintln!("heard the presenter: {heard}");
-    live::screenshot(client, out, "rehearsal-1-presenting").await;
+    live::screenshot(client, out, &shot("1-presenting")).await;
     // The presenter stops talking (the fake device would say its sentence again and
     // again, and a presenter speaking over the panel holds and cuts its voice).
     click(client, "#btn-openmic").await?;
@@ -200,7 +260,7 @@ async fn rehearse(client: &Client, port: u16, out: &Path) -> Result<(), String> 
         board(client).await["hands"][0].as_str().map(str::to_owned)
     })
     .await?;
-    live::screenshot(client, out, "rehearsal-2-hand-raised").await;
+    live::screenshot(client, out, &shot("2-hand-raised")).await;
     click(
         client,
         &format!("#rh-hands li.hand[data-agent='{agent}'] button.take"),
@@ -215,7 +275,7 @@ async fn rehearse(client: &Client, port: u16, out: &Path) -> Result<(), String> 
     if b["turns"] != "1" {
         return Err(format!("the exchange's turn count after the question: {b}"));
     }
-    live::screenshot(client, out, "rehearsal-3-exchange").await;
+    live::screenshot(client, out, &shot("3-exchange")).await;
 
     // The answer, typed on the page, then "Answered": the panelist follows up.
     client
@@ -254,7 +314,10 @@ async fn rehearse(client: &Client, port: u16, out: &Path) -> Result<(), String> 
         board(client).await["debrief"].as_str().map(str::to_owned)
     })
     .await?;
-    if !debrief.contains("Rehearsal debrief") || !debrief.contains("asked to move on") {
+    if !debrief.contains("Rehearsal debrief")
+        || !debrief.contains("asked to move on")
+        || (run == 2 && !debrief.contains("Since the last session"))
+    {
         return Err(format!("the debrief shown: {debrief}"));
     }
     // Its figures drawn beside it: the tiles, a bar per slide shown with the plan's mark
@@ -275,6 +338,6 @@ async fn rehearse(client: &Client, port: u16, out: &Path) -> Result<(), String> 
     {
         return Err(format!("the dashboard shown: {dashboard}"));
     }
-    live::screenshot(client, out, "rehearsal-4-debrief").await;
+    live::screenshot(client, out, &shot("4-debrief")).await;
     Ok(())
 }
