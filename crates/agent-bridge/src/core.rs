@@ -230,8 +230,13 @@ impl BridgeCore {
                     lead: None,
                     asked: None,
                 });
+                // The conversation's first line, when the agenda writes one: said at once,
+                // while the model reads its first prompts (7 s of silence otherwise).
+                let opening = (instruction.is_none() && self.history.is_empty())
+                    .then(|| self.agenda.opening().map(str::to_owned))
+                    .flatten();
                 // Prepared ahead (while others spoke): said now, as a generation would.
-                if let Some(words) = prepared.filter(|w| !w.trim().is_empty()) {
+                if let Some(words) = prepared.or(opening).filter(|w| !w.trim().is_empty()) {
                     out.extend(self.handle(BridgeInput::Chunk {
                         question_id,
                         text: words.trim().to_owned(),
@@ -846,6 +851,33 @@ mod tests {
             ]
         );
         assert_eq!(c.active(), None);
+    }
+
+    /// The agenda's opening line is the conversation's first, said without the model;
+    /// a later turn, or one a conductor words, is generated.
+    #[test]
+    fn the_agendas_opening_line_opens_the_conversation() {
+        let agenda = Agenda::parse("topic: derivatives\nopening: What is a derivative?\n").unwrap();
+        let mut c = core().with_plan(Vec::new(), Some(agenda));
+        let said: Vec<String> = c
+            .handle(turn("tutor", 1))
+            .iter()
+            .map(|o| match o {
+                BridgeOutput::Text { text, .. } => text.clone(),
+                other => panic!("no generation expected: {other:?}"),
+            })
+            .collect();
+        assert_eq!(said, ["What is a derivative?", ""]);
+        c.handle(BridgeInput::Utterance(Entry::new(
+            "tutor",
+            "What is a derivative?",
+            1,
+        )));
+        assert!(
+            c.handle(turn("tutor", 2))
+                .iter()
+                .any(|o| matches!(o, BridgeOutput::Generate(_)))
+        );
     }
 
     fn chunk(q: u64, t: &str) -> BridgeInput {

@@ -10,6 +10,8 @@ pub struct Agenda {
     points: Vec<String>,
     /// The participants' ids, when the file names them.
     participants: Vec<String>,
+    /// The conversation's first line, said as written by whoever opens it.
+    opening: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -29,13 +31,16 @@ struct AgendaFile {
     #[serde(default)]
     participants: Vec<String>,
     #[serde(default)]
+    opening: Option<String>,
+    #[serde(default)]
     #[allow(dead_code)]
     lexicon: Vec<String>,
 }
 
 impl Agenda {
     /// Reads an agenda file: `topic`, `agenda` (points in order), `participants` (ids),
-    /// `lexicon` (the benchmark's, ignored here).
+    /// `opening` (the first line, said as written: the session starts on it while the
+    /// model reads its first prompt), `lexicon` (the benchmark's, ignored here).
     /// Without points, the default points of the topic.
     pub fn parse(yaml: &str) -> Result<Self, AgendaError> {
         let file: AgendaFile = serde_yaml::from_str(yaml)?;
@@ -55,9 +60,14 @@ impl Agenda {
                 topic: file.topic.trim().to_owned(),
                 points,
                 participants: Vec::new(),
+                opening: None,
             }
         };
         agenda.participants = file.participants;
+        agenda.opening = file
+            .opening
+            .map(|o| o.trim().to_owned())
+            .filter(|o| !o.is_empty());
         Ok(agenda)
     }
 
@@ -82,6 +92,7 @@ impl Agenda {
             topic,
             points,
             participants: Vec::new(),
+            opening: None,
         }
     }
 
@@ -92,6 +103,11 @@ impl Agenda {
     /// The ids of the participants, when the agenda names them (else empty).
     pub fn participants(&self) -> &[String] {
         &self.participants
+    }
+
+    /// The conversation's first line, if the agenda writes one.
+    pub fn opening(&self) -> Option<&str> {
+        self.opening.as_deref()
     }
 
     pub fn points(&self) -> &[String] {

@@ -181,6 +181,23 @@ fn a_host_brings_in_who_was_heard_longest_ago() {
 }
 
 #[test]
+fn an_agendas_opening_line_is_kept_as_written() {
+    let a =
+        Agenda::parse("topic: derivatives\nopening: \" Can we start with the slope? \"\n").unwrap();
+    assert_eq!(a.opening(), Some("Can we start with the slope?"));
+    assert_eq!(
+        Agenda::parse("topic: derivatives\n").unwrap().opening(),
+        None
+    );
+    assert_eq!(
+        Agenda::parse("topic: derivatives\nopening: ' '\n")
+            .unwrap()
+            .opening(),
+        None
+    );
+}
+
+#[test]
 fn an_agenda_without_points_gets_them_from_its_topic() {
     let a = Agenda::parse("topic: remote work\n").unwrap();
     assert_eq!(a.points().len(), 5);
