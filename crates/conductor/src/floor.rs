@@ -3,7 +3,7 @@
 //! a backchannel or a transcript with no words lets it go on (`resume`), and their words
 //! take the floor (the conductor cuts what was held with an interrupt before it passes
 //! the words on). Without it, a presenter answering over a panelist's question heard the
-//! panelist go on until the end of the sentence.
+//! panelist go on to the end of the question.
 //!
 //! Only an agent's voice is held: the human's own words voiced back (an offline demo's
 //! scripted presenter) are not talked over by their next sentence.

@@ -5,9 +5,9 @@
 
 mod common;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use common::{closure, sources, workspace};
+use common::{program_packages, sources, workspace};
 
 use dataflow_wiring::inputs::PROGRAM_INPUTS;
 
@@ -29,15 +29,11 @@ fn id_constants() -> BTreeMap<String, String> {
 
 #[test]
 fn the_table_of_inputs_is_what_the_code_reads() {
-    let root = workspace();
     let constants = id_constants();
     assert!(constants.get("turn").is_some_and(|c| c == "TURN"));
     let mut problems = Vec::new();
     for (program, reads) in PROGRAM_INPUTS {
-        let own = root.join("nodes").join(program);
-        assert!(own.join("Cargo.toml").exists(), "no package for {program}");
-        let mut packages = BTreeSet::new();
-        closure(&own, &mut packages);
+        let (_, packages) = program_packages(program);
         let code: String = packages.iter().flat_map(|p| sources(p)).collect();
         for id in reads.ids.iter().chain(reads.families) {
             let literal = code.contains(&format!("\"{id}\""));

@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{closure, sources, workspace};
+use common::{program_packages, sources, workspace};
 
 use dataflow_wiring::settings::PROGRAM_SETTINGS;
 
@@ -107,11 +107,7 @@ fn the_table_of_settings_is_what_the_code_reads() {
     let service_client = root.join("nodes/service-client").canonicalize().unwrap();
     let mut problems = Vec::new();
     for (program, listed) in PROGRAM_SETTINGS {
-        let own = root.join("nodes").join(program);
-        assert!(own.join("Cargo.toml").exists(), "no package for {program}");
-        let mut packages = BTreeSet::new();
-        closure(&own, &mut packages);
-        let own = own.canonicalize().unwrap();
+        let (own, packages) = program_packages(program);
         let mut read = BTreeSet::new();
         let mut standing = BTreeSet::new();
         for package in &packages {

@@ -63,8 +63,8 @@ pub const OPENER_BIAS: f32 = -6.0;
 pub const MARKUP_BIAS: f32 = -8.0;
 pub const ECHO_START_BIAS: f32 = -3.0;
 /// Against the first token of a refused sentence where it is sampled again (and of a
-/// refused reply in the next attempt): sampled a little warmer alone, the same opening
-/// tends to come back and run into the same refusal.
+/// reply refused whole, in the next attempt): the same first token leads back towards
+/// the same sentence, and to the same refusal.
 pub const REFUSED_START_BIAS: f32 = -8.0;
 
 /// Words that open a question: a turn that is to ask one is steered to start with one

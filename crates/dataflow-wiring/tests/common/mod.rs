@@ -59,3 +59,13 @@ pub fn sources(package: &Path) -> Vec<String> {
     }
     out
 }
+
+/// The package folder of `program` (a node's binary) and those of the workspace packages
+/// it depends on.
+pub fn program_packages(program: &str) -> (PathBuf, BTreeSet<PathBuf>) {
+    let own = workspace().join("nodes").join(program);
+    assert!(own.join("Cargo.toml").exists(), "no package for {program}");
+    let mut packages = BTreeSet::new();
+    closure(&own, &mut packages);
+    (own.canonicalize().unwrap(), packages)
+}

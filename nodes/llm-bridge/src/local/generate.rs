@@ -184,8 +184,8 @@ impl Run<'_, '_> {
         let mut refusals = 0usize;
         let mut rewinds = 0u32;
         // The first token of each refused sentence, by where it began: a sentence sampled
-        // again there starts otherwise (at a higher temperature alone, "I'm sorry …" came
-        // back as "I'm sorry …").
+        // again there starts otherwise (the same first token leads back towards the same
+        // sentence, a little warmer or not).
         let mut refused_starts: Vec<(usize, LlamaToken)> = Vec::new();
         let mut utf8 = Utf8Stream::default();
         let mut first_text_ms = None;
