@@ -231,10 +231,12 @@ impl BridgeCore {
                     asked: None,
                 });
                 // The conversation's first line, when the agenda writes one: said at once,
-                // while the model reads its first prompts (7 s of silence otherwise).
-                let opening = (instruction.is_none() && self.history.is_empty())
-                    .then(|| self.agenda.opening().map(str::to_owned))
-                    .flatten();
+                // while the model reads its first prompts (7 s of silence otherwise). Only
+                // the first turn: a bridge restarted mid-session knows no lines either.
+                let opening =
+                    (question_id == 1 && instruction.is_none() && self.history.is_empty())
+                        .then(|| self.agenda.opening().map(str::to_owned))
+                        .flatten();
                 // Prepared ahead (while others spoke): said now, as a generation would.
                 if let Some(words) = prepared.or(opening).filter(|w| !w.trim().is_empty()) {
                     out.extend(self.handle(BridgeInput::Chunk {
@@ -853,8 +855,8 @@ mod tests {
         assert_eq!(c.active(), None);
     }
 
-    /// The agenda's opening line is the conversation's first, said without the model;
-    /// a later turn, or one a conductor words, is generated.
+    /// The agenda's opening line is the conversation's first, said without the model; a
+    /// later turn is generated, even by a bridge that restarted and knows no lines.
     #[test]
     fn the_agendas_opening_line_opens_the_conversation() {
         let agenda = Agenda::parse("topic: derivatives\nopening: What is a derivative?\n").unwrap();
@@ -875,6 +877,15 @@ mod tests {
         )));
         assert!(
             c.handle(turn("tutor", 2))
+                .iter()
+                .any(|o| matches!(o, BridgeOutput::Generate(_)))
+        );
+        // Restarted mid-session, it knows no lines: a later turn is generated.
+        let agenda = Agenda::parse("topic: derivatives\nopening: What is a derivative?\n").unwrap();
+        let mut restarted = core().with_plan(Vec::new(), Some(agenda));
+        assert!(
+            restarted
+                .handle(turn("tutor", 7))
                 .iter()
                 .any(|o| matches!(o, BridgeOutput::Generate(_)))
         );
