@@ -445,7 +445,14 @@ fn run(
     tag: &str,
     events: Vec<TestEvent>,
 ) -> (node_kit::testing::NodeRun, PathBuf) {
-    let session = session_dir(&format!("bad-input-{}-{tag}", node.id));
+    // Named after the binary, which is unique here: two checked at once may share a node
+    // id (`moderator` is the roundtable's and the rehearsal's).
+    let binary = node
+        .binary
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy();
+    let session = session_dir(&format!("bad-input-{binary}-{tag}"));
     let port = free_port().to_string();
     let mut env: Vec<(String, String)> = node.env.clone();
     env.extend([
