@@ -13,7 +13,11 @@
 //! voices instead, to listen to `sessions`' recording). Skipped, with a message, only
 //! when chromium or chromedriver is not installed.
 
-use std::{path::Path, process::Command, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    time::Duration,
+};
 
 mod common;
 
@@ -99,20 +103,17 @@ async fn a_presenter_rehearses_live_from_the_browser() {
     // first, whatever ran before.
     let history = out.join("presenters");
     let _ = std::fs::remove_dir_all(&history);
+    let rig = Rig {
+        chromium,
+        chromedriver,
+        wav,
+        deck,
+        panel,
+        history,
+        out,
+    };
     for run in 1..=2 {
-        let session = live_session(
-            &chromium,
-            &chromedriver,
-            &wav,
-            &out,
-            &history,
-            run,
-            [
-                ("DECK", deck.display().to_string()),
-                ("PANEL", panel.display().to_string()),
-            ],
-        )
-        .await;
+        let session = live_session(&rig, run).await;
         if run == 2 {
             // The second panel was told what the first session left open, and the debrief
             // compares the two (as the page showed it, checked in `rehearse`).
@@ -141,23 +142,39 @@ fn grep(dir: &Path, text: &str) -> bool {
     })
 }
 
+/// What every session of the test runs with.
+struct Rig {
+    chromium: PathBuf,
+    chromedriver: PathBuf,
+    /// The fake microphone's sound.
+    wav: PathBuf,
+    deck: PathBuf,
+    panel: PathBuf,
+    /// The presenter's history, shared by the sessions.
+    history: PathBuf,
+    /// Where logs and screenshots are kept.
+    out: PathBuf,
+}
+
 /// One session of the live rehearsal, run `run` of the test; returns its folder.
-async fn live_session(
-    chromium: &Path,
-    chromedriver: &Path,
-    wav: &Path,
-    out: &Path,
-    history: &Path,
-    run: usize,
-    files: [(&'static str, String); 2],
-) -> std::path::PathBuf {
+async fn live_session(rig: &Rig, run: usize) -> PathBuf {
+    let Rig {
+        chromium,
+        chromedriver,
+        wav,
+        deck,
+        panel,
+        history,
+        out,
+    } = rig;
     let session = std::env::temp_dir().join(format!("rehearsal-live-{}-{run}", std::process::id()));
     let _ = std::fs::remove_dir_all(&session);
-    let mut env: Vec<(&str, String)> = files.to_vec();
-    env.extend([
+    let mut env = vec![
+        ("DECK", deck.display().to_string()),
+        ("PANEL", panel.display().to_string()),
         ("SESSION_DIR", session.display().to_string()),
         ("PRESENTER_HISTORY_DIR", history.display().to_string()),
-    ]);
+    ];
     if std::env::var_os("REHEARSAL_LIVE_MODELS").is_none() {
         env.extend([
             ("LLM_BACKEND", "scripted".to_owned()),
