@@ -41,7 +41,7 @@ pub const STOCK_OPENERS: &[&str] = &[
 /// afraid I can't provide that."), the guard's most common refusals once stock openers
 /// were steered against: they open on "I", which cannot be held against a reply, so
 /// their words are, everywhere.
-pub const APOLOGIES: &[&str] = &[
+pub const APOLOGIES_AND_DECLINES: &[&str] = &[
     "apologize",
     "apologise",
     "apologies",
@@ -166,7 +166,7 @@ pub fn steering(lines: &[PromptLine], asking: bool, answering: Option<&str>) -> 
             bias: MARKUP_BIAS,
             place: Place::Anywhere,
         }))
-        .chain(APOLOGIES.iter().map(|w| Steer {
+        .chain(APOLOGIES_AND_DECLINES.iter().map(|w| Steer {
             word: (*w).to_owned(),
             bias: OPENER_BIAS,
             place: Place::Anywhere,
