@@ -4,16 +4,15 @@
 use conference_core::{Input, NoticeLevel, Output};
 use dora_node_api::DoraNode;
 use node_kit::HeardSpan;
-use node_kit::conduct::Received;
-use voice_protocol::messages::{Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance};
+use node_kit::conduct::{Received, SpeechOnset};
+use voice_protocol::messages::{Interrupt, Meta, Plain, Prepare, Resume, Turn, Utterance};
 use voice_protocol::{ControlCommand, StreamStatus, ids, shorten};
 
 /// What the player is told besides the core's decisions, from the inputs' metadata.
 #[derive(Default)]
 pub struct Notes {
-    /// When the voice detector sent the last `speech_started` (µs since the Unix epoch):
-    /// the player's `pause` carries it, so onset → silence is measured over both hops.
-    onset_sent_us: Option<i64>,
+    /// When the voice detector sent the last `speech_started`, for the player's `pause`.
+    onset: SpeechOnset,
     /// When the human's last transcript was spoken: passed on with their utterance (the
     /// player puts them on the recording's clock).
     heard: Option<HeardSpan>,
@@ -21,16 +20,9 @@ pub struct Notes {
 
 impl Notes {
     pub fn observe(&mut self, input: &Received<'_>) {
-        match input.id {
-            ids::HUMAN => self.heard = node_kit::DoraMeta(input.params).heard(),
-            ids::SPEECH_STARTED => {
-                self.onset_sent_us = input
-                    .sent
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .ok()
-                    .map(|d| d.as_micros() as i64);
-            }
-            _ => {}
+        self.onset.observe(input);
+        if input.id == ids::HUMAN {
+            self.heard = node_kit::DoraMeta(input.params).heard();
         }
     }
 }
@@ -123,12 +115,11 @@ pub fn to_core_input(
 /// Sends the core's decisions, with what `notes` holds for the player.
 pub fn emit(node: &mut DoraNode, actions: Vec<Output>, notes: &mut Notes) -> eyre::Result<()> {
     let heard = notes.heard.take();
-    let onset_sent_us = notes.onset_sent_us;
     for action in actions {
         match action {
             Output::Hold => {
                 tracing::info!("the human speaks: the agents' voice is held");
-                node_kit::send(node, Pause { onset_sent_us })?;
+                node_kit::send(node, notes.onset.pause())?;
             }
             Output::Prepare { speaker, ahead_of } => {
                 tracing::debug!(%speaker, ?ahead_of, "a speaker prepares");

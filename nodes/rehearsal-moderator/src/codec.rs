@@ -3,12 +3,10 @@
 
 use conductor::FloorChange;
 use dora_node_api::DoraNode;
-use node_kit::conduct::Received;
+use node_kit::conduct::{Received, SpeechOnset};
 use rehearsal_core::rehearsal::{Input, MODERATOR, Output};
 use voice_protocol::ids;
-use voice_protocol::messages::{
-    Chunk, Interrupt, Pause, Plain, Resume, Transcript, Turn, Utterance,
-};
+use voice_protocol::messages::{Chunk, Interrupt, Plain, Resume, Transcript, Turn, Utterance};
 
 use crate::files::SessionFiles;
 
@@ -73,7 +71,12 @@ pub fn decode(input: Received<'_>) -> Option<Input> {
 
 /// Sends and writes what the conductor returned, in order. Every file is written even
 /// if a send fails; the first send error is returned.
-pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre::Result<()> {
+pub fn emit(
+    node: &mut DoraNode,
+    files: &mut SessionFiles,
+    onset: &SpeechOnset,
+    out: Vec<Output>,
+) -> eyre::Result<()> {
     let mut sent = Ok(());
     let mut keep_first_error = |result: eyre::Result<()>| {
         if let Err(e) = result
@@ -147,7 +150,7 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
                 keep_first_error(node_kit::send(node, Interrupt::new(kind, question_id)));
             }
             Output::Floor(FloorChange::Hold) => {
-                keep_first_error(node_kit::send(node, Pause::default()));
+                keep_first_error(node_kit::send(node, onset.pause()));
             }
             Output::Floor(FloorChange::Release) => {
                 keep_first_error(node_kit::send(node, Resume));
