@@ -1,4 +1,4 @@
-//! The shape every conductor has (docs/ARCHITECTURE.md, "Conductors"): a sans-IO state
+//! The shape every conductor has (crates/conductor/README.md): a sans-IO state
 //! machine fed decoded inputs with the time, answering with what to send or write, and
 //! telling when it must be woken. The conference controller
 //! (`conference_core::Conference`), the roundtable moderator (`moderator_core::Roundtable`),

@@ -106,7 +106,7 @@ pub enum Input {
     Tick,
 }
 
-/// The controller is a conductor like the others (docs/ARCHITECTURE.md, "Conductors"):
+/// The controller is a conductor like the others (crates/conductor/README.md):
 /// its node runs on the same loop, its calls are recorded and replayed the same way.
 /// [`Input::Start`] and [`Input::Tick`] are the trait's own calls.
 impl conductor::Conductor for Conference {

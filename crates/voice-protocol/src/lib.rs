@@ -1,4 +1,4 @@
-//! The protocol every node speaks, documented once (see docs/ARCHITECTURE.md).
+//! The protocol every node speaks, documented once (see crates/voice-protocol/README.md).
 //!
 //! Data travels as Arrow arrays (text: a Utf8 array); everything else rides in dora
 //! metadata under the keys below. Stale data is discarded by `question_id`, never by

@@ -1,5 +1,5 @@
 //! The recognizer's settings from its environment: the backend, the voice detector, the
-//! backchannels, the echo canceller and the drain at stop (see the README's table).
+//! backchannels, the echo canceller and the drain at stop (see the root README's table).
 
 use std::time::Duration;
 

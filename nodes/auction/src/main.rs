@@ -7,7 +7,7 @@
 //! (recognised by their `request_id`), and the player's `clip_ready`, `clip_started`,
 //! `beat`, `clip_finished`.
 //! Outputs: `turn`, `request_<participant>`, `interrupt`, `utterance`, `clip`, `command`,
-//! `auction` (event records). See docs/ARCHITECTURE.md.
+//! `auction` (event records). See nodes/auction/README.md.
 
 mod codec;
 mod setup;
@@ -53,7 +53,7 @@ fn main() -> eyre::Result<()> {
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
+    // Every call of the conductor, recorded for `replay` (docs/SESSIONS.md, "Record
     // and replay").
     let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&folder, node.id().as_ref(), AUCTION_FORMAT, &recipe);

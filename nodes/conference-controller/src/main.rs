@@ -5,7 +5,7 @@
 //! (the voice detector's: the human's floor), `control`, `playback_done` (optional, from
 //! the player).
 //! Outputs: `turn`, `interrupt`, `status`, `utterance`, `prepare`, and `pause` / `resume`
-//! for the player (the human's floor held and released). See docs/ARCHITECTURE.md.
+//! for the player (the human's floor held and released). See nodes/conference-controller/README.md.
 
 mod codec;
 mod settings;
@@ -31,7 +31,7 @@ fn main() -> eyre::Result<()> {
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    // Every call of the core, recorded for `replay` (docs/ARCHITECTURE.md, "Record and
+    // Every call of the core, recorded for `replay` (docs/SESSIONS.md, "Record and
     // replay").
     let session = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&session, node.id().as_ref(), CONTROLLER_FORMAT, &setup);

@@ -6,7 +6,7 @@
 //!
 //! Env: `CONSOLE_ADDR` (127.0.0.1), `CONSOLE_PORT` (8777), `CONSOLE_TOKEN` (required
 //! for a non-loopback address), `CONSOLE_QUEUE` (frames per page, 512), `HUMAN_SPEAKER`
-//! (human). See docs/ARCHITECTURE.md.
+//! (human). See nodes/console/README.md.
 
 mod codec;
 mod listen;

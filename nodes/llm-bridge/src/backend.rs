@@ -203,7 +203,7 @@ impl Backend for ScriptedBackend {
     }
 }
 
-/// Settings of the OpenAI-compatible backend (from env, see the README).
+/// Settings of the OpenAI-compatible backend (from env, see the root README).
 #[derive(Debug, Clone)]
 pub struct OpenAiConfig {
     /// Where the service is, its key and what messages call it.

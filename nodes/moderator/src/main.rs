@@ -5,7 +5,7 @@
 //! answers), optional `playback_done` (the player: pacing and the closing line heard),
 //! optional `control` (`stats`, `stop`).
 //! Outputs: `turn`, `text` (the moderator's lines), `utterance`, `request`, `decision`,
-//! `status`. See docs/ARCHITECTURE.md.
+//! `status`. See nodes/moderator/README.md.
 //!
 //! `moderator --bench [SESSIONS]` measures the decision time without dora.
 
@@ -75,7 +75,7 @@ fn main() -> eyre::Result<()> {
     if let Some((path, _)) = &phrases {
         node_kit::conduct::report_phrases(path, &report);
     }
-    // Every call of the conductor, recorded for `replay` (docs/ARCHITECTURE.md, "Record
+    // Every call of the conductor, recorded for `replay` (docs/SESSIONS.md, "Record
     // and replay").
     let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&folder, node.id().as_ref(), ROUNDTABLE_FORMAT, &setup);

@@ -8,7 +8,7 @@
 //! (answers to candidate-question requests), optional `playback_done`,
 //! `playback_started` (from the player) and `speech_started` (presenter voice activity).
 //! Outputs: `turn`, `text`, `request`, `utterance`, `interrupt`, `phase`,
-//! `presenter_text`, `board` (optional: what a presenter's page shows). See docs/ARCHITECTURE.md.
+//! `presenter_text`, `board` (optional: what a presenter's page shows). See nodes/rehearsal-moderator/README.md.
 
 mod codec;
 mod files;
@@ -54,7 +54,7 @@ fn main() -> eyre::Result<()> {
     let (memory, previous) = memory::Memory::open(&folder, &deck_title)?;
     files.memory = Some(memory);
     // Everything the rehearsal is built and started from, texts included, so that
-    // `replay` rebuilds the same one (docs/ARCHITECTURE.md, "Record and replay").
+    // `replay` rebuilds the same one (docs/SESSIONS.md, "Record and replay").
     let recorded = RehearsalSetup {
         panel_yaml,
         deck_path,

@@ -59,7 +59,7 @@ pub const DEFAULT_MODEL: &str = "models/qwen2.5-coder-0.5b-instruct.gguf";
 /// plumbing use it, where what is said matters less than that it streams.
 pub const SMALL_MODEL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
 
-/// Settings of the embedded model (from env, see the README).
+/// Settings of the embedded model (from env, see the root README).
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
     pub model_path: PathBuf,
