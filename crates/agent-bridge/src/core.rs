@@ -147,6 +147,21 @@ impl BridgeCore {
         self
     }
 
+    /// The ids of the conversation's participants (the nodes of its dataflow), for an
+    /// agenda that names none: the others this participant is told about (its standing,
+    /// read first in every prompt) are then known from the start. Else they are those
+    /// heard so far, and every newcomer's first line changes the standing and throws
+    /// away every participant's cache (a rehearsal's panelists read 500 tokens again at
+    /// each new voice).
+    pub fn with_participants(mut self, ids: Vec<String>) -> Self {
+        if ids.is_empty() {
+            return self;
+        }
+        let agenda = self.agenda.clone().or_participants(ids);
+        let directory = std::mem::take(&mut self.directory);
+        self.with_plan(directory, Some(agenda))
+    }
+
     pub fn agenda(&self) -> &Agenda {
         &self.agenda
     }
@@ -547,6 +562,38 @@ mod tests {
             (reply.text.as_str(), reply.error.as_deref()),
             ("", Some("timed out"))
         );
+    }
+
+    #[test]
+    fn the_dataflows_participants_are_known_before_they_speak_and_the_standing_holds() {
+        let directory = vec![
+            Participant::new("moderator", "Diana Chen", "moderator"),
+            Participant::new("skeptic", "Marcus Webb", "investor"),
+            Participant::new("student1", "Mia", "student"),
+        ];
+        let nodes = ["moderator", "skeptic", "presenter", "tts", "tutor"];
+        let mut c = core()
+            .with_plan(directory.clone(), None)
+            .with_participants(nodes.map(str::to_owned).to_vec());
+        let before = c.speaking_persona().system_prompt;
+        assert!(before.contains("Diana Chen the moderator"), "{before}");
+        assert!(before.contains("Marcus Webb the investor"), "{before}");
+        assert!(!before.contains("Mia"), "{before}");
+        c.handle(BridgeInput::Utterance(Entry::new(
+            "moderator",
+            "Let me pause you there.",
+            1,
+        )));
+        assert_eq!(c.speaking_persona().system_prompt, before);
+        // Without the dataflow's nodes, those heard so far: the standing grows.
+        let mut heard = core().with_plan(directory, None).with_participants(Vec::new());
+        let alone = heard.speaking_persona().system_prompt;
+        heard.handle(BridgeInput::Utterance(Entry::new(
+            "moderator",
+            "Let me pause you there.",
+            1,
+        )));
+        assert_ne!(heard.speaking_persona().system_prompt, alone);
     }
 
     #[test]

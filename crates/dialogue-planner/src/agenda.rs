@@ -105,6 +105,14 @@ impl Agenda {
         &self.participants
     }
 
+    /// The agenda with `ids` as its participants, when the file names none.
+    pub fn or_participants(mut self, ids: Vec<String>) -> Self {
+        if self.participants.is_empty() {
+            self.participants = ids;
+        }
+        self
+    }
+
     /// The conversation's first line, if the agenda writes one.
     pub fn opening(&self) -> Option<&str> {
         self.opening.as_deref()

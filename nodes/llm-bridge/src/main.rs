@@ -39,6 +39,7 @@ fn main() -> eyre::Result<()> {
     let openers = node_kit::env_parse::<u8>("ANSWER_OPENERS", u8::from(!scripted))? != 0;
     let core = BridgeCore::new(persona.clone(), topic, history)
         .with_plan(load_directory(&persona), load_agenda()?)
+        .with_participants(dataflow_nodes(&node))
         .with_openers(openers)
         .with_read_along(reads_along)
         .with_scripted_requests(backend.is_scripted());
@@ -87,4 +88,12 @@ fn main() -> eyre::Result<()> {
         bridge.handle(input)?;
     }
     Ok(())
+}
+
+/// The ids of the dataflow's nodes (none when dora gives no descriptor, as in its testing
+/// mode): whoever of them has a persona takes part in this conversation.
+fn dataflow_nodes(node: &DoraNode) -> Vec<String> {
+    node.dataflow_descriptor()
+        .map(|d| d.nodes.iter().map(|n| n.id.to_string()).collect())
+        .unwrap_or_default()
 }
