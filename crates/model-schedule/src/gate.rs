@@ -61,10 +61,11 @@ pub struct Ticket {
 /// threads call [`Gate::wait`] before a step and [`Gate::release`] after it; the gate says
 /// whom it grants, and the caller wakes them.
 ///
-/// Reading along is the one kind of work that waits for more: while a more urgent request
-/// runs ([`Gate::enter`] .. [`Gate::leave`]), it gets no step, even in the moment between
-/// two of that request's steps (a 32-token slice taken there would delay each of the
-/// turn's tokens by as much).
+/// Work nobody hears (side requests, reading along) waits for more: while a more urgent
+/// request runs ([`Gate::enter`] .. [`Gate::leave`]), it gets no step, even in the moment
+/// between two of that request's steps. A 32-token slice taken there delays each of the
+/// turn's tokens by as much: a rehearsal panelist's question was written at 4 tokens/s
+/// beside the panel's side requests, 14–24 s before its first words.
 #[derive(Debug, Default, Clone)]
 pub struct Gate {
     waiting: BTreeMap<Ticket, ()>,
@@ -139,7 +140,7 @@ impl Gate {
 
     /// Whether `ticket` may have a step now.
     fn eligible(&self, ticket: Ticket) -> bool {
-        ticket.priority != Priority::ReadAlong || self.running.first().is_none_or(|r| *r >= ticket)
+        ticket.priority < Priority::Side || self.running.first().is_none_or(|r| *r >= ticket)
     }
 
     fn grant(&mut self) -> Option<Ticket> {
@@ -226,7 +227,7 @@ mod tests {
     }
 
     #[test]
-    fn reading_along_waits_while_a_turn_runs_even_between_its_steps() {
+    fn work_nobody_hears_waits_while_a_turn_runs_even_between_its_steps() {
         let mut gate = Gate::new();
         let turn = ticket(Priority::Turn, 4, 1);
         let read = ticket(Priority::ReadAlong, 0, 2);
@@ -239,11 +240,20 @@ mod tests {
         assert!(gate.wait(turn));
         assert_eq!(gate.release(turn), None);
         assert_eq!(gate.leave(turn), Some(read));
-        // Other work does not wait for a running turn: only for one that waits.
+        // A side request waits for a running turn too; another turn does not (both are
+        // heard), and the answer to the human does not wait for a turn.
         let side = ticket(Priority::Side, 0, 3);
         gate.release(read);
         gate.enter(turn);
-        assert!(gate.wait(side));
+        assert!(!gate.wait(side));
+        let later_turn = ticket(Priority::Turn, 5, 4);
+        assert!(gate.wait(later_turn));
+        assert_eq!(gate.release(later_turn), None);
+        let answer = ticket(Priority::Answer, 6, 5);
+        assert!(gate.wait(answer));
+        gate.release(answer);
+        // Once the turn is over, the side request has its step.
+        assert_eq!(gate.leave(turn), Some(side));
     }
 
     #[test]
