@@ -586,7 +586,9 @@ mod tests {
         )));
         assert_eq!(c.speaking_persona().system_prompt, before);
         // Without the dataflow's nodes, those heard so far: the standing grows.
-        let mut heard = core().with_plan(directory, None).with_participants(Vec::new());
+        let mut heard = core()
+            .with_plan(directory, None)
+            .with_participants(Vec::new());
         let alone = heard.speaking_persona().system_prompt;
         heard.handle(BridgeInput::Utterance(Entry::new(
             "moderator",
