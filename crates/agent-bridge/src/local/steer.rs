@@ -51,6 +51,13 @@ pub const APOLOGIES_AND_DECLINES: &[&str] = &[
     "afraid",
 ];
 
+/// An assistant's offers of help ("I'm happy to help!", "Yes, I can help with that!",
+/// "I can help you with that too!", "I'm here to help you learn calculus."): the first
+/// sentence of most answers to the human the guard refused once apologies were steered
+/// against. A word a tutor rarely needs otherwise, so steered against everywhere, less
+/// hard than an apology.
+pub const ASSISTANT_OFFERS: &[&str] = &["help", "happy"];
+
 /// Markup a voice cannot say (the filter strips it; a model that starts a list, a
 /// heading or a LaTeX formula then spends its turn on it): made unlikely everywhere.
 pub const MARKUP: &[&str] = &[
@@ -62,6 +69,7 @@ pub const MARKUP: &[&str] = &[
 pub const OPENER_BIAS: f32 = -6.0;
 pub const MARKUP_BIAS: f32 = -8.0;
 pub const ECHO_START_BIAS: f32 = -3.0;
+pub const OFFER_BIAS: f32 = -4.0;
 /// Against the first token of a refused sentence where it is sampled again (and of a
 /// reply refused whole, in the next attempt): the same first token leads back towards
 /// the same sentence, and to the same refusal.
@@ -169,6 +177,11 @@ pub fn steering(lines: &[PromptLine], asking: bool, answering: Option<&str>) -> 
         .chain(APOLOGIES_AND_DECLINES.iter().map(|w| Steer {
             word: (*w).to_owned(),
             bias: OPENER_BIAS,
+            place: Place::Anywhere,
+        }))
+        .chain(ASSISTANT_OFFERS.iter().map(|w| Steer {
+            word: (*w).to_owned(),
+            bias: OFFER_BIAS,
             place: Place::Anywhere,
         }))
         .collect();
@@ -287,6 +300,9 @@ mod tests {
                 (Place::Anywhere, OPENER_BIAS)
             );
         }
+        let help = steer.iter().find(|s| s.word == "help").unwrap();
+        assert_eq!((help.place, help.bias), (Place::Anywhere, OFFER_BIAS));
+        assert!(OPENER_BIAS < OFFER_BIAS && OFFER_BIAS < 0.0);
         assert!(steer.iter().all(|s| s.bias < 0.0));
         assert!(
             asking
