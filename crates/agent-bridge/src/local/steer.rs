@@ -302,7 +302,6 @@ mod tests {
         }
         let help = steer.iter().find(|s| s.word == "help").unwrap();
         assert_eq!((help.place, help.bias), (Place::Anywhere, OFFER_BIAS));
-        assert!(OPENER_BIAS < OFFER_BIAS && OFFER_BIAS < 0.0);
         assert!(steer.iter().all(|s| s.bias < 0.0));
         assert!(
             asking
