@@ -31,7 +31,7 @@ impl Run<'_, '_> {
     pub(super) fn generate(&mut self) -> Result<Outcome, String> {
         let job = self.job;
         let request = &job.request;
-        let started = Instant::now();
+        let started = job.received;
         let TurnPrompt {
             prompt,
             tokens,

@@ -114,6 +114,10 @@ struct Job {
     prefill: bool,
     /// With `prefill`: read the whole predicted turn ([`HostJob::whole`]).
     whole: bool,
+    /// When the host took the request: its `prompt_ms` and `first_text_ms` count from
+    /// here, the wait for the participant's earlier work (its reading ahead) included,
+    /// as the listener waits.
+    received: Instant,
 }
 
 /// The loaded model, serving any number of participants. Dropping it ends what runs and
@@ -203,6 +207,7 @@ impl ModelHost {
             events: events.clone(),
             prefill,
             whole: job.whole,
+            received: Instant::now(),
         };
         if self.jobs.send(job).is_err() && !prefill {
             let _ = events.send(BackendEvent::Finished {
