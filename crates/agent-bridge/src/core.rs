@@ -353,6 +353,7 @@ impl BridgeCore {
                     .take_if(|(_, held_id, _)| self.stale.is_stale(*held_id))
                 {
                     self.history.cut_to_heard(&speaker, held_id, &heard);
+                    self.history.drop_queued(held_id, question_id);
                 }
                 if let Some(a) = self.active.take_if(|a| self.stale.is_stale(a.question_id)) {
                     out.push(BridgeOutput::Cancel {
@@ -1098,6 +1099,57 @@ mod tests {
         c.handle(turn("tutor", 2));
         assert!(matches!(&c.handle(prepare)[..], [BridgeOutput::Prefill(_)]));
         assert_eq!(c.active(), Some(2));
+    }
+
+    #[test]
+    fn a_line_queued_behind_the_held_one_is_not_in_the_answer() {
+        let said = |prompt: &Prompt| {
+            prompt
+                .lines
+                .iter()
+                .map(|l| l.text.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let mut c = core().with_read_along(true);
+        c.handle(BridgeInput::Utterance(Entry::new(
+            "student1",
+            "The slope is the limit of the secant slopes.",
+            1,
+        )));
+        c.handle(BridgeInput::Prepare {
+            speaker: "tutor".into(),
+            ahead_of: PrepareFor::Answer,
+        });
+        c.handle(BridgeInput::Held {
+            speaker: "student1".into(),
+            question_id: 1,
+            heard: "The slope is".into(),
+        });
+        // The next turn, written while the human speaks, is queued behind the held line.
+        let out = c.handle(BridgeInput::Utterance(Entry::new(
+            "student2",
+            "If we had the limit of the difference quotient at any point.",
+            2,
+        )));
+        let [BridgeOutput::Prefill(read)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert!(!said(&read.prompt).contains("difference quotient"));
+        // The human's words: the answer's prompt starts as the one read ahead.
+        c.handle(BridgeInput::Interrupt { question_id: 3 });
+        let mut human = Entry::new("human", "Why a limit?", 3);
+        human.human = true;
+        c.handle(BridgeInput::Utterance(human));
+        let out = c.handle(turn("tutor", 4));
+        let [BridgeOutput::Generate(answer)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert!(!said(&answer.prompt).contains("difference quotient"));
+        assert_eq!(
+            answer.prompt.lines[..read.prompt.lines.len()],
+            read.prompt.lines[..]
+        );
     }
 
     #[test]

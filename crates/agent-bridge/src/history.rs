@@ -84,6 +84,15 @@ impl History {
         });
     }
 
+    /// Drops the participants' lines after `held`, the line the voice was held on, and
+    /// before `until`: queued behind it, none of them sounded (a line written while the
+    /// human spoke was read into the answer's prompt, and the answer read its prompt
+    /// again for it).
+    pub fn drop_queued(&mut self, held: u64, until: u64) {
+        self.entries
+            .retain(|e| e.human || e.question_id <= held || e.question_id >= until);
+    }
+
     pub fn entries(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator {
         self.entries.iter()
     }

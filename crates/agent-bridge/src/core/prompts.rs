@@ -71,6 +71,7 @@ impl BridgeCore {
         let mut heard = self.clone();
         if let Some((speaker, question_id, text)) = &self.held {
             heard.history.cut_to_heard(speaker, *question_id, text);
+            heard.history.drop_queued(*question_id, u64::MAX);
         }
         let mut ahead = heard.clone();
         let mut stand_in = Entry::new(HUMAN_STAND_IN, "…", self.answered + 1);
