@@ -8,14 +8,13 @@ use player_core::voices::{ESPEAK_VOICES, KOKORO_VOICES, OPENAI_VOICES, VoiceMap}
 use service_client::{BlockingClient, ServiceSettings};
 use speech_synth::{Kokoro, KokoroFiles, espeak};
 
-/// The voice `TTS_BACKEND` names (`kokoro`; `espeak`, the default; `openai`; `silent`),
-/// set up from its environment. Kokoro without its files (setup.sh not run) falls back to
-/// espeak-ng with a warning naming the missing file; files that do not load are an error.
-pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend>> {
-    let backend: Box<dyn TtsBackend> = match node_kit::env_opt("TTS_BACKEND")
-        .as_deref()
-        .unwrap_or("espeak")
-    {
+use crate::settings::VoiceSettings;
+
+/// The voice `voice.backend` names (`kokoro`; `espeak`, the default; `openai`; `silent`).
+/// Kokoro without its files (setup.sh not run) falls back to espeak-ng with a warning
+/// naming the missing file; files that do not load are an error.
+pub fn open(voice: &VoiceSettings, rate: u32) -> eyre::Result<Box<dyn TtsBackend>> {
+    let backend: Box<dyn TtsBackend> = match voice.backend.as_str() {
         "kokoro" => {
             let files = KokoroFiles::from_env()?;
             match files.missing() {
@@ -24,19 +23,13 @@ pub fn from_env(rate: u32, timeout: Duration) -> eyre::Result<Box<dyn TtsBackend
                         missing = %missing.display(),
                         "the Kokoro voice is not installed (run scripts/setup.sh): speaking with espeak-ng instead"
                     );
-                    Box::new(Espeak::from_env(
-                        timeout,
-                        &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-                    )?)
+                    Box::new(Espeak::open(voice, &voice.voice_map)?)
                 }
-                None => Box::new(KokoroVoices::from_env(&files, timeout)?),
+                None => Box::new(KokoroVoices::open(&files, voice)?),
             }
         }
-        "espeak" => Box::new(Espeak::from_env(
-            timeout,
-            &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-        )?),
-        "openai" => Box::new(OpenAiSpeech::from_env(timeout)?),
+        "espeak" => Box::new(Espeak::open(voice, &voice.voice_map)?),
+        "openai" => Box::new(OpenAiSpeech::open(voice)?),
         "silent" => Box::new(Silent {
             sample_rate: rate,
             ms_per_char: 60,
@@ -89,7 +82,7 @@ impl Espeak {
     /// that a dataflow's Kokoro voices still give distinct espeak-ng voices when espeak-ng
     /// speaks instead (`TTS_BACKEND=espeak`, or the model missing); `espeak:VOICE` entries
     /// are espeak-ng's `VOICE`.
-    pub fn from_env(timeout: Duration, voice_map: &str) -> eyre::Result<Self> {
+    pub fn open(voice: &VoiceSettings, voice_map: &str) -> eyre::Result<Self> {
         espeak::check_installed()?;
         let (own, kokoro) = espeak_entries(voice_map);
         if !kokoro.is_empty() {
@@ -100,8 +93,8 @@ impl Espeak {
         }
         Ok(Self {
             voices: VoiceMap::parse(&own, ESPEAK_VOICES)?,
-            speed: node_kit::env_parse("ESPEAK_SPEED", 175)?,
-            timeout,
+            speed: voice.espeak_speed,
+            timeout: voice.timeout,
         })
     }
 }
@@ -168,15 +161,10 @@ impl KokoroVoices {
     /// The model loaded from `files` with `TTS_THREADS` threads (default 1) and phonemes
     /// in `KOKORO_LANGUAGE` (espeak-ng's `en-us` by default); every voice of `VOICE_MAP`
     /// is checked now, not when its speaker first talks.
-    pub fn from_env(files: &KokoroFiles, timeout: Duration) -> eyre::Result<Self> {
-        let threads = node_kit::env_parse("TTS_THREADS", 1usize)?;
-        let language = node_kit::env_opt("KOKORO_LANGUAGE").unwrap_or_else(|| "en-us".to_owned());
+    pub fn open(files: &KokoroFiles, voice: &VoiceSettings) -> eyre::Result<Self> {
         espeak::check_installed()?;
-        let mut kokoro = Kokoro::load(files, threads, &language)?;
-        let voices = VoiceMap::parse(
-            &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-            KOKORO_VOICES,
-        )?;
+        let mut kokoro = Kokoro::load(files, voice.threads, &voice.kokoro_language)?;
+        let voices = VoiceMap::parse(&voice.voice_map, KOKORO_VOICES)?;
         for (speaker, spec) in voices.fixed() {
             if !spec.starts_with("espeak:") {
                 kokoro
@@ -187,7 +175,7 @@ impl KokoroVoices {
         Ok(Self {
             kokoro,
             voices,
-            espeak: Espeak::from_env(timeout, "")?,
+            espeak: Espeak::open(voice, "")?,
         })
     }
 }
@@ -252,15 +240,12 @@ impl OpenAiSpeech {
     /// The service of `TTS_BASE_URL`, `TTS_MODEL` (`tts-1`) and the key in the variable
     /// `TTS_API_KEY_ENV` names, with the voices of `VOICE_MAP`; each call bounded by
     /// `timeout`.
-    pub fn from_env(timeout: Duration) -> eyre::Result<Self> {
+    pub fn open(voice: &VoiceSettings) -> eyre::Result<Self> {
         let settings = ServiceSettings::from_env("TTS", "speech service");
         let model = settings.model.clone().unwrap_or_else(|| "tts-1".to_owned());
-        let voices = VoiceMap::parse(
-            &node_kit::env_opt("VOICE_MAP").unwrap_or_default(),
-            OPENAI_VOICES,
-        )?;
+        let voices = VoiceMap::parse(&voice.voice_map, OPENAI_VOICES)?;
         Ok(Self {
-            client: BlockingClient::new(settings, timeout)?,
+            client: BlockingClient::new(settings, voice.timeout)?,
             model,
             voices,
         })

@@ -19,6 +19,7 @@ mod backend;
 mod inputs;
 mod node;
 mod output;
+mod settings;
 mod synth;
 
 use std::time::Instant;
@@ -28,20 +29,13 @@ use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::{Context, bail};
 use voice_protocol::{hub, ids};
 
-use crate::node::{PlayerNode, Settings};
+use crate::node::PlayerNode;
+use crate::settings::Settings;
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let settings = Settings {
-        rate: node_kit::env_parse("SAMPLE_RATE", 22_050)?,
-        block_ms: node_kit::env_parse("BLOCK_MS", 20)?,
-        output: node_kit::env_opt("AUDIO_OUTPUT").unwrap_or_else(|| "auto".to_owned()),
-    };
-    if !(8_000..=96_000).contains(&settings.rate) || !(5..=200).contains(&settings.block_ms) {
-        bail!("SAMPLE_RATE must be 8000..96000 and BLOCK_MS 5..200");
-    }
-    let timeout = node_kit::env_secs("TTS_TIMEOUT_SECS", 20.0)?;
-    let backend = backend::from_env(settings.rate, timeout)?;
+    let settings = Settings::from_env()?;
+    let backend = backend::open(&settings.voice, settings.rate)?;
     tracing::info!(
         backend = backend.name(),
         rate = settings.rate,

@@ -3,6 +3,7 @@
 //! one method, so that `main` is the event loop alone; what to do is the core's, these
 //! convert and carry it out.
 
+use crate::settings::Settings;
 use std::{
     collections::BTreeSet,
     time::{Duration, Instant, SystemTime},
@@ -24,14 +25,6 @@ use crate::{
     output::{Device, Recording},
     synth::{Job, PartOf, Voicing, spawn_synthesizer},
 };
-
-/// How the node's clock and output were set up.
-pub struct Settings {
-    pub rate: u32,
-    pub block_ms: u64,
-    /// `AUDIO_OUTPUT`: `auto`, `none` or a device.
-    pub output: String,
-}
 
 pub struct PlayerNode {
     node: DoraNode,

@@ -531,7 +531,8 @@ mod tests {
     /// espeak-ng as the player runs it by default (`TTS_BACKEND` unset: espeak).
     fn espeak() -> Box<dyn TtsBackend> {
         assert!(std::env::var_os("TTS_BACKEND").is_none());
-        let backend = crate::backend::from_env(16_000, Duration::from_secs(20)).unwrap();
+        let voice = crate::settings::VoiceSettings::from_env().unwrap();
+        let backend = crate::backend::open(&voice, 16_000).unwrap();
         assert_eq!(backend.name(), "espeak");
         backend
     }
