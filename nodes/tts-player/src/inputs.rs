@@ -6,22 +6,26 @@ use player_core::PlayerInput;
 use voice_protocol::messages::{Audio, Chunk, ClipJson, DecodeError, Pause, Segment};
 use voice_protocol::{hub, hub::LocalQuestionIds, ids};
 
-/// Microseconds from the voice's onset until now: from the time the controller's `pause`
-/// names (the voice detector's send), else from the pause's own send.
-pub fn since_onset_us(metadata: &dora_node_api::Metadata, data: &dora_node_api::DoraArray) -> u64 {
-    let now = std::time::SystemTime::now();
+/// Microseconds from the voice's onset until `at`: from the time the `pause` names (the
+/// voice detector's send, stamped by the conductor that holds the floor), else from the
+/// pause's own send.
+pub fn since_onset_us(
+    metadata: &dora_node_api::Metadata,
+    data: &dora_node_api::DoraArray,
+    at: std::time::SystemTime,
+) -> u64 {
     let pause = node_kit::decode::<Pause>(&metadata.parameters, data).unwrap_or_default();
     match pause.onset_sent_us {
         Some(onset) => {
             let onset = std::time::UNIX_EPOCH + std::time::Duration::from_micros(onset as u64);
-            now.duration_since(onset).unwrap_or_default().as_micros() as u64
+            at.duration_since(onset).unwrap_or_default().as_micros() as u64
         }
-        _ => micros_since_sent(metadata, now),
+        _ => micros_since_sent(metadata, at),
     }
 }
 
 /// Microseconds from the sender's timestamp until `at`.
-pub fn micros_since_sent(metadata: &dora_node_api::Metadata, at: std::time::SystemTime) -> u64 {
+fn micros_since_sent(metadata: &dora_node_api::Metadata, at: std::time::SystemTime) -> u64 {
     let sent = metadata.timestamp().get_time().to_system_time();
     at.duration_since(sent).unwrap_or_default().as_micros() as u64
 }

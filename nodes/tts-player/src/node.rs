@@ -21,7 +21,7 @@ use voice_protocol::{hub::LocalQuestionIds, ids};
 
 use crate::{
     backend::TtsBackend,
-    inputs::{micros_since_sent, since_onset_us, to_player_input},
+    inputs::{since_onset_us, to_player_input},
     output::{Device, Recording},
     synth::{Job, PartOf, Voicing, spawn_synthesizer},
 };
@@ -145,7 +145,7 @@ impl PlayerNode {
         let cut_off = matches!(id, ids::PAUSE | ids::INTERRUPT);
         let barge_in = (id == ids::PAUSE).then(|| {
             (
-                since_onset_us(metadata, data),
+                since_onset_us(metadata, data, SystemTime::now()),
                 self.player.is_busy() && !self.player.is_paused(),
             )
         });
@@ -177,13 +177,14 @@ impl PlayerNode {
             faded_at = Some(written_at);
         }
         if let Some((received_after_us, was_playing)) = barge_in {
-            // Barge-in latency: from the sender's timestamp until the block with the fade
-            // went to the sound device and the recording, plus the fade itself.
+            // Barge-in latency: from the voice's onset (else the pause's send) until the
+            // block with the fade went to the sound device and the recording, plus the
+            // fade itself.
             let faded_at = faded_at.unwrap_or_else(SystemTime::now);
             let record = BargeInRecord {
                 was_playing,
                 received_after_us,
-                silent_after_us: micros_since_sent(metadata, faded_at)
+                silent_after_us: since_onset_us(metadata, data, faded_at)
                     + self.player.fade_duration().as_micros() as u64,
             };
             self.recording.note(BARGE_IN_FILE, &record)?;
