@@ -505,6 +505,30 @@ mod tests {
         BridgeCore::new(Persona::fallback("tutor"), None, 50)
     }
 
+    /// The lines of `prompt`, one a line.
+    fn said(prompt: &Prompt) -> String {
+        prompt
+            .lines
+            .iter()
+            .map(|l| l.text.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The human's words interrupt (question `q`), are heard, and the tutor is handed the
+    /// answer: the request it makes.
+    fn answer_after_the_humans_words(c: &mut BridgeCore, q: u64) -> GenerationRequest {
+        c.handle(BridgeInput::Interrupt { question_id: q });
+        let mut human = Entry::new("human", "Why a limit?", q);
+        human.human = true;
+        c.handle(BridgeInput::Utterance(human));
+        let out = c.handle(turn("tutor", q + 1));
+        let [BridgeOutput::Generate(answer)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        answer.clone()
+    }
+
     fn turn(speaker: &str, q: u64) -> BridgeInput {
         BridgeInput::Turn {
             speaker: speaker.into(),
@@ -1103,14 +1127,6 @@ mod tests {
 
     #[test]
     fn a_line_queued_behind_the_held_one_is_not_in_the_answer() {
-        let said = |prompt: &Prompt| {
-            prompt
-                .lines
-                .iter()
-                .map(|l| l.text.clone())
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
         let mut c = core().with_read_along(true);
         c.handle(BridgeInput::Utterance(Entry::new(
             "student1",
@@ -1137,14 +1153,7 @@ mod tests {
         };
         assert!(!said(&read.prompt).contains("difference quotient"));
         // The human's words: the answer's prompt starts as the one read ahead.
-        c.handle(BridgeInput::Interrupt { question_id: 3 });
-        let mut human = Entry::new("human", "Why a limit?", 3);
-        human.human = true;
-        c.handle(BridgeInput::Utterance(human));
-        let out = c.handle(turn("tutor", 4));
-        let [BridgeOutput::Generate(answer)] = &out[..] else {
-            panic!("{out:?}")
-        };
+        let answer = answer_after_the_humans_words(&mut c, 3);
         assert!(!said(&answer.prompt).contains("difference quotient"));
         assert_eq!(
             answer.prompt.lines[..read.prompt.lines.len()],
@@ -1170,26 +1179,11 @@ mod tests {
         let [BridgeOutput::Prefill(read)] = &out[..] else {
             panic!("{out:?}")
         };
-        let said = |prompt: &Prompt| {
-            prompt
-                .lines
-                .iter()
-                .map(|l| l.text.clone())
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
         assert!(said(&read.prompt).contains("The slope is the limit —"));
         assert!(!said(&read.prompt).contains("secant"));
         // The human's words interrupt: the answer's prompt holds the line as read ahead,
         // before the player's own report of the cut has come.
-        c.handle(BridgeInput::Interrupt { question_id: 2 });
-        let mut human = Entry::new("human", "Why a limit?", 2);
-        human.human = true;
-        c.handle(BridgeInput::Utterance(human));
-        let out = c.handle(turn("tutor", 3));
-        let [BridgeOutput::Generate(answer)] = &out[..] else {
-            panic!("{out:?}")
-        };
+        let answer = answer_after_the_humans_words(&mut c, 2);
         assert_eq!(
             answer.prompt.lines[..read.prompt.lines.len()],
             read.prompt.lines[..]
