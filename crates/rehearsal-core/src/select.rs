@@ -22,6 +22,9 @@ pub struct AgentView<'a> {
     pub last_spoke_ms: Option<u64>,
     /// Relevance (0..1) of its current candidate question, if it has one.
     pub candidate_relevance: Option<f64>,
+    /// It has a question the presenter left open last session, not asked again yet: it
+    /// goes first, whatever the slide (the presenter is told where they were weak first).
+    pub reopens: bool,
 }
 
 /// How many of `focus` the slide mentions.
@@ -44,8 +47,9 @@ pub fn rank(agents: &[AgentView<'_>], slide: Option<&Slide>, next_in_rotation: R
     let mut order: Vec<usize> = (0..agents.len()).collect();
     order.sort_by(|&i, &j| {
         let (a, b) = (&agents[i], &agents[j]);
-        scores[j]
-            .cmp(&scores[i])
+        b.reopens
+            .cmp(&a.reopens)
+            .then_with(|| scores[j].cmp(&scores[i]))
             .then_with(|| match (a.last_spoke_ms, b.last_spoke_ms) {
                 (None, None) => Ordering::Equal,
                 (None, Some(_)) => Ordering::Less,
@@ -87,6 +91,7 @@ mod tests {
                 config,
                 last_spoke_ms: None,
                 candidate_relevance: None,
+                reopens: false,
             })
             .collect()
     }

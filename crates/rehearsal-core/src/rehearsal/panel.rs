@@ -66,10 +66,16 @@ impl Rehearsal {
             .agents
             .iter()
             .zip(&self.agents)
-            .map(|(config, s)| AgentView {
+            .enumerate()
+            .map(|(i, (config, s))| AgentView {
                 config,
                 last_spoke_ms: s.last_spoke_ms,
                 candidate_relevance: s.candidate.as_ref().map(|c| c.relevance),
+                reopens: !self.asked_again.contains(&i)
+                    && self
+                        .previous
+                        .as_ref()
+                        .is_some_and(|last| last.open.iter().any(|c| c.agent == config.name)),
             })
             .collect()
     }

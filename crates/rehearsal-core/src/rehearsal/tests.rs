@@ -948,6 +948,39 @@ fn the_last_session_s_open_challenges_are_told_to_their_askers_and_compared() {
 }
 
 #[test]
+fn the_panelist_who_left_a_challenge_open_is_called_first_whoever_ranks_first() {
+    use crate::history::{OpenChallenge, PastSession};
+    for agent in ["skeptic", "analyst", "contrarian"] {
+        let last = PastSession {
+            session: "earlier".into(),
+            ended_unix_ms: 1,
+            words_per_minute: None,
+            fillers_per_minute: None,
+            open: vec![OpenChallenge {
+                agent: agent.into(),
+                slide: 1,
+                slide_title: "The Problem".into(),
+                question: "What does picking cost per site?".into(),
+                rating: Some(crate::rating::Rating::Partly),
+            }],
+        };
+        let mut c = setup("en", "").build().unwrap().with_previous(Some(last));
+        c.start(&Briefing::default(), 0);
+        presenter(&mut c, "Good morning, we are Acme Robotics.", 3_000);
+        control(&mut c, "slide 1", 3_100);
+        presenter(&mut c, "Picking is more than half of labour cost.", 3_300);
+        let out = control(&mut c, "slide 2", 3_500);
+        let first = turns(&out).pop().expect("a panelist is called");
+        assert_eq!(first.agent, agent);
+        assert!(
+            first
+                .instruction
+                .contains("What does picking cost per site?")
+        );
+    }
+}
+
+#[test]
 fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
     let (mut c, _) = started(false);
     let (_, turn) = section_break(&mut c, false);
