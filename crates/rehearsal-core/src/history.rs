@@ -34,6 +34,14 @@ pub struct PastSession {
     pub open: Vec<OpenChallenge>,
 }
 
+impl PastSession {
+    /// The first challenge `agent` left open in this session, if any: the question it
+    /// asks again first in the next.
+    pub fn first_open_for(&self, agent: &str) -> Option<&OpenChallenge> {
+        self.open.iter().find(|c| c.agent == agent)
+    }
+}
+
 /// A presenter's sessions, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PresenterHistory {

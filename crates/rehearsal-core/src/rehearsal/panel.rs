@@ -75,7 +75,7 @@ impl Rehearsal {
                     && self
                         .previous
                         .as_ref()
-                        .is_some_and(|last| last.open.iter().any(|c| c.agent == config.name)),
+                        .is_some_and(|last| last.first_open_for(&config.name).is_some()),
             })
             .collect()
     }

@@ -225,9 +225,7 @@ impl Rehearsal {
         let question = self
             .previous
             .as_ref()?
-            .open
-            .iter()
-            .find(|c| &c.agent == name)?
+            .first_open_for(name)?
             .question
             .clone();
         self.asked_again.insert(agent).then_some(question)
