@@ -69,6 +69,7 @@ pub const MARKUP: &[&str] = &[
 pub const OPENER_BIAS: f32 = -6.0;
 pub const MARKUP_BIAS: f32 = -8.0;
 pub const ECHO_START_BIAS: f32 = -3.0;
+/// Against an offer of help: less than an apology, since "help" may be the topic's word.
 pub const OFFER_BIAS: f32 = -4.0;
 /// Against the first token of a refused sentence where it is sampled again (and of a
 /// reply refused whole, in the next attempt): the same first token leads back towards
