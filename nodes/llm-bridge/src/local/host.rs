@@ -210,7 +210,7 @@ impl<'m> Host<'m> {
             None => {
                 let mut scratch = lock(&self.scratch);
                 self.enter(ticket);
-                self.copy_into_scratch(&job.participant, &mut scratch, ticket);
+                self.copy_into_scratch(&job, &mut scratch, ticket);
                 let result = Run::new(self, &job, &mut scratch, ticket).generate();
                 self.copy_back(&job.participant, &scratch, ticket);
                 self.leave(ticket);
@@ -311,11 +311,15 @@ impl<'m> Host<'m> {
     /// The scratch sequence starts as a copy of the participant's (when no request runs on
     /// it now): a side request then reads only what differs from the participant's last
     /// prompt.
-    fn copy_into_scratch(&self, participant: &str, scratch: &mut Sequence, ticket: Ticket) {
+    /// A cancelled request (its bridge stopped waiting) stops waiting at the gate too: a
+    /// turn running long would otherwise hold it, and the scratch with it.
+    fn copy_into_scratch(&self, job: &Job, scratch: &mut Sequence, ticket: Ticket) {
+        let participant = job.participant.as_str();
         let source = lock(&self.slots).sequence_of(participant);
         let deadline = Instant::now() + SOURCE_WAIT;
+        let cancelled = || job.cancel.load(Ordering::SeqCst);
         loop {
-            let copied = self.step(ticket, &|| false, |context| {
+            let copied = self.step(ticket, &cancelled, |context| {
                 // Taken at the gate, never waited for there: a request of the
                 // participant's that holds its sequence must not wait behind this one.
                 let held = match source.as_ref().map(|s| s.try_lock()) {
@@ -328,6 +332,11 @@ impl<'m> Host<'m> {
             });
             match copied {
                 Some(true) => return,
+                // Cancelled while it waited: the request ends at its first step.
+                None if cancelled() => {
+                    scratch.cached.clear();
+                    return;
+                }
                 // Held, most often by the participant's reading along, which gives way at
                 // its next step now that this request waits: worth a short wait, since
                 // the whole prompt read again costs seconds.
