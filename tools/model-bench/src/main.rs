@@ -3,6 +3,8 @@
 //! - `model-bench llm [TURNS [GGUF]]`: one participant (the tutor) through a conversation
 //!   of TURNS turns, with and without reuse of the prompt cache: prompt tokens, time to
 //!   the first words and the first sentence, generation speed (the default model, or GGUF).
+//! - `model-bench together [ROUNDS [GGUF]]`: three replies written at once on one model
+//!   host, their decode steps shared or taken in turn (see [`together`]).
 //! - `model-bench converse FORMAT TURNS [GGUF [OUT_DIR]]`: the model talking with itself
 //!   in a dataflow's shape (`study`, `debate`, `panel`, `roundtable`,
 //!   `rehearsal`), text only (see [`converse`]).
@@ -27,6 +29,7 @@ use llm_bridge::{
 };
 
 mod converse;
+mod together;
 
 fn main() -> eyre::Result<()> {
     // The bridges' own logs (what was refused and why) with RUST_LOG, on stderr.
@@ -45,6 +48,14 @@ fn main() -> eyre::Result<()> {
             );
             llm(&root, turns, &model)
         }
+        Some("together") => {
+            let rounds = args.get(1).map_or(Ok(6), |t| t.parse()).context("ROUNDS")?;
+            let model = args.get(2).map_or_else(
+                || root.join(llm_bridge::local::DEFAULT_MODEL),
+                PathBuf::from,
+            );
+            together::together(rounds, &model)
+        }
         Some("converse") => {
             let format = args.get(1).map_or("study", String::as_str);
             let turns = args.get(2).map_or(Ok(30), |t| t.parse()).context("TURNS")?;
@@ -61,7 +72,7 @@ fn main() -> eyre::Result<()> {
             asr(&root, Path::new(list), args.get(2).map(String::as_str))
         }
         _ => bail!(
-            "usage: model-bench llm [TURNS [GGUF]] | model-bench converse FORMAT [TURNS [GGUF [OUT_DIR]]] | model-bench asr WAV_LIST"
+            "usage: model-bench llm [TURNS [GGUF]] | model-bench together [ROUNDS [GGUF]] | model-bench converse FORMAT [TURNS [GGUF [OUT_DIR]]] | model-bench asr WAV_LIST"
         ),
     }
 }
@@ -212,6 +223,7 @@ fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
         window_lines: 12,
         prefix_reuse: reuse,
         participants: 1,
+        shared_steps: true,
     }
 }
 

@@ -26,6 +26,9 @@ pub(super) struct Run<'r, 'm> {
     pub(super) gave_way: bool,
     /// The first tokens of this job's attempts whose every sentence was refused.
     pub(super) refused_openings: Vec<LlamaToken>,
+    /// How long the request waited for its participant's earlier work (a reading
+    /// ahead, a side request) before it had its sequence.
+    pub(super) waited_ms: u64,
 }
 
 impl<'r, 'm> Run<'r, 'm> {
@@ -43,6 +46,7 @@ impl<'r, 'm> Run<'r, 'm> {
             line: None,
             gave_way: false,
             refused_openings: Vec::new(),
+            waited_ms: 0,
         }
     }
 
@@ -332,37 +336,26 @@ impl<'r, 'm> Run<'r, 'm> {
         self.advance(token, sampler, bias)
     }
 
-    /// Computes `token` (the last one sampled) and samples the next one, in one step.
+    /// Computes `token` (the last one sampled) and samples the next one, in a step
+    /// shared with the other replies being written ([`Host::decode_token`]).
     pub(super) fn advance(
         &mut self,
         token: LlamaToken,
         sampler: &mut LlamaSampler,
         bias: &[(LlamaToken, f32)],
     ) -> Result<Option<LlamaToken>, String> {
-        let mut batch = LlamaBatch::new(1, 1);
-        batch
-            .add(
-                token,
-                self.sequence.cached.len() as i32,
-                &[self.sequence.id],
-                true,
-            )
-            .map_err(|e| format!("batch: {e}"))?;
+        let position = self.sequence.cached.len() as i32;
         let cancel = self.job.cancel.clone();
         let stop = move || cancel.load(Ordering::SeqCst);
-        let result = self.host.step(self.ticket(), &stop, |context| {
-            context
-                .decode(&mut batch)
-                .map_err(|e| format!("the model failed while generating: {e}"))?;
-            Ok::<_, String>(sample(sampler, context, 0, bias))
-        });
-        match result {
-            None => Ok(None),
-            Some(next) => {
-                self.sequence.cached.push(token);
-                next.map(Some)
-            }
-        }
+        let decoded =
+            self.host
+                .decode_token(self.ticket(), &stop, self.sequence.id, position, token);
+        let Some(logits) = decoded else {
+            return Ok(None);
+        };
+        let logits = logits?;
+        self.sequence.cached.push(token);
+        Ok(Some(sample_logits(sampler, &logits, bias)))
     }
 
     pub(super) fn send(&self, text: String, first: &mut Option<u64>, started: Instant) {

@@ -135,6 +135,7 @@ impl Run<'_, '_> {
         aside.turns = source.turns;
         let mut run = Run::new(host, self.job, &mut aside, self.ticket());
         run.line = self.line.clone();
+        run.waited_ms = self.waited_ms;
         let reused = run.keep_cached(tokens);
         let result = run.generate_from(tokens, reused, started, sampling, policy);
         self.sequence.turns += 1;
@@ -196,6 +197,9 @@ impl Run<'_, '_> {
         let mut raw = String::new();
         // Given up for a new attempt: what the filter still holds is not said.
         let mut abandoned = false;
+        // Counted among the replies being written, whose steps are shared.
+        let host = self.host;
+        let _writing = host.riders.writing();
         for _ in 0..self.config().max_tokens {
             if self.stopped() {
                 return Ok((Outcome::Cancelled, filter));
@@ -325,6 +329,7 @@ impl Run<'_, '_> {
             prompt_tokens = tokens.len(),
             reused_tokens = reused,
             read_tokens = tokens.len() - reused,
+            waited_ms = self.waited_ms,
             prompt_ms = prompt_ms as u64,
             first_text_ms = first_text_ms.unwrap_or(0),
             generated_tokens = generated,

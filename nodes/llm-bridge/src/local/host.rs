@@ -98,6 +98,7 @@ pub(super) fn dispatch(
         scratch: Mutex::new(Sequence::new((sequences - 1) as i32, config.window_lines)),
         config,
         serial: AtomicU64::new(0),
+        riders: Riders::default(),
         running: std::sync::atomic::AtomicUsize::new(0),
         stats,
         shutdown: shutdown.clone(),
@@ -193,6 +194,8 @@ pub(super) struct Host<'m> {
     /// participant's, so that its own cache stays as the conversation left it.
     pub(super) aside: Mutex<Sequence>,
     serial: AtomicU64,
+    /// The tokens of the replies being written, waiting for a shared step.
+    pub(super) riders: Riders,
     running: std::sync::atomic::AtomicUsize,
     pub(super) stats: Arc<Mutex<HashMap<String, GenerationStats>>>,
     pub(super) shutdown: Arc<AtomicBool>,
@@ -217,7 +220,9 @@ impl<'m> Host<'m> {
                 result
             }
             Some(claim) => {
+                let waiting = Instant::now();
                 claim.line.wait_for(claim.number);
+                let waited_ms = waiting.elapsed().as_millis() as u64;
                 if !job.prefill {
                     *lock(&claim.line.boost) = None;
                 } else if claim.behind_a_request && claim.line.requests.load(Ordering::SeqCst) > 0 {
@@ -234,6 +239,7 @@ impl<'m> Host<'m> {
                     self.enter(ticket);
                     let mut run = Run::new(self, &job, &mut sequence, ticket);
                     run.line = Some(claim.line.clone());
+                    run.waited_ms = waited_ms;
                     if !job.prefill {
                         break run.generate();
                     }

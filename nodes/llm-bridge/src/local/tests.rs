@@ -20,6 +20,7 @@ fn config() -> LocalConfig {
         window_lines: 12,
         prefix_reuse: true,
         participants: 1,
+        shared_steps: true,
     }
 }
 
