@@ -3,8 +3,8 @@
 //! - `model-bench llm [TURNS [GGUF]]`: one participant (the tutor) through a conversation
 //!   of TURNS turns, with and without reuse of the prompt cache: prompt tokens, time to
 //!   the first words and the first sentence, generation speed (the default model, or GGUF).
-//! - `model-bench together [ROUNDS [GGUF]]`: three replies written at once on one model
-//!   host, their decode steps shared or taken in turn (see [`together`]).
+//! - `model-bench together [ROUNDS [GGUF]]`: the answer to the human written beside two
+//!   turns on one model host, against the answer alone (see [`together`]).
 //! - `model-bench converse FORMAT TURNS [GGUF [OUT_DIR]]`: the model talking with itself
 //!   in a dataflow's shape (`study`, `debate`, `panel`, `roundtable`,
 //!   `rehearsal`), text only (see [`converse`]).
@@ -223,7 +223,6 @@ fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
         window_lines: 12,
         prefix_reuse: reuse,
         participants: 1,
-        shared_steps: true,
     }
 }
 

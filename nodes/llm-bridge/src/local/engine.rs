@@ -336,26 +336,37 @@ impl<'r, 'm> Run<'r, 'm> {
         self.advance(token, sampler, bias)
     }
 
-    /// Computes `token` (the last one sampled) and samples the next one, in a step
-    /// shared with the other replies being written ([`Host::decode_token`]).
+    /// Computes `token` (the last one sampled) and samples the next one, in one step.
     pub(super) fn advance(
         &mut self,
         token: LlamaToken,
         sampler: &mut LlamaSampler,
         bias: &[(LlamaToken, f32)],
     ) -> Result<Option<LlamaToken>, String> {
-        let position = self.sequence.cached.len() as i32;
+        let mut batch = LlamaBatch::new(1, 1);
+        batch
+            .add(
+                token,
+                self.sequence.cached.len() as i32,
+                &[self.sequence.id],
+                true,
+            )
+            .map_err(|e| format!("batch: {e}"))?;
         let cancel = self.job.cancel.clone();
         let stop = move || cancel.load(Ordering::SeqCst);
-        let decoded =
-            self.host
-                .decode_token(self.ticket(), &stop, self.sequence.id, position, token);
-        let Some(logits) = decoded else {
-            return Ok(None);
-        };
-        let logits = logits?;
-        self.sequence.cached.push(token);
-        Ok(Some(sample_logits(sampler, &logits, bias)))
+        let result = self.host.step(self.ticket(), &stop, |context| {
+            context
+                .decode(&mut batch)
+                .map_err(|e| format!("the model failed while generating: {e}"))?;
+            Ok::<_, String>(sample(sampler, context, 0, bias))
+        });
+        match result {
+            None => Ok(None),
+            Some(next) => {
+                self.sequence.cached.push(token);
+                next.map(Some)
+            }
+        }
     }
 
     pub(super) fn send(&self, text: String, first: &mut Option<u64>, started: Instant) {

@@ -197,9 +197,6 @@ impl Run<'_, '_> {
         let mut raw = String::new();
         // Given up for a new attempt: what the filter still holds is not said.
         let mut abandoned = false;
-        // Counted among the replies being written, whose steps are shared.
-        let host = self.host;
-        let _writing = host.riders.writing();
         for _ in 0..self.config().max_tokens {
             if self.stopped() {
                 return Ok((Outcome::Cancelled, filter));

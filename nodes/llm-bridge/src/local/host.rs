@@ -98,7 +98,6 @@ pub(super) fn dispatch(
         scratch: Mutex::new(Sequence::new((sequences - 1) as i32, config.window_lines)),
         config,
         serial: AtomicU64::new(0),
-        riders: Riders::default(),
         running: std::sync::atomic::AtomicUsize::new(0),
         stats,
         shutdown: shutdown.clone(),
@@ -194,8 +193,6 @@ pub(super) struct Host<'m> {
     /// participant's, so that its own cache stays as the conversation left it.
     pub(super) aside: Mutex<Sequence>,
     serial: AtomicU64,
-    /// The tokens of the replies being written, waiting for a shared step.
-    pub(super) riders: Riders,
     running: std::sync::atomic::AtomicUsize,
     pub(super) stats: Arc<Mutex<HashMap<String, GenerationStats>>>,
     pub(super) shutdown: Arc<AtomicBool>,

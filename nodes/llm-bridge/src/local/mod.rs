@@ -6,8 +6,7 @@
 //! shifted out) and reads only what is new. Every request runs on a thread of its own,
 //! one decode step at a time; before each step it waits at a priority gate
 //! ([`model_schedule::Gate`]), so that the answer to the human is never behind lower work
-//! for longer than one step. The replies being written at once share their steps: one
-//! batch decodes the next token of each ([`steps`]). What the model is asked and what of its stream is spoken is
+//! for longer than one step. What the model is asked and what of its stream is spoken is
 //! decided in [`agent_bridge::local`].
 
 mod engine;
@@ -15,7 +14,6 @@ mod generate;
 mod host;
 mod sampling;
 mod sequences;
-mod steps;
 
 use std::{
     collections::HashMap,
@@ -52,7 +50,6 @@ use generate::*;
 use host::*;
 use sampling::*;
 use sequences::*;
-use steps::*;
 
 /// The model setup.sh installs, relative to the repository: Qwen2.5-Coder-0.5B-Instruct,
 /// the smallest model that keeps a conversation on its topic (docs/BENCHMARKS.md).
@@ -87,9 +84,6 @@ pub struct LocalConfig {
     /// for side requests and for turns started afresh); a participant past them takes
     /// the longest unused one.
     pub participants: u32,
-    /// Decode the next tokens of the replies being written at once in one step
-    /// (`LLM_SHARED_STEPS`, on by default; off only to measure what it saves).
-    pub shared_steps: bool,
 }
 
 /// Figures of one finished generation, for logs and benchmarks.
@@ -358,7 +352,6 @@ pub fn config_from_env() -> eyre::Result<LocalConfig> {
         window_lines: node_kit::env_parse::<usize>("LLM_WINDOW_LINES", 12)?.max(1),
         prefix_reuse: node_kit::env_parse::<u8>("LLM_PREFIX_REUSE", 1)? != 0,
         participants: node_kit::env_parse::<u32>("MODEL_PARTICIPANTS", 8)?.clamp(1, 63),
-        shared_steps: node_kit::env_parse::<u8>("LLM_SHARED_STEPS", 1)? != 0,
     })
 }
 

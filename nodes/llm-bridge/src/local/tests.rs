@@ -20,7 +20,6 @@ fn config() -> LocalConfig {
         window_lines: 12,
         prefix_reuse: true,
         participants: 1,
-        shared_steps: true,
     }
 }
 
