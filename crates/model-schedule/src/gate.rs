@@ -138,9 +138,16 @@ impl Gate {
             || self.running.first().is_some_and(|t| *t < ticket)
     }
 
-    /// Whether `ticket` may have a step now.
+    /// Whether `ticket` may have a step now. While the answer to the human runs, nothing
+    /// else has a step of its own: a turn's prompt slice between two of its steps held
+    /// its every token back by most of a second (the turns being written still move,
+    /// their tokens carried in the answer's steps). Among turns, each has its steps.
     fn eligible(&self, ticket: Ticket) -> bool {
-        ticket.priority < Priority::Side || self.running.first().is_none_or(|r| *r >= ticket)
+        match self.running.first() {
+            None => true,
+            Some(r) if r.priority == Priority::Answer => ticket.priority == Priority::Answer,
+            Some(r) => ticket.priority < Priority::Side || *r >= ticket,
+        }
     }
 
     fn grant(&mut self) -> Option<Ticket> {
@@ -254,6 +261,28 @@ mod tests {
         gate.release(answer);
         // Once the turn is over, the side request has its step.
         assert_eq!(gate.leave(turn), Some(side));
+    }
+
+    #[test]
+    fn while_the_answer_runs_nothing_else_has_a_step_of_its_own() {
+        let mut gate = Gate::new();
+        let answer = ticket(Priority::Answer, 9, 1);
+        let turn = ticket(Priority::Turn, 8, 2);
+        let side = ticket(Priority::Side, 0, 3);
+        gate.enter(answer);
+        // Between two of the answer's steps, the gate is free, yet not for the others,
+        // even a turn of an older question.
+        assert!(!gate.wait(turn));
+        assert!(!gate.wait(side));
+        assert_eq!(gate.holder(), None);
+        assert!(gate.wait(answer));
+        assert_eq!(gate.release(answer), None);
+        // Another human's answer is heard as soon.
+        let other_answer = ticket(Priority::Answer, 10, 4);
+        assert!(gate.wait(other_answer));
+        gate.release(other_answer);
+        assert_eq!(gate.leave(answer), Some(turn));
+        assert_eq!(gate.release(turn), Some(side));
     }
 
     #[test]
