@@ -71,13 +71,18 @@ impl Rehearsal {
                 config,
                 last_spoke_ms: s.last_spoke_ms,
                 candidate_relevance: s.candidate.as_ref().map(|c| c.relevance),
-                reopens: !self.asked_again.contains(&i)
-                    && self
-                        .previous
-                        .as_ref()
-                        .is_some_and(|last| last.first_open_for(&config.name).is_some()),
+                reopens: self.reopens(i),
             })
             .collect()
+    }
+
+    /// Whether `agent` left a challenge open last session and has not asked it again.
+    pub(super) fn reopens(&self, agent: usize) -> bool {
+        !self.asked_again.contains(&agent)
+            && self.previous.as_ref().is_some_and(|last| {
+                last.first_open_for(&self.config.agents[agent].name)
+                    .is_some()
+            })
     }
 
     /// Agents satisfying `keep`, best first for `slide`.
@@ -120,10 +125,16 @@ impl Rehearsal {
         } else if self.hands.len() >= t.max_hands_raised {
             out.push(refuse("too many hands raised"));
         } else {
-            self.hands.push(Hand {
-                agent: a,
-                announced: false,
-            });
+            // What was left open last session is asked first: its hand goes before the
+            // others (the presenter's "take the first hand" takes it).
+            let at = if self.reopens(a) { 0 } else { self.hands.len() };
+            self.hands.insert(
+                at,
+                Hand {
+                    agent: a,
+                    announced: false,
+                },
+            );
         }
     }
 
@@ -180,15 +191,17 @@ impl Rehearsal {
         });
         // In hand-raise mode a panelist with an urgent enough question raises its hand
         // by itself while the presenter presents, once they said something since the
-        // last exchange (the presenter takes it or not).
+        // last exchange (the presenter takes it or not). One that left a challenge open
+        // last session raises it whatever its new question: it asks that one first.
+        let urgency = if self.reopens(a) { 1.0 } else { relevance };
         if self.config.mode == InteractionMode::HandRaise
             && self.phase == Phase::Presenting
             && self.exchange.is_none()
             && self.presenter.spoke_since_return
-            && relevance > self.config.thresholds.hand_raise_urgency
+            && urgency > self.config.thresholds.hand_raise_urgency
             && self.hands.len() < self.config.thresholds.max_hands_raised
         {
-            self.on_hand(&agent, relevance, out);
+            self.on_hand(&agent, urgency, out);
         }
     }
 }

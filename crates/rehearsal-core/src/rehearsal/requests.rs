@@ -207,7 +207,13 @@ impl Rehearsal {
             "candidate",
             json!({ "agent": agent, "slide": slide, "relevance": relevance, "text": text }),
         );
-        if relevance < self.config().thresholds.min_candidate_relevance {
+        // A panelist that left a challenge open last session raises its hand on any
+        // candidate (in hand-raise mode): it asks that challenge first.
+        let reopens = self
+            .config()
+            .agent_index(&agent)
+            .is_some_and(|a| self.reopens(a));
+        if relevance < self.config().thresholds.min_candidate_relevance && !reopens {
             // Not worth asking: the panelist will be called on the slide itself.
             tracing::debug!(%agent, relevance, "candidate question off the slide; not offered");
             return;

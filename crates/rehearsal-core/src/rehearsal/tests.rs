@@ -981,6 +981,50 @@ fn the_panelist_who_left_a_challenge_open_is_called_first_whoever_ranks_first() 
 }
 
 #[test]
+fn in_hand_raise_mode_the_panelist_who_left_a_challenge_open_raises_its_hand_first() {
+    use crate::history::{OpenChallenge, PastSession};
+    let last = PastSession {
+        session: "earlier".into(),
+        ended_unix_ms: 1,
+        words_per_minute: None,
+        fillers_per_minute: None,
+        open: vec![OpenChallenge {
+            agent: "contrarian".into(),
+            slide: 1,
+            slide_title: "The Problem".into(),
+            question: "What does picking cost per site?".into(),
+            rating: Some(crate::rating::Rating::Dodged),
+        }],
+    };
+    let mut setup = setup("en", "");
+    setup.panel_yaml = format!("mode: hand_raise\n{}", setup.panel_yaml);
+    let mut c = setup.build().unwrap().with_previous(Some(last));
+    c.start(&Briefing::default(), 0);
+    presenter(&mut c, "Good morning, we are Acme Robotics.", 3_000);
+    // The skeptic's new question is urgent; the contrarian's is not, yet its hand goes
+    // up, and first.
+    for (agent, relevance, at) in [("skeptic", 0.95, 3_100), ("contrarian", 0.2, 3_200)] {
+        c.decide(
+            Event::CandidateReady {
+                agent: agent.into(),
+                text: "What is the payback period?".into(),
+                relevance,
+            },
+            at,
+        );
+    }
+    assert_eq!(c.hands_raised(), ["contrarian", "skeptic"]);
+    let out = control(&mut c, "ack", 4_000);
+    let first = turns(&out).pop().expect("the first hand is taken");
+    assert_eq!(first.agent, "contrarian");
+    assert!(
+        first
+            .instruction
+            .contains("What does picking cost per site?")
+    );
+}
+
+#[test]
 fn a_logged_exchange_goes_to_the_history_profiles_notes_and_debrief_notes() {
     let (mut c, _) = started(false);
     let (_, turn) = section_break(&mut c, false);
