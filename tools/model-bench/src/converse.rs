@@ -355,11 +355,26 @@ pub fn converse(
             takes_up: None,
             asks: false,
         });
-        let Some(request) = outputs.into_iter().find_map(|o| match o {
-            BridgeOutput::Generate(r) => Some(r),
+        let request = outputs.iter().find_map(|o| match o {
+            BridgeOutput::Generate(r) => Some(r.clone()),
             _ => None,
-        }) else {
-            bail!("{speaker} did not take turn {question_id}");
+        });
+        let Some(request) = request else {
+            // Said without the model: the agenda's opening line.
+            let said: String = outputs
+                .iter()
+                .filter_map(|o| match o {
+                    BridgeOutput::Text { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            if said.trim().is_empty() {
+                bail!("{speaker} did not take turn {question_id}");
+            }
+            eprintln!("  (the agenda's opening line)");
+            say(&mut seats, speaker, said.trim(), question_id, false)?;
+            last = speaker.to_owned();
+            continue;
         };
         let action = request.plan.as_ref().map_or("-", |p| p.action.as_str());
         if std::env::var_os("CONVERSE_SHOW_PROMPT").is_some() {
