@@ -139,9 +139,9 @@ impl Gate {
     }
 
     /// Whether `ticket` may have a step now. While the answer to the human runs, nothing
-    /// else has a step of its own: a turn's prompt slice between two of its steps held
-    /// its every token back by most of a second (the turns being written still move,
-    /// their tokens carried in the answer's steps). Among turns, each has its steps.
+    /// else has a step: the turns being written beside it took the steps between its
+    /// tokens (and prompt slices among them), and it was written at half its speed. They
+    /// go on when it ends. Among turns, each has its steps.
     fn eligible(&self, ticket: Ticket) -> bool {
         match self.running.first() {
             None => true,

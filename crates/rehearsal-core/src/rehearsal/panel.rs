@@ -184,11 +184,15 @@ impl Rehearsal {
         } else {
             0.0
         };
-        self.agents[a].candidate = Some(Candidate {
-            text: text.trim().to_owned(),
-            relevance,
-            received_ms: now,
-        });
+        // Off the slide, a candidate is not kept to be asked (a panelist with a challenge
+        // left open still raises its hand on it, below).
+        if relevance >= self.config.thresholds.min_candidate_relevance {
+            self.agents[a].candidate = Some(Candidate {
+                text: text.trim().to_owned(),
+                relevance,
+                received_ms: now,
+            });
+        }
         // In hand-raise mode a panelist with an urgent enough question raises its hand
         // by itself while the presenter presents, once they said something since the
         // last exchange (the presenter takes it or not). One that left a challenge open

@@ -8,6 +8,7 @@ use super::Output;
 use super::Rehearsal;
 use super::decisions::{CandidatePurpose, Event};
 use super::files::{AgentFile, ContextFile, WriteMode};
+use crate::config::InteractionMode;
 use crate::messages;
 use crate::rating::{
     RATING_KIND, RATING_MAX_WORDS, RATING_VERDICTS, RATING_WITHIN_MS, RatingRecord, parse_rating,
@@ -207,13 +208,14 @@ impl Rehearsal {
             "candidate",
             json!({ "agent": agent, "slide": slide, "relevance": relevance, "text": text }),
         );
-        // A panelist that left a challenge open last session raises its hand on any
-        // candidate (in hand-raise mode): it asks that challenge first.
-        let reopens = self
-            .config()
-            .agent_index(&agent)
-            .is_some_and(|a| self.reopens(a));
-        if relevance < self.config().thresholds.min_candidate_relevance && !reopens {
+        // In hand-raise mode, a panelist that left a challenge open last session raises
+        // its hand on any candidate: it asks that challenge first, not the candidate.
+        let raises_anyway = self.config().mode == InteractionMode::HandRaise
+            && self
+                .config()
+                .agent_index(&agent)
+                .is_some_and(|a| self.reopens(a));
+        if relevance < self.config().thresholds.min_candidate_relevance && !raises_anyway {
             // Not worth asking: the panelist will be called on the slide itself.
             tracing::debug!(%agent, relevance, "candidate question off the slide; not offered");
             return;

@@ -947,23 +947,30 @@ fn the_last_session_s_open_challenges_are_told_to_their_askers_and_compared() {
     );
 }
 
+/// A last session in which `agent` left "What does picking cost per site?" open.
+fn last_session_left_open(
+    agent: &str,
+    rating: crate::rating::Rating,
+) -> crate::history::PastSession {
+    crate::history::PastSession {
+        session: "earlier".into(),
+        ended_unix_ms: 1,
+        words_per_minute: None,
+        fillers_per_minute: None,
+        open: vec![crate::history::OpenChallenge {
+            agent: agent.into(),
+            slide: 1,
+            slide_title: "The Problem".into(),
+            question: "What does picking cost per site?".into(),
+            rating: Some(rating),
+        }],
+    }
+}
+
 #[test]
 fn the_panelist_who_left_a_challenge_open_is_called_first_whoever_ranks_first() {
-    use crate::history::{OpenChallenge, PastSession};
     for agent in ["skeptic", "analyst", "contrarian"] {
-        let last = PastSession {
-            session: "earlier".into(),
-            ended_unix_ms: 1,
-            words_per_minute: None,
-            fillers_per_minute: None,
-            open: vec![OpenChallenge {
-                agent: agent.into(),
-                slide: 1,
-                slide_title: "The Problem".into(),
-                question: "What does picking cost per site?".into(),
-                rating: Some(crate::rating::Rating::Partly),
-            }],
-        };
+        let last = last_session_left_open(agent, crate::rating::Rating::Partly);
         let mut c = setup("en", "").build().unwrap().with_previous(Some(last));
         c.start(&Briefing::default(), 0);
         presenter(&mut c, "Good morning, we are Acme Robotics.", 3_000);
@@ -982,20 +989,7 @@ fn the_panelist_who_left_a_challenge_open_is_called_first_whoever_ranks_first() 
 
 #[test]
 fn in_hand_raise_mode_the_panelist_who_left_a_challenge_open_raises_its_hand_first() {
-    use crate::history::{OpenChallenge, PastSession};
-    let last = PastSession {
-        session: "earlier".into(),
-        ended_unix_ms: 1,
-        words_per_minute: None,
-        fillers_per_minute: None,
-        open: vec![OpenChallenge {
-            agent: "contrarian".into(),
-            slide: 1,
-            slide_title: "The Problem".into(),
-            question: "What does picking cost per site?".into(),
-            rating: Some(crate::rating::Rating::Dodged),
-        }],
-    };
+    let last = last_session_left_open("contrarian", crate::rating::Rating::Dodged);
     let mut setup = setup("en", "");
     setup.panel_yaml = format!("mode: hand_raise\n{}", setup.panel_yaml);
     let mut c = setup.build().unwrap().with_previous(Some(last));
