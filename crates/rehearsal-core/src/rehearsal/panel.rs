@@ -138,6 +138,25 @@ impl Rehearsal {
         }
     }
 
+    /// In hand-raise mode, a panelist that left a challenge open last session raises its
+    /// hand once the presenter has spoken: its question is ready (that challenge), and a
+    /// candidate to raise it on may come late (side requests wait behind the turns).
+    pub(super) fn raise_reopening_hands(&mut self, out: &mut Vec<Action>) {
+        if self.config.mode != InteractionMode::HandRaise
+            || self.phase != Phase::Presenting
+            || self.exchange.is_some()
+            || !self.presenter.spoke_since_return
+        {
+            return;
+        }
+        for agent in 0..self.agents.len() {
+            if self.reopens(agent) && !self.hands.iter().any(|h| h.agent == agent) {
+                let name = self.config.agents[agent].name.clone();
+                self.on_hand(&name, 1.0, out);
+            }
+        }
+    }
+
     pub(super) fn on_acknowledge(
         &mut self,
         agent: Option<String>,

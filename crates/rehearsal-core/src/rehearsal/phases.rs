@@ -133,7 +133,10 @@ impl Rehearsal {
                 self.presenter.open = true;
                 self.presenter.silent_since = None;
             }
-            Event::PresenterSpeech { text, end_ms, .. } => self.on_speech(text, end_ms, now),
+            Event::PresenterSpeech { text, end_ms, .. } => {
+                self.on_speech(text, end_ms, now);
+                self.raise_reopening_hands(&mut out);
+            }
             Event::PresenterSilence { duration_ms } => {
                 self.presenter.open = false;
                 self.presenter.silent_since = Some(now.saturating_sub(duration_ms));

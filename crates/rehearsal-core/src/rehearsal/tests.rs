@@ -994,9 +994,11 @@ fn in_hand_raise_mode_the_panelist_who_left_a_challenge_open_raises_its_hand_fir
     setup.panel_yaml = format!("mode: hand_raise\n{}", setup.panel_yaml);
     let mut c = setup.build().unwrap().with_previous(Some(last));
     c.start(&Briefing::default(), 0);
+    // Up once the presenter has spoken, before any candidate of it came.
     presenter(&mut c, "Good morning, we are Acme Robotics.", 3_000);
-    // The skeptic's new question is urgent; the contrarian's is not, yet its hand goes
-    // up, and first.
+    assert_eq!(c.hands_raised(), ["contrarian"]);
+    // The skeptic's new question is urgent, the contrarian's is not: the contrarian's
+    // hand stays first.
     for (agent, relevance, at) in [("skeptic", 0.95, 3_100), ("contrarian", 0.2, 3_200)] {
         c.decide(
             Event::CandidateReady {
