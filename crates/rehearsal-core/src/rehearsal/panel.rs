@@ -203,28 +203,23 @@ impl Rehearsal {
         } else {
             0.0
         };
-        // Off the slide, a candidate is not kept to be asked (a panelist with a challenge
-        // left open still raises its hand on it, below).
-        if relevance >= self.config.thresholds.min_candidate_relevance {
-            self.agents[a].candidate = Some(Candidate {
-                text: text.trim().to_owned(),
-                relevance,
-                received_ms: now,
-            });
-        }
+        self.agents[a].candidate = Some(Candidate {
+            text: text.trim().to_owned(),
+            relevance,
+            received_ms: now,
+        });
         // In hand-raise mode a panelist with an urgent enough question raises its hand
         // by itself while the presenter presents, once they said something since the
         // last exchange (the presenter takes it or not). One that left a challenge open
-        // last session raises it whatever its new question: it asks that one first.
-        let urgency = if self.reopens(a) { 1.0 } else { relevance };
+        // last session raised it already ([`Rehearsal::raise_reopening_hands`]).
         if self.config.mode == InteractionMode::HandRaise
             && self.phase == Phase::Presenting
             && self.exchange.is_none()
             && self.presenter.spoke_since_return
-            && urgency > self.config.thresholds.hand_raise_urgency
+            && relevance > self.config.thresholds.hand_raise_urgency
             && self.hands.len() < self.config.thresholds.max_hands_raised
         {
-            self.on_hand(&agent, urgency, out);
+            self.on_hand(&agent, relevance, out);
         }
     }
 }

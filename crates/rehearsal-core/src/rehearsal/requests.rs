@@ -8,7 +8,6 @@ use super::Output;
 use super::Rehearsal;
 use super::decisions::{CandidatePurpose, Event};
 use super::files::{AgentFile, ContextFile, WriteMode};
-use crate::config::InteractionMode;
 use crate::messages;
 use crate::rating::{
     RATING_KIND, RATING_MAX_WORDS, RATING_VERDICTS, RATING_WITHIN_MS, RatingRecord, parse_rating,
@@ -208,14 +207,7 @@ impl Rehearsal {
             "candidate",
             json!({ "agent": agent, "slide": slide, "relevance": relevance, "text": text }),
         );
-        // In hand-raise mode, a panelist that left a challenge open last session raises
-        // its hand on any candidate: it asks that challenge first, not the candidate.
-        let raises_anyway = self.config().mode == InteractionMode::HandRaise
-            && self
-                .config()
-                .agent_index(&agent)
-                .is_some_and(|a| self.reopens(a));
-        if relevance < self.config().thresholds.min_candidate_relevance && !raises_anyway {
+        if relevance < self.config().thresholds.min_candidate_relevance {
             // Not worth asking: the panelist will be called on the slide itself.
             tracing::debug!(%agent, relevance, "candidate question off the slide; not offered");
             return;
