@@ -31,7 +31,7 @@ mod requests;
 mod setup;
 mod turns;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub use voice_protocol::messages::SideRequest;
 use voice_protocol::{InterruptKind, StreamStatus};
@@ -55,7 +55,7 @@ use crate::rating::RatingRecord;
 use crate::record::render_ratings;
 use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary, render_debrief};
 use exchange::{Break, Exchange, Speaking};
-use lines::{Closing, Opening};
+use lines::OnAir;
 use panel::{AgentState, Hand};
 use presenting::PresenterTrack;
 use requests::{MAX_OPEN_REQUESTS, Request};
@@ -178,8 +178,6 @@ pub struct Rehearsal {
     deck: Deck,
     phrases: PhraseLibrary,
     picker: PhrasePicker,
-    /// A player reports `playback_done` (see [`Config::paced`]).
-    paced: bool,
     /// The presenter's floor: a panelist's or the moderator's voice held while they
     /// speak over it.
     floor: ::conductor::Floor,
@@ -222,11 +220,8 @@ pub struct Rehearsal {
     broken_slides: BTreeSet<usize>,
     asked_on_slide: BTreeMap<usize, BTreeSet<usize>>,
     advance_encouraged: BTreeSet<usize>,
-    // On the wire.
-    next_question_id: u64,
-    /// Moderator lines waiting to be heard: wire question id → line id. Each report
-    /// finishes exactly its own line (the rules count every line).
-    lines: ::conductor::Unheard<u64>,
+    /// The moderator's lines on the wire.
+    on_air: OnAir,
     calls: BTreeMap<u64, Call>,
     requests: ::conductor::Requests<Request>,
     last_answer: Option<String>,
@@ -236,14 +231,6 @@ pub struct Rehearsal {
     exchange_slide: Option<usize>,
     /// While a slide change is handled: the slide left (a section break is about it).
     break_slide: Option<usize>,
-    /// While a control command is handled: it, and when it came.
-    opening: Option<Opening>,
-    /// Notices said while the presenter presents ("Priya has a question.", an engagement
-    /// prompt) and not heard yet, by wire question id: moot once an exchange starts.
-    unheard_notices: BTreeSet<u64>,
-    /// Transition lines waiting for their first audio, by wire question id.
-    awaiting_audio: HashMap<u64, Opening>,
-    closing: Option<Closing>,
     finished: bool,
     /// The debrief as written, for the board.
     debrief: Option<crate::board::WrittenDebrief>,
@@ -268,7 +255,6 @@ impl Rehearsal {
             deck,
             phrases,
             picker,
-            paced: node.paced,
             floor: ::conductor::Floor::new(),
             phase: Phase::Presenting,
             phase_since: 0,
@@ -298,18 +284,13 @@ impl Rehearsal {
             broken_slides: BTreeSet::new(),
             asked_on_slide: BTreeMap::new(),
             advance_encouraged: BTreeSet::new(),
-            next_question_id: 1,
-            lines: ::conductor::Unheard::new(),
+            on_air: OnAir::new(node.paced),
             calls: BTreeMap::new(),
             requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
             last_answer: None,
             exchange_text: Vec::new(),
             exchange_slide: None,
             break_slide: None,
-            opening: None,
-            unheard_notices: BTreeSet::new(),
-            awaiting_audio: HashMap::new(),
-            closing: None,
             finished: false,
             debrief: None,
             board: None,
@@ -532,9 +513,10 @@ impl Rehearsal {
         if self.finished {
             return None;
         }
-        let own = match self.closing {
-            Some(c) => Some(c.since_ms.saturating_add(self.line_timeout_ms())),
-            None => self.next_deadline(),
+        let own = if self.on_air.is_closing() {
+            self.on_air.closing_deadline(self.line_timeout_ms())
+        } else {
+            self.next_deadline()
         };
         [own, self.floor.next_wake()].into_iter().flatten().min()
     }
@@ -546,7 +528,7 @@ impl Rehearsal {
             out.push(Output::Floor(change));
         }
         match input {
-            Input::Tick if self.closing.is_some() => {}
+            Input::Tick if self.on_air.is_closing() => {}
             Input::Tick => self.feed(Event::Tick, now_ms, &mut out),
             Input::Text {
                 agent,

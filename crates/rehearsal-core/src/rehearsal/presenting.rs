@@ -308,13 +308,13 @@ impl Rehearsal {
             Control::MoveOn => Event::MoveOnRequested,
             Control::End => Event::EndSession,
         };
-        self.opening = Some(Opening {
+        self.on_air.opening = Some(Opening {
             at_ms: now_ms,
             command,
         });
         self.break_slide = matches!(event, Event::SlideChanged { .. }).then_some(slide);
         self.feed(event, now_ms, out);
-        self.opening = None;
+        self.on_air.opening = None;
         self.break_slide = None;
     }
 }
