@@ -57,7 +57,7 @@ use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary, rende
 use exchange::{Break, Exchange, Speaking};
 use lines::OnAir;
 use panel::{AgentState, Hand};
-use presenting::PresenterTrack;
+use presenting::{PresenterTrack, Timers};
 use requests::{MAX_OPEN_REQUESTS, Request};
 use turns::Call;
 
@@ -183,7 +183,6 @@ pub struct Rehearsal {
     floor: ::conductor::Floor,
     // Where the session is.
     phase: Phase,
-    phase_since: u64,
     now: u64,
     slide: usize,
     // The panel.
@@ -211,12 +210,8 @@ pub struct Rehearsal {
     next_line: u64,
     next_call: u64,
     next_exchange: u64,
-    // When the presenting rules last acted.
-    last_candidate_request: Option<u64>,
-    last_question_ms: u64,
-    last_engagement_prompt: Option<u64>,
-    monologue_since: u64,
-    last_interjection: Option<u64>,
+    /// When the phase began and the presenting rules last acted.
+    timers: Timers,
     broken_slides: BTreeSet<usize>,
     asked_on_slide: BTreeMap<usize, BTreeSet<usize>>,
     advance_encouraged: BTreeSet<usize>,
@@ -257,7 +252,6 @@ impl Rehearsal {
             picker,
             floor: ::conductor::Floor::new(),
             phase: Phase::Presenting,
-            phase_since: 0,
             now: 0,
             slide: 0,
             agents,
@@ -276,11 +270,7 @@ impl Rehearsal {
             next_line: 1,
             next_call: 1,
             next_exchange: 1,
-            last_candidate_request: None,
-            last_question_ms: 0,
-            last_engagement_prompt: None,
-            monologue_since: 0,
-            last_interjection: None,
+            timers: Timers::default(),
             broken_slides: BTreeSet::new(),
             asked_on_slide: BTreeMap::new(),
             advance_encouraged: BTreeSet::new(),

@@ -94,7 +94,7 @@ impl Rehearsal {
             since: now,
         });
         self.agents[agent].last_spoke_ms = Some(now);
-        self.last_question_ms = now;
+        self.timers.last_question_ms = now;
         self.asked_on_slide
             .entry(ex.slide)
             .or_default()

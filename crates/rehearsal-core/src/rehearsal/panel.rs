@@ -53,7 +53,7 @@ impl Rehearsal {
     }
 
     pub(super) fn request_candidates(&mut self, now: u64, out: &mut Vec<Action>) {
-        self.last_candidate_request = Some(now);
+        self.timers.last_candidate_request = Some(now);
         out.push(Action::RequestCandidates {
             agents: self.all_agent_names(),
             slide: self.slide,

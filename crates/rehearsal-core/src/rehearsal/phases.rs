@@ -79,20 +79,13 @@ impl Rehearsal {
         match self.phase {
             Phase::Ended => return None,
             Phase::Presenting => {
-                d.push(
-                    self.last_candidate_request
-                        .map_or(self.now, |r| r + t.candidate_refresh_ms),
-                );
+                let free_flow = self.config.mode == InteractionMode::FreeFlow;
+                d.extend(self.timers.presenting_deadlines(self.now, t, free_flow));
                 let anchor = self.quiet_anchor();
                 d.push(anchor + t.notice_quiet_ms);
-                if self.config.mode == InteractionMode::FreeFlow {
+                if free_flow {
                     d.push(anchor + t.silence_ms);
-                    if let Some(l) = self.last_interjection {
-                        d.push(l + t.free_flow_gap_ms);
-                    }
                 }
-                d.push(self.engagement_mark() + t.engagement_prompt_ms);
-                d.push(self.monologue_since + t.long_monologue_ms);
             }
             _ => {
                 if let Some(ex) = &self.exchange {
@@ -181,7 +174,7 @@ impl Rehearsal {
             self.delivery.floor_taken();
         }
         self.phase = to;
-        self.phase_since = now;
+        self.timers.phase_since = now;
         self.presenter.silent_since = None;
     }
 
@@ -276,7 +269,7 @@ impl Rehearsal {
             b.asked.push(agent);
         }
         self.rotation = next_role(self.config.agents[agent].role);
-        self.last_interjection = Some(now);
+        self.timers.last_interjection = Some(now);
         self.call_agent(agent, Instruction::AskQuestion, candidate, now, out);
     }
 
@@ -285,8 +278,8 @@ impl Rehearsal {
         self.exchange = None;
         self.presenter.spoke_since_return = false;
         self.presenter.answer.clear();
-        self.monologue_since = now;
-        self.last_interjection = Some(now);
+        self.timers.monologue_since = now;
+        self.timers.last_interjection = Some(now);
         self.request_candidates(now, out);
     }
 

@@ -15,6 +15,64 @@ use crate::messages::{self, Control};
 use crate::phrases::PhraseKind;
 use crate::record::{Speaker, Trigger};
 
+/// The presenting rules' timer table: when the phase began and when each rule last
+/// acted. The presenting phase's deadlines but the quiet ones are read from it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Timers {
+    /// When the phase under way began.
+    pub(super) phase_since: u64,
+    /// When the panel was last asked for candidate questions.
+    pub(super) last_candidate_request: Option<u64>,
+    /// When a panelist last asked a question.
+    pub(super) last_question_ms: u64,
+    /// When the moderator last invited the panel in (an engagement prompt).
+    pub(super) last_engagement_prompt: Option<u64>,
+    /// Since when the presenter has talked without a pause suggested.
+    pub(super) monologue_since: u64,
+    /// When a panelist last came in, or the presenting phase last resumed.
+    pub(super) last_interjection: Option<u64>,
+}
+
+impl Timers {
+    /// When the panel is to be asked for fresh candidates (`now` if never yet).
+    pub(super) fn candidates_due(&self, now: u64, t: &Thresholds) -> u64 {
+        self.last_candidate_request
+            .map_or(now, |r| r.saturating_add(t.candidate_refresh_ms))
+    }
+
+    /// Since when the panel has been quiet: the last question or engagement prompt.
+    pub(super) fn engagement_mark(&self) -> u64 {
+        self.last_question_ms
+            .max(self.last_engagement_prompt.unwrap_or(0))
+    }
+
+    /// In free flow, when a panelist may come in again at the earliest (`None`: now).
+    pub(super) fn interjection_allowed(&self, t: &Thresholds) -> Option<u64> {
+        self.last_interjection
+            .map(|l| l.saturating_add(t.free_flow_gap_ms))
+    }
+
+    /// The presenting phase's deadlines that need nothing but the timers: fresh
+    /// candidates, free flow's gap, an engagement prompt, a pause suggested.
+    pub(super) fn presenting_deadlines(
+        &self,
+        now: u64,
+        t: &Thresholds,
+        free_flow: bool,
+    ) -> Vec<u64> {
+        let mut deadlines = vec![self.candidates_due(now, t)];
+        if free_flow {
+            deadlines.extend(self.interjection_allowed(t));
+        }
+        deadlines.push(
+            self.engagement_mark()
+                .saturating_add(t.engagement_prompt_ms),
+        );
+        deadlines.push(self.monologue_since.saturating_add(t.long_monologue_ms));
+        deadlines
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct PresenterTrack {
     /// Speech started (voice activity) and no final segment since.
@@ -89,7 +147,11 @@ impl Rehearsal {
 
     /// Since when the presenter has been quiet (as far as is known).
     pub(super) fn quiet_anchor(&self) -> u64 {
-        let anchor = self.presenter.last_end.unwrap_or(0).max(self.phase_since);
+        let anchor = self
+            .presenter
+            .last_end
+            .unwrap_or(0)
+            .max(self.timers.phase_since);
         self.presenter
             .silent_since
             .map_or(anchor, |s| s.min(anchor))
@@ -103,16 +165,8 @@ impl Rehearsal {
         }
     }
 
-    pub(super) fn engagement_mark(&self) -> u64 {
-        self.last_question_ms
-            .max(self.last_engagement_prompt.unwrap_or(0))
-    }
-
     pub(super) fn presenting_rules(&mut self, now: u64, t: &Thresholds, out: &mut Vec<Action>) {
-        if self
-            .last_candidate_request
-            .is_none_or(|r| now.saturating_sub(r) >= t.candidate_refresh_ms)
-        {
+        if now >= self.timers.candidates_due(now, t) {
             self.request_candidates(now, out);
         }
         if self.speaking.is_some() {
@@ -123,8 +177,9 @@ impl Rehearsal {
             && quiet >= t.silence_ms
             && self.presenter.spoke_since_return
             && self
-                .last_interjection
-                .is_none_or(|l| now.saturating_sub(l) >= t.free_flow_gap_ms)
+                .timers
+                .interjection_allowed(t)
+                .is_none_or(|at| now >= at)
             && self.free_flow_trigger(now, out)
         {
             return;
@@ -146,17 +201,17 @@ impl Rehearsal {
         if everyone && self.advance_encouraged.insert(self.slide) {
             self.say(PhraseKind::EncourageAdvance, None, self.slide, out);
         }
-        if now.saturating_sub(self.engagement_mark()) >= t.engagement_prompt_ms
+        if now.saturating_sub(self.timers.engagement_mark()) >= t.engagement_prompt_ms
             && self.remaining_ms(now) > t.ending_window_ms
         {
-            self.last_engagement_prompt = Some(now);
+            self.timers.last_engagement_prompt = Some(now);
             self.say(PhraseKind::EngagementPrompt, None, self.slide, out);
             self.request_candidates(now, out);
         }
         if self.presenter.spoke_since_return
-            && now.saturating_sub(self.monologue_since) >= t.long_monologue_ms
+            && now.saturating_sub(self.timers.monologue_since) >= t.long_monologue_ms
         {
-            self.monologue_since = now;
+            self.timers.monologue_since = now;
             self.say(PhraseKind::SuggestPause, None, self.slide, out);
         }
     }
@@ -316,5 +371,52 @@ impl Rehearsal {
         self.feed(event, now_ms, out);
         self.on_air.opening = None;
         self.break_slide = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_candidates_are_due_at_once_then_every_refresh() {
+        let t = Thresholds::default();
+        let mut timers = Timers::default();
+        assert_eq!(timers.candidates_due(5_000, &t), 5_000);
+        timers.last_candidate_request = Some(5_000);
+        assert_eq!(
+            timers.candidates_due(6_000, &t),
+            5_000 + t.candidate_refresh_ms
+        );
+    }
+
+    #[test]
+    fn the_panel_is_quiet_since_its_last_question_or_prompt_whichever_is_later() {
+        let mut timers = Timers {
+            last_question_ms: 9_000,
+            ..Timers::default()
+        };
+        assert_eq!(timers.engagement_mark(), 9_000);
+        timers.last_engagement_prompt = Some(12_000);
+        assert_eq!(timers.engagement_mark(), 12_000);
+        timers.last_question_ms = 15_000;
+        assert_eq!(timers.engagement_mark(), 15_000);
+    }
+
+    #[test]
+    fn free_flow_adds_its_gap_only_once_a_panelist_came_in() {
+        let t = Thresholds::default();
+        let mut timers = Timers::default();
+        let without = timers.presenting_deadlines(0, &t, true);
+        assert_eq!(without, timers.presenting_deadlines(0, &t, false));
+        timers.last_interjection = Some(1_000);
+        let gap = 1_000 + t.free_flow_gap_ms;
+        assert!(timers.presenting_deadlines(0, &t, true).contains(&gap));
+        assert!(!timers.presenting_deadlines(0, &t, false).contains(&gap));
+        assert!(
+            timers
+                .presenting_deadlines(0, &t, false)
+                .contains(&t.long_monologue_ms)
+        );
     }
 }
