@@ -31,7 +31,7 @@ mod requests;
 mod setup;
 mod turns;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub use voice_protocol::messages::SideRequest;
 use voice_protocol::{InterruptKind, StreamStatus};
@@ -47,16 +47,15 @@ pub use turns::Turn;
 
 use crate::board::Board;
 use crate::briefing;
-use crate::config::Role;
 use crate::history::{self, OpenChallenge, PastSession};
 use crate::messages::parse_control;
 use crate::phrases::{PhraseKind, PhrasePicker};
 use crate::rating::RatingRecord;
 use crate::record::render_ratings;
 use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary, render_debrief};
-use exchange::{Break, Exchange, Speaking};
+use exchange::{Break, Exchange};
 use lines::OnAir;
-use panel::{AgentState, Hand};
+use panel::Panel;
 use presenting::{PresenterTrack, Timers};
 use requests::{MAX_OPEN_REQUESTS, Request};
 use turns::Call;
@@ -185,12 +184,8 @@ pub struct Rehearsal {
     phase: Phase,
     now: u64,
     slide: usize,
-    // The panel.
-    agents: Vec<AgentState>,
-    hands: Vec<Hand>,
-    queue: VecDeque<usize>,
-    speaking: Option<Speaking>,
-    rotation: Role,
+    /// The panelists as the moderator sees them.
+    panel: Panel,
     // The exchange under way, the section break it belongs to, the exchanges logged.
     exchange: Option<Exchange>,
     brk: Option<Break>,
@@ -200,11 +195,6 @@ pub struct Rehearsal {
     delivery: delivery::Delivery,
     /// The panel's rating of each logged exchange's answer.
     ratings: Vec<RatingRecord>,
-    /// The presenter's last session, if remembered.
-    previous: Option<PastSession>,
-    /// Panelists that asked again what they left open last session (their first
-    /// question of this one).
-    asked_again: BTreeSet<usize>,
     // Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
     // question ids (the say records and the session state name them).
     next_line: u64,
@@ -243,7 +233,7 @@ impl Rehearsal {
         node: Config,
     ) -> Result<Self, ConfigError> {
         config.validate()?;
-        let agents = vec![AgentState::default(); config.agents.len()];
+        let agents = config.agents.len();
         let picker = PhrasePicker::new(config.language);
         Ok(Self {
             config,
@@ -254,19 +244,13 @@ impl Rehearsal {
             phase: Phase::Presenting,
             now: 0,
             slide: 0,
-            agents,
-            hands: Vec::new(),
-            queue: VecDeque::new(),
-            speaking: None,
-            rotation: Role::Skeptic,
+            panel: Panel::new(agents),
             exchange: None,
             brk: None,
             records: Vec::new(),
             presenter: PresenterTrack::default(),
             delivery: delivery::Delivery::new(),
             ratings: Vec::new(),
-            previous: None,
-            asked_again: BTreeSet::new(),
             next_line: 1,
             next_call: 1,
             next_exchange: 1,
@@ -307,13 +291,15 @@ impl Rehearsal {
 
     /// The agent holding the floor and its question id.
     pub fn speaking(&self) -> Option<(&str, u64)> {
-        self.speaking
+        self.panel
+            .speaking
             .map(|s| (self.config.agents[s.agent].name.as_str(), s.question_id))
     }
 
     /// Agents with a raised hand, earliest first.
     pub fn hands_raised(&self) -> Vec<&str> {
-        self.hands
+        self.panel
+            .hands
             .iter()
             .map(|h| self.config.agents[h.agent].name.as_str())
             .collect()
@@ -350,7 +336,7 @@ impl Rehearsal {
         markdown.push('\n');
         let delivery = self.delivery();
         markdown.push_str(&delivery.to_markdown(|slide| self.slide_title(slide)));
-        if let Some(last) = &self.previous {
+        if let Some(last) = &self.panel.previous {
             markdown.push('\n');
             markdown.push_str(&history::compare(
                 last,
@@ -365,7 +351,7 @@ impl Rehearsal {
     /// Remembers the presenter's last session: its open challenges go to the panelists
     /// who asked them at the start, and the debrief compares with it.
     pub fn with_previous(mut self, previous: Option<PastSession>) -> Self {
-        self.previous = previous;
+        self.panel.previous = previous;
         self
     }
 
@@ -396,7 +382,7 @@ impl Rehearsal {
                     asked: b.asked,
                 })
                 .collect(),
-            self.previous.as_ref(),
+            self.panel.previous.as_ref(),
         )
     }
 
@@ -472,6 +458,7 @@ impl Rehearsal {
             });
             // What this panelist left open with the presenter last time: asked first.
             if let Some(told) = self
+                .panel
                 .previous
                 .as_ref()
                 .and_then(|last| history::left_open_for(&agent.name, last))

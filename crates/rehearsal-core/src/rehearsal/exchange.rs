@@ -73,8 +73,8 @@ impl Rehearsal {
         now: u64,
         out: &mut Vec<Action>,
     ) {
-        debug_assert!(self.speaking.is_none(), "two agents on the floor");
-        if self.speaking.is_some() {
+        debug_assert!(self.panel.speaking.is_none(), "two agents on the floor");
+        if self.panel.speaking.is_some() {
             return;
         }
         let Some(ex) = self.exchange.as_mut() else {
@@ -88,12 +88,12 @@ impl Rehearsal {
         }
         let question_id = self.next_call;
         self.next_call += 1;
-        self.speaking = Some(Speaking {
+        self.panel.speaking = Some(Speaking {
             agent,
             question_id,
             since: now,
         });
-        self.agents[agent].last_spoke_ms = Some(now);
+        self.panel.agents[agent].last_spoke_ms = Some(now);
         self.timers.last_question_ms = now;
         self.asked_on_slide
             .entry(ex.slide)
@@ -117,13 +117,14 @@ impl Rehearsal {
         out: &mut Vec<Action>,
     ) {
         let current = self
+            .panel
             .speaking
             .filter(|s| s.question_id == question_id && self.config.agents[s.agent].name == agent);
         let Some(s) = current else {
             out.push(Action::Notice(Notice::StaleTurn { agent, question_id }));
             return;
         };
-        self.speaking = None;
+        self.panel.speaking = None;
         let Some(ex) = self.exchange.as_mut() else {
             return;
         };
@@ -307,10 +308,10 @@ impl Rehearsal {
             Outcome::PresenterMovedOn | Outcome::AgentTimedOut | Outcome::NoAnswer
         );
         let t = &self.config.thresholds;
-        let pick = (0..self.agents.len())
+        let pick = (0..self.panel.agents.len())
             .filter(|&b| b != agent && self.has_good_candidate(b))
             .filter_map(|b| {
-                let c = self.agents[b].candidate.as_ref()?;
+                let c = self.panel.agents[b].candidate.as_ref()?;
                 (c.received_ms >= started
                     && shared(&content_set(&c.text), &words) >= t.pile_on_shared_words)
                     .then_some((b, c.relevance))
@@ -324,7 +325,7 @@ impl Rehearsal {
             return;
         };
         let remaining = self.remaining_ms(now);
-        let question = self.agents[b]
+        let question = self.panel.agents[b]
             .candidate
             .take()
             .map(|c| c.text)

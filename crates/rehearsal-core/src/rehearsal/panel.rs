@@ -1,10 +1,15 @@
 //! The panel as the moderator sees it: each panelist's prepared question and when it
 //! last spoke, raised hands, who is asked next, and the moderator's own phrases.
 
+use std::collections::{BTreeSet, VecDeque};
+
 use super::Rehearsal;
 use super::decisions::{Action, Candidate, CandidatePurpose, Notice};
+use super::exchange::Speaking;
 use super::phases::Phase;
 use crate::config::InteractionMode;
+use crate::config::Role;
+use crate::history::PastSession;
 use crate::phrases::{PhraseContext, PhraseKind, render_in};
 use crate::record::Trigger;
 use crate::select::{AgentView, rank};
@@ -19,6 +24,38 @@ pub(super) struct AgentState {
 pub(super) struct Hand {
     pub(super) agent: usize,
     pub(super) announced: bool,
+}
+
+/// The panelists as the moderator sees them: each one's prepared question and when it
+/// last spoke, the raised hands, the free-flow queue, who holds the floor, whose role
+/// is asked next, and what the panel remembers of the presenter's last session.
+#[derive(Debug)]
+pub(super) struct Panel {
+    pub(super) agents: Vec<AgentState>,
+    pub(super) hands: Vec<Hand>,
+    pub(super) queue: VecDeque<usize>,
+    pub(super) speaking: Option<Speaking>,
+    pub(super) rotation: Role,
+    /// The presenter's last session, if remembered.
+    pub(super) previous: Option<PastSession>,
+    /// Panelists that asked again what they left open last session (their first
+    /// question of this one).
+    pub(super) asked_again: BTreeSet<usize>,
+}
+
+impl Panel {
+    /// A panel of `agents` panelists, none with a hand up, the skeptic asked first.
+    pub(super) fn new(agents: usize) -> Self {
+        Self {
+            agents: vec![AgentState::default(); agents],
+            hands: Vec::new(),
+            queue: VecDeque::new(),
+            speaking: None,
+            rotation: Role::Skeptic,
+            previous: None,
+            asked_again: BTreeSet::new(),
+        }
+    }
 }
 
 impl Rehearsal {
@@ -65,7 +102,7 @@ impl Rehearsal {
         self.config
             .agents
             .iter()
-            .zip(&self.agents)
+            .zip(&self.panel.agents)
             .enumerate()
             .map(|(i, (config, s))| AgentView {
                 config,
@@ -78,8 +115,8 @@ impl Rehearsal {
 
     /// Whether `agent` left a challenge open last session and has not asked it again.
     pub(super) fn reopens(&self, agent: usize) -> bool {
-        !self.asked_again.contains(&agent)
-            && self.previous.as_ref().is_some_and(|last| {
+        !self.panel.asked_again.contains(&agent)
+            && self.panel.previous.as_ref().is_some_and(|last| {
                 last.first_open_for(&self.config.agents[agent].name)
                     .is_some()
             })
@@ -87,14 +124,14 @@ impl Rehearsal {
 
     /// Agents satisfying `keep`, best first for `slide`.
     pub(super) fn ranked(&self, slide: usize, keep: impl Fn(usize) -> bool) -> Vec<usize> {
-        rank(&self.views(), self.deck.slide(slide), self.rotation)
+        rank(&self.views(), self.deck.slide(slide), self.panel.rotation)
             .into_iter()
             .filter(|&i| keep(i))
             .collect()
     }
 
     pub(super) fn has_good_candidate(&self, agent: usize) -> bool {
-        self.agents[agent]
+        self.panel.agents[agent]
             .candidate
             .as_ref()
             .is_some_and(|c| c.relevance >= self.config.thresholds.min_candidate_relevance)
@@ -116,19 +153,23 @@ impl Rehearsal {
             out.push(refuse("not in hand-raise mode"));
         } else if !(urgency.is_finite() && urgency > t.hand_raise_urgency) {
             out.push(refuse("urgency below the threshold"));
-        } else if self.hands.iter().any(|h| h.agent == a) {
+        } else if self.panel.hands.iter().any(|h| h.agent == a) {
             // Already up: nothing changes.
-        } else if self.speaking.is_some_and(|s| s.agent == a)
+        } else if self.panel.speaking.is_some_and(|s| s.agent == a)
             || self.exchange.as_ref().is_some_and(|e| e.agent == a)
         {
             out.push(refuse("the agent is in the exchange under way"));
-        } else if self.hands.len() >= t.max_hands_raised {
+        } else if self.panel.hands.len() >= t.max_hands_raised {
             out.push(refuse("too many hands raised"));
         } else {
             // What was left open last session is asked first: its hand goes before the
             // others (the presenter's "take the first hand" takes it).
-            let at = if self.reopens(a) { 0 } else { self.hands.len() };
-            self.hands.insert(
+            let at = if self.reopens(a) {
+                0
+            } else {
+                self.panel.hands.len()
+            };
+            self.panel.hands.insert(
                 at,
                 Hand {
                     agent: a,
@@ -149,8 +190,8 @@ impl Rehearsal {
         {
             return;
         }
-        for agent in 0..self.agents.len() {
-            if self.reopens(agent) && !self.hands.iter().any(|h| h.agent == agent) {
+        for agent in 0..self.panel.agents.len() {
+            if self.reopens(agent) && !self.panel.hands.iter().any(|h| h.agent == agent) {
                 let name = self.config.agents[agent].name.clone();
                 self.on_hand(&name, 1.0, out);
             }
@@ -163,16 +204,17 @@ impl Rehearsal {
         now: u64,
         out: &mut Vec<Action>,
     ) {
-        if self.phase != Phase::Presenting || self.speaking.is_some() {
+        if self.phase != Phase::Presenting || self.panel.speaking.is_some() {
             out.push(Action::Notice(Notice::Busy));
             return;
         }
         let hand = match &agent {
             Some(name) => self
+                .panel
                 .hands
                 .iter()
                 .find(|h| self.config.agents[h.agent].name == *name),
-            None => self.hands.first(),
+            None => self.panel.hands.first(),
         };
         let Some(hand) = hand else {
             out.push(Action::Notice(Notice::NoRaisedHand));
@@ -203,7 +245,7 @@ impl Rehearsal {
         } else {
             0.0
         };
-        self.agents[a].candidate = Some(Candidate {
+        self.panel.agents[a].candidate = Some(Candidate {
             text: text.trim().to_owned(),
             relevance,
             received_ms: now,
@@ -217,7 +259,7 @@ impl Rehearsal {
             && self.exchange.is_none()
             && self.presenter.spoke_since_return
             && relevance > self.config.thresholds.hand_raise_urgency
-            && self.hands.len() < self.config.thresholds.max_hands_raised
+            && self.panel.hands.len() < self.config.thresholds.max_hands_raised
         {
             self.on_hand(&agent, relevance, out);
         }

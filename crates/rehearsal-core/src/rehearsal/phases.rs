@@ -73,7 +73,7 @@ impl Rehearsal {
     pub(crate) fn next_deadline(&self) -> Option<u64> {
         let t = &self.config.thresholds;
         let mut d: Vec<u64> = Vec::new();
-        if let Some(s) = self.speaking {
+        if let Some(s) = self.panel.speaking {
             d.push(s.since + t.agent_timeout_ms);
         }
         match self.phase {
@@ -219,12 +219,13 @@ impl Rehearsal {
     fn left_open_question(&mut self, agent: usize) -> Option<String> {
         let name = &self.config.agents[agent].name;
         let question = self
+            .panel
             .previous
             .as_ref()?
             .first_open_for(name)?
             .question
             .clone();
-        self.asked_again.insert(agent).then_some(question)
+        self.panel.asked_again.insert(agent).then_some(question)
     }
 
     pub(super) fn start_exchange(
@@ -235,17 +236,17 @@ impl Rehearsal {
         now: u64,
         out: &mut Vec<Action>,
     ) {
-        if self.phase != Phase::Presenting || self.speaking.is_some() {
+        if self.phase != Phase::Presenting || self.panel.speaking.is_some() {
             return;
         }
         self.transition(Phase::QaTrigger, now, out);
-        self.hands.retain(|h| h.agent != agent);
-        self.queue.retain(|&q| q != agent);
+        self.panel.hands.retain(|h| h.agent != agent);
+        self.panel.queue.retain(|&q| q != agent);
         // A panelist's first question is the one it left open last session, asked again
         // as it was; then the questions it prepares.
         let candidate = self
             .left_open_question(agent)
-            .or_else(|| self.agents[agent].candidate.take().map(|c| c.text));
+            .or_else(|| self.panel.agents[agent].candidate.take().map(|c| c.text));
         let transition_line = self.say(PhraseKind::Transition, Some(agent), slide, out);
         let id = self.next_exchange;
         self.next_exchange += 1;
@@ -268,7 +269,7 @@ impl Rehearsal {
             b.done += 1;
             b.asked.push(agent);
         }
-        self.rotation = next_role(self.config.agents[agent].role);
+        self.panel.rotation = next_role(self.config.agents[agent].role);
         self.timers.last_interjection = Some(now);
         self.call_agent(agent, Instruction::AskQuestion, candidate, now, out);
     }
@@ -285,10 +286,10 @@ impl Rehearsal {
 
     pub(super) fn on_time(&mut self, now: u64, out: &mut Vec<Action>) {
         let t = self.config.thresholds.clone();
-        if let Some(s) = self.speaking
+        if let Some(s) = self.panel.speaking
             && now.saturating_sub(s.since) >= t.agent_timeout_ms
         {
-            self.speaking = None;
+            self.panel.speaking = None;
             let agent = self.config.agents[s.agent].name.clone();
             out.push(Action::CancelAgent {
                 agent: agent.clone(),
@@ -314,7 +315,7 @@ impl Rehearsal {
     }
 
     pub(super) fn end(&mut self, now: u64, out: &mut Vec<Action>) {
-        if let Some(s) = self.speaking.take() {
+        if let Some(s) = self.panel.speaking.take() {
             out.push(Action::CancelAgent {
                 agent: self.config.agents[s.agent].name.clone(),
                 question_id: s.question_id,

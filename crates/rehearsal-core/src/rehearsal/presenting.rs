@@ -124,7 +124,7 @@ impl Rehearsal {
             && self.config.mode == InteractionMode::SectionBreaks
             && index > previous
             && !title_slide
-            && self.speaking.is_none()
+            && self.panel.speaking.is_none()
             && self.broken_slides.insert(previous)
         {
             self.start_break(previous, Trigger::SectionBreak, now, out);
@@ -132,11 +132,11 @@ impl Rehearsal {
     }
 
     pub(super) fn on_open_qa(&mut self, now: u64, out: &mut Vec<Action>) {
-        if self.phase != Phase::Presenting || self.speaking.is_some() {
+        if self.phase != Phase::Presenting || self.panel.speaking.is_some() {
             out.push(Action::Notice(Notice::Busy));
             return;
         }
-        if let Some(hand) = self.hands.first() {
+        if let Some(hand) = self.panel.hands.first() {
             let agent = hand.agent;
             self.start_exchange(agent, Trigger::HandRaise, self.slide, now, out);
             return;
@@ -169,7 +169,7 @@ impl Rehearsal {
         if now >= self.timers.candidates_due(now, t) {
             self.request_candidates(now, out);
         }
-        if self.speaking.is_some() {
+        if self.panel.speaking.is_some() {
             return;
         }
         let quiet = self.quiet_for(now);
@@ -187,10 +187,10 @@ impl Rehearsal {
         if quiet < t.notice_quiet_ms {
             return;
         }
-        for i in 0..self.hands.len() {
-            if !self.hands[i].announced {
-                self.hands[i].announced = true;
-                let agent = self.hands[i].agent;
+        for i in 0..self.panel.hands.len() {
+            if !self.panel.hands[i].announced {
+                self.panel.hands[i].announced = true;
+                let agent = self.panel.hands[i].agent;
                 self.say(PhraseKind::HandRaiseNotice, Some(agent), self.slide, out);
             }
         }
@@ -220,7 +220,7 @@ impl Rehearsal {
     /// second agent that also wants in is queued. Returns whether an exchange started.
     pub(super) fn free_flow_trigger(&mut self, now: u64, out: &mut Vec<Action>) -> bool {
         let wanting = self.ranked(self.slide, |i| self.has_good_candidate(i));
-        let agent = match self.queue.pop_front() {
+        let agent = match self.panel.queue.pop_front() {
             Some(q) => q,
             None => match wanting.first() {
                 Some(&a) => a,
@@ -228,9 +228,9 @@ impl Rehearsal {
             },
         };
         if let Some(&second) = wanting.iter().find(|&&w| w != agent)
-            && !self.queue.contains(&second)
+            && !self.panel.queue.contains(&second)
         {
-            self.queue.push_back(second);
+            self.panel.queue.push_back(second);
         }
         self.brk = None;
         self.start_exchange(agent, Trigger::Silence, self.slide, now, out);
