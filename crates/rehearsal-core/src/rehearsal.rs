@@ -195,11 +195,8 @@ pub struct Rehearsal {
     delivery: delivery::Delivery,
     /// The panel's rating of each logged exchange's answer.
     ratings: Vec<RatingRecord>,
-    // Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
-    // question ids (the say records and the session state name them).
-    next_line: u64,
-    next_call: u64,
-    next_exchange: u64,
+    /// Numbers of the moderator's lines, its calls and exchanges.
+    numbers: Numbers,
     /// When the phase began and the presenting rules last acted.
     timers: Timers,
     broken_slides: BTreeSet<usize>,
@@ -222,6 +219,34 @@ pub struct Rehearsal {
     /// The board as last sent.
     board: Option<Board>,
     frozen: bool,
+}
+
+/// Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
+/// question ids (the say records and the session state name them): each counts from 1.
+#[derive(Debug, Default)]
+struct Numbers {
+    lines: u64,
+    calls: u64,
+    exchanges: u64,
+}
+
+impl Numbers {
+    fn next(counter: &mut u64) -> u64 {
+        *counter += 1;
+        *counter
+    }
+
+    fn line(&mut self) -> u64 {
+        Self::next(&mut self.lines)
+    }
+
+    fn call(&mut self) -> u64 {
+        Self::next(&mut self.calls)
+    }
+
+    fn exchange(&mut self) -> u64 {
+        Self::next(&mut self.exchanges)
+    }
 }
 
 impl Rehearsal {
@@ -251,9 +276,7 @@ impl Rehearsal {
             presenter: PresenterTrack::default(),
             delivery: delivery::Delivery::new(),
             ratings: Vec::new(),
-            next_line: 1,
-            next_call: 1,
-            next_exchange: 1,
+            numbers: Numbers::default(),
             timers: Timers::default(),
             broken_slides: BTreeSet::new(),
             asked_on_slide: BTreeMap::new(),

@@ -86,8 +86,7 @@ impl Rehearsal {
         ) {
             ex.agent_turns += 1;
         }
-        let question_id = self.next_call;
-        self.next_call += 1;
+        let question_id = self.numbers.call();
         self.panel.speaking = Some(Speaking {
             agent,
             question_id,

@@ -75,8 +75,7 @@ impl Rehearsal {
             moderator: Some(&self.config.moderator),
         };
         let text = render_in(self.config.language, template, &ctx);
-        let line_id = self.next_line;
-        self.next_line += 1;
+        let line_id = self.numbers.line();
         out.push(Action::Say {
             line_id,
             kind,

@@ -248,8 +248,7 @@ impl Rehearsal {
             .left_open_question(agent)
             .or_else(|| self.panel.agents[agent].candidate.take().map(|c| c.text));
         let transition_line = self.say(PhraseKind::Transition, Some(agent), slide, out);
-        let id = self.next_exchange;
-        self.next_exchange += 1;
+        let id = self.numbers.exchange();
         self.exchange = Some(Exchange {
             id,
             agent,

@@ -1422,3 +1422,17 @@ fn an_english_rehearsal_loads_a_file_once_and_reports_what_it_leaves_out() {
         spoken(&out)
     );
 }
+
+#[test]
+fn lines_calls_and_exchanges_are_numbered_from_one_each_on_its_own() {
+    let mut numbers = super::Numbers::default();
+    assert_eq!(
+        [
+            numbers.line(),
+            numbers.line(),
+            numbers.call(),
+            numbers.exchange()
+        ],
+        [1, 2, 1, 1]
+    );
+}
