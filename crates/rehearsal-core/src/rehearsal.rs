@@ -189,12 +189,9 @@ pub struct Rehearsal {
     // The exchange under way, the section break it belongs to, the exchanges logged.
     exchange: Option<Exchange>,
     brk: Option<Break>,
-    records: Vec<ExchangeRecord>,
     presenter: PresenterTrack,
     /// How the presenter speaks: pace, pauses, fillers, time per slide, answers.
     delivery: delivery::Delivery,
-    /// The panel's rating of each logged exchange's answer.
-    ratings: Vec<RatingRecord>,
     /// Numbers of the moderator's lines, its calls and exchanges.
     numbers: Numbers,
     /// When the phase began and the presenting rules last acted.
@@ -214,9 +211,18 @@ pub struct Rehearsal {
     /// While a slide change is handled: the slide left (a section break is about it).
     break_slide: Option<usize>,
     finished: bool,
-    /// The debrief as written, for the board.
+    /// What the session leaves: the exchanges logged, their ratings, the debrief.
+    outcome: Outcome,
+}
+
+/// What the session leaves: the exchanges logged, the panel's rating of each answer,
+/// the debrief as written, the board as last sent, and whether the agents' context
+/// files are frozen (the session is archived).
+#[derive(Debug, Default)]
+struct Outcome {
+    records: Vec<ExchangeRecord>,
+    ratings: Vec<RatingRecord>,
     debrief: Option<crate::board::WrittenDebrief>,
-    /// The board as last sent.
     board: Option<Board>,
     frozen: bool,
 }
@@ -272,10 +278,8 @@ impl Rehearsal {
             panel: Panel::new(agents),
             exchange: None,
             brk: None,
-            records: Vec::new(),
             presenter: PresenterTrack::default(),
             delivery: delivery::Delivery::new(),
-            ratings: Vec::new(),
             numbers: Numbers::default(),
             timers: Timers::default(),
             broken_slides: BTreeSet::new(),
@@ -289,9 +293,7 @@ impl Rehearsal {
             exchange_slide: None,
             break_slide: None,
             finished: false,
-            debrief: None,
-            board: None,
-            frozen: false,
+            outcome: Outcome::default(),
         })
     }
 
@@ -343,7 +345,7 @@ impl Rehearsal {
 
     /// Exchanges logged so far.
     pub fn records(&self) -> &[ExchangeRecord] {
-        &self.records
+        &self.outcome.records
     }
 
     /// Session time left at `now_ms` (0 once over).
@@ -353,9 +355,14 @@ impl Rehearsal {
 
     /// The debrief as it would be written now.
     pub fn debrief_markdown(&self) -> String {
-        let mut markdown = render_debrief(&self.records, &self.deck, &self.config, self.now);
+        let mut markdown =
+            render_debrief(&self.outcome.records, &self.deck, &self.config, self.now);
         markdown.push('\n');
-        markdown.push_str(&render_ratings(&self.ratings, &self.deck, &self.config));
+        markdown.push_str(&render_ratings(
+            &self.outcome.ratings,
+            &self.deck,
+            &self.config,
+        ));
         markdown.push('\n');
         let delivery = self.delivery();
         markdown.push_str(&delivery.to_markdown(|slide| self.slide_title(slide)));
@@ -365,7 +372,7 @@ impl Rehearsal {
                 last,
                 delivery.words_per_minute,
                 delivery.fillers_per_minute,
-                &self.ratings,
+                &self.outcome.ratings,
             ));
         }
         markdown
@@ -380,7 +387,7 @@ impl Rehearsal {
 
     /// The challenges this session leaves open (answers not rated answered).
     pub fn open_challenges(&self) -> Vec<OpenChallenge> {
-        history::open_challenges(&self.ratings, |slide| self.slide_title(slide))
+        history::open_challenges(&self.outcome.ratings, |slide| self.slide_title(slide))
     }
 
     /// How the presenter spoke so far.
@@ -396,8 +403,8 @@ impl Rehearsal {
             self.config.duration_ms(),
             &self.delivery(),
             |slide| self.slide_title(slide),
-            &self.ratings,
-            crate::record::questions_that_bite(&self.records, &self.deck)
+            &self.outcome.ratings,
+            crate::record::questions_that_bite(&self.outcome.records, &self.deck)
                 .into_iter()
                 .map(|b| crate::dashboard::PanelistBites {
                     name: crate::record::spoken_name(&self.config, &b.agent),
@@ -415,8 +422,8 @@ impl Rehearsal {
         serde_json::json!({
             "session_ms": self.now,
             "planned_ms": self.config.duration_ms(),
-            "exchanges": self.records,
-            "ratings": self.ratings,
+            "exchanges": self.outcome.records,
+            "ratings": self.outcome.ratings,
             "open_challenges": self.open_challenges(),
             "delivery": self.delivery(),
         })
@@ -501,10 +508,10 @@ impl Rehearsal {
 
     /// The board, when it changed since it was last sent.
     fn board(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        let board = Board::of(self, self.debrief.as_ref(), now_ms);
-        if self.board.as_ref() != Some(&board) {
+        let board = Board::of(self, self.outcome.debrief.as_ref(), now_ms);
+        if self.outcome.board.as_ref() != Some(&board) {
             out.push(Output::Board(board.clone()));
-            self.board = Some(board);
+            self.outcome.board = Some(board);
         }
     }
 

@@ -406,7 +406,7 @@ impl Rehearsal {
             outcome: ex.outcome.unwrap_or(Outcome::SessionEnded),
             pile_on: ex.pile_on.clone(),
         };
-        self.records.push(record.clone());
+        self.outcome.records.push(record.clone());
         out.push(Action::LogExchange(record));
     }
 
