@@ -53,7 +53,7 @@ use crate::phrases::{PhraseKind, PhrasePicker};
 use crate::rating::RatingRecord;
 use crate::record::render_ratings;
 use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary, render_debrief};
-use exchange::{Break, Exchange};
+use exchange::Qa;
 use lines::OnAir;
 use panel::Panel;
 use presenting::{PresenterTrack, Timers};
@@ -186,9 +186,8 @@ pub struct Rehearsal {
     slide: usize,
     /// The panelists as the moderator sees them.
     panel: Panel,
-    // The exchange under way, the section break it belongs to, the exchanges logged.
-    exchange: Option<Exchange>,
-    brk: Option<Break>,
+    /// The exchange under way and the section break it belongs to.
+    qa: Qa,
     presenter: PresenterTrack,
     /// How the presenter speaks: pace, pauses, fillers, time per slide, answers.
     delivery: delivery::Delivery,
@@ -203,23 +202,16 @@ pub struct Rehearsal {
     on_air: OnAir,
     calls: BTreeMap<u64, Call>,
     requests: ::conductor::Requests<Request>,
-    last_answer: Option<String>,
-    /// The exchange under way, as text (for pile-on prompts).
-    exchange_text: Vec<String>,
-    /// The slide the exchange under way is about.
-    exchange_slide: Option<usize>,
-    /// While a slide change is handled: the slide left (a section break is about it).
-    break_slide: Option<usize>,
     finished: bool,
     /// What the session leaves: the exchanges logged, their ratings, the debrief.
-    outcome: Outcome,
+    results: Results,
 }
 
 /// What the session leaves: the exchanges logged, the panel's rating of each answer,
 /// the debrief as written, the board as last sent, and whether the agents' context
 /// files are frozen (the session is archived).
 #[derive(Debug, Default)]
-struct Outcome {
+struct Results {
     records: Vec<ExchangeRecord>,
     ratings: Vec<RatingRecord>,
     debrief: Option<crate::board::WrittenDebrief>,
@@ -276,11 +268,10 @@ impl Rehearsal {
             now: 0,
             slide: 0,
             panel: Panel::new(agents),
-            exchange: None,
-            brk: None,
             presenter: PresenterTrack::default(),
             delivery: delivery::Delivery::new(),
             numbers: Numbers::default(),
+            qa: Qa::default(),
             timers: Timers::default(),
             broken_slides: BTreeSet::new(),
             asked_on_slide: BTreeMap::new(),
@@ -288,12 +279,8 @@ impl Rehearsal {
             on_air: OnAir::new(node.paced),
             calls: BTreeMap::new(),
             requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
-            last_answer: None,
-            exchange_text: Vec::new(),
-            exchange_slide: None,
-            break_slide: None,
             finished: false,
-            outcome: Outcome::default(),
+            results: Results::default(),
         })
     }
 
@@ -332,20 +319,21 @@ impl Rehearsal {
 
     /// Agent turns so far in the exchange under way.
     pub fn exchange_agent_turns(&self) -> Option<u32> {
-        self.exchange.as_ref().map(|e| e.agent_turns)
+        self.qa.exchange.as_ref().map(|e| e.agent_turns)
     }
 
     /// The exchange under way: its id, the panelist who opened it and the slide it is
     /// about.
     pub fn exchange(&self) -> Option<(u64, &str, usize)> {
-        self.exchange
+        self.qa
+            .exchange
             .as_ref()
             .map(|e| (e.id, self.config.agents[e.agent].name.as_str(), e.slide))
     }
 
     /// Exchanges logged so far.
     pub fn records(&self) -> &[ExchangeRecord] {
-        &self.outcome.records
+        &self.results.records
     }
 
     /// Session time left at `now_ms` (0 once over).
@@ -356,10 +344,10 @@ impl Rehearsal {
     /// The debrief as it would be written now.
     pub fn debrief_markdown(&self) -> String {
         let mut markdown =
-            render_debrief(&self.outcome.records, &self.deck, &self.config, self.now);
+            render_debrief(&self.results.records, &self.deck, &self.config, self.now);
         markdown.push('\n');
         markdown.push_str(&render_ratings(
-            &self.outcome.ratings,
+            &self.results.ratings,
             &self.deck,
             &self.config,
         ));
@@ -372,7 +360,7 @@ impl Rehearsal {
                 last,
                 delivery.words_per_minute,
                 delivery.fillers_per_minute,
-                &self.outcome.ratings,
+                &self.results.ratings,
             ));
         }
         markdown
@@ -387,7 +375,7 @@ impl Rehearsal {
 
     /// The challenges this session leaves open (answers not rated answered).
     pub fn open_challenges(&self) -> Vec<OpenChallenge> {
-        history::open_challenges(&self.outcome.ratings, |slide| self.slide_title(slide))
+        history::open_challenges(&self.results.ratings, |slide| self.slide_title(slide))
     }
 
     /// How the presenter spoke so far.
@@ -403,8 +391,8 @@ impl Rehearsal {
             self.config.duration_ms(),
             &self.delivery(),
             |slide| self.slide_title(slide),
-            &self.outcome.ratings,
-            crate::record::questions_that_bite(&self.outcome.records, &self.deck)
+            &self.results.ratings,
+            crate::record::questions_that_bite(&self.results.records, &self.deck)
                 .into_iter()
                 .map(|b| crate::dashboard::PanelistBites {
                     name: crate::record::spoken_name(&self.config, &b.agent),
@@ -422,8 +410,8 @@ impl Rehearsal {
         serde_json::json!({
             "session_ms": self.now,
             "planned_ms": self.config.duration_ms(),
-            "exchanges": self.outcome.records,
-            "ratings": self.outcome.ratings,
+            "exchanges": self.results.records,
+            "ratings": self.results.ratings,
             "open_challenges": self.open_challenges(),
             "delivery": self.delivery(),
         })
@@ -508,10 +496,10 @@ impl Rehearsal {
 
     /// The board, when it changed since it was last sent.
     fn board(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        let board = Board::of(self, self.outcome.debrief.as_ref(), now_ms);
-        if self.outcome.board.as_ref() != Some(&board) {
+        let board = Board::of(self, self.results.debrief.as_ref(), now_ms);
+        if self.results.board.as_ref() != Some(&board) {
             out.push(Output::Board(board.clone()));
-            self.outcome.board = Some(board);
+            self.results.board = Some(board);
         }
     }
 

@@ -198,13 +198,13 @@ impl Rehearsal {
                 candidate,
             } => {
                 let q = self.fresh_question_id();
-                let slide = self.exchange_slide.unwrap_or(self.current_slide());
+                let slide = self.qa.exchange_slide.unwrap_or(self.current_slide());
                 let text = messages::instruction_text(
                     instruction,
                     candidate.as_deref(),
                     self.deck(),
                     slide,
-                    self.last_answer.as_deref(),
+                    self.qa.last_answer.as_deref(),
                 );
                 self.calls.insert(
                     q,
@@ -227,8 +227,8 @@ impl Rehearsal {
                     instruction,
                     self.deck(),
                     slide,
-                    self.last_answer.as_deref(),
-                    &self.exchange_text.join("\n"),
+                    self.qa.last_answer.as_deref(),
+                    &self.qa.exchange_text.join("\n"),
                 );
                 out.push(Output::Turn(Turn {
                     agent,
@@ -257,7 +257,7 @@ impl Rehearsal {
                 purpose,
             } => {
                 let exchange =
-                    (purpose == CandidatePurpose::PileOn).then(|| self.exchange_text.join("\n"));
+                    (purpose == CandidatePurpose::PileOn).then(|| self.qa.exchange_text.join("\n"));
                 let prompt =
                     messages::request_prompt(purpose, self.deck(), slide, exchange.as_deref());
                 let takes_up =
@@ -307,9 +307,10 @@ impl Rehearsal {
                     json!({ "from": from.name(), "to": to.name() }),
                 );
                 if to == Phase::QaTrigger {
-                    self.exchange_text.clear();
-                    self.last_answer = None;
-                    self.exchange_slide = Some(self.break_slide.unwrap_or(self.current_slide()));
+                    self.qa.exchange_text.clear();
+                    self.qa.last_answer = None;
+                    self.qa.exchange_slide =
+                        Some(self.qa.break_slide.unwrap_or(self.current_slide()));
                 }
                 let state = self.session_state(now_ms);
                 self.write(

@@ -13,6 +13,22 @@ use crate::record::{
 };
 use crate::text::{asks_to_move_on, content_set, jaccard, shared};
 
+/// The Q&A under way: the exchange, the section break it belongs to, and what the
+/// panel's next prompts are built from.
+#[derive(Debug, Default)]
+pub(super) struct Qa {
+    pub(super) exchange: Option<Exchange>,
+    pub(super) brk: Option<Break>,
+    /// The presenter's last answer.
+    pub(super) last_answer: Option<String>,
+    /// The exchange under way, as text (for pile-on prompts).
+    pub(super) exchange_text: Vec<String>,
+    /// The slide the exchange under way is about.
+    pub(super) exchange_slide: Option<usize>,
+    /// While a slide change is handled: the slide left (a section break is about it).
+    pub(super) break_slide: Option<usize>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Step {
     /// The primary agent holds the floor.
@@ -77,7 +93,7 @@ impl Rehearsal {
         if self.panel.speaking.is_some() {
             return;
         }
-        let Some(ex) = self.exchange.as_mut() else {
+        let Some(ex) = self.qa.exchange.as_mut() else {
             return;
         };
         if matches!(
@@ -124,7 +140,7 @@ impl Rehearsal {
             return;
         };
         self.panel.speaking = None;
-        let Some(ex) = self.exchange.as_mut() else {
+        let Some(ex) = self.qa.exchange.as_mut() else {
             return;
         };
         let text = text.trim().to_owned();
@@ -155,7 +171,7 @@ impl Rehearsal {
     }
 
     pub(super) fn on_answer_event(&mut self, text: String, now: u64, out: &mut Vec<Action>) {
-        let awaiting = self.exchange.as_ref().is_some_and(|e| {
+        let awaiting = self.qa.exchange.as_ref().is_some_and(|e| {
             matches!(e.step, Step::AwaitAnswer { .. } | Step::PileOnAnswer { .. })
         });
         if !awaiting {
@@ -175,7 +191,7 @@ impl Rehearsal {
     }
 
     pub(super) fn on_move_on(&mut self, now: u64, out: &mut Vec<Action>) {
-        let awaiting = self.exchange.as_ref().is_some_and(|e| {
+        let awaiting = self.qa.exchange.as_ref().is_some_and(|e| {
             matches!(e.step, Step::AwaitAnswer { .. } | Step::PileOnAnswer { .. })
         });
         if !awaiting {
@@ -226,7 +242,7 @@ impl Rehearsal {
 
     pub(super) fn on_answer(&mut self, text: String, now: u64, out: &mut Vec<Action>) {
         self.presenter.answer.clear();
-        let Some(mut ex) = self.exchange.take() else {
+        let Some(mut ex) = self.qa.exchange.take() else {
             return;
         };
         match ex.step {
@@ -234,7 +250,7 @@ impl Rehearsal {
                 if let Some(p) = ex.pile_on.as_mut() {
                     p.status = PileOnStatus::Asked { answer: Some(text) };
                 }
-                self.exchange = Some(ex);
+                self.qa.exchange = Some(ex);
                 self.after_pile_on(now, out);
             }
             Step::AwaitAnswer { .. } => {
@@ -276,7 +292,7 @@ impl Rehearsal {
                 let agent = ex.agent;
                 let slide = ex.slide;
                 ex.step = Step::AwaitAgent;
-                self.exchange = Some(ex);
+                self.qa.exchange = Some(ex);
                 match verdict {
                     Some(outcome) => self.end_exchange(outcome, now, out),
                     None => {
@@ -285,7 +301,7 @@ impl Rehearsal {
                     }
                 }
             }
-            _ => self.exchange = Some(ex),
+            _ => self.qa.exchange = Some(ex),
         }
     }
 
@@ -295,7 +311,7 @@ impl Rehearsal {
             self.transition(Phase::Exchange, now, out);
         }
         self.transition(Phase::Resolving, now, out);
-        let Some(ex) = self.exchange.as_mut() else {
+        let Some(ex) = self.qa.exchange.as_mut() else {
             return;
         };
         ex.outcome = Some(outcome);
@@ -341,7 +357,7 @@ impl Rehearsal {
             },
         };
         let asked = matches!(record.status, PileOnStatus::Asked { .. });
-        if let Some(ex) = self.exchange.as_mut() {
+        if let Some(ex) = self.qa.exchange.as_mut() {
             ex.pile_on = Some(record);
             if asked {
                 ex.step = Step::PileOnAgent;
@@ -359,7 +375,7 @@ impl Rehearsal {
     /// bridge-back line.
     pub(super) fn after_pile_on(&mut self, now: u64, out: &mut Vec<Action>) {
         self.log_exchange(now, out);
-        if let Some(b) = self.brk.clone()
+        if let Some(b) = self.qa.brk.clone()
             && b.done < b.max
             && self.remaining_ms(now) > 0
         {
@@ -375,10 +391,10 @@ impl Rehearsal {
                 return;
             }
         }
-        self.brk = None;
-        let slide = self.exchange.as_ref().map_or(self.slide, |e| e.slide);
+        self.qa.brk = None;
+        let slide = self.qa.exchange.as_ref().map_or(self.slide, |e| e.slide);
         let line_id = self.say(PhraseKind::BridgeBack, None, slide, out);
-        if let Some(ex) = self.exchange.as_mut() {
+        if let Some(ex) = self.qa.exchange.as_mut() {
             ex.step = Step::BridgeBack {
                 line_id,
                 since: now,
@@ -387,7 +403,7 @@ impl Rehearsal {
     }
 
     pub(super) fn log_exchange(&mut self, now: u64, out: &mut Vec<Action>) {
-        let Some(ex) = self.exchange.as_mut() else {
+        let Some(ex) = self.qa.exchange.as_mut() else {
             return;
         };
         if ex.logged {
@@ -406,19 +422,19 @@ impl Rehearsal {
             outcome: ex.outcome.unwrap_or(Outcome::SessionEnded),
             pile_on: ex.pile_on.clone(),
         };
-        self.outcome.records.push(record.clone());
+        self.results.records.push(record.clone());
         out.push(Action::LogExchange(record));
     }
 
     pub(super) fn exchange_timers(&mut self, now: u64, t: &Thresholds, out: &mut Vec<Action>) {
-        let Some(ex) = &self.exchange else {
+        let Some(ex) = &self.qa.exchange else {
             return;
         };
         if self.phase == Phase::QaTrigger && now.saturating_sub(ex.started_ms) >= t.line_timeout_ms
         {
             self.transition(Phase::Exchange, now, out);
         }
-        let Some(ex) = &self.exchange else {
+        let Some(ex) = &self.qa.exchange else {
             return;
         };
         match ex.step {

@@ -89,7 +89,7 @@ impl Rehearsal {
         text: String,
         mode: WriteMode,
     ) {
-        if !self.outcome.frozen {
+        if !self.results.frozen {
             out.push(Output::Context { file, text, mode });
         }
     }
@@ -179,7 +179,7 @@ impl Rehearsal {
 
     /// The debrief as written, and its figures as they were then, for the board.
     pub(super) fn keep_debrief(&mut self, markdown: String) {
-        self.outcome.debrief = Some(crate::board::WrittenDebrief {
+        self.results.debrief = Some(crate::board::WrittenDebrief {
             markdown,
             dashboard: self.dashboard(),
         });
@@ -187,10 +187,10 @@ impl Rehearsal {
 
     /// At the end: the debrief (if the rules have not written it) and the frozen context.
     pub(super) fn finish_files(&mut self, out: &mut Vec<Output>) {
-        if self.outcome.frozen {
+        if self.results.frozen {
             return;
         }
-        if self.outcome.debrief.is_none() {
+        if self.results.debrief.is_none() {
             let markdown = self.debrief_markdown();
             out.push(Output::Debrief {
                 markdown: markdown.clone(),
@@ -200,6 +200,6 @@ impl Rehearsal {
             self.keep_debrief(markdown);
         }
         out.push(Output::FreezeContext);
-        self.outcome.frozen = true;
+        self.results.frozen = true;
     }
 }

@@ -155,7 +155,7 @@ impl Rehearsal {
         } else if self.panel.hands.iter().any(|h| h.agent == a) {
             // Already up: nothing changes.
         } else if self.panel.speaking.is_some_and(|s| s.agent == a)
-            || self.exchange.as_ref().is_some_and(|e| e.agent == a)
+            || self.qa.exchange.as_ref().is_some_and(|e| e.agent == a)
         {
             out.push(refuse("the agent is in the exchange under way"));
         } else if self.panel.hands.len() >= t.max_hands_raised {
@@ -184,7 +184,7 @@ impl Rehearsal {
     pub(super) fn raise_reopening_hands(&mut self, out: &mut Vec<Action>) {
         if self.config.mode != InteractionMode::HandRaise
             || self.phase != Phase::Presenting
-            || self.exchange.is_some()
+            || self.qa.exchange.is_some()
             || !self.presenter.spoke_since_return
         {
             return;
@@ -255,7 +255,7 @@ impl Rehearsal {
         // last session raised it already ([`Rehearsal::raise_reopening_hands`]).
         if self.config.mode == InteractionMode::HandRaise
             && self.phase == Phase::Presenting
-            && self.exchange.is_none()
+            && self.qa.exchange.is_none()
             && self.presenter.spoke_since_return
             && relevance > self.config.thresholds.hand_raise_urgency
             && self.panel.hands.len() < self.config.thresholds.max_hands_raised

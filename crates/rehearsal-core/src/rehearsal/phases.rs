@@ -88,7 +88,7 @@ impl Rehearsal {
                 }
             }
             _ => {
-                if let Some(ex) = &self.exchange {
+                if let Some(ex) = &self.qa.exchange {
                     match ex.step {
                         Step::AwaitAnswer { since } | Step::PileOnAnswer { since } => {
                             let last = self.presenter.last_end.unwrap_or(0).max(since);
@@ -179,7 +179,7 @@ impl Rehearsal {
     }
 
     pub(super) fn on_line_finished(&mut self, line_id: u64, now: u64, out: &mut Vec<Action>) {
-        let Some(ex) = &self.exchange else {
+        let Some(ex) = &self.qa.exchange else {
             return;
         };
         if self.phase == Phase::QaTrigger && ex.transition_line == line_id {
@@ -204,7 +204,7 @@ impl Rehearsal {
         let Some(&agent) = self.ranked(slide, |_| true).first() else {
             return;
         };
-        self.brk = Some(Break {
+        self.qa.brk = Some(Break {
             slide,
             trigger,
             done: 0,
@@ -249,7 +249,7 @@ impl Rehearsal {
             .or_else(|| self.panel.agents[agent].candidate.take().map(|c| c.text));
         let transition_line = self.say(PhraseKind::Transition, Some(agent), slide, out);
         let id = self.numbers.exchange();
-        self.exchange = Some(Exchange {
+        self.qa.exchange = Some(Exchange {
             id,
             agent,
             slide,
@@ -264,7 +264,7 @@ impl Rehearsal {
             pile_on: None,
             logged: false,
         });
-        if let Some(b) = self.brk.as_mut() {
+        if let Some(b) = self.qa.brk.as_mut() {
             b.done += 1;
             b.asked.push(agent);
         }
@@ -275,7 +275,7 @@ impl Rehearsal {
 
     pub(super) fn return_to_presenting(&mut self, now: u64, out: &mut Vec<Action>) {
         self.transition(Phase::Presenting, now, out);
-        self.exchange = None;
+        self.qa.exchange = None;
         self.presenter.spoke_since_return = false;
         self.presenter.answer.clear();
         self.timers.monologue_since = now;
@@ -295,10 +295,10 @@ impl Rehearsal {
                 question_id: s.question_id,
             });
             out.push(Action::Notice(Notice::AgentTimedOut { agent }));
-            match self.exchange.as_ref().map(|e| e.step) {
+            match self.qa.exchange.as_ref().map(|e| e.step) {
                 Some(Step::AwaitAgent) => self.end_exchange(Outcome::AgentTimedOut, now, out),
                 Some(Step::PileOnAgent) => {
-                    if let Some(ex) = self.exchange.as_mut() {
+                    if let Some(ex) = self.qa.exchange.as_mut() {
                         ex.pile_on = None;
                     }
                     self.after_pile_on(now, out);
@@ -320,7 +320,7 @@ impl Rehearsal {
                 question_id: s.question_id,
             });
         }
-        if let Some(ex) = self.exchange.as_mut()
+        if let Some(ex) = self.qa.exchange.as_mut()
             && ex.outcome.is_none()
         {
             ex.outcome = Some(Outcome::SessionEnded);

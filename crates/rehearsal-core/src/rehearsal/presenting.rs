@@ -98,7 +98,7 @@ impl Rehearsal {
         if self.phase == Phase::Presenting {
             self.presenter.spoke_since_return = true;
         }
-        if let Some(ex) = &self.exchange
+        if let Some(ex) = &self.qa.exchange
             && matches!(
                 ex.step,
                 Step::AwaitAnswer { .. } | Step::PileOnAnswer { .. }
@@ -232,7 +232,7 @@ impl Rehearsal {
         {
             self.panel.queue.push_back(second);
         }
-        self.brk = None;
+        self.qa.brk = None;
         self.start_exchange(agent, Trigger::Silence, self.slide, now, out);
         true
     }
@@ -242,6 +242,7 @@ impl Rehearsal {
     fn delivery_part(&self) -> delivery::Part {
         let slide = self.slide;
         let Some(ex) = self
+            .qa
             .exchange
             .as_ref()
             .filter(|_| self.phase() != Phase::Presenting)
@@ -321,8 +322,8 @@ impl Rehearsal {
             text: text.clone(),
         });
         if self.phase() != Phase::Presenting {
-            self.last_answer = Some(text.clone());
-            self.exchange_text.push(format!("presenter: {text}"));
+            self.qa.last_answer = Some(text.clone());
+            self.qa.exchange_text.push(format!("presenter: {text}"));
         }
         let part = self.delivery_part();
         self.delivery.heard(question_id, &text, part, now_ms);
@@ -367,10 +368,10 @@ impl Rehearsal {
             at_ms: now_ms,
             command,
         });
-        self.break_slide = matches!(event, Event::SlideChanged { .. }).then_some(slide);
+        self.qa.break_slide = matches!(event, Event::SlideChanged { .. }).then_some(slide);
         self.feed(event, now_ms, out);
         self.on_air.opening = None;
-        self.break_slide = None;
+        self.qa.break_slide = None;
     }
 }
 

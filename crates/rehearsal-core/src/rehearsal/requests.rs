@@ -75,7 +75,7 @@ impl Rehearsal {
                 .within(RATING_WITHIN_MS)
                 .opening_with(RATING_VERDICTS),
         ));
-        self.outcome.ratings.push(RatingRecord {
+        self.results.ratings.push(RatingRecord {
             exchange: record.id,
             agent: record.agent.clone(),
             slide: record.slide,
@@ -107,7 +107,7 @@ impl Rehearsal {
         out: &mut Vec<Output>,
     ) {
         let Some(record) = self
-            .outcome
+            .results
             .ratings
             .iter_mut()
             .find(|r| r.exchange == exchange && r.agent == agent)

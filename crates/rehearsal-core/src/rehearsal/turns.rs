@@ -156,7 +156,7 @@ impl Rehearsal {
             format!("- [{}] I asked: {spoken}\n", messages::clock(now_ms)),
             WriteMode::Append,
         );
-        self.exchange_text.push(format!("{agent}: {spoken}"));
+        self.qa.exchange_text.push(format!("{agent}: {spoken}"));
         self.feed(
             Event::AgentTurnFinished {
                 agent: agent.to_owned(),
