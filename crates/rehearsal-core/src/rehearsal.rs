@@ -31,7 +31,7 @@ mod requests;
 mod setup;
 mod turns;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 pub use voice_protocol::messages::SideRequest;
 use voice_protocol::{InterruptKind, StreamStatus};
@@ -56,7 +56,7 @@ use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary, rende
 use exchange::Qa;
 use lines::OnAir;
 use panel::Panel;
-use presenting::{PresenterTrack, Timers};
+use presenting::{PresenterTrack, SlideNotes, Timers};
 use requests::{MAX_OPEN_REQUESTS, Request};
 use turns::Call;
 
@@ -195,9 +195,8 @@ pub struct Rehearsal {
     numbers: Numbers,
     /// When the phase began and the presenting rules last acted.
     timers: Timers,
-    broken_slides: BTreeSet<usize>,
-    asked_on_slide: BTreeMap<usize, BTreeSet<usize>>,
-    advance_encouraged: BTreeSet<usize>,
+    /// Per slide: breaks taken, who asked, moving on encouraged.
+    slide_notes: SlideNotes,
     /// The moderator's lines on the wire.
     on_air: OnAir,
     calls: BTreeMap<u64, Call>,
@@ -273,9 +272,7 @@ impl Rehearsal {
             numbers: Numbers::default(),
             qa: Qa::default(),
             timers: Timers::default(),
-            broken_slides: BTreeSet::new(),
-            asked_on_slide: BTreeMap::new(),
-            advance_encouraged: BTreeSet::new(),
+            slide_notes: SlideNotes::default(),
             on_air: OnAir::new(node.paced),
             calls: BTreeMap::new(),
             requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),

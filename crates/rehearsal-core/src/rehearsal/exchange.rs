@@ -110,10 +110,7 @@ impl Rehearsal {
         });
         self.panel.agents[agent].last_spoke_ms = Some(now);
         self.timers.last_question_ms = now;
-        self.asked_on_slide
-            .entry(ex.slide)
-            .or_default()
-            .insert(agent);
+        self.slide_notes.asked(ex.slide, agent);
         out.push(Action::CallAgent {
             agent: self.config.agents[agent].name.clone(),
             question_id,

@@ -1,6 +1,8 @@
 //! The presenter presenting: their words and silences, slide changes, what opens
 //! Q&A, and the notices and prompts the moderator says at pauses.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde_json::json;
 use voice_protocol::{InterruptKind, ids, shorten};
 
@@ -73,6 +75,37 @@ impl Timers {
     }
 }
 
+/// What the presenting rules note per slide: where a section break was taken, who
+/// asked on it, and whether the presenter was encouraged to move on from it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct SlideNotes {
+    broken: BTreeSet<usize>,
+    asked: BTreeMap<usize, BTreeSet<usize>>,
+    advance_encouraged: BTreeSet<usize>,
+}
+
+impl SlideNotes {
+    /// A break is taken on `slide`: whether it is its first.
+    pub(super) fn first_break(&mut self, slide: usize) -> bool {
+        self.broken.insert(slide)
+    }
+
+    /// Panelist `agent` asked about `slide`.
+    pub(super) fn asked(&mut self, slide: usize, agent: usize) {
+        self.asked.entry(slide).or_default().insert(agent);
+    }
+
+    /// Whether all `panelists` have asked about `slide` and the presenter was not yet
+    /// encouraged to move on from it (it is, from now on).
+    pub(super) fn first_time_everyone_asked(&mut self, slide: usize, panelists: usize) -> bool {
+        let everyone = self
+            .asked
+            .get(&slide)
+            .is_some_and(|asked| asked.len() == panelists);
+        everyone && self.advance_encouraged.insert(slide)
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct PresenterTrack {
     /// Speech started (voice activity) and no final segment since.
@@ -125,7 +158,7 @@ impl Rehearsal {
             && index > previous
             && !title_slide
             && self.panel.speaking.is_none()
-            && self.broken_slides.insert(previous)
+            && self.slide_notes.first_break(previous)
         {
             self.start_break(previous, Trigger::SectionBreak, now, out);
         }
@@ -141,7 +174,7 @@ impl Rehearsal {
             self.start_exchange(agent, Trigger::HandRaise, self.slide, now, out);
             return;
         }
-        self.broken_slides.insert(self.slide);
+        self.slide_notes.first_break(self.slide);
         self.start_break(self.slide, Trigger::OpenQa, now, out);
     }
 
@@ -194,11 +227,10 @@ impl Rehearsal {
                 self.say(PhraseKind::HandRaiseNotice, Some(agent), self.slide, out);
             }
         }
-        let everyone = self
-            .asked_on_slide
-            .get(&self.slide)
-            .is_some_and(|s| s.len() == self.config.agents.len());
-        if everyone && self.advance_encouraged.insert(self.slide) {
+        if self
+            .slide_notes
+            .first_time_everyone_asked(self.slide, self.config.agents.len())
+        {
             self.say(PhraseKind::EncourageAdvance, None, self.slide, out);
         }
         if now.saturating_sub(self.timers.engagement_mark()) >= t.engagement_prompt_ms
@@ -378,6 +410,20 @@ impl Rehearsal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slide_is_broken_once_and_moving_on_is_encouraged_once_everyone_asked() {
+        let mut notes = SlideNotes::default();
+        assert!(notes.first_break(2));
+        assert!(!notes.first_break(2));
+        notes.asked(2, 0);
+        notes.asked(2, 0);
+        assert!(!notes.first_time_everyone_asked(2, 2));
+        notes.asked(2, 1);
+        assert!(notes.first_time_everyone_asked(2, 2));
+        assert!(!notes.first_time_everyone_asked(2, 2));
+        assert!(!notes.first_time_everyone_asked(3, 2));
+    }
 
     #[test]
     fn fresh_candidates_are_due_at_once_then_every_refresh() {
