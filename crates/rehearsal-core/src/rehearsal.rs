@@ -1,20 +1,23 @@
 //! The pitch-rehearsal moderator as one state machine: [`Rehearsal`], the
 //! [`conductor::Conductor`] the `rehearsal-moderator` node runs
-//! (`handle(input, now_ms) -> Vec<Output>`). It owns its state directly, kept by
-//! concern in its modules:
+//! (`handle(input, now_ms) -> Vec<Output>`). Its state is a handful of sub-states, each
+//! an owned type in the module of the rules that use it:
 //!
 //! - [`phases`]: the phases (PRESENTING → QA_TRIGGER → EXCHANGE → RESOLVING) and the
 //!   cycle they make, the deadlines;
 //! - [`presenting`]: the presenter's words, silences, slides and commands, what opens
-//!   Q&A, the notices said at pauses;
-//! - [`exchange`]: the exchange under way, the intervention rule, the pile-on;
+//!   Q&A, the notices said at pauses ([`presenting::Timers`], the one timer table;
+//!   [`presenting::SlideNotes`]);
+//! - [`exchange`]: the exchange under way, the intervention rule, the pile-on
+//!   ([`exchange::Qa`]);
 //! - [`panel`]: the panelists' prepared questions, raised hands, who is asked next, the
-//!   moderator's phrases;
+//!   moderator's phrases ([`panel::Panel`]);
 //! - [`decisions`]: what the phase rules react to and decide, and how each decision is
 //!   carried out;
 //! - [`turns`]: the panelists' turns, assembled from their streamed chunks;
 //! - [`requests`]: candidate-question requests and their replies;
-//! - [`lines`]: the moderator's lines paced against what was heard, the closing wait;
+//! - [`lines`]: the moderator's lines paced against what was heard, the voices held,
+//!   the closing wait ([`lines::OnAir`]);
 //! - [`files`]: the context files and event records, and what each says;
 //! - [`setup`]: what a rehearsal is built and started from (its decision log's head).
 //!
@@ -175,11 +178,7 @@ pub struct Rehearsal {
     // The panel, the deck and the phrases the session runs on.
     config: PanelConfig,
     deck: Deck,
-    phrases: PhraseLibrary,
-    picker: PhrasePicker,
-    /// The presenter's floor: a panelist's or the moderator's voice held while they
-    /// speak over it.
-    floor: ::conductor::Floor,
+    phrasing: Phrasing,
     // Where the session is.
     phase: Phase,
     now: u64,
@@ -188,34 +187,65 @@ pub struct Rehearsal {
     panel: Panel,
     /// The exchange under way and the section break it belongs to.
     qa: Qa,
+    /// What the presenter said and when, as the rules read it.
     presenter: PresenterTrack,
-    /// How the presenter speaks: pace, pauses, fillers, time per slide, answers.
-    delivery: delivery::Delivery,
     /// Numbers of the moderator's lines, its calls and exchanges.
     numbers: Numbers,
     /// When the phase began and the presenting rules last acted.
     timers: Timers,
     /// Per slide: breaks taken, who asked, moving on encouraged.
     slide_notes: SlideNotes,
-    /// The moderator's lines on the wire.
+    /// The moderator's lines on the wire, the voices held, the closing wait.
     on_air: OnAir,
-    calls: BTreeMap<u64, Call>,
-    requests: ::conductor::Requests<Request>,
-    finished: bool,
-    /// What the session leaves: the exchanges logged, their ratings, the debrief.
+    /// The panel's turns called and side requests open.
+    pending: Pending,
+    /// What the session leaves: delivery, exchanges, ratings, the debrief.
     results: Results,
 }
 
-/// What the session leaves: the exchanges logged, the panel's rating of each answer,
+/// What the session leaves: how the presenter spoke, the exchanges logged, the panel's
+/// rating of each answer,
 /// the debrief as written, the board as last sent, and whether the agents' context
 /// files are frozen (the session is archived).
 #[derive(Debug, Default)]
 struct Results {
+    /// How the presenter spoke: pace, pauses, fillers, time per slide, answers.
+    delivery: delivery::Delivery,
     records: Vec<ExchangeRecord>,
     ratings: Vec<RatingRecord>,
     debrief: Option<crate::board::WrittenDebrief>,
     board: Option<Board>,
     frozen: bool,
+}
+
+/// The moderator's phrases and which of each kind comes next.
+#[derive(Debug)]
+struct Phrasing {
+    library: PhraseLibrary,
+    picker: PhrasePicker,
+}
+
+impl Phrasing {
+    /// The next phrase of `kind`, in turn with those said before.
+    fn pick(&mut self, kind: PhraseKind) -> &str {
+        self.picker.pick(&self.library, kind)
+    }
+}
+
+/// The panel's turns called and its side requests open, by id.
+#[derive(Debug)]
+struct Pending {
+    calls: BTreeMap<u64, Call>,
+    requests: ::conductor::Requests<Request>,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Self {
+            calls: BTreeMap::new(),
+            requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
+        }
+    }
 }
 
 /// Numbers of the moderator's lines, its calls and exchanges, apart from the wire's
@@ -260,23 +290,21 @@ impl Rehearsal {
         Ok(Self {
             config,
             deck,
-            phrases,
-            picker,
-            floor: ::conductor::Floor::new(),
+            phrasing: Phrasing {
+                library: phrases,
+                picker,
+            },
             phase: Phase::Presenting,
             now: 0,
             slide: 0,
             panel: Panel::new(agents),
             presenter: PresenterTrack::default(),
-            delivery: delivery::Delivery::new(),
             numbers: Numbers::default(),
             qa: Qa::default(),
             timers: Timers::default(),
             slide_notes: SlideNotes::default(),
             on_air: OnAir::new(node.paced),
-            calls: BTreeMap::new(),
-            requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
-            finished: false,
+            pending: Pending::default(),
             results: Results::default(),
         })
     }
@@ -377,7 +405,8 @@ impl Rehearsal {
 
     /// How the presenter spoke so far.
     pub fn delivery(&self) -> delivery::DeliveryReport {
-        self.delivery
+        self.results
+            .delivery
             .report(self.now, |slide| self.config.planned_slide_ms(slide))
     }
 
@@ -436,13 +465,13 @@ impl Rehearsal {
     /// The session is over and its closing line was heard (or the wait timed out):
     /// the node may leave.
     pub fn finished(&self) -> bool {
-        self.finished
+        self.on_air.finished
     }
 
     /// The session's first files (config, deck, intel, dossier, focus briefs), then the
     /// rules' first tick.
     pub fn start(&mut self, briefing: &Briefing, now_ms: u64) -> Vec<Output> {
-        self.delivery.slide_shown(self.slide, now_ms);
+        self.results.delivery.slide_shown(self.slide, now_ms);
         let config = self.config();
         let deck = self.deck();
         let shared = |file, text| Output::Context {
@@ -502,7 +531,7 @@ impl Rehearsal {
 
     /// When a [`Input::Tick`] must come at the latest.
     pub fn next_wake(&self) -> Option<u64> {
-        if self.finished {
+        if self.on_air.finished {
             return None;
         }
         let own = if self.on_air.is_closing() {
@@ -510,12 +539,15 @@ impl Rehearsal {
         } else {
             self.next_deadline()
         };
-        [own, self.floor.next_wake()].into_iter().flatten().min()
+        [own, self.on_air.floor.next_wake()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
-        if let Some(change) = self.floor.tick(now_ms) {
+        if let Some(change) = self.on_air.floor.tick(now_ms) {
             tracing::info!("nobody took the floor in time: the voice goes on");
             out.push(Output::Floor(change));
         }
@@ -547,15 +579,15 @@ impl Rehearsal {
             },
             Input::Restarted { input } => self.restarted(&input, now_ms, &mut out),
             Input::SpeechStarted => {
-                self.delivery.speech_started(now_ms);
-                if let Some(change) = self.floor.speech_started(now_ms) {
+                self.results.delivery.speech_started(now_ms);
+                if let Some(change) = self.on_air.floor.speech_started(now_ms) {
                     tracing::info!("the presenter speaks over the panel: the voice is held");
                     out.push(Output::Floor(change));
                 }
                 self.feed(Event::PresenterSpeechStarted, now_ms, &mut out)
             }
             Input::Backchannel => {
-                if let Some(change) = self.floor.no_words() {
+                if let Some(change) = self.on_air.floor.no_words() {
                     tracing::info!("only an acknowledgement: the voice goes on");
                     out.push(Output::Floor(change));
                 }
@@ -570,7 +602,7 @@ impl Rehearsal {
                     self.feed(Event::EndSession, now_ms, &mut out);
                 }
                 self.finish_files(&mut out);
-                self.finished = true;
+                self.on_air.finished = true;
             }
         }
         self.check_closing(now_ms);

@@ -206,7 +206,7 @@ impl Rehearsal {
                     slide,
                     self.qa.last_answer.as_deref(),
                 );
-                self.calls.insert(
+                self.pending.calls.insert(
                     q,
                     Call {
                         agent: agent.clone(),
@@ -242,7 +242,8 @@ impl Rehearsal {
                 }));
             }
             Action::CancelAgent { agent, question_id } => {
-                self.calls
+                self.pending
+                    .calls
                     .retain(|_, c| !(c.agent == agent && c.call_id == question_id));
                 let q = self.fresh_question_id();
                 tracing::info!(%agent, question_id = q, "panelist turn cancelled");
@@ -276,7 +277,7 @@ impl Rehearsal {
                         tracing::debug!(%agent, kind, "still preparing; not asked again");
                         continue;
                     }
-                    let id = self.requests.open(
+                    let id = self.pending.requests.open(
                         "r",
                         Request {
                             agents: vec![agent.clone()],

@@ -31,7 +31,8 @@ pub(super) struct Closing {
 
 /// The moderator's lines on the wire, as their own state: the question ids handed out,
 /// the lines not heard yet, the notices that an exchange makes moot, the lines whose
-/// first audio closes a Q&A trigger's latency, and the wait for the closing line.
+/// first audio closes a Q&A trigger's latency, the voices held while the presenter
+/// speaks over them, and the wait for the closing line.
 #[derive(Debug)]
 pub(super) struct OnAir {
     /// A player reports `playback_done` (see [`super::Config::paced`]): a line finishes
@@ -50,6 +51,11 @@ pub(super) struct OnAir {
     pub(super) opening: Option<Opening>,
     /// Once the session has ended: the closing line's wait.
     closing: Option<Closing>,
+    /// The closing wait is over: the node leaves.
+    pub(super) finished: bool,
+    /// The presenter's floor: a panelist's or the moderator's voice held while they
+    /// speak over it.
+    pub(super) floor: ::conductor::Floor,
 }
 
 impl OnAir {
@@ -62,6 +68,8 @@ impl OnAir {
             awaiting_audio: HashMap::new(),
             opening: None,
             closing: None,
+            finished: false,
+            floor: ::conductor::Floor::new(),
         }
     }
 
@@ -145,17 +153,17 @@ impl Rehearsal {
     /// Once the session has ended, the node leaves when its closing line has been heard
     /// (or after the panel's line timeout): every other node then sees its inputs close.
     pub(super) fn check_closing(&mut self, now_ms: u64) {
-        if self.finished || self.phase() != Phase::Ended {
+        if self.on_air.finished || self.phase() != Phase::Ended {
             return;
         }
         match self.on_air.closing_done(now_ms, self.line_timeout_ms()) {
             Some(true) => {
                 tracing::info!("the session is over and its closing line was heard");
-                self.finished = true;
+                self.on_air.finished = true;
             }
             Some(false) => {
                 tracing::warn!("the closing line was not reported as played in time; leaving");
-                self.finished = true;
+                self.on_air.finished = true;
             }
             None => {}
         }
@@ -224,9 +232,9 @@ impl Rehearsal {
             tracing::warn!("playback_done without question_id ignored");
             return;
         };
-        self.floor.voice_ended(q);
+        self.on_air.floor.voice_ended(q);
         // A presenter's line voiced by the player (a scripted presenter): its speech ends.
-        self.delivery.voice_ended(q, now_ms);
+        self.results.delivery.voice_ended(q, now_ms);
         if let Some(line_id) = self.on_air.heard(q) {
             self.feed(Event::ModeratorLineFinished { line_id }, now_ms, out);
         }
@@ -242,8 +250,8 @@ impl Rehearsal {
             tracing::warn!("playback_started without question_id ignored");
             return;
         };
-        self.delivery.voice_started(q, now_ms);
-        self.floor.voice_started(q);
+        self.results.delivery.voice_started(q, now_ms);
+        self.on_air.floor.voice_started(q);
         if let Some(opening) = self.on_air.awaiting_audio.remove(&q) {
             let latency = now_ms.saturating_sub(opening.at_ms) as f64;
             tracing::info!(command = %opening.command, latency_ms = format!("{latency:.1}"), "Q&A trigger → first moderator audio");

@@ -66,12 +66,13 @@ impl Rehearsal {
         slide: usize,
         out: &mut Vec<Action>,
     ) -> u64 {
-        let template = self.picker.pick(&self.phrases, kind);
+        let minutes = self.remaining_ms(self.now) / 60_000;
         let title = self.deck.title_of(slide);
+        let template = self.phrasing.pick(kind);
         let ctx = PhraseContext {
             agent: agent.map(|a| self.config.agents[a].spoken_name()),
             slide: Some(&title),
-            minutes: Some(self.remaining_ms(self.now) / 60_000),
+            minutes: Some(minutes),
             moderator: Some(&self.config.moderator),
         };
         let text = render_in(self.config.language, template, &ctx);

@@ -171,7 +171,7 @@ impl Rehearsal {
         });
         if self.phase == Phase::Presenting {
             // The panel has the floor: the presenter's silence now is no pause.
-            self.delivery.floor_taken();
+            self.results.delivery.floor_taken();
         }
         self.phase = to;
         self.timers.phase_since = now;

@@ -148,7 +148,7 @@ impl Rehearsal {
         }
         let previous = self.slide;
         self.slide = index;
-        self.delivery.slide_shown(index, now);
+        self.results.delivery.slide_shown(index, now);
         if self.phase == Phase::Presenting {
             self.request_candidates(now, out);
         }
@@ -312,7 +312,7 @@ impl Rehearsal {
         let text = text.trim().to_owned();
         if text.is_empty() {
             tracing::debug!("empty presenter transcript ignored");
-            if let Some(change) = self.floor.no_words() {
+            if let Some(change) = self.on_air.floor.no_words() {
                 out.push(Output::Floor(change));
             }
             return;
@@ -329,7 +329,7 @@ impl Rehearsal {
         let speaker = speaker.unwrap_or_else(|| ids::PRESENTER.to_owned());
         // The presenter took the floor over a held voice: it is cut (an id older than
         // their words, so that these are not), and what was heard of it stands.
-        if self.floor.words() {
+        if self.on_air.floor.words() {
             let cut = self.fresh_question_id();
             tracing::info!(
                 question_id = cut,
@@ -341,7 +341,7 @@ impl Rehearsal {
             });
         }
         let question_id = self.fresh_question_id();
-        self.floor.own_line(question_id);
+        self.on_air.floor.own_line(question_id);
         out.push(Output::Utterance {
             speaker: speaker.clone(),
             question_id,
@@ -358,7 +358,9 @@ impl Rehearsal {
             self.qa.exchange_text.push(format!("presenter: {text}"));
         }
         let part = self.delivery_part();
-        self.delivery.heard(question_id, &text, part, now_ms);
+        self.results
+            .delivery
+            .heard(question_id, &text, part, now_ms);
         self.feed(
             Event::PresenterSpeech {
                 text,

@@ -57,7 +57,7 @@ impl Rehearsal {
         if answer.trim().is_empty() {
             return;
         }
-        let id = self.requests.open(
+        let id = self.pending.requests.open(
             "rate",
             Request {
                 agents: vec![record.agent.clone()],
@@ -90,7 +90,7 @@ impl Rehearsal {
     /// answers one request at a time, and on a busy machine a new one asked before the
     /// last was answered only waits behind it, then times out.
     pub(super) fn awaits_reply(&self, agent: &str, now_ms: u64) -> bool {
-        self.requests.values().any(|r| {
+        self.pending.requests.values().any(|r| {
             r.agents.iter().any(|a| a == agent)
                 && now_ms < r.opened_ms.saturating_add(REPLY_PATIENCE_MS)
         })
@@ -164,7 +164,7 @@ impl Rehearsal {
             tracing::warn!(input, "reply without request_id ignored");
             return;
         };
-        let Some(request) = self.requests.get(&request_id) else {
+        let Some(request) = self.pending.requests.get(&request_id) else {
             tracing::debug!(request = %request_id, "reply to an unknown request ignored");
             return;
         };
@@ -173,7 +173,7 @@ impl Rehearsal {
         }
         let request = request.clone();
         // Its reply came: the panelist may be asked again (a second reply is ignored).
-        if let Some(open) = self.requests.get_mut(&request_id) {
+        if let Some(open) = self.pending.requests.get_mut(&request_id) {
             open.agents.retain(|a| *a != agent);
         }
         if let Some(exchange) = request.rates {

@@ -69,6 +69,7 @@ impl Rehearsal {
     /// timeout).
     pub(super) fn restarted(&mut self, input: &str, now_ms: u64, out: &mut Vec<Output>) {
         let lost: Vec<u64> = self
+            .pending
             .calls
             .iter()
             .filter(|(_, call)| call.agent == input)
@@ -119,7 +120,7 @@ impl Rehearsal {
             tracing::warn!(input = agent, "text without question_id ignored");
             return;
         };
-        let Some(call) = self.calls.get_mut(&q) else {
+        let Some(call) = self.pending.calls.get_mut(&q) else {
             tracing::debug!(
                 input = agent,
                 question_id = q,
@@ -137,7 +138,7 @@ impl Rehearsal {
         if !StreamStatus::ends_utterance(status) {
             return;
         }
-        let Some(call) = self.calls.remove(&q) else {
+        let Some(call) = self.pending.calls.remove(&q) else {
             return;
         };
         if let Some(error) = error {
