@@ -209,7 +209,8 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
 }
 
 /// The embedded backend as the dataflows run it (one thread, the default budget and
-/// sampling), on `model`, with or without prompt-cache reuse.
+/// sampling), on `model`, with or without prompt-cache reuse. `LLM_SEED` (42) seeds the
+/// sampling, as in the dataflows: a few seeds side by side tell a change from luck.
 fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
     LocalConfig {
         model_path: model.to_path_buf(),
@@ -219,7 +220,10 @@ fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
         max_tokens: 160,
         max_words: 30,
         temperature: 0.7,
-        seed: 42,
+        seed: std::env::var("LLM_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(42),
         window_lines: 12,
         prefix_reuse: reuse,
         participants: 1,
