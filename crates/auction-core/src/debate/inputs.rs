@@ -9,11 +9,55 @@ use voice_protocol::clips::{
     BeatReached, ClipCommand, ClipFinished, ClipReady, ClipSpec, ClipStarted,
 };
 
-use super::AuctionDebate;
+use std::collections::BTreeMap;
+
 use super::events::{BeatPlan, Event, SegmentRequest};
 use super::outputs::Output;
 use super::prompts::split_sentences;
+use super::{AuctionDebate, MAX_OPEN_REQUESTS, Timeouts};
 use crate::parse_segment_payload;
+
+/// The node's messages in flight, as the auction's own sub-state: the question ids
+/// handed out, the segments asked for and their text so far, side requests awaiting
+/// replies, clips being synthesized and handed to the player, the player's clock, and
+/// the last words heard (for prompts).
+#[derive(Debug, Clone)]
+pub(super) struct Wire {
+    /// How long the node waits for other nodes.
+    pub(super) timeouts: Timeouts,
+    /// The last question id handed out (turns, interrupts, clips).
+    pub(super) question_id: u64,
+    /// Segments asked for, by the question id of their turn.
+    pub(super) segments: BTreeMap<u64, PendingSegment>,
+    /// Side requests (bids, kickers, interjections) awaiting their replies.
+    pub(super) requests: ::conductor::Requests<RequestKind>,
+    /// Kicker and interjection clips waiting for `clip_ready`: deadline.
+    pub(super) synthesizing: BTreeMap<String, u64>,
+    /// Clips handed to the player, for the utterance each becomes.
+    pub(super) clips: BTreeMap<String, ClipInfo>,
+    /// Node clock minus player clock (smallest seen: the least delayed report).
+    pub(super) clock_offset: Option<i64>,
+    /// The last sentence heard from each agent, for prompts.
+    pub(super) last_words: BTreeMap<String, String>,
+    /// The speaker of the latest finished main utterance.
+    pub(super) last_voice: Option<String>,
+}
+
+impl Wire {
+    pub(super) fn new(timeouts: Timeouts) -> Self {
+        Self {
+            timeouts,
+            question_id: 0,
+            segments: BTreeMap::new(),
+            requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
+            synthesizing: BTreeMap::new(),
+            clips: BTreeMap::new(),
+            clock_offset: None,
+            last_words: BTreeMap::new(),
+            last_voice: None,
+        }
+    }
+}
 
 /// What the node received, decoded.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -83,11 +127,12 @@ impl AuctionDebate {
     /// The earliest time [`AuctionDebate::tick`] is due.
     pub fn next_deadline(&self) -> Option<u64> {
         let own = self
+            .wire
             .segments
             .values()
             .map(|s| s.deadline)
-            .chain(self.requests.next_deadline())
-            .chain(self.synthesizing.values().copied());
+            .chain(self.wire.requests.next_deadline())
+            .chain(self.wire.synthesizing.values().copied());
         own.chain(self.decision_deadline()).min()
     }
 
@@ -95,13 +140,14 @@ impl AuctionDebate {
     pub fn tick(&mut self, now: u64) -> Vec<Output> {
         let mut out = Vec::new();
         let expired: Vec<u64> = self
+            .wire
             .segments
             .iter()
             .filter(|(_, s)| s.deadline <= now)
             .map(|(q, _)| *q)
             .collect();
         for q in expired {
-            let s = self.segments.remove(&q).expect("listed");
+            let s = self.wire.segments.remove(&q).expect("listed");
             tracing::warn!(agent = %s.req.agent, segment = %s.req.segment_id, "segment not ready in time; skipped");
             out.extend(self.abandon(&s));
             let actions = self.decide(
@@ -112,20 +158,21 @@ impl AuctionDebate {
             );
             out.extend(self.carry_out(actions, now));
         }
-        for (id, kind) in self.requests.take_expired(now) {
+        for (id, kind) in self.wire.requests.take_expired(now) {
             tracing::warn!(request = %id, "side request not answered in time");
             let event = unanswered(kind);
             let actions = self.decide(event, now);
             out.extend(self.carry_out(actions, now));
         }
         let expired: Vec<String> = self
+            .wire
             .synthesizing
             .iter()
             .filter(|(_, d)| **d <= now)
             .map(|(id, _)| id.clone())
             .collect();
         for clip_id in expired {
-            self.synthesizing.remove(&clip_id);
+            self.wire.synthesizing.remove(&clip_id);
             tracing::warn!(%clip_id, "clip not synthesized in time; dropped");
             out.push(Output::Command(ClipCommand::Discard {
                 clip_id: clip_id.clone(),
@@ -142,8 +189,9 @@ impl AuctionDebate {
     fn player_time(&mut self, at_ms: u64, now: u64) -> u64 {
         let seen = now as i64 - at_ms as i64;
         let offset = *self
+            .wire
             .clock_offset
-            .insert(self.clock_offset.map_or(seen, |o| o.min(seen)));
+            .insert(self.wire.clock_offset.map_or(seen, |o| o.min(seen)));
         (at_ms as i64 + offset).max(0) as u64
     }
 
@@ -154,6 +202,7 @@ impl AuctionDebate {
             // failed generation does (the round need not wait for a timeout).
             Input::Restarted { input } => {
                 let lost: Vec<u64> = self
+                    .wire
                     .segments
                     .iter()
                     .filter(|(_, s)| s.req.agent == input && s.stage == Stage::Generating)
@@ -178,7 +227,7 @@ impl AuctionDebate {
                 ended,
                 error,
             } => {
-                let Some(s) = self.segments.get_mut(&question_id) else {
+                let Some(s) = self.wire.segments.get_mut(&question_id) else {
                     tracing::debug!(%agent, question_id, "text of no pending segment ignored");
                     return out;
                 };
@@ -195,7 +244,7 @@ impl AuctionDebate {
                 let payload = parse_segment_payload(s.streamed.as_str());
                 let sentences = split_sentences(&payload.text);
                 if error.is_some() || sentences.is_empty() {
-                    let s = self.segments.remove(&question_id).expect("present");
+                    let s = self.wire.segments.remove(&question_id).expect("present");
                     tracing::warn!(%agent, error = error.as_deref().unwrap_or("empty text"), "segment generation failed");
                     Event::SegmentFailed {
                         segment_id: s.req.segment_id,
@@ -210,7 +259,8 @@ impl AuctionDebate {
                         question_id,
                         sentences,
                     };
-                    self.clips
+                    self.wire
+                        .clips
                         .insert(spec.clip_id.clone(), ClipInfo { agent, question_id });
                     out.push(Output::Clip(spec));
                     return out;
@@ -221,7 +271,7 @@ impl AuctionDebate {
                 text,
                 error,
             } => {
-                let Some(kind) = self.requests.take(&request_id) else {
+                let Some(kind) = self.wire.requests.take(&request_id) else {
                     tracing::debug!(request = %request_id, "reply to no pending request ignored");
                     return out;
                 };
@@ -245,7 +295,7 @@ impl AuctionDebate {
                 }
             }
             Input::ClipReady(ready) => {
-                if self.synthesizing.remove(&ready.clip_id).is_some() {
+                if self.wire.synthesizing.remove(&ready.clip_id).is_some() {
                     match ready.error {
                         Some(_) => Event::ClipFailed {
                             clip_id: ready.clip_id,
@@ -254,12 +304,12 @@ impl AuctionDebate {
                             clip_id: ready.clip_id,
                         },
                     }
-                } else if let Some((&q, _)) = self
-                    .segments
-                    .iter()
-                    .find(|(_, s)| s.req.clip_id == ready.clip_id && s.stage == Stage::Synthesizing)
+                } else if let Some((&q, _)) =
+                    self.wire.segments.iter().find(|(_, s)| {
+                        s.req.clip_id == ready.clip_id && s.stage == Stage::Synthesizing
+                    })
                 {
-                    let s = self.segments.remove(&q).expect("found");
+                    let s = self.wire.segments.remove(&q).expect("found");
                     if ready.error.is_some() {
                         Event::SegmentFailed {
                             segment_id: s.req.segment_id,
@@ -305,16 +355,17 @@ impl AuctionDebate {
             },
             Input::ClipFinished(f) => {
                 let at_ms = self.player_time(f.end_ms, now);
-                let Some(info) = self.clips.remove(&f.clip_id) else {
+                let Some(info) = self.wire.clips.remove(&f.clip_id) else {
                     tracing::debug!(clip_id = %f.clip_id, "end of an unknown clip ignored");
                     return out;
                 };
                 if let Some(last) = f.text_played.split_inclusive(['.', '!', '?']).next_back() {
-                    self.last_words
+                    self.wire
+                        .last_words
                         .insert(info.agent.clone(), last.trim().to_owned());
                 }
                 if !f.overlay {
-                    self.last_voice = Some(info.agent.clone());
+                    self.wire.last_voice = Some(info.agent.clone());
                 }
                 out.push(Output::Utterance {
                     speaker: info.agent,

@@ -67,8 +67,6 @@ mod round;
 mod setup;
 mod state;
 
-use std::collections::BTreeMap;
-
 use crate::config::AuctionConfig;
 use crate::emotion::EmotionState;
 use crate::evidence::EvidenceLane;
@@ -88,7 +86,7 @@ pub use events::{
     SegmentRequest,
 };
 pub use inputs::Input;
-use inputs::{ClipInfo, PendingSegment, RequestKind};
+use inputs::Wire;
 pub use outputs::Output;
 pub use prompts::{role_name, segment_instruction, split_sentences};
 pub use setup::{AUCTION_FORMAT, AuctionSetup, Timeouts};
@@ -129,24 +127,8 @@ pub struct AuctionDebate {
     /// Limits on model requests in flight and per minute.
     governor: RequestGovernor,
 
-    /// How long the node waits for other nodes.
-    timeouts: Timeouts,
-    /// The last question id handed out (turns, interrupts, clips).
-    question_id: u64,
-    /// Segments asked for, by the question id of their turn.
-    segments: BTreeMap<u64, PendingSegment>,
-    /// Side requests (bids, kickers, interjections) awaiting their replies.
-    requests: ::conductor::Requests<RequestKind>,
-    /// Kicker and interjection clips waiting for `clip_ready`: deadline.
-    synthesizing: BTreeMap<String, u64>,
-    /// Clips handed to the player, for the utterance each becomes.
-    clips: BTreeMap<String, ClipInfo>,
-    /// Node clock minus player clock (smallest seen: the least delayed report).
-    clock_offset: Option<i64>,
-    /// The last sentence heard from each agent, for prompts.
-    last_words: BTreeMap<String, String>,
-    /// The speaker of the latest finished main utterance.
-    last_voice: Option<String>,
+    /// The node's messages in flight: ids, segments, side requests, clips.
+    wire: Wire,
 }
 
 /// Why a debate could not be built.
@@ -218,15 +200,7 @@ impl AuctionDebate {
             failures: 0,
             fade_until: None,
             floor_waiting: false,
-            timeouts,
-            question_id: 0,
-            segments: BTreeMap::new(),
-            requests: ::conductor::Requests::new(MAX_OPEN_REQUESTS),
-            synthesizing: BTreeMap::new(),
-            clips: BTreeMap::new(),
-            clock_offset: None,
-            last_words: BTreeMap::new(),
-            last_voice: None,
+            wire: Wire::new(timeouts),
         })
     }
 

@@ -41,8 +41,8 @@ pub enum Output {
 
 impl AuctionDebate {
     pub(super) fn fresh_question_id(&mut self) -> u64 {
-        self.question_id += 1;
-        self.question_id
+        self.wire.question_id += 1;
+        self.wire.question_id
     }
     /// A pending segment is given up: stop its generation or drop its clip.
     pub(super) fn abandon(&mut self, s: &PendingSegment) -> Vec<Output> {
@@ -52,7 +52,7 @@ impl AuctionDebate {
                 vec![Output::Interrupt { question_id }]
             }
             Stage::Synthesizing => {
-                self.clips.remove(&s.req.clip_id);
+                self.wire.clips.remove(&s.req.clip_id);
                 vec![Output::Command(ClipCommand::Discard {
                     clip_id: s.req.clip_id.clone(),
                 })]
@@ -76,7 +76,7 @@ impl AuctionDebate {
         pending: RequestKind,
         (now, deadline): (u64, u64),
     ) {
-        let id = self.requests.open(kind, pending, Some(deadline));
+        let id = self.wire.requests.open(kind, pending, Some(deadline));
         let request = SideRequest {
             json,
             ..SideRequest::text(id, kind, prompt, max_words)
@@ -99,7 +99,7 @@ impl AuctionDebate {
                         .hint
                         .respond_to
                         .clone()
-                        .or_else(|| self.last_voice.clone().filter(|s| *s != req.agent));
+                        .or_else(|| self.wire.last_voice.clone().filter(|s| *s != req.agent));
                     let heard = other.map(|o| self.last_heard(&o)).unwrap_or_default();
                     let instruction = segment_instruction(&req, heard);
                     out.push(Output::Turn {
@@ -107,7 +107,7 @@ impl AuctionDebate {
                         question_id,
                         instruction,
                     });
-                    self.segments.insert(
+                    self.wire.segments.insert(
                         question_id,
                         PendingSegment {
                             req,
@@ -115,7 +115,7 @@ impl AuctionDebate {
                             text: String::new(),
                             mood: None,
                             stage: Stage::Generating,
-                            deadline: now + self.timeouts.segment_ms,
+                            deadline: now + self.wire.timeouts.segment_ms,
                         },
                     );
                 }
@@ -161,7 +161,7 @@ impl AuctionDebate {
                          Say only the sentence."
                     );
                     let pending = RequestKind::Kicker { clip_id };
-                    let deadline = now + self.timeouts.request_ms;
+                    let deadline = now + self.wire.timeouts.request_ms;
                     self.request(
                         &mut out,
                         &agent,
@@ -191,7 +191,7 @@ impl AuctionDebate {
                          {heard}Tone: {tone}. Say only the remark."
                     );
                     let pending = RequestKind::Interjection { clip_id };
-                    let deadline = now + self.timeouts.request_ms;
+                    let deadline = now + self.wire.timeouts.request_ms;
                     self.request(
                         &mut out,
                         &agent,
@@ -214,15 +214,16 @@ impl AuctionDebate {
                     if sentences.is_empty() {
                         sentences.push(text);
                     }
-                    self.clips.insert(
+                    self.wire.clips.insert(
                         clip_id.clone(),
                         ClipInfo {
                             agent: agent.clone(),
                             question_id,
                         },
                     );
-                    self.synthesizing
-                        .insert(clip_id.clone(), now + self.timeouts.request_ms);
+                    self.wire
+                        .synthesizing
+                        .insert(clip_id.clone(), now + self.wire.timeouts.request_ms);
                     out.push(Output::Clip(ClipSpec {
                         clip_id,
                         speaker: agent,
@@ -238,7 +239,7 @@ impl AuctionDebate {
                     ..
                 } => {
                     if let Some(first) = split_sentences(&text).into_iter().next() {
-                        self.last_words.insert(agent, first);
+                        self.wire.last_words.insert(agent, first);
                     }
                     out.push(Output::Command(if overlay {
                         ClipCommand::PlayOverlay { clip_id }
@@ -273,22 +274,23 @@ impl AuctionDebate {
                     fade_ms,
                 })),
                 Action::DiscardClip { clip_id } => {
-                    self.requests.retain(|kind| match kind {
+                    self.wire.requests.retain(|kind| match kind {
                         RequestKind::Kicker { clip_id: c }
                         | RequestKind::Interjection { clip_id: c } => *c != clip_id,
                         RequestKind::Bid { .. } => true,
                     });
-                    self.synthesizing.remove(&clip_id);
-                    self.clips.remove(&clip_id);
+                    self.wire.synthesizing.remove(&clip_id);
+                    self.wire.clips.remove(&clip_id);
                     out.push(Output::Command(ClipCommand::Discard { clip_id }));
                 }
                 Action::CancelSegment { segment_id } => {
                     if let Some((&q, _)) = self
+                        .wire
                         .segments
                         .iter()
                         .find(|(_, s)| s.req.segment_id == segment_id)
                     {
-                        let s = self.segments.remove(&q).expect("found");
+                        let s = self.wire.segments.remove(&q).expect("found");
                         out.extend(self.abandon(&s));
                     }
                 }
@@ -300,7 +302,7 @@ impl AuctionDebate {
     }
 
     fn last_heard(&self, agent: &str) -> String {
-        match self.last_words.get(agent) {
+        match self.wire.last_words.get(agent) {
             Some(words) if !words.is_empty() => {
                 format!("{agent} just said: {}. ", strip_quotes(words))
             }
