@@ -11,7 +11,7 @@ use super::{AuctionDebate, record};
 
 impl AuctionDebate {
     pub(super) fn on_beat(&mut self, clip_id: &str, beat: u32, at: u64, out: &mut Vec<Action>) {
-        let Some(main) = self.main.as_mut() else {
+        let Some(main) = self.floor.main.as_mut() else {
             return;
         };
         if main.clip_id != clip_id || beat <= main.last_beat {
@@ -53,7 +53,7 @@ impl AuctionDebate {
         at: u64,
         out: &mut Vec<Action>,
     ) -> bool {
-        let (Some(main), Some(round)) = (self.main.as_ref(), self.round.as_ref()) else {
+        let (Some(main), Some(round)) = (self.floor.main.as_ref(), self.round.as_ref()) else {
             return false;
         };
         let k = &self.cfg.interrupt;
@@ -69,20 +69,20 @@ impl AuctionDebate {
             && kp.text.is_some()
             && main.role == ClipRole::Segment
             && beat >= k.min_beat
-            && self.overlay.is_none()
+            && self.floor.overlay.is_none()
             && end.saturating_sub(planned) >= k.soft_remaining_ms
             && self.tokens.balance(kp.agent) >= kp.fee;
         if !ok {
             return false;
         }
-        let main = self.main.take().expect("checked");
+        let main = self.floor.main.take().expect("checked");
         let mut round = self.round.take().expect("checked");
         let kp = round.kicker.take().expect("checked");
         let w = kp.agent;
         let cut = main.agent;
         let _ = self.tokens.spend(w, kp.fee);
         let crossfade = self.cfg.interrupt.crossfade_ms;
-        self.fade_until = Some(at + crossfade);
+        self.floor.fade_until = Some(at + crossfade);
         let text = kp.text.clone().unwrap_or_default();
         out.push(Action::FadeOut {
             clip_id: main.clip_id.clone(),
@@ -158,7 +158,7 @@ impl AuctionDebate {
         at: u64,
         out: &mut Vec<Action>,
     ) {
-        let (Some(main), Some(round)) = (self.main.as_ref(), self.round.as_ref()) else {
+        let (Some(main), Some(round)) = (self.floor.main.as_ref(), self.round.as_ref()) else {
             return;
         };
         let Some(plan) = round.interjection.as_ref() else {
@@ -170,7 +170,7 @@ impl AuctionDebate {
             && plan.agent != main.agent
             && main.role == ClipRole::Segment
             && !main.ducked
-            && self.overlay.is_none()
+            && self.floor.overlay.is_none()
             && main.interjections < self.cfg.interjections.max_per_segment
             && self.tokens.balance(plan.agent) >= cost;
         if !ok {
@@ -191,7 +191,7 @@ impl AuctionDebate {
         self.interjections.record(plan.agent, turn);
         let text = plan.text.clone().unwrap_or_default();
         let importance = plan.kind.importance(&text);
-        let main = self.main.as_mut().expect("checked");
+        let main = self.floor.main.as_mut().expect("checked");
         main.interjections += 1;
         main.ducked = true;
         let speaker = main.agent;
@@ -242,7 +242,7 @@ impl AuctionDebate {
             tokens_spent: cost,
             text,
         })));
-        self.overlay = Some(Overlay {
+        self.floor.overlay = Some(Overlay {
             clip_id: plan.clip_id,
             under: main_clip,
         });

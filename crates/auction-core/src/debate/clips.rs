@@ -93,9 +93,14 @@ impl AuctionDebate {
         completed: bool,
         out: &mut Vec<Action>,
     ) {
-        if self.overlay.as_ref().is_some_and(|o| o.clip_id == clip_id) {
-            let o = self.overlay.take().expect("checked");
-            if let Some(m) = self.main.as_mut()
+        if self
+            .floor
+            .overlay
+            .as_ref()
+            .is_some_and(|o| o.clip_id == clip_id)
+        {
+            let o = self.floor.overlay.take().expect("checked");
+            if let Some(m) = self.floor.main.as_mut()
                 && m.clip_id == o.under
                 && m.ducked
             {
@@ -108,8 +113,13 @@ impl AuctionDebate {
             self.try_start_next(at, out);
             return;
         }
-        if self.main.as_ref().is_some_and(|m| m.clip_id == clip_id) {
-            let main = self.main.take().expect("checked");
+        if self
+            .floor
+            .main
+            .as_ref()
+            .is_some_and(|m| m.clip_id == clip_id)
+        {
+            let main = self.floor.main.take().expect("checked");
             // Anything still waiting for a beat of this clip will not play.
             if let Some(round) = self.round.as_mut() {
                 if let Some(k) = round.kicker.take() {

@@ -181,10 +181,10 @@ impl AuctionDebate {
     }
 
     pub(super) fn try_start_next(&mut self, now: u64, out: &mut Vec<Action>) {
-        if self.ended || self.main.is_some() || self.overlay.is_some() {
+        if self.ended || self.floor.main.is_some() || self.floor.overlay.is_some() {
             return;
         }
-        if self.fade_until.is_some_and(|t| now < t) {
+        if self.floor.fade_until.is_some_and(|t| now < t) {
             return;
         }
         if self.session_over() {
@@ -212,10 +212,10 @@ impl AuctionDebate {
                 );
             }
             // The floor is free but the next segment is not ready: a lead-time miss.
-            Some(_) => self.floor_waiting = self.turn > 0,
+            Some(_) => self.floor.waiting = self.turn > 0,
             None if self.started => {
                 // Nobody was asked (should not happen): keep the conversation moving.
-                let pick = self.least_recent(self.last_speaker);
+                let pick = self.least_recent(self.floor.last_speaker);
                 let auction_id = ids::auction_id(&self.session, self.turn);
                 let target = self.cfg.segment_seconds.target;
                 self.request_segment(pick, &auction_id, HintKind::Open, target, now, out);
@@ -227,18 +227,18 @@ impl AuctionDebate {
     pub(super) fn start_main(&mut self, now: u64, s: MainStart, out: &mut Vec<Action>) {
         // Each handover to a prepared segment (not the cold start) is a lead-time sample.
         if s.role == ClipRole::Segment && self.turn > 0 {
-            self.lead.record(self.floor_waiting);
+            self.lead.record(self.floor.waiting);
         }
-        self.floor_waiting = false;
+        self.floor.waiting = false;
         self.turn += 1;
         let turn = self.turn;
         self.fairness.took_floor(s.agent, turn);
-        self.contiguous = if self.last_speaker == Some(s.agent) {
-            self.contiguous + 1
+        self.floor.contiguous = if self.floor.last_speaker == Some(s.agent) {
+            self.floor.contiguous + 1
         } else {
             1
         };
-        self.last_speaker = Some(s.agent);
+        self.floor.last_speaker = Some(s.agent);
         self.agents[s.agent].backlog = 0.0;
         let name = self.agents[s.agent].name.clone();
         out.push(record(RecordKind::Segment(SegmentRecord {
@@ -264,7 +264,7 @@ impl AuctionDebate {
                 overlay: false,
             });
         }
-        self.main = Some(MainClip {
+        self.floor.main = Some(MainClip {
             agent: s.agent,
             clip_id: s.clip_id,
             role: s.role,

@@ -90,7 +90,7 @@ use inputs::Wire;
 pub use outputs::Output;
 pub use prompts::{role_name, segment_instruction, split_sentences};
 pub use setup::{AUCTION_FORMAT, AuctionSetup, Timeouts};
-use state::{AgentState, MainClip, NextSegment, Overlay, Round};
+use state::{AgentState, Floor, NextSegment, Round};
 
 /// Side requests remembered at most (each also has a deadline).
 const MAX_OPEN_REQUESTS: usize = 256;
@@ -111,19 +111,13 @@ pub struct AuctionDebate {
     turn: u32,
     started: bool,
     ended: bool,
-    main: Option<MainClip>,
-    overlay: Option<Overlay>,
+    /// Who has the floor: the main clip, an overlay, the fade, the speaker run.
+    floor: Floor,
     round: Option<Round>,
     next: Option<NextSegment>,
-    contiguous: u32,
-    last_speaker: Option<usize>,
     failures: u32,
-    /// A cut clip is still fading out until then: nothing new may start before.
-    fade_until: Option<u64>,
     /// The resolve lead, adapted to handovers that waited for their segment.
     lead: LeadTime,
-    /// The floor is free and waits for the next segment (a lead-time miss).
-    floor_waiting: bool,
     /// Limits on model requests in flight and per minute.
     governor: RequestGovernor,
 
@@ -191,15 +185,10 @@ impl AuctionDebate {
             turn: 0,
             started: false,
             ended: false,
-            main: None,
-            overlay: None,
+            floor: Floor::default(),
             round: None,
             next: None,
-            contiguous: 0,
-            last_speaker: None,
             failures: 0,
-            fade_until: None,
-            floor_waiting: false,
             wire: Wire::new(timeouts),
         })
     }
@@ -255,7 +244,7 @@ impl AuctionDebate {
 
     /// When [`Event::Tick`] is due at the latest (bid timeout or guard band).
     pub fn decision_deadline(&self) -> Option<u64> {
-        let mut deadline = self.fade_until;
+        let mut deadline = self.floor.fade_until;
         if let Some(round) = self.round.as_ref()
             && !round.resolved
         {
@@ -275,7 +264,7 @@ impl AuctionDebate {
             return out;
         }
         self.tokens
-            .advance(now_ms, self.main.as_ref().map(|m| m.agent));
+            .advance(now_ms, self.floor.main.as_ref().map(|m| m.agent));
         match event {
             Event::Start => self.cold_start(now_ms, &mut out),
             Event::SegmentReady {
@@ -299,7 +288,7 @@ impl AuctionDebate {
                 self.on_segment_failed(&segment_id, now_ms, &mut out)
             }
             Event::ClipStarted { clip_id, at_ms } => {
-                if let Some(m) = self.main.as_mut()
+                if let Some(m) = self.floor.main.as_mut()
                     && m.clip_id == clip_id
                 {
                     m.started_at = at_ms;
@@ -334,8 +323,8 @@ impl AuctionDebate {
             }
         }
         self.check_deadlines(now_ms, &mut out);
-        if self.fade_until.is_some_and(|t| now_ms >= t) {
-            self.fade_until = None;
+        if self.floor.fade_until.is_some_and(|t| now_ms >= t) {
+            self.floor.fade_until = None;
             self.try_start_next(now_ms, &mut out);
         }
         out

@@ -110,7 +110,7 @@ impl AuctionDebate {
                 )
             }
             None => match round.speaker {
-                Some(s) if self.contiguous < self.cfg.max_contiguous_segments => {
+                Some(s) if self.floor.contiguous < self.cfg.max_contiguous_segments => {
                     (Some(s), Decision::Continue)
                 }
                 Some(s) => (Some(self.least_recent(Some(s))), Decision::LeastRecent),
@@ -237,6 +237,7 @@ impl AuctionDebate {
             let (kind, seconds) = match decision {
                 Decision::Continue => (HintKind::Continue, s.min),
                 _ if self
+                    .floor
                     .main
                     .as_ref()
                     .is_some_and(|m| m.role == ClipRole::Kicker) =>
@@ -269,7 +270,7 @@ impl AuctionDebate {
         now: u64,
         guard_missed: bool,
     ) -> Result<u32, InterruptBlock> {
-        let main = self.main.as_ref().ok_or(InterruptBlock::Disabled)?;
+        let main = self.floor.main.as_ref().ok_or(InterruptBlock::Disabled)?;
         if guard_missed || main.role != ClipRole::Segment {
             return Err(InterruptBlock::Disabled);
         }

@@ -63,7 +63,7 @@ impl AuctionDebate {
     }
 
     pub(super) fn open_round(&mut self, now: u64, out: &mut Vec<Action>) {
-        let Some(main) = self.main.as_ref() else {
+        let Some(main) = self.floor.main.as_ref() else {
             return;
         };
         let speaker = main.agent;
@@ -170,7 +170,7 @@ impl AuctionDebate {
     }
 
     pub(super) fn plan_interjection(&mut self, agent: usize, now: u64, out: &mut Vec<Action>) {
-        let Some(main) = self.main.as_ref() else {
+        let Some(main) = self.floor.main.as_ref() else {
             return;
         };
         let speaker = self.agents[main.agent].name.clone();
@@ -249,6 +249,7 @@ impl AuctionDebate {
                 let may_interject = b.intent == BidIntent::Interject
                     && round.interjection.is_none()
                     && self
+                        .floor
                         .main
                         .as_ref()
                         .is_some_and(|m| m.role == ClipRole::Segment && !m.beats.is_empty())
@@ -277,7 +278,7 @@ impl AuctionDebate {
     }
 
     pub(super) fn lead_deadline(&self) -> Option<u64> {
-        let m = self.main.as_ref()?;
+        let m = self.floor.main.as_ref()?;
         Some((m.started_at + m.planned_ms).saturating_sub(self.lead.lead_ms()))
     }
 

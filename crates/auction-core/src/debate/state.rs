@@ -103,3 +103,19 @@ pub(super) struct MainStart {
     pub(super) planned_ms: u64,
     pub(super) context_version: u32,
 }
+
+/// Who has the floor: the main clip playing, an overlay over it, a cut clip still
+/// fading out, whether the free floor waits for its next segment, and the run of
+/// segments by one speaker.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Floor {
+    pub(super) main: Option<MainClip>,
+    pub(super) overlay: Option<Overlay>,
+    /// A cut clip is still fading out until then: nothing new may start before.
+    pub(super) fade_until: Option<u64>,
+    /// The floor is free and waits for the next segment (a lead-time miss).
+    pub(super) waiting: bool,
+    /// Segments in a row by the last speaker.
+    pub(super) contiguous: u32,
+    pub(super) last_speaker: Option<usize>,
+}
