@@ -71,7 +71,7 @@ impl AuctionDebate {
             && beat >= k.min_beat
             && self.floor.overlay.is_none()
             && end.saturating_sub(planned) >= k.soft_remaining_ms
-            && self.tokens.balance(kp.agent) >= kp.fee;
+            && self.economy.tokens.balance(kp.agent) >= kp.fee;
         if !ok {
             return false;
         }
@@ -80,7 +80,7 @@ impl AuctionDebate {
         let kp = round.kicker.take().expect("checked");
         let w = kp.agent;
         let cut = main.agent;
-        let _ = self.tokens.spend(w, kp.fee);
+        let _ = self.economy.tokens.spend(w, kp.fee);
         let crossfade = self.cfg.interrupt.crossfade_ms;
         self.floor.fade_until = Some(at + crossfade);
         let text = kp.text.clone().unwrap_or_default();
@@ -103,7 +103,7 @@ impl AuctionDebate {
                 segment_id: next.segment_id,
             });
         }
-        self.interrupts.record(w, round.turn);
+        self.economy.interrupts.record(w, round.turn);
         let rcfg = self.cfg.reputation.clone();
         self.agents[cut].reputation.update(rcfg.interrupted, &rcfg);
         let ecfg = self.cfg.emotion.clone();
@@ -172,7 +172,7 @@ impl AuctionDebate {
             && !main.ducked
             && self.floor.overlay.is_none()
             && main.interjections < self.cfg.interjections.max_per_segment
-            && self.tokens.balance(plan.agent) >= cost;
+            && self.economy.tokens.balance(plan.agent) >= cost;
         if !ok {
             return;
         }
@@ -186,9 +186,9 @@ impl AuctionDebate {
             .as_ref()
             .map(|r| r.auction_id.clone())
             .unwrap_or_default();
-        let turn = self.turn;
-        let _ = self.tokens.spend(plan.agent, cost);
-        self.interjections.record(plan.agent, turn);
+        let turn = self.progress.turn;
+        let _ = self.economy.tokens.spend(plan.agent, cost);
+        self.economy.interjections.record(plan.agent, turn);
         let text = plan.text.clone().unwrap_or_default();
         let importance = plan.kind.importance(&text);
         let main = self.floor.main.as_mut().expect("checked");

@@ -154,9 +154,10 @@ impl AuctionDebate {
     /// Bookkeeping at the end of a main clip (completed, failed or cut at `at`).
     pub(super) fn close_micro_turn(&mut self, main: &MainClip, at: u64, completed: bool) {
         let a = main.agent;
-        self.fairness
+        self.economy
+            .fairness
             .add_talk(a, at.saturating_sub(main.started_at));
-        self.tokens.end_of_segment(Some(a));
+        self.economy.tokens.end_of_segment(Some(a));
         let ecfg = self.cfg.emotion.clone();
         let rcfg = self.cfg.reputation.clone();
         if completed {
@@ -173,6 +174,6 @@ impl AuctionDebate {
             st.emotion.end_micro_turn(&ecfg);
             st.reputation.decay(&rcfg);
         }
-        self.fairness.update_pacing();
+        self.economy.fairness.update_pacing();
     }
 }

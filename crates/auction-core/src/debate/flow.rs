@@ -11,10 +11,10 @@ use super::{AuctionDebate, record};
 
 impl AuctionDebate {
     pub(super) fn cold_start(&mut self, now: u64, out: &mut Vec<Action>) {
-        if self.started {
+        if self.progress.started {
             return;
         }
-        self.started = true;
+        self.progress.started = true;
         let bidders: Vec<usize> = (0..self.agents.len()).collect();
         let heuristic = self.heuristic_bids(&bidders);
         let mut bids = vec![None; self.agents.len()];
@@ -38,14 +38,16 @@ impl AuctionDebate {
     }
 
     pub(super) fn finish(&mut self, reason: EndReason, out: &mut Vec<Action>) {
-        if !self.ended {
-            self.ended = true;
+        if !self.progress.ended {
+            self.progress.ended = true;
             out.push(Action::End { reason });
         }
     }
 
     pub(super) fn session_over(&self) -> bool {
-        self.cfg.max_segments.is_some_and(|m| self.turn >= m)
+        self.cfg
+            .max_segments
+            .is_some_and(|m| self.progress.turn >= m)
     }
 
     pub(super) fn words_per_ms(&self) -> f64 {
@@ -89,14 +91,14 @@ impl AuctionDebate {
             segment_id: segment_id.clone(),
             clip_id: clip_id.clone(),
             hint,
-            context_version: self.turn,
+            context_version: self.progress.turn,
         }));
         self.next = Some(NextSegment {
             agent,
             auction_id: auction_id.to_owned(),
             segment_id,
             clip_id,
-            context_version: self.turn,
+            context_version: self.progress.turn,
             ready: None,
         });
     }
@@ -132,7 +134,7 @@ impl AuctionDebate {
             self.on_segment_failed(segment_id, now, out);
             return;
         }
-        self.failures = 0;
+        self.progress.failures = 0;
         let estimated = (words as f64 / self.words_per_ms()).round() as u64;
         let planned_ms = planned_ms.filter(|&p| p > 0).unwrap_or(estimated);
         let mut beats: Vec<BeatPlan> = beats
@@ -161,8 +163,8 @@ impl AuctionDebate {
         let failed = next.agent;
         let auction_id = next.auction_id.clone();
         self.next = None;
-        self.failures += 1;
-        if self.failures > 2 * self.agents.len() as u32 {
+        self.progress.failures += 1;
+        if self.progress.failures > 2 * self.agents.len() as u32 {
             self.finish(EndReason::NoSpeaker, out);
             return;
         }
@@ -176,12 +178,20 @@ impl AuctionDebate {
     pub(super) fn least_recent(&self, except: Option<usize>) -> usize {
         (0..self.agents.len())
             .filter(|&a| Some(a) != except)
-            .min_by_key(|&a| (self.fairness.last_spoke_turn(a).map_or(0, |t| t + 1), a))
+            .min_by_key(|&a| {
+                (
+                    self.economy
+                        .fairness
+                        .last_spoke_turn(a)
+                        .map_or(0, |t| t + 1),
+                    a,
+                )
+            })
             .unwrap_or(0)
     }
 
     pub(super) fn try_start_next(&mut self, now: u64, out: &mut Vec<Action>) {
-        if self.ended || self.floor.main.is_some() || self.floor.overlay.is_some() {
+        if self.progress.ended || self.floor.main.is_some() || self.floor.overlay.is_some() {
             return;
         }
         if self.floor.fade_until.is_some_and(|t| now < t) {
@@ -212,11 +222,11 @@ impl AuctionDebate {
                 );
             }
             // The floor is free but the next segment is not ready: a lead-time miss.
-            Some(_) => self.floor.waiting = self.turn > 0,
-            None if self.started => {
+            Some(_) => self.floor.waiting = self.progress.turn > 0,
+            None if self.progress.started => {
                 // Nobody was asked (should not happen): keep the conversation moving.
                 let pick = self.least_recent(self.floor.last_speaker);
-                let auction_id = ids::auction_id(&self.session, self.turn);
+                let auction_id = ids::auction_id(&self.session, self.progress.turn);
                 let target = self.cfg.segment_seconds.target;
                 self.request_segment(pick, &auction_id, HintKind::Open, target, now, out);
             }
@@ -226,13 +236,13 @@ impl AuctionDebate {
 
     pub(super) fn start_main(&mut self, now: u64, s: MainStart, out: &mut Vec<Action>) {
         // Each handover to a prepared segment (not the cold start) is a lead-time sample.
-        if s.role == ClipRole::Segment && self.turn > 0 {
+        if s.role == ClipRole::Segment && self.progress.turn > 0 {
             self.lead.record(self.floor.waiting);
         }
         self.floor.waiting = false;
-        self.turn += 1;
-        let turn = self.turn;
-        self.fairness.took_floor(s.agent, turn);
+        self.progress.turn += 1;
+        let turn = self.progress.turn;
+        self.economy.fairness.took_floor(s.agent, turn);
         self.floor.contiguous = if self.floor.last_speaker == Some(s.agent) {
             self.floor.contiguous + 1
         } else {

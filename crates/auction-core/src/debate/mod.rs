@@ -90,7 +90,7 @@ use inputs::Wire;
 pub use outputs::Output;
 pub use prompts::{role_name, segment_instruction, split_sentences};
 pub use setup::{AUCTION_FORMAT, AuctionSetup, Timeouts};
-use state::{AgentState, Floor, NextSegment, Round};
+use state::{AgentState, Economy, Floor, NextSegment, Progress, Round};
 
 /// Side requests remembered at most (each also has a deadline).
 const MAX_OPEN_REQUESTS: usize = 256;
@@ -102,20 +102,15 @@ pub struct AuctionDebate {
     session: String,
     rng: SplitMix64,
     agents: Vec<AgentState>,
-    tokens: TokenManager,
-    fairness: FairnessAdjuster,
-    evidence: EvidenceLane,
-    interrupts: InterruptPolicy,
-    interjections: InterjectionPlanner,
+    /// Token balances, fairness, evidence judged, interrupts and interjections made.
+    economy: Economy,
     ids: IdGen,
-    turn: u32,
-    started: bool,
-    ended: bool,
+    /// The turn count, whether the debate started or ended, failures in a row.
+    progress: Progress,
     /// Who has the floor: the main clip, an overlay, the fade, the speaker run.
     floor: Floor,
     round: Option<Round>,
     next: Option<NextSegment>,
-    failures: u32,
     /// The resolve lead, adapted to handovers that waited for their segment.
     lead: LeadTime,
     /// Limits on model requests in flight and per minute.
@@ -170,25 +165,24 @@ impl AuctionDebate {
             })
             .collect();
         Ok(Self {
-            tokens: TokenManager::new(n, &cfg.tokens, &cfg.anti_hoarding),
             lead: LeadTime::new(cfg.timing.resolve_lead_ms, &cfg.lead_time),
             governor: RequestGovernor::new(&cfg.concurrency, &cfg.quality),
-            fairness: FairnessAdjuster::new(n, &cfg.fairness),
-            evidence: EvidenceLane::new(n),
-            interrupts: InterruptPolicy::new(n),
-            interjections: InterjectionPlanner::new(n),
+            economy: Economy {
+                tokens: TokenManager::new(n, &cfg.tokens, &cfg.anti_hoarding),
+                fairness: FairnessAdjuster::new(n, &cfg.fairness),
+                evidence: EvidenceLane::new(n),
+                interrupts: InterruptPolicy::new(n),
+                interjections: InterjectionPlanner::new(n),
+            },
             ids: IdGen::default(),
             rng: SplitMix64::new(seed),
             session: session.to_owned(),
             agents: states,
             cfg,
-            turn: 0,
-            started: false,
-            ended: false,
+            progress: Progress::default(),
             floor: Floor::default(),
             round: None,
             next: None,
-            failures: 0,
             wire: Wire::new(timeouts),
         })
     }
@@ -203,7 +197,7 @@ impl AuctionDebate {
 
     /// Micro-turns started so far.
     pub fn turn(&self) -> u32 {
-        self.turn
+        self.progress.turn
     }
 
     /// The resolve lead in force: `timing.resolve_lead_ms`, raised after misses.
@@ -212,16 +206,16 @@ impl AuctionDebate {
     }
 
     pub fn is_ended(&self) -> bool {
-        self.ended
+        self.progress.ended
     }
 
     /// Token balances in agent order.
     pub fn balances(&self) -> &[u32] {
-        self.tokens.balances()
+        self.economy.tokens.balances()
     }
 
     pub fn tokens(&self) -> &TokenManager {
-        &self.tokens
+        &self.economy.tokens
     }
 
     pub fn snapshot(&self) -> Vec<AgentSnapshot> {
@@ -230,13 +224,13 @@ impl AuctionDebate {
             .enumerate()
             .map(|(i, a)| AgentSnapshot {
                 name: a.name.clone(),
-                tokens: self.tokens.balance(i),
-                talk_ms: self.fairness.talk_ms(i),
-                share: self.fairness.share(i),
-                pacing: self.fairness.pacing(i),
+                tokens: self.economy.tokens.balance(i),
+                talk_ms: self.economy.fairness.talk_ms(i),
+                share: self.economy.fairness.share(i),
+                pacing: self.economy.fairness.pacing(i),
                 reputation: a.reputation.value(),
-                interrupts: self.interrupts.made_by(i),
-                interjections: self.interjections.made_by(i),
+                interrupts: self.economy.interrupts.made_by(i),
+                interjections: self.economy.interjections.made_by(i),
                 mood: a.emotion.mood(),
             })
             .collect()
@@ -260,10 +254,11 @@ impl AuctionDebate {
     /// Decides on one event at monotonic time `now_ms`.
     pub fn decide(&mut self, event: Event, now_ms: u64) -> Vec<Action> {
         let mut out = Vec::new();
-        if self.ended {
+        if self.progress.ended {
             return out;
         }
-        self.tokens
+        self.economy
+            .tokens
             .advance(now_ms, self.floor.main.as_ref().map(|m| m.agent));
         match event {
             Event::Start => self.cold_start(now_ms, &mut out),

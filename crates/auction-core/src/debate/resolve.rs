@@ -53,9 +53,10 @@ impl AuctionDebate {
             let a = bid.agent;
             let mut accepted = false;
             if let Some(claim) = &bid.evidence {
-                let v = self
-                    .evidence
-                    .judge(a, claim, round.turn, &self.cfg.evidence_priority);
+                let v =
+                    self.economy
+                        .evidence
+                        .judge(a, claim, round.turn, &self.cfg.evidence_priority);
                 if v == EvidenceVerdict::Rejected {
                     let cfg = self.cfg.reputation.clone();
                     self.agents[a].reputation.update(cfg.low_quality, &cfg);
@@ -67,15 +68,15 @@ impl AuctionDebate {
                 accepted = v == EvidenceVerdict::Accepted;
                 verdicts[a] = Some(v);
             }
-            let amount = bid.amount.min(self.tokens.balance(a));
+            let amount = bid.amount.min(self.economy.tokens.balance(a));
             if bid.intent == BidIntent::Speak && amount >= self.cfg.pricing.min_bid {
                 candidates.push(Candidate {
                     agent: a,
                     amount,
-                    multiplier: self.fairness.multiplier(a),
+                    multiplier: self.economy.fairness.multiplier(a),
                     evidence: accepted,
-                    last_spoke_turn: self.fairness.last_spoke_turn(a),
-                    share: self.fairness.share(a),
+                    last_spoke_turn: self.economy.fairness.last_spoke_turn(a),
+                    share: self.economy.fairness.share(a),
                 });
             }
         }
@@ -94,9 +95,9 @@ impl AuctionDebate {
                         } else {
                             0.0
                         }
-                        + self.fairness.subsidy(a, &self.cfg.pricing);
+                        + self.economy.fairness.subsidy(a, &self.cfg.pricing);
                     price = resolver::price(best.amount, discount, self.cfg.pricing.min_bid);
-                    if self.tokens.spend(a, price).is_err() {
+                    if self.economy.tokens.spend(a, price).is_err() {
                         price = 0;
                     }
                 }
@@ -139,7 +140,7 @@ impl AuctionDebate {
                         ranked[0].amount,
                         ranked.get(1).map_or(0, |c| c.amount),
                         // Already paid: bid and fee must have been affordable together.
-                        self.tokens.balance(w) + price,
+                        self.economy.tokens.balance(w) + price,
                         now,
                         guard_missed,
                     )
@@ -185,13 +186,13 @@ impl AuctionDebate {
                 auction_id: round.auction_id.clone(),
                 agent_id: self.agents[a].name.clone(),
                 bid: bid.amount,
-                effective: bid.amount as f64 * self.fairness.multiplier(a),
+                effective: bid.amount as f64 * self.economy.fairness.multiplier(a),
                 kicker: bid.kicker,
                 intent: bid.intent,
                 source: bid.source,
                 desire: bid.desire,
-                tokens: self.tokens.balance(a),
-                pacing: self.fairness.pacing(a),
+                tokens: self.economy.tokens.balance(a),
+                pacing: self.economy.fairness.pacing(a),
                 evidence: verdicts[a],
                 emotion: log_mood.then(|| self.agents[a].emotion.mood()),
             })));
@@ -213,7 +214,7 @@ impl AuctionDebate {
                         Some(_) if Some(a) == winner => BidResult::Win,
                         Some(_) => BidResult::Lose,
                     },
-                    tokens_left: self.tokens.balance(a),
+                    tokens_left: self.economy.tokens.balance(a),
                 }
             })
             .collect();
@@ -286,7 +287,7 @@ impl AuctionDebate {
         if !usable_beat {
             return Err(InterruptBlock::Disabled);
         }
-        let fee = self.interrupts.fee(
+        let fee = self.economy.interrupts.fee(
             turn,
             self.agents[speaker].reputation.value(),
             k,
@@ -300,7 +301,8 @@ impl AuctionDebate {
             balance,
             fee,
         };
-        self.interrupts
+        self.economy
+            .interrupts
             .check(&kb, k, &self.cfg.cooldowns, &self.cfg.pricing)?;
         Ok(fee)
     }
@@ -346,7 +348,7 @@ impl AuctionDebate {
         if needed <= c.amount {
             return;
         }
-        let balance = self.tokens.balance(c.agent);
+        let balance = self.economy.tokens.balance(c.agent);
         if self
             .kicker_allowed(
                 c.agent,

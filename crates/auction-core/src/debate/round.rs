@@ -32,15 +32,15 @@ impl AuctionDebate {
             w_emotion: st.style.w_emotion,
             backlog: (st.style.eagerness + st.backlog).clamp(0.0, 2.0),
             recency: bidding::recency(
-                self.turn,
-                self.fairness.last_spoke_turn(a),
+                self.progress.turn,
+                self.economy.fairness.last_spoke_turn(a),
                 self.agents.len(),
             ),
         });
         HeuristicInput {
             agent: a,
             desire: d,
-            tokens: self.tokens.balance(a),
+            tokens: self.economy.tokens.balance(a),
             mood_tokens: st
                 .emotion
                 .bid_adjustment(st.style.w_emotion, &self.cfg.emotion),
@@ -70,7 +70,7 @@ impl AuctionDebate {
         let role = main.role;
         let has_beats = !main.beats.is_empty();
         let speaker_name = self.agents[speaker].name.clone();
-        let turn = self.turn;
+        let turn = self.progress.turn;
         let auction_id = ids::auction_id(&self.session, turn);
         let n = self.agents.len();
         let closing = self.session_over();
@@ -91,7 +91,7 @@ impl AuctionDebate {
                         out.push(Action::RequestBid {
                             agent: self.agents[a].name.clone(),
                             auction_id: auction_id.clone(),
-                            tokens: self.tokens.balance(a),
+                            tokens: self.economy.tokens.balance(a),
                             mood: self.agents[a].emotion.mood(),
                             deadline_ms: now + bid_timeout,
                         });
@@ -145,10 +145,10 @@ impl AuctionDebate {
             for &a in &bidders {
                 if self.agents[a].style.source == BidSource::Llm
                     || self.heuristic_input(a).saving()
-                    || !self.interjections.eligible(
+                    || !self.economy.interjections.eligible(
                         a,
                         turn,
-                        self.tokens.balance(a),
+                        self.economy.tokens.balance(a),
                         &self.cfg.interjections,
                     )
                 {
@@ -232,7 +232,7 @@ impl AuctionDebate {
         };
         match parsed {
             Ok(b) => {
-                let balance = self.tokens.balance(a);
+                let balance = self.economy.tokens.balance(a);
                 let amount = b.bid.min(balance);
                 let counts = b.intent == BidIntent::Speak && amount >= self.cfg.pricing.min_bid;
                 let bid = Bid {
@@ -253,10 +253,10 @@ impl AuctionDebate {
                         .main
                         .as_ref()
                         .is_some_and(|m| m.role == ClipRole::Segment && !m.beats.is_empty())
-                    && self.interjections.eligible(
+                    && self.economy.interjections.eligible(
                         a,
                         turn,
-                        self.tokens.balance(a),
+                        self.economy.tokens.balance(a),
                         &self.cfg.interjections,
                     );
                 if may_interject {

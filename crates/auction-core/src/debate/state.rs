@@ -1,5 +1,5 @@
-//! The decisions' private bookkeeping: agents, the playing clip, the open round and
-//! the prepared next segment.
+//! The decisions' private bookkeeping, as owned sub-states: agents, who has the floor,
+//! the economy, how far the debate is, the open round and the prepared next segment.
 
 use crate::bidding::Bid;
 use crate::config::ResolvedStyle;
@@ -118,4 +118,25 @@ pub(super) struct Floor {
     /// Segments in a row by the last speaker.
     pub(super) contiguous: u32,
     pub(super) last_speaker: Option<usize>,
+}
+
+/// The auction's economy: token balances, the fairness adjuster's subsidies and
+/// pacing, evidence judged, and the interrupts and interjections each agent made.
+#[derive(Debug, Clone)]
+pub(super) struct Economy {
+    pub(super) tokens: crate::tokens::TokenManager,
+    pub(super) fairness: crate::fairness::FairnessAdjuster,
+    pub(super) evidence: crate::evidence::EvidenceLane,
+    pub(super) interrupts: crate::interrupt::InterruptPolicy,
+    pub(super) interjections: crate::interjection::InterjectionPlanner,
+}
+
+/// How far the debate is: its turn count, whether it started or ended, and the
+/// failures in a row that end it early.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Progress {
+    pub(super) turn: u32,
+    pub(super) started: bool,
+    pub(super) ended: bool,
+    pub(super) failures: u32,
 }
