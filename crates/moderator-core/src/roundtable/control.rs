@@ -20,10 +20,10 @@ impl Roundtable {
         match parse_control(text) {
             Some(Control::Stats) => out.push(Output::Status(self.status_json())),
             Some(Control::Stop) => {
-                if self.ending.is_none() {
+                if self.close.ending.is_none() {
                     tracing::info!("stop requested: closing the roundtable");
                     self.floor = None;
-                    self.held = None;
+                    self.pacing.held = None;
                     self.stop_rounds(now_ms, &mut out);
                 }
             }
@@ -54,8 +54,8 @@ impl Roundtable {
             "speak_counts": self.state.speak_counts,
             "current_speaker": self.current_speaker().map(|(a, _)| a),
             "question_id": self.current_speaker().map(|(_, q)| q).or(self.collecting()),
-            "unheard": self.unplayed.len(),
-            "ended": self.ending.is_some(),
+            "unheard": self.pacing.unplayed.len(),
+            "ended": self.close.ending.is_some(),
         })
         .to_string()
     }

@@ -67,19 +67,19 @@ impl Roundtable {
                 question_id,
                 text: text.clone(),
             });
-            self.last_said = Some((floor.agent.clone(), text.clone()));
+            self.said.last_said = Some((floor.agent.clone(), text.clone()));
             if self.config.paced {
-                self.unplayed.said(question_id, ());
+                self.pacing.unplayed.said(question_id, ());
             }
         }
-        self.held = Some(Held {
+        self.pacing.held = Some(Held {
             agent: floor.agent,
             question_id,
             text,
         });
         if self.too_much_unplayed() {
-            self.last_progress_ms = now_ms;
-            tracing::debug!(unheard = ?self.unplayed.ids().collect::<Vec<_>>(), "waiting for playback before the next decision");
+            self.pacing.last_progress_ms = now_ms;
+            tracing::debug!(unheard = ?self.pacing.unplayed.ids().collect::<Vec<_>>(), "waiting for playback before the next decision");
         } else {
             self.deliver_held(now_ms, &mut out);
         }

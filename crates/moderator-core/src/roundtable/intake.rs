@@ -81,7 +81,8 @@ impl Roundtable {
     pub fn heuristic_context(&self, agent: &str) -> Option<HeuristicContext> {
         let scenario = self.scenario();
         let me = scenario.agent(agent)?;
-        let (last_speaker, last_text) = self.last_line.clone().unwrap_or((None, String::new()));
+        let (last_speaker, last_text) =
+            self.said.last_line.clone().unwrap_or((None, String::new()));
         let addressed = last_speaker.as_deref() != Some(agent)
             && (mentions_name(&last_text, &me.name) || mentions_name(&last_text, &me.id));
         let others: Vec<&str> = scenario
@@ -184,7 +185,7 @@ impl Roundtable {
         let label = phase
             .phase_type()
             .map_or("the discussion", |p| p.spoken_label());
-        let last = match &self.last_said {
+        let last = match &self.said.last_said {
             Some((speaker, text)) => {
                 let quoted: String = text.chars().take(MAX_QUOTED_CHARS).collect();
                 format!(" The last words, from {speaker}: {quoted}")

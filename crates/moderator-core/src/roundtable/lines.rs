@@ -6,17 +6,45 @@ use super::{MODERATOR, Output, RECENT_EVENTS, Roundtable};
 use crate::phrases::{self, LineKind};
 use crate::summary::extractive_summary;
 
+/// What was said, as the rounds and the intake read it: the last question id handed
+/// out, the recent events, this phase visit's utterances, the last line taken in and
+/// the last finished, how many lines were said, and the moderator's prompt pending.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Said {
+    pub(super) last_question_id: u64,
+    pub(super) recent: Vec<RecentEvent>,
+    /// `(agent id, text)` of this phase visit, for the summary.
+    pub(super) phase_utterances: Vec<(String, String)>,
+    /// The last line the rounds took in: speaker (`None`: the moderator) and text.
+    pub(super) last_line: Option<(Option<String>, String)>,
+    pub(super) lines_said: u64,
+    /// The last line said, as soon as it was finished: speaker and text (quoted in
+    /// intent requests).
+    pub(super) last_said: Option<(String, String)>,
+    /// The moderator's call or question not yet followed by a turn.
+    pub(super) pending_prompt: Option<String>,
+}
+
+/// After the end: the closing line, and whether its wait is over.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Close {
+    /// The closing line's question id, if one was said (`None`: not ended yet).
+    pub(super) ending: Option<Option<u64>>,
+    pub(super) closing_question_id: Option<u64>,
+    pub(super) finished: bool,
+}
+
 impl Roundtable {
     pub(super) fn next_question_id(&mut self) -> u64 {
-        self.last_question_id += 1;
-        self.last_question_id
+        self.said.last_question_id += 1;
+        self.said.last_question_id
     }
 
     pub(super) fn remember(&mut self, event: RecentEvent) {
-        self.recent.push(event);
-        if self.recent.len() > RECENT_EVENTS {
-            let excess = self.recent.len() - RECENT_EVENTS;
-            self.recent.drain(..excess);
+        self.said.recent.push(event);
+        if self.said.recent.len() > RECENT_EVENTS {
+            let excess = self.said.recent.len() - RECENT_EVENTS;
+            self.said.recent.drain(..excess);
         }
     }
 
@@ -37,20 +65,20 @@ impl Roundtable {
     pub(super) fn say(&mut self, text: String, kind: LineKind, out: &mut Vec<Output>) {
         let text = phrases::capitalize_first(&text);
         let question_id = self.next_question_id();
-        self.lines_said += 1;
-        self.last_line = Some((None, text.clone()));
+        self.said.lines_said += 1;
+        self.said.last_line = Some((None, text.clone()));
         self.remember(RecentEvent::ModeratorLine { kind });
         tracing::info!(question_id, kind = kind.as_str(), %text, "moderator");
         if matches!(kind, LineKind::Call | LineKind::Question) {
-            self.pending_prompt = Some(text.clone());
+            self.said.pending_prompt = Some(text.clone());
         }
         if kind == LineKind::Closing {
-            self.closing_question_id = Some(question_id);
+            self.close.closing_question_id = Some(question_id);
         }
         if self.config.paced {
-            self.unplayed.said(question_id, ());
+            self.pacing.unplayed.said(question_id, ());
         }
-        self.last_said = Some((MODERATOR.to_owned(), text.clone()));
+        self.said.last_said = Some((MODERATOR.to_owned(), text.clone()));
         out.push(Output::Line {
             question_id,
             text: text.clone(),
@@ -88,6 +116,7 @@ impl Roundtable {
         let mut silent = Vec::new();
         for agent in &scenario.agents {
             match self
+                .said
                 .phase_utterances
                 .iter()
                 .rev()

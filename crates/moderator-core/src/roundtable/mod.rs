@@ -129,32 +129,16 @@ pub struct Roundtable {
     phrases: RoundtablePhrases,
     config: Config,
     stage: round::Stage,
-    last_question_id: u64,
-    recent: Vec<RecentEvent>,
-    /// `(agent id, text)` of this phase visit, for the summary.
-    phase_utterances: Vec<(String, String)>,
-    /// The last line the rounds took in: speaker (`None`: the moderator) and text.
-    last_line: Option<(Option<String>, String)>,
-    lines_said: u64,
+    /// What was said: lines, their ids, the recent events, the prompt pending.
+    said: lines::Said,
     /// Decisions taken so far (numbers the records).
     decisions: u64,
     floor: Option<floor::Floor>,
-    /// A finished utterance waiting until older lines have been heard.
-    held: Option<pacing::Held>,
-    /// Question ids of spoken lines not yet reported as heard (paced only).
-    unplayed: ::conductor::Unheard<()>,
-    /// The last playback report (or the start of the current wait).
-    last_progress_ms: u64,
+    /// Lines waiting to be heard and the utterance held behind them.
+    pacing: pacing::Pacing,
     intake: Option<intake::Intake>,
-    /// The moderator's call or question not yet followed by a turn.
-    pending_prompt: Option<String>,
-    /// The last line said, as soon as it was finished: speaker and text (quoted in
-    /// intent requests).
-    last_said: Option<(String, String)>,
-    /// After the end: the closing line's question id, if one was said.
-    ending: Option<Option<u64>>,
-    closing_question_id: Option<u64>,
-    finished: bool,
+    /// After the end: the closing line and the wait for it.
+    close: lines::Close,
 }
 
 impl Roundtable {
@@ -171,22 +155,12 @@ impl Roundtable {
             phrases,
             config,
             stage: round::Stage::NotStarted,
-            last_question_id: 0,
-            recent: Vec::new(),
-            phase_utterances: Vec::new(),
-            last_line: None,
-            lines_said: 0,
+            said: lines::Said::default(),
             decisions: 0,
             floor: None,
-            held: None,
-            unplayed: ::conductor::Unheard::new(),
-            last_progress_ms: 0,
+            pacing: pacing::Pacing::default(),
             intake: None,
-            pending_prompt: None,
-            last_said: None,
-            ending: None,
-            closing_question_id: None,
-            finished: false,
+            close: lines::Close::default(),
         }
     }
 
@@ -209,13 +183,13 @@ impl Roundtable {
     }
 
     pub fn recent_events(&self) -> &[RecentEvent] {
-        &self.recent
+        &self.said.recent
     }
 
     /// The session is over and, when paced, the closing line was heard (or the wait for
     /// it timed out): the node may exit.
     pub fn finished(&self) -> bool {
-        self.finished
+        self.close.finished
     }
 
     pub fn start(&mut self, now_ms: u64) -> Vec<Output> {
@@ -226,14 +200,14 @@ impl Roundtable {
 
     /// When [`Self::tick`] must run at the latest.
     pub fn next_wake(&self) -> Option<u64> {
-        if self.finished {
+        if self.close.finished {
             return None;
         }
-        if self.ending.is_some() {
+        if self.close.ending.is_some() {
             return Some(self.playback_deadline());
         }
         [
-            self.held.as_ref().map(|_| self.hold_deadline()),
+            self.pacing.held.as_ref().map(|_| self.hold_deadline()),
             self.intake.as_ref().map(|i| i.round.deadline()),
             self.round_deadline(),
         ]
@@ -245,22 +219,22 @@ impl Roundtable {
     /// Time passed: overdue playback reports, missing intents, the rounds' deadlines.
     pub fn tick(&mut self, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
-        if self.finished {
+        if self.close.finished {
             return out;
         }
-        if self.ending.is_some() {
+        if self.close.ending.is_some() {
             if now_ms >= self.playback_deadline() {
                 tracing::warn!("the closing line was not reported as heard in time; ending anyway");
-                self.finished = true;
+                self.close.finished = true;
             }
             return out;
         }
-        if self.held.is_some() && now_ms >= self.hold_deadline() {
+        if self.pacing.held.is_some() && now_ms >= self.hold_deadline() {
             tracing::warn!(
-                unheard = ?self.unplayed.ids().collect::<Vec<_>>(),
+                unheard = ?self.pacing.unplayed.ids().collect::<Vec<_>>(),
                 "no playback report in time; the conversation goes on"
             );
-            self.unplayed.clear();
+            self.pacing.unplayed.clear();
             self.deliver_held(now_ms, &mut out);
         }
         self.intents_overdue(now_ms, &mut out);

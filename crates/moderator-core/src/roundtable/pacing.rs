@@ -11,32 +11,45 @@ pub(super) struct Held {
     pub(super) text: String,
 }
 
+/// Lines waiting to be heard (paced only), the finished utterance held behind them,
+/// and the last playback report.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Pacing {
+    /// A finished utterance waiting until older lines have been heard.
+    pub(super) held: Option<Held>,
+    /// Question ids of spoken lines not yet reported as heard (paced only).
+    pub(super) unplayed: ::conductor::Unheard<()>,
+    /// The last playback report (or the start of the current wait).
+    pub(super) last_progress_ms: u64,
+}
+
 impl Roundtable {
     /// The player's `playback_done` for `question_id`.
     pub fn on_played(&mut self, question_id: u64, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
-        self.last_progress_ms = now_ms;
+        self.pacing.last_progress_ms = now_ms;
         // The player sounds lines in question-id order: older ones are done too.
-        self.unplayed.heard(question_id);
-        if let Some(closing) = self.ending {
+        self.pacing.unplayed.heard(question_id);
+        if let Some(closing) = self.close.ending {
             if closing.is_none_or(|q| q <= question_id) {
                 tracing::info!("the closing line was heard");
-                self.finished = true;
+                self.close.finished = true;
             }
             return out;
         }
-        if self.held.is_some() && !self.too_much_unplayed() {
+        if self.pacing.held.is_some() && !self.too_much_unplayed() {
             self.deliver_held(now_ms, &mut out);
         }
         out
     }
 
     pub(super) fn too_much_unplayed(&self) -> bool {
-        self.config.paced && self.unplayed.len() > self.config.max_unplayed
+        self.config.paced && self.pacing.unplayed.len() > self.config.max_unplayed
     }
 
     pub(super) fn playback_deadline(&self) -> u64 {
-        self.last_progress_ms
+        self.pacing
+            .last_progress_ms
             .saturating_add(self.config.playback_timeout_ms)
     }
 
@@ -51,7 +64,7 @@ impl Roundtable {
     }
 
     pub(super) fn deliver_held(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        let Some(held) = self.held.take() else {
+        let Some(held) = self.pacing.held.take() else {
             return;
         };
         self.finish_turn(&held.agent, Some(held.question_id), held.text, now_ms, out);

@@ -199,8 +199,10 @@ impl Roundtable {
             Some(text) => {
                 let text: String = text.trim().chars().take(MAX_KEPT_CHARS).collect();
                 self.state = state::update_state_after_speech(&self.state, &agent);
-                self.phase_utterances.push((agent.clone(), text.clone()));
-                self.last_line = Some((Some(agent.clone()), text));
+                self.said
+                    .phase_utterances
+                    .push((agent.clone(), text.clone()));
+                self.said.last_line = Some((Some(agent.clone()), text));
                 self.remember(RecentEvent::Spoke {
                     agent,
                     is_interrupt,
@@ -264,8 +266,12 @@ impl Roundtable {
                 return;
             }
 
-            let decision =
-                decide::decide_next_action(&self.scenario, &self.state, &intents, &self.recent);
+            let decision = decide::decide_next_action(
+                &self.scenario,
+                &self.state,
+                &intents,
+                &self.said.recent,
+            );
             self.record(&decision, now_ms, out);
             match decision.action {
                 ModeratorAction::ForceSummary => {
@@ -279,7 +285,7 @@ impl Roundtable {
                     let name = self.scenario().display_name(&target).to_owned();
                     let text = self
                         .phrases
-                        .warning(self.language(), &name, self.lines_said);
+                        .warning(self.language(), &name, self.said.lines_said);
                     self.say(text, LineKind::Warning, out);
                     self.state = state::apply_decision(&self.state, &decision);
                     pending = Some(intents);
@@ -310,7 +316,7 @@ impl Roundtable {
                             scenario.language,
                             kind,
                             &scenario.topic,
-                            self.lines_said,
+                            self.said.lines_said,
                             &custom,
                         );
                         self.say(text, LineKind::Question, out);
@@ -341,7 +347,7 @@ impl Roundtable {
             return false;
         };
         self.state = state::apply_decision(&self.state, decision);
-        self.phase_utterances.clear();
+        self.said.phase_utterances.clear();
         tracing::info!(%from, %to, is_rollback = decision.is_rollback, "phase");
         let topic = self.scenario().topic.clone();
         if from == Phase::NotStarted {
@@ -371,7 +377,7 @@ impl Roundtable {
         let scenario = self.scenario();
         let name = scenario.display_name(&agent).to_owned();
         let cfg = scenario.phase(kind);
-        let previous = match &self.last_line {
+        let previous = match &self.said.last_line {
             Some((Some(prev), _)) if decision.is_interrupt => {
                 Some(scenario.display_name(prev).to_owned())
             }
@@ -389,7 +395,7 @@ impl Roundtable {
             let first = self.state.phase_round == 0;
             let text = self
                 .phrases
-                .call(self.language(), kind, &name, first, self.lines_said);
+                .call(self.language(), kind, &name, first, self.said.lines_said);
             self.say(text, LineKind::Call, out);
         }
         let question_id = self.next_question_id();
@@ -402,7 +408,7 @@ impl Roundtable {
         };
         tracing::info!(%agent, question_id, is_interrupt = decision.is_interrupt, "turn");
         self.intake = None;
-        let instruction = match self.pending_prompt.take() {
+        let instruction = match self.said.pending_prompt.take() {
             Some(said) => format!("The moderator said: {said}\n{instruction}"),
             None => instruction,
         };
@@ -429,12 +435,12 @@ impl Roundtable {
         self.stage = Stage::Ended;
         tracing::info!(decisions = self.decisions, "the roundtable has ended");
         self.floor = None;
-        self.held = None;
+        self.pacing.held = None;
         self.intake = None;
-        self.last_progress_ms = now_ms;
-        self.ending = Some(self.closing_question_id);
-        if !self.config.paced || self.closing_question_id.is_none() {
-            self.finished = true;
+        self.pacing.last_progress_ms = now_ms;
+        self.close.ending = Some(self.close.closing_question_id);
+        if !self.config.paced || self.close.closing_question_id.is_none() {
+            self.close.finished = true;
         }
     }
 }
