@@ -58,6 +58,22 @@ pub struct BridgeCore {
     turns_seen: u64,
     /// Answers to a human open with a word or two at once (`None`: they don't).
     openers: Option<Openers>,
+    /// What is read ahead: lines into the cache, the turn foretold, the answer's prompt.
+    ahead: Ahead,
+    /// Side requests are answered by the scripted stand-in.
+    scripted_requests: bool,
+    /// The context a conductor gave with this participant's last turn (its persona, the
+    /// deck, its notes): every later prompt (reading along, a side request, the next
+    /// turn) starts with it too, so that the model's cache of one is the start of the
+    /// next instead of being read again from the first token.
+    conductor_context: Option<String>,
+}
+
+/// What the bridge reads ahead of its turns: whether lines go into the model's cache
+/// as they are heard, whether this participant was foretold the next turn or the answer
+/// to the human, a turn set aside while the human speaks, and the line held with it.
+#[derive(Debug, Clone, Default)]
+struct Ahead {
     /// Every line heard is read into the model's cache as it comes: the conversation
     /// only ([`BridgeOutput::Prefill`]), or, for the participant foretold to speak next,
     /// its whole next turn as predicted now ([`BridgeOutput::ReadAhead`]), so that the
@@ -78,13 +94,6 @@ pub struct BridgeCore {
     /// answer is read ahead with the line cut there, as the human's words will leave it
     /// (read with the whole line, the cut would make the answer read again from it).
     held: Option<(String, u64, String)>,
-    /// Side requests are answered by the scripted stand-in.
-    scripted_requests: bool,
-    /// The context a conductor gave with this participant's last turn (its persona, the
-    /// deck, its notes): every later prompt (reading along, a side request, the next
-    /// turn) starts with it too, so that the model's cache of one is the start of the
-    /// next instead of being read again from the first token.
-    conductor_context: Option<String>,
 }
 
 impl BridgeCore {
@@ -101,11 +110,7 @@ impl BridgeCore {
             answered: 0,
             turns_seen: 0,
             openers: None,
-            read_along: false,
-            upcoming: false,
-            answer_foretold: false,
-            set_aside: None,
-            held: None,
+            ahead: Ahead::default(),
             scripted_requests: false,
             conductor_context: None,
         }
@@ -126,7 +131,7 @@ impl BridgeCore {
 
     /// Reads every line into the model as it is heard (a backend that keeps a cache).
     pub fn with_read_along(mut self, on: bool) -> Self {
-        self.read_along = on;
+        self.ahead.read_along = on;
         self
     }
 
@@ -199,9 +204,10 @@ impl BridgeCore {
                     // The turn repeated at the hold's end: no answer is coming, the held
                     // voice plays on (its line is not to be cut later), and the turn set
                     // aside goes on.
-                    self.answer_foretold = false;
-                    self.held = None;
+                    self.ahead.answer_foretold = false;
+                    self.ahead.held = None;
                     if let Some(asked) = self
+                        .ahead
                         .set_aside
                         .take_if(|asked| asked.question_id == question_id)
                         .filter(|_| !self.stale.is_stale(question_id))
@@ -217,12 +223,12 @@ impl BridgeCore {
                     return out;
                 }
                 self.turns_seen = question_id;
-                self.set_aside = None;
+                self.ahead.set_aside = None;
                 // A turn without an interrupt before it: the held voice played on.
-                self.held = None;
+                self.ahead.held = None;
                 // The turn foretold went out (to whomever the policy gave it at last).
-                self.upcoming = false;
-                self.answer_foretold = false;
+                self.ahead.upcoming = false;
+                self.ahead.answer_foretold = false;
                 if speaker != self.persona.name
                     || self.stale.is_stale(question_id)
                     || question_id <= self.answered
@@ -310,20 +316,20 @@ impl BridgeCore {
                 speaker,
                 ahead_of: PrepareFor::Answer,
             } => {
-                self.answer_foretold = speaker == self.persona.name;
-                if self.answer_foretold {
+                self.ahead.answer_foretold = speaker == self.persona.name;
+                if self.ahead.answer_foretold {
                     // A turn of its own still generating would hold the model's sequence
                     // through the hold, and the answer would read its prompt after the
                     // human stopped: one that said nothing yet is set aside instead (a
                     // model that keeps no cache has nothing to read ahead: it goes on).
                     if let Some(turn) = self
                         .active
-                        .take_if(|a| self.read_along && !a.sent_any && a.asked.is_some())
+                        .take_if(|a| self.ahead.read_along && !a.sent_any && a.asked.is_some())
                     {
                         out.push(BridgeOutput::Cancel {
                             question_id: turn.question_id,
                         });
-                        self.set_aside = turn.asked;
+                        self.ahead.set_aside = turn.asked;
                     }
                     out.push(BridgeOutput::Prefill(self.answer_ahead()));
                 }
@@ -332,23 +338,25 @@ impl BridgeCore {
                 speaker,
                 ahead_of: PrepareFor::Turn,
             } => {
-                self.upcoming = speaker == self.persona.name;
+                self.ahead.upcoming = speaker == self.persona.name;
                 // The human only nodded, or was answered: no answer is coming, and the
                 // held line plays on.
-                self.answer_foretold = false;
-                self.held = None;
-                if self.upcoming && self.read_along && self.active.is_none() {
+                self.ahead.answer_foretold = false;
+                self.ahead.held = None;
+                if self.ahead.upcoming && self.ahead.read_along && self.active.is_none() {
                     out.push(BridgeOutput::ReadAhead(self.read_ahead()));
                 }
             }
             BridgeInput::Interrupt { question_id } => {
-                self.upcoming = false;
+                self.ahead.upcoming = false;
                 self.stale.interrupt(question_id);
-                self.set_aside
+                self.ahead
+                    .set_aside
                     .take_if(|asked| self.stale.is_stale(asked.question_id));
                 // The human's words cut the line held where it was held; the player's own
                 // report of it may come after the answer's turn, which must read it cut.
                 if let Some((speaker, held_id, heard)) = self
+                    .ahead
                     .held
                     .take_if(|(_, held_id, _)| self.stale.is_stale(*held_id))
                 {
@@ -368,10 +376,10 @@ impl BridgeCore {
                 // A human's words are not: their answerer is handed the turn at once and
                 // reads them as its question (read as a line first, the cache would be
                 // thrown away); the others read them with the next line.
-                if self.read_along && self.active.is_none() && !entry_human {
-                    out.push(if self.answer_foretold {
+                if self.ahead.read_along && self.active.is_none() && !entry_human {
+                    out.push(if self.ahead.answer_foretold {
                         BridgeOutput::Prefill(self.answer_ahead())
-                    } else if self.upcoming {
+                    } else if self.ahead.upcoming {
                         BridgeOutput::ReadAhead(self.read_ahead())
                     } else {
                         BridgeOutput::Prefill(self.read_ahead())
@@ -388,9 +396,9 @@ impl BridgeCore {
                 question_id,
                 heard,
             } => {
-                self.held = Some((speaker, question_id, heard));
+                self.ahead.held = Some((speaker, question_id, heard));
                 // The answer read ahead with the whole line is read again, cut.
-                if self.answer_foretold && self.read_along && self.active.is_none() {
+                if self.ahead.answer_foretold && self.ahead.read_along && self.active.is_none() {
                     out.push(BridgeOutput::Prefill(self.answer_ahead()));
                 }
             }

@@ -69,7 +69,7 @@ impl BridgeCore {
     pub(super) fn answer_ahead(&self) -> GenerationRequest {
         // The conversation as the human's words will leave it: the line held cut there.
         let mut heard = self.clone();
-        if let Some((speaker, question_id, text)) = &self.held {
+        if let Some((speaker, question_id, text)) = &self.ahead.held {
             heard.history.cut_to_heard(speaker, *question_id, text);
             heard.history.drop_queued(*question_id, u64::MAX);
         }
