@@ -35,8 +35,7 @@ pub struct OutputFilter {
     emitted: String,
     done: bool,
     /// The sentence being written, held back until it ends.
-    sentence: String,
-    sentence_words: usize,
+    sentence: Sentence,
     echo_sources: Vec<String>,
     /// Texts the reply may repeat (what it was asked to say).
     echo_allowed: Vec<String>,
@@ -44,20 +43,28 @@ pub struct OutputFilter {
     guard: SentenceGuard,
     /// Sentences not said, and why.
     refused: Vec<(Refusal, String)>,
-    /// The sentence being written goes on from a first clause already said: it is said
-    /// to its end (the guard judged its beginning; half a sentence is worse).
-    continuing: bool,
-    /// Bytes of `sentence` already sent: a sentence that goes on from its first clause is
-    /// sent phrase by phrase as it is written.
-    sentence_sent: usize,
     /// What was last said ended a whole sentence (not a first clause or a phrase of one).
     said_whole_sentence: bool,
-    /// The sentence being written was refused before its end (it copies a recent line):
-    /// its remaining words are dropped up to its end.
-    dropping: bool,
     /// The last sentence was refused and ended on an ellipsis: a next one that starts in
     /// lower case is its rest (a quote's `…"` ended it early) and goes with it.
     after_refusal: bool,
+}
+
+/// The sentence being written, held back until it ends (or sent on from its first
+/// clause), with how it goes on.
+#[derive(Debug, Clone, Default)]
+struct Sentence {
+    text: String,
+    words: usize,
+    /// It goes on from a first clause already said: it is said to its end (the guard
+    /// judged its beginning; half a sentence is worse).
+    continuing: bool,
+    /// Bytes of `text` already sent: a sentence that goes on from its first clause is
+    /// sent phrase by phrase as it is written.
+    sent: usize,
+    /// It was refused before its end (it copies a recent line): its remaining words are
+    /// dropped up to its end.
+    dropping: bool,
 }
 
 /// Words the reply's first clause needs before its comma or colon to be sent on its own
@@ -82,16 +89,12 @@ impl OutputFilter {
             words: 0,
             emitted: String::new(),
             done: false,
-            sentence: String::new(),
-            sentence_words: 0,
+            sentence: Sentence::default(),
             echo_sources: Vec::new(),
             echo_allowed: Vec::new(),
             guard: SentenceGuard::default(),
             refused: Vec::new(),
-            continuing: false,
-            sentence_sent: 0,
             said_whole_sentence: false,
-            dropping: false,
             after_refusal: false,
         }
     }
@@ -117,11 +120,7 @@ impl OutputFilter {
     pub fn rewind(&mut self) {
         self.pending.clear();
         // Words of the next sentence already taken from the stream.
-        self.sentence.clear();
-        self.sentence_words = 0;
-        self.continuing = false;
-        self.sentence_sent = 0;
-        self.dropping = false;
+        self.sentence = Sentence::default();
         self.after_refusal = false;
         if self.emitted.is_empty() {
             self.started = false;
@@ -261,15 +260,18 @@ impl OutputFilter {
         for word in ready.split_inclusive(ends_piece) {
             let clean = clean_markup(word);
             if clean.trim().is_empty() {
-                if !self.sentence.is_empty() && !self.sentence.ends_with(' ') && !clean.is_empty() {
-                    self.sentence.push(' ');
+                if !self.sentence.text.is_empty()
+                    && !self.sentence.text.ends_with(' ')
+                    && !clean.is_empty()
+                {
+                    self.sentence.text.push(' ');
                 }
                 continue;
             }
             // A first clause without a clause mark ends before a word that opens a phrase,
             // once the sentence ran on as long as the segmenter lets a first clause run.
             if self.may_release_clause()
-                && self.sentence_words >= 2 * FIRST_CLAUSE_WORDS
+                && self.sentence.words >= 2 * FIRST_CLAUSE_WORDS
                 && opens_phrase(&clean)
                 && self.release_clause(out)
             {
@@ -284,37 +286,40 @@ impl OutputFilter {
                 .trim_end_matches(['"', '”', '’', '\'', ')', ']'])
                 .ends_with(['.', '!', '?', '。', '！', '？'])
                 && !is_abbreviation(clean.trim());
-            if self.sentence.is_empty()
+            if self.sentence.text.is_empty()
                 && std::mem::take(&mut self.after_refusal)
                 && clean.trim_start().starts_with(char::is_lowercase)
             {
-                self.dropping = true;
+                self.sentence.dropping = true;
             }
-            if self.dropping {
-                self.dropping = !sentence_end;
+            if self.sentence.dropping {
+                self.sentence.dropping = !sentence_end;
                 continue;
             }
-            self.sentence.push_str(&clean);
-            self.sentence_words += spoken_words(&clean);
+            self.sentence.text.push_str(&clean);
+            self.sentence.words += spoken_words(&clean);
             // A start copied from a recent line is refused as it is written: the model
             // goes back to the sentence's start at once instead of finishing the copy.
-            if !self.continuing && !sentence_end && self.guard.copies_recent(&self.sentence) {
+            if !self.sentence.continuing
+                && !sentence_end
+                && self.guard.copies_recent(&self.sentence.text)
+            {
                 self.refused
-                    .push((Refusal::Echo, self.sentence.trim().to_owned()));
-                self.sentence.clear();
-                self.sentence_words = 0;
-                self.dropping = true;
+                    .push((Refusal::Echo, self.sentence.text.trim().to_owned()));
+                self.sentence.text.clear();
+                self.sentence.words = 0;
+                self.sentence.dropping = true;
                 continue;
             }
-            let total = self.words + self.sentence_words;
+            let total = self.words + self.sentence.words;
             if self.words > 0
-                && !self.continuing
+                && !self.sentence.continuing
                 && total > self.max_words + budget_slack(self.max_words)
             {
                 // Something is said already and this sentence cannot end near the
                 // budget: drop it and stop generating, rather than run to twice the budget.
-                self.sentence.clear();
-                self.sentence_words = 0;
+                self.sentence.text.clear();
+                self.sentence.words = 0;
                 self.done = true;
                 self.pending.clear();
                 return true;
@@ -327,7 +332,7 @@ impl OutputFilter {
             let clause_mark = clean.trim_end().ends_with([',', ';', ':', '—']);
             let clause_end = !sentence_end
                 && self.may_release_clause()
-                && self.sentence_words >= FIRST_CLAUSE_WORDS
+                && self.sentence.words >= FIRST_CLAUSE_WORDS
                 && clause_mark;
             if clause_end && self.release_clause(out) {
                 self.done = true;
@@ -337,8 +342,8 @@ impl OutputFilter {
             let runaway = total >= self.max_words * 2;
             // The rest of a sentence whose first clause was said leaves as it is written,
             // a phrase at a time, so the voice need not wait for the sentence's end.
-            if self.continuing && !sentence_end && !runaway {
-                let unsent = &self.sentence[self.sentence_sent..];
+            if self.sentence.continuing && !sentence_end && !runaway {
+                let unsent = &self.sentence.text[self.sentence.sent..];
                 if clause_mark || spoken_words_in(unsent) >= STREAMED_PHRASE_WORDS {
                     self.send_on(out);
                 }
@@ -365,15 +370,15 @@ impl OutputFilter {
     /// sentence before the guard could judge it), and not in a turn that must ask.
     fn may_release_clause(&self) -> bool {
         self.emitted.is_empty()
-            && !self.sentence.trim().is_empty()
+            && !self.sentence.text.trim().is_empty()
             && self.guard.answers_human()
             && !self.guard.awaits_question()
     }
 
     /// Sends what is not sent yet of a sentence that goes on from its first clause.
     fn send_on(&mut self, out: &mut String) {
-        let mut text = self.sentence[self.sentence_sent..].to_owned();
-        self.sentence_sent = self.sentence.len();
+        let mut text = self.sentence.text[self.sentence.sent..].to_owned();
+        self.sentence.sent = self.sentence.text.len();
         if text.trim().is_empty() {
             return;
         }
@@ -391,13 +396,13 @@ impl OutputFilter {
     pub(super) fn release_clause(&mut self, out: &mut String) -> bool {
         // The question it answers is in the prompt and in the recent lines: a clause that
         // starts on the human's words is not an echo for that.
-        if self.guard.check_clause(&self.sentence).is_some() {
+        if self.guard.check_clause(&self.sentence.text).is_some() {
             return false;
         }
-        let clause = std::mem::take(&mut self.sentence);
-        let words = std::mem::take(&mut self.sentence_words);
+        let clause = std::mem::take(&mut self.sentence.text);
+        let words = std::mem::take(&mut self.sentence.words);
         let spent = self.say(clause, words, out);
-        self.continuing = true;
+        self.sentence.continuing = true;
         self.said_whole_sentence = false;
         spent
     }
@@ -405,16 +410,16 @@ impl OutputFilter {
     /// Sends the sentence held back, unless it only repeats the prompt; true when the
     /// budget is spent.
     pub(super) fn flush(&mut self, out: &mut String) -> bool {
-        let sentence = std::mem::take(&mut self.sentence);
-        let words = std::mem::take(&mut self.sentence_words);
+        let sentence = std::mem::take(&mut self.sentence.text);
+        let words = std::mem::take(&mut self.sentence.words);
         // Nothing a voice could say (a closing `\]` left over from the last turn), or a
         // list's number alone ("1.", a list the budget cut after its first mark).
         if !sentence.chars().any(char::is_alphabetic) {
-            self.continuing = false;
+            self.sentence.continuing = false;
             return false;
         }
-        if std::mem::take(&mut self.continuing) {
-            let sent = std::mem::take(&mut self.sentence_sent);
+        if std::mem::take(&mut self.sentence.continuing) {
+            let sent = std::mem::take(&mut self.sentence.sent);
             return self.say_from(sentence, sent, words, out);
         }
         let refusal = if self.is_echo(&sentence) {
