@@ -37,7 +37,7 @@ impl Console {
                     if self.latency.turn(q, &speaker, now) {
                         out.push(PageOutput::Broadcast(self.latency_msg()));
                     }
-                    self.next_speaker = Some((speaker, q));
+                    self.voices.next_speaker = Some((speaker, q));
                     out.push(PageOutput::Broadcast(self.speaking_msg()));
                 }
             }
@@ -65,10 +65,15 @@ impl Console {
                 if self.latency.voice_started(q, &speaker, now) {
                     out.push(PageOutput::Broadcast(self.latency_msg()));
                 }
-                if self.next_speaker.as_ref().is_some_and(|(_, nq)| *nq == q) {
-                    self.next_speaker = None;
+                if self
+                    .voices
+                    .next_speaker
+                    .as_ref()
+                    .is_some_and(|(_, nq)| *nq == q)
+                {
+                    self.voices.next_speaker = None;
                 }
-                self.speaking = Some((speaker, q));
+                self.voices.speaking = Some((speaker, q));
                 out.push(PageOutput::Broadcast(self.speaking_msg()));
             }
             "playback_done" | "played" => {
@@ -82,8 +87,8 @@ impl Console {
                 if self.latency.voice_done(meta.question_id, now) {
                     out.push(PageOutput::Broadcast(self.latency_msg()));
                 }
-                if self.speaking.as_ref().map(|s| s.1) == meta.question_id {
-                    self.speaking = None;
+                if self.voices.speaking.as_ref().map(|s| s.1) == meta.question_id {
+                    self.voices.speaking = None;
                     out.push(PageOutput::Broadcast(self.speaking_msg()));
                 }
             }
@@ -99,17 +104,17 @@ impl Console {
             }
             "speech_started" => {
                 self.latency.speech_started(now);
-                self.human_speaking = true;
+                self.voices.human_speaking = true;
                 out.push(PageOutput::Broadcast(self.speaking_msg()));
             }
             "transcript" => {
                 self.latency.human_words(false, now);
                 out.push(PageOutput::Broadcast(self.latency_msg()));
-                self.human_speaking = false;
+                self.voices.human_speaking = false;
                 out.push(PageOutput::Broadcast(self.speaking_msg()));
             }
             "backchannel" => {
-                self.human_speaking = false;
+                self.voices.human_speaking = false;
                 if self.latency.backchannel() {
                     out.push(PageOutput::Broadcast(self.latency_msg()));
                 }
@@ -215,7 +220,7 @@ impl Console {
             out.push(PageOutput::Broadcast(line_msg(line)));
         }
         if human {
-            self.human_speaking = false;
+            self.voices.human_speaking = false;
             out.push(PageOutput::Broadcast(self.speaking_msg()));
         }
     }

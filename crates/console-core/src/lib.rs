@@ -159,6 +159,15 @@ struct PlayedReport {
     chars: Option<usize>,
 }
 
+/// Who speaks, as the page shows it: the participant speaking now and the one due
+/// next (name, question id), and whether the human holds the floor.
+#[derive(Debug, Clone, Default)]
+struct Voices {
+    speaking: Option<(String, u64)>,
+    next_speaker: Option<(String, u64)>,
+    human_speaking: bool,
+}
+
 #[derive(Debug)]
 pub struct Console {
     config: Config,
@@ -170,9 +179,8 @@ pub struct Console {
     /// A rehearsal moderator's board (the presenter's view), as last received.
     board: Option<serde_json::Map<String, Value>>,
     latency: Latency,
-    speaking: Option<(String, u64)>,
-    next_speaker: Option<(String, u64)>,
-    human_speaking: bool,
+    /// Who speaks now and next, as the page shows them.
+    voices: Voices,
     last_level: HashMap<&'static str, u64>,
     mic_holder: Option<ClientId>,
     listeners: BTreeSet<ClientId>,
@@ -191,9 +199,7 @@ impl Console {
             policy: PolicyView::default(),
             board: None,
             latency: Latency::default(),
-            speaking: None,
-            next_speaker: None,
-            human_speaking: false,
+            voices: Voices::default(),
             last_level: HashMap::new(),
             mic_holder: None,
             listeners: BTreeSet::new(),

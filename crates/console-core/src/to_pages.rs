@@ -55,10 +55,10 @@ impl Console {
         msg(
             "speaking",
             serde_json::json!({
-                "now": self.speaking.as_ref().map(|s| &s.0),
-                "now_question_id": self.speaking.as_ref().map(|s| s.1),
-                "next": self.next_speaker.as_ref().map(|s| &s.0),
-                "human_speaking": self.human_speaking,
+                "now": self.voices.speaking.as_ref().map(|s| &s.0),
+                "now_question_id": self.voices.speaking.as_ref().map(|s| s.1),
+                "next": self.voices.next_speaker.as_ref().map(|s| &s.0),
+                "human_speaking": self.voices.human_speaking,
             }),
         )
     }
