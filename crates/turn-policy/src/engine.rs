@@ -60,15 +60,53 @@ pub enum LastSpeaker {
     Participant(usize),
 }
 
-/// The policy state and selection algorithm.
+/// The participants as the policy names them: each one's name, whether it has
+/// priority, its ratio weight (and their sum), and whether it is a human.
 #[derive(Debug, Clone)]
-pub struct PolicyEngine {
-    policy: Policy,
+struct Roster {
     names: Vec<String>,
     priority: Vec<bool>,
     ratio: Vec<f64>,
     human: Vec<bool>,
     total_ratio: f64,
+}
+
+impl Roster {
+    /// `policy`'s participants; [`HUMAN`] and `extra_humans` are humans.
+    fn new<S: AsRef<str>>(policy: &Policy, extra_humans: &[S]) -> Self {
+        let names: Vec<String> = policy.names().into_iter().map(str::to_owned).collect();
+        let n = names.len();
+        let human: Vec<bool> = names
+            .iter()
+            .map(|name| name == HUMAN || extra_humans.iter().any(|h| h.as_ref() == name))
+            .collect();
+        let (priority, ratio): (Vec<bool>, Vec<f64>) = match policy {
+            Policy::Sequential(_) => (vec![false; n], vec![1.0; n]),
+            Policy::RatioPriority(entries) => entries
+                .iter()
+                .map(|p| match p.weight {
+                    Weight::Priority => (true, 0.0),
+                    Weight::Ratio(w) => (false, w),
+                })
+                .unzip(),
+        };
+        let total_ratio = ratio.iter().sum();
+        Self {
+            names,
+            priority,
+            ratio,
+            human,
+            total_ratio,
+        }
+    }
+}
+
+/// The policy state and selection algorithm.
+#[derive(Debug, Clone)]
+pub struct PolicyEngine {
+    policy: Policy,
+    /// Who takes part, as the policy names them, and how each is weighted.
+    roster: Roster,
     absent: Vec<bool>,
     word_counts: Vec<u64>,
     ratio_words: u64,
@@ -84,30 +122,11 @@ pub struct PolicyEngine {
 impl PolicyEngine {
     /// Builds an engine; `extra_humans` are names treated as human besides `human`.
     pub fn new<S: AsRef<str>>(policy: Policy, extra_humans: &[S]) -> Self {
-        let names: Vec<String> = policy.names().into_iter().map(str::to_owned).collect();
-        let n = names.len();
-        let human: Vec<bool> = names
-            .iter()
-            .map(|name| name == HUMAN || extra_humans.iter().any(|h| h.as_ref() == name))
-            .collect();
-        let (priority, ratio): (Vec<bool>, Vec<f64>) = match &policy {
-            Policy::Sequential(_) => (vec![false; n], vec![1.0; n]),
-            Policy::RatioPriority(entries) => entries
-                .iter()
-                .map(|p| match p.weight {
-                    Weight::Priority => (true, 0.0),
-                    Weight::Ratio(w) => (false, w),
-                })
-                .unzip(),
-        };
-        let total_ratio = ratio.iter().sum();
+        let roster = Roster::new(&policy, extra_humans);
+        let n = roster.names.len();
         Self {
             policy,
-            names,
-            priority,
-            ratio,
-            human,
-            total_ratio,
+            roster,
             absent: vec![false; n],
             word_counts: vec![0; n],
             ratio_words: 0,
@@ -127,32 +146,32 @@ impl PolicyEngine {
 
     /// Participant names in pattern order.
     pub fn names(&self) -> &[String] {
-        &self.names
+        &self.roster.names
     }
 
     pub fn name(&self, index: usize) -> &str {
-        &self.names[index]
+        &self.roster.names[index]
     }
 
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.names.iter().position(|n| n == name)
+        self.roster.names.iter().position(|n| n == name)
     }
 
     /// Whether `name` is a human: `human`, a configured human, or a human pattern entry.
     pub fn is_human_name(&self, name: &str) -> bool {
-        name == HUMAN || self.index_of(name).is_some_and(|i| self.human[i])
+        name == HUMAN || self.index_of(name).is_some_and(|i| self.roster.human[i])
     }
 
     pub fn is_human(&self, index: usize) -> bool {
-        self.human[index]
+        self.roster.human[index]
     }
 
     /// Whether the pattern can work: who can ever be handed the turn.
     pub fn viability(&self) -> Viability {
-        let mut agents = (0..self.names.len()).filter(|i| !self.human[*i]);
+        let mut agents = (0..self.roster.names.len()).filter(|i| !self.roster.human[*i]);
         match (agents.next(), agents.next()) {
             (None, _) => Viability::NoTurns,
-            (Some(only), None) => Viability::OneSpeaker(self.names[only].clone()),
+            (Some(only), None) => Viability::OneSpeaker(self.roster.names[only].clone()),
             (Some(_), Some(_)) => Viability::Conversation,
         }
     }
@@ -171,12 +190,12 @@ impl PolicyEngine {
 
     /// Whether no participant can be handed a turn now (all human or absent).
     pub fn nobody_eligible(&self) -> bool {
-        !(0..self.names.len()).any(|i| self.eligible(i))
+        !(0..self.roster.names.len()).any(|i| self.eligible(i))
     }
 
     /// Whether participant `index` may be handed a turn at all.
     fn eligible(&self, index: usize) -> bool {
-        !self.human[index] && !self.absent[index]
+        !self.roster.human[index] && !self.absent[index]
     }
 
     pub fn last_speaker(&self) -> &LastSpeaker {
@@ -215,7 +234,7 @@ impl PolicyEngine {
     /// Adds words spoken by participant `index` (count each streamed chunk once).
     pub fn record_words(&mut self, index: usize, words: u64) {
         self.word_counts[index] += words;
-        if !self.priority[index] {
+        if !self.roster.priority[index] {
             self.ratio_words += words;
         }
     }
@@ -262,11 +281,11 @@ impl PolicyEngine {
 
     /// The spec's `ratio_difference` of participant `index` (priority: `None`).
     pub fn ratio_difference(&self, index: usize) -> Option<f64> {
-        if self.priority[index] {
+        if self.roster.priority[index] {
             return None;
         }
-        let ratio = self.ratio[index];
-        let ideal = ratio / self.total_ratio * self.ratio_words as f64;
+        let ratio = self.roster.ratio[index];
+        let ideal = ratio / self.roster.total_ratio * self.ratio_words as f64;
         Some((ideal - self.word_counts[index] as f64) / ratio)
     }
 
@@ -291,24 +310,26 @@ impl PolicyEngine {
         };
         PolicyStats {
             mode: self.policy.mode_name(),
-            participants: self.names.clone(),
+            participants: self.roster.names.clone(),
             weights,
             word_counts: WordCounts(
-                self.names
+                self.roster
+                    .names
                     .iter()
                     .cloned()
                     .zip(self.word_counts.iter().copied())
                     .collect(),
             ),
             cycle: self.cycle,
-            current_speaker: self.current_speaker.map(|i| self.names[i].clone()),
+            current_speaker: self.current_speaker.map(|i| self.roster.names[i].clone()),
             last_speaker: match &self.last_speaker {
                 LastSpeaker::Nobody => None,
                 LastSpeaker::Human(name) => Some(name.clone()),
-                LastSpeaker::Participant(i) => Some(self.names[*i].clone()),
+                LastSpeaker::Participant(i) => Some(self.roster.names[*i].clone()),
             },
             question_id,
             absent: self
+                .roster
                 .names
                 .iter()
                 .zip(&self.absent)
@@ -340,14 +361,14 @@ impl PolicyEngine {
             return;
         }
         self.round_spoken[index] = true;
-        if (0..self.names.len()).all(|i| !self.eligible(i) || self.round_spoken[i]) {
+        if (0..self.roster.names.len()).all(|i| !self.eligible(i) || self.round_spoken[i]) {
             self.cycle += 1;
             self.round_spoken.fill(false);
         }
     }
 
     fn select_sequential(&mut self) -> Option<usize> {
-        let n = self.names.len();
+        let n = self.roster.names.len();
         let last = self.last_index();
         for k in 0..n {
             let index = (self.position + k) % n;
@@ -363,7 +384,7 @@ impl PolicyEngine {
     fn select_ratio_priority(&self) -> Option<usize> {
         let last = self.last_index();
         let cold_start = self.last_speaker == LastSpeaker::Nobody;
-        let last_was_priority = last.is_some_and(|i| self.priority[i]);
+        let last_was_priority = last.is_some_and(|i| self.roster.priority[i]);
         if !cold_start
             && !last_was_priority
             && let Some(index) = self.pick_priority(last)
@@ -375,8 +396,8 @@ impl PolicyEngine {
 
     fn pick_priority(&self, last: Option<usize>) -> Option<usize> {
         let mut best: Option<usize> = None;
-        for i in 0..self.names.len() {
-            if !self.priority[i] || !self.eligible(i) || Some(i) == last {
+        for i in 0..self.roster.names.len() {
+            if !self.roster.priority[i] || !self.eligible(i) || Some(i) == last {
                 continue;
             }
             if best.is_none_or(|b| self.last_turn[i] < self.last_turn[b]) {
@@ -392,11 +413,11 @@ impl PolicyEngine {
     /// go to pattern order.
     fn pick_ratio(&self, last: Option<usize>) -> Option<usize> {
         let mut best: Option<(usize, f64)> = None;
-        for i in 0..self.names.len() {
-            if self.priority[i] || !self.eligible(i) || Some(i) == last {
+        for i in 0..self.roster.names.len() {
+            if self.roster.priority[i] || !self.eligible(i) || Some(i) == last {
                 continue;
             }
-            let words_per_weight = self.word_counts[i] as f64 / self.ratio[i];
+            let words_per_weight = self.word_counts[i] as f64 / self.roster.ratio[i];
             if best.is_none_or(|(_, b)| words_per_weight < b) {
                 best = Some((i, words_per_weight));
             }
