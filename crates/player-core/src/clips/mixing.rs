@@ -34,12 +34,12 @@ impl ClipDeck {
                     && let Some(m) = self.main.as_mut()
                     && !m.is_ducked()
                 {
-                    let (gain, ramp) = m.duck_armed.take().unwrap_or((
+                    let (gain, ramp) = m.duck.armed.take().unwrap_or((
                         db_to_gain(DEFAULT_DUCK_DB),
                         DEFAULT_DUCK_RAMP_MS * u64::from(rate) / 1000,
                     ));
-                    m.unduck_ramp = ramp;
-                    m.ducked_since = Some(t);
+                    m.duck.unduck_ramp = ramp;
+                    m.duck.since = Some(t);
                     if !m.fading_out {
                         m.ramp_to(gain.min(m.gain), ramp);
                     }
@@ -53,7 +53,7 @@ impl ClipDeck {
                 let t = t + u64::from(overlay_sample.is_some());
                 let o = self.overlay.take().expect("checked");
                 if let Some(m) = self.main.as_mut() {
-                    let ramp = m.unduck_ramp;
+                    let ramp = m.duck.unduck_ramp;
                     release_duck(m, t, ramp);
                 }
                 if o.started_at.is_some() {
@@ -112,8 +112,8 @@ pub(super) fn release_duck(m: &mut Voice, t: u64, ramp: u64) {
 }
 
 pub(super) fn close_duck(m: &mut Voice, t: u64) {
-    if let Some(since) = m.ducked_since.take() {
-        m.ducked.push([since, t]);
+    if let Some(since) = m.duck.since.take() {
+        m.duck.spans.push([since, t]);
     }
 }
 
@@ -179,6 +179,6 @@ pub(super) fn finish(v: Voice, t: u64, interrupted: bool, ms: impl Fn(u64) -> u6
         text_played: v.text_played,
         clip_id: v.clip_id,
         overlay: v.overlay,
-        ducked: v.ducked.iter().map(|[a, b]| [ms(*a), ms(*b)]).collect(),
+        ducked: v.duck.spans.iter().map(|[a, b]| [ms(*a), ms(*b)]).collect(),
     })
 }

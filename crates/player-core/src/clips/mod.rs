@@ -244,7 +244,7 @@ impl ClipDeck {
                 ramp_ms,
             } => match self.main.as_mut() {
                 Some(m) if m.clip_id == clip_id && !m.fading_out => {
-                    if m.duck_armed.is_some() || m.is_ducked() {
+                    if m.duck.armed.is_some() || m.is_ducked() {
                         refuse(&clip_id, "duck: already ducked");
                     } else {
                         let db = if gain_db.is_finite() {
@@ -252,7 +252,7 @@ impl ClipDeck {
                         } else {
                             DEFAULT_DUCK_DB
                         };
-                        m.duck_armed = Some((db_to_gain(db), samples(ramp_ms)));
+                        m.duck.armed = Some((db_to_gain(db), samples(ramp_ms)));
                     }
                 }
                 _ => refuse(&clip_id, "duck: not the main clip"),
@@ -265,9 +265,9 @@ impl ClipDeck {
                         .is_some_and(|o| o.started_at.is_some());
                     if overlay_sounding {
                         // Released when the overlay ends: never two full voices.
-                        m.unduck_ramp = samples(ramp_ms);
+                        m.duck.unduck_ramp = samples(ramp_ms);
                     } else {
-                        m.duck_armed = None;
+                        m.duck.armed = None;
                         release_duck(m, clock, samples(ramp_ms));
                     }
                 }
@@ -302,8 +302,8 @@ impl ClipDeck {
                 if self.overlay.as_ref().is_some_and(|o| o.clip_id == clip_id) {
                     let o = self.overlay.take().expect("checked");
                     if let Some(m) = self.main.as_mut() {
-                        let ramp = m.duck_armed.map_or(m.unduck_ramp, |(_, r)| r);
-                        m.duck_armed = None;
+                        let ramp = m.duck.armed.map_or(m.duck.unduck_ramp, |(_, r)| r);
+                        m.duck.armed = None;
                         release_duck(m, clock, ramp);
                     }
                     if o.started_at.is_some() {

@@ -18,6 +18,19 @@ impl Clip {
     }
 }
 
+/// A voice lowered under an overlay: the duck armed for the overlay's start, since
+/// when it is lowered, the spans it was, and the ramp back up.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Duck {
+    /// Armed duck: (gain, ramp in samples).
+    pub(super) armed: Option<(f32, u64)>,
+    pub(super) since: Option<u64>,
+    /// Sample spans lowered, for the clip's report.
+    pub(super) spans: Vec<[u64; 2]>,
+    /// The ramp back up after a duck, in samples.
+    pub(super) unduck_ramp: u64,
+}
+
 #[derive(Debug, Clone)]
 pub(super) struct Voice {
     pub(super) clip_id: String,
@@ -33,12 +46,8 @@ pub(super) struct Voice {
     /// Gain change per sample (positive).
     pub(super) step: f32,
     pub(super) fading_out: bool,
-    /// Armed duck: (gain, ramp in samples).
-    pub(super) duck_armed: Option<(f32, u64)>,
-    pub(super) ducked_since: Option<u64>,
-    pub(super) ducked: Vec<[u64; 2]>,
-    /// The ramp back up after a duck, in samples.
-    pub(super) unduck_ramp: u64,
+    /// Lowered under an overlay: armed, since when, the spans it was.
+    pub(super) duck: Duck,
     pub(super) chars_played: usize,
     pub(super) text_played: String,
 }
@@ -57,10 +66,7 @@ impl Voice {
             target: 1.0,
             step: 1.0,
             fading_out: false,
-            duck_armed: None,
-            ducked_since: None,
-            ducked: Vec::new(),
-            unduck_ramp: 0,
+            duck: Duck::default(),
             chars_played: 0,
             text_played: String::new(),
         }
@@ -85,7 +91,7 @@ impl Voice {
     }
 
     pub(super) fn is_ducked(&self) -> bool {
-        self.ducked_since.is_some()
+        self.duck.since.is_some()
     }
 
     /// Ducked and done ramping down: an overlay may sound.
