@@ -6,8 +6,8 @@
 //!   utterance (with `preroll_ms` of audio before the onset) goes to a recognizer.
 //! - [`classify`]: a recognized utterance is a real turn, or a backchannel ("mm-hmm", a
 //!   cough, a short "yeah") that must not reset the conversation: known feedback phrases,
-//!   and anything of at most `max_words` words and `max_ms` long unless it contains a word
-//!   that asks for the floor ("stop", "wait").
+//!   sounds only ("um, uh", however long), and anything of at most `max_words` words and
+//!   `max_ms` long unless it contains a word that asks for the floor ("stop", "wait").
 //! - [`whisper`]: Whisper's input features, prompt and token decoding (the network runs
 //!   in the node); [`clean_transcript`] drops the annotations of sounds from its text.
 //! - [`word_errors`]: word error rate, for benchmarks.
@@ -328,6 +328,12 @@ impl Default for BackchannelConfig {
     }
 }
 
+/// Sounds that carry no word: an utterance made only of them is feedback or a
+/// hesitation, whatever its length.
+const SOUNDS: &[&str] = &[
+    "mm-hmm", "mhm", "uh-huh", "hmm", "hm", "mm", "uh", "um", "umm", "uhm", "er", "erm", "ah",
+];
+
 /// What a recognized utterance means for the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Heard {
@@ -356,6 +362,11 @@ pub fn classify(text: &str, duration_ms: u64, config: &BackchannelConfig) -> Hea
     }
     let phrase = words.join(" ");
     if config.phrases.contains(&phrase) {
+        return Heard::Backchannel;
+    }
+    // Sounds only, however many: a nod or a hesitation, not a question. (A recognizer
+    // told to keep fillers may write a nod's "mm-hmm" as "Um, uh, um.".)
+    if words.iter().all(|w| SOUNDS.contains(w)) {
         return Heard::Backchannel;
     }
     // Short and brief: feedback, unless it is a word that asks for the floor.
@@ -591,6 +602,16 @@ mod tests {
         );
         // A short mumble the recognizer made words of is still feedback.
         assert_eq!(classify("you", 580, &c), Heard::Backchannel);
+        // A nod written down as fillers, or a long hesitation: sounds only.
+        assert_eq!(classify("Um, uh, um.", 240, &c), Heard::Backchannel);
+        assert_eq!(
+            classify("Hmm... uh... um, er.", 3000, &c),
+            Heard::Backchannel
+        );
+        assert_eq!(
+            classify("Um, uh, why?", 900, &c),
+            Heard::Turn("Um, uh, why?".into())
+        );
     }
 
     proptest! {

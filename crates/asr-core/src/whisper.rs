@@ -255,45 +255,6 @@ pub fn is_runaway(text: &str) -> bool {
     false
 }
 
-/// Whether a window read with the filler context is worth reading again without it:
-/// the decoder looped on a word, or wrote down fillers only.
-pub fn worth_a_plain_reading(with_context: &str) -> bool {
-    is_runaway(with_context) || is_fillers_only(with_context)
-}
-
-/// Which of a window's two readings to keep: the plain one after a loop; after fillers
-/// only, the plain one if it holds more words and not only fillers (a whole sentence
-/// read as "um, uh"), else the fillers (the speaker said "um").
-pub fn prefer_plain_reading(with_context: &str, plain: &str) -> bool {
-    let words = |text: &str| text.split_whitespace().count();
-    is_runaway(with_context)
-        || (is_fillers_only(with_context)
-            && words(plain) > words(with_context)
-            && !is_fillers_only(plain))
-}
-
-/// Sounds that fill a pause and carry no word ("um", "uh", "hmm").
-const VOCAL_FILLERS: &[&str] = &[
-    "um", "umm", "uhm", "uh", "uhh", "er", "erm", "ah", "hmm", "hm", "mm", "mhm",
-];
-
-/// Whether `text` holds words and all of them are vocal fillers ("Um, uh, um."). The
-/// filler context sometimes draws such a transcript from a whole sentence on unclear
-/// audio; the window is then decoded again without it, and the longer reading kept.
-pub fn is_fillers_only(text: &str) -> bool {
-    let mut words = text
-        .split_whitespace()
-        .map(|word| {
-            word.chars()
-                .filter(|c| c.is_alphanumeric())
-                .flat_map(char::to_lowercase)
-                .collect::<String>()
-        })
-        .filter(|word| !word.is_empty())
-        .peekable();
-    words.peek().is_some() && words.all(|word| VOCAL_FILLERS.contains(&word.as_str()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,32 +354,5 @@ mod tests {
         ));
         assert!(!is_runaway("No, no, no, no, no."));
         assert!(!is_runaway(""));
-    }
-
-    #[test]
-    fn only_fillers_is_told_from_speech_with_fillers() {
-        assert!(is_fillers_only("um, uh, um."));
-        assert!(is_fillers_only("Hmm... Uh!"));
-        assert!(!is_fillers_only("Um, can you show me a derivative?"));
-        assert!(!is_fillers_only("Okay."));
-        assert!(!is_fillers_only(""));
-        assert!(!is_fillers_only(" , . "));
-    }
-
-    #[test]
-    fn the_plain_reading_replaces_a_loop_and_fillers_read_from_a_sentence() {
-        let sentence = "Sorry to interrupt, can you show me a derivative?";
-        assert!(worth_a_plain_reading("um, uh, um."));
-        assert!(!worth_a_plain_reading(sentence));
-        assert!(prefer_plain_reading("uh, uh, uh, uh, uh, uh, uh", ""));
-        assert!(prefer_plain_reading("um, uh, um.", sentence));
-        // The speaker said "um": a shorter or filler-only plain reading does not replace it.
-        assert!(!prefer_plain_reading("um, uh, um.", "Thank you."));
-        assert!(!prefer_plain_reading("Um.", ""));
-        assert!(!prefer_plain_reading("um, uh.", "Um, uh, hmm."));
-        assert!(!prefer_plain_reading(
-            sentence,
-            "Sorry to interrupt, can you show me one?"
-        ));
     }
 }

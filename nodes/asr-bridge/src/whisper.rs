@@ -103,26 +103,16 @@ impl Whisper {
     }
 
     /// One window of up to 30 s: decoded with the filler context, and again without it
-    /// when that decoding looped on one word or wrote down fillers only (a whole sentence
-    /// read as "um, uh"); [`features::prefer_plain_reading`] picks the reading kept.
+    /// when that decoding looped on one word ([`features::is_runaway`]).
     fn window(&self, samples: &[f32]) -> eyre::Result<String> {
         let text = self.decode(samples, &self.prompt)?;
-        let Some(plain) = &self.plain_prompt else {
-            return Ok(text);
-        };
-        if !features::worth_a_plain_reading(&text) {
-            return Ok(text);
+        match &self.plain_prompt {
+            Some(plain) if features::is_runaway(&text) => {
+                tracing::warn!(looped = %text.chars().take(60).collect::<String>(), "the recognizer looped on a word; decoding the utterance again without the filler context");
+                self.decode(samples, plain)
+            }
+            _ => Ok(text),
         }
-        let again = self.decode(samples, plain)?;
-        if !features::prefer_plain_reading(&text, &again) {
-            return Ok(text);
-        }
-        tracing::warn!(
-            with_context = %text.chars().take(60).collect::<String>(),
-            plain = %again.chars().take(60).collect::<String>(),
-            "the recognizer looped or wrote down fillers only with the filler context; kept its reading without it"
-        );
-        Ok(again)
     }
 
     fn decode(&self, samples: &[f32], prompt: &[String]) -> eyre::Result<String> {
