@@ -204,9 +204,8 @@ pub struct Rehearsal {
 }
 
 /// What the session leaves: how the presenter spoke, the exchanges logged, the panel's
-/// rating of each answer,
-/// the debrief as written, the board as last sent, and whether the agents' context
-/// files are frozen (the session is archived).
+/// rating of each answer, the debrief as written, the board as last sent, and whether
+/// the agents' context files are frozen (the session is archived).
 #[derive(Debug, Default)]
 struct Results {
     /// How the presenter spoke: pace, pauses, fillers, time per slide, answers.
