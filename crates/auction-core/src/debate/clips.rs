@@ -93,13 +93,7 @@ impl AuctionDebate {
         completed: bool,
         out: &mut Vec<Action>,
     ) {
-        if self
-            .floor
-            .overlay
-            .as_ref()
-            .is_some_and(|o| o.clip_id == clip_id)
-        {
-            let o = self.floor.overlay.take().expect("checked");
+        if let Some(o) = self.floor.take_overlay(clip_id) {
             if let Some(m) = self.floor.main.as_mut()
                 && m.clip_id == o.under
                 && m.ducked
@@ -113,13 +107,7 @@ impl AuctionDebate {
             self.try_start_next(at, out);
             return;
         }
-        if self
-            .floor
-            .main
-            .as_ref()
-            .is_some_and(|m| m.clip_id == clip_id)
-        {
-            let main = self.floor.main.take().expect("checked");
+        if let Some(main) = self.floor.take_main(clip_id) {
             // Anything still waiting for a beat of this clip will not play.
             if let Some(round) = self.round.as_mut() {
                 if let Some(k) = round.kicker.take() {

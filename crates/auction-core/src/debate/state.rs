@@ -120,6 +120,18 @@ pub(super) struct Floor {
     pub(super) last_speaker: Option<usize>,
 }
 
+impl Floor {
+    /// The overlay, taken off the floor if it is clip `clip_id`.
+    pub(super) fn take_overlay(&mut self, clip_id: &str) -> Option<Overlay> {
+        self.overlay.take_if(|o| o.clip_id == clip_id)
+    }
+
+    /// The main clip, taken off the floor if it is clip `clip_id`.
+    pub(super) fn take_main(&mut self, clip_id: &str) -> Option<MainClip> {
+        self.main.take_if(|m| m.clip_id == clip_id)
+    }
+}
+
 /// The auction's economy: token balances, the fairness adjuster's subsidies and
 /// pacing, evidence judged, and the interrupts and interjections each agent made.
 #[derive(Debug, Clone)]
