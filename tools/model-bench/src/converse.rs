@@ -265,7 +265,7 @@ pub fn converse(
         .collect();
     let mut seats = Vec::new();
     for p in &personas {
-        let config = crate::bench_config(model, true);
+        let config = crate::bench_config(model, true)?;
         let backend = LocalBackend::load(config, p.clone())?;
         let others = roster.iter().filter(|r| r.id != p.name).cloned().collect();
         let core = BridgeCore::new(p.clone(), Some(agenda.topic().to_owned()), 60)

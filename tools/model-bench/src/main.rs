@@ -134,7 +134,7 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for reuse in [true, false] {
-        let config = bench_config(model, reuse);
+        let config = bench_config(model, reuse)?;
         let backend = LocalBackend::load(config, persona.clone())?;
         let mut history = History::new(60);
         let mut results = Vec::new();
@@ -211,8 +211,15 @@ fn llm(root: &Path, turns: usize, model: &Path) -> eyre::Result<()> {
 /// The embedded backend as the dataflows run it (one thread, the default budget and
 /// sampling), on `model`, with or without prompt-cache reuse. `LLM_SEED` (42) seeds the
 /// sampling, as in the dataflows: a few seeds side by side tell a change from luck.
-fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
-    LocalConfig {
+fn bench_config(model: &Path, reuse: bool) -> eyre::Result<LocalConfig> {
+    let seed = match std::env::var("LLM_SEED") {
+        Err(_) => 42,
+        Ok(text) => text
+            .trim()
+            .parse()
+            .map_err(|_| eyre!("LLM_SEED={text:?}: expected a whole number"))?,
+    };
+    Ok(LocalConfig {
         model_path: model.to_path_buf(),
         threads: 1,
         batch_threads: 1,
@@ -220,14 +227,11 @@ fn bench_config(model: &Path, reuse: bool) -> LocalConfig {
         max_tokens: 160,
         max_words: 30,
         temperature: 0.7,
-        seed: std::env::var("LLM_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(42),
+        seed,
         window_lines: 12,
         prefix_reuse: reuse,
         participants: 1,
-    }
+    })
 }
 
 fn percentile(mut values: Vec<f64>, q: f64) -> f64 {

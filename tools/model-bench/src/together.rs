@@ -68,7 +68,7 @@ pub fn together(rounds: usize, model: &Path) -> eyre::Result<()> {
         let config = LocalConfig {
             participants: 3,
             max_tokens: 48,
-            ..bench_config(model, true)
+            ..bench_config(model, true)?
         };
         let host = &ModelHost::load(config)?;
         let (mut answers, mut turns, mut wall) = (Vec::new(), Vec::new(), 0.0);
