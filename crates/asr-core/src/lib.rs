@@ -311,13 +311,12 @@ impl Default for BackchannelConfig {
         Self {
             max_words: 2,
             max_ms: 1200,
-            phrases: [
-                "mm-hmm", "mhm", "uh-huh", "hmm", "mm", "yeah", "yes", "ok", "okay", "right", "uh",
-                "um", "ah", "oh", "i see",
-            ]
-            .iter()
-            .map(|p| p.to_string())
-            .collect(),
+            // Every sound is feedback; of words, these.
+            phrases: SOUNDS
+                .iter()
+                .chain(&["yeah", "yes", "ok", "okay", "right", "oh", "i see"])
+                .map(|p| p.to_string())
+                .collect(),
             floor_words: [
                 "stop", "wait", "no", "sorry", "excuse", "hold", "hey", "question", "but",
             ]
