@@ -349,24 +349,45 @@ pub fn agent_lines(transcript: &[Value]) -> Vec<&Value> {
 
 /// voice-chat's scripted human cut in by voice, Whisper heard the scripted words ("Sorry
 /// to interrupt, can you show me a derivative with actual numbers?": most of its key
-/// words, whatever one it missed) and the tutor answered first. Returns the human line's
-/// index in the transcript.
+/// words, whatever one it missed) and the tutor answered first. Returns the index of the
+/// human's first line in the transcript.
+///
+/// The human's words may stand on two lines: when the recognizer writes the opener as a
+/// finished sentence ("All right, then interrupt." for "Sorry to interrupt,") and the
+/// pause after the comma reaches the commit silence, that part is a turn, the reply to it
+/// is cut off by the rest before a word of it is heard, and the rest is a line of its own.
+/// What a listener hears is the same: the human's words, then the tutor's answer.
 pub fn assert_human_heard_and_tutor_answered(transcript: &[Value]) -> usize {
     let human = transcript
         .iter()
         .position(|l| l["human"] == true)
         .unwrap_or_else(|| panic!("no human utterance: {transcript:#?}"));
-    let heard = transcript[human]["text"].as_str().unwrap().to_lowercase();
-    // The human hesitates after "a derivative with" (a pause longer than the one at which the
-    // bridge looks at the words, shorter than the closing silence): one turn, not cut off.
+    let unheard = |l: &Value| l["human"] != true && l["text_played"] == "";
+    let said: Vec<&Value> = transcript[human..]
+        .iter()
+        .take_while(|l| l["human"] == true || unheard(l))
+        .filter(|l| l["human"] == true)
+        .collect();
+    let lower = |l: &Value| l["text"].as_str().unwrap().to_lowercase();
+    let heard = said.iter().map(|l| lower(l)).collect::<Vec<_>>().join(" ");
     let keys = ["sorry", "show", "derivative", "actual", "numbers"];
     let found = keys.iter().filter(|k| heard.contains(*k)).count();
     assert!(
         found >= 4,
         "only {found} of {keys:?} in the human's {heard:?}"
     );
-    let answer = transcript
-        .get(human + 1)
+    // The human hesitates after "a derivative with" (a pause longer than the one at which the
+    // bridge looks at the words, shorter than the closing silence): not cut off there, the
+    // words on both sides of the pause are one line.
+    let last = lower(said.last().unwrap());
+    assert!(
+        ["show", "derivative"].iter().any(|k| last.contains(k))
+            && ["actual", "numbers"].iter().any(|k| last.contains(k)),
+        "the human was cut off at the hesitation: {said:#?}"
+    );
+    let answer = transcript[human..]
+        .iter()
+        .find(|l| l["human"] != true && !unheard(l))
         .unwrap_or_else(|| panic!("nobody answered: {transcript:#?}"));
     assert_eq!(speaker(answer), "tutor", "{transcript:#?}");
     human
@@ -654,4 +675,71 @@ pub fn small_model() -> String {
         .join("models/SmolLM2-135M-Instruct.Q4_1.gguf")
         .display()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(speaker: &str, id: u64, text: &str, played: &str) -> Value {
+        if speaker == "human" {
+            json!({"speaker": speaker, "question_id": id, "text": text, "human": true})
+        } else {
+            json!({"speaker": speaker, "question_id": id, "text": text, "human": false,
+                   "interrupted": played.len() < text.len(), "text_played": played})
+        }
+    }
+
+    /// A recorded session's transcript: the opener taken as a turn, the reply to it cut
+    /// off unheard, the rest of the question, the tutor's answer.
+    #[test]
+    fn a_question_split_after_its_opener_is_heard_whole() {
+        let transcript = [
+            line("student2", 3, "Here's a small problem.", "Here's"),
+            line("human", 5, "All right, then interrupt.", ""),
+            line("tutor", 6, "Right.", ""),
+            line(
+                "human",
+                7,
+                "Can you show me a derivative with actual numbers?",
+                "",
+            ),
+            line("tutor", 8, "Sure.", "Sure."),
+        ];
+        assert_eq!(assert_human_heard_and_tutor_answered(&transcript), 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "cut off at the hesitation")]
+    fn a_question_cut_at_the_hesitation_is_not_heard() {
+        let transcript = [
+            line(
+                "human",
+                5,
+                "Sorry to interrupt, can you show me a derivative with.",
+                "",
+            ),
+            line("tutor", 6, "Right.", ""),
+            line("human", 7, "Actual numbers?", ""),
+            line("tutor", 8, "Sure.", "Sure."),
+        ];
+        assert_human_heard_and_tutor_answered(&transcript);
+    }
+
+    #[test]
+    #[should_panic(expected = "student1")]
+    fn a_student_heard_before_the_tutor_fails() {
+        let transcript = [
+            line(
+                "human",
+                5,
+                "Sorry to interrupt, can you show me a derivative with actual numbers?",
+                "",
+            ),
+            line("student1", 6, "Me too.", "Me too."),
+            line("tutor", 7, "Sure.", "Sure."),
+        ];
+        assert_human_heard_and_tutor_answered(&transcript);
+    }
 }
