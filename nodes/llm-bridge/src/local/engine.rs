@@ -21,8 +21,8 @@ pub(super) struct Run<'r, 'm> {
     /// The line of the sequence: a request waiting in it lends its priority to reading
     /// ahead.
     pub(super) line: Option<Arc<Line>>,
-    /// A reading ahead gave way to a more urgent request before it read anything: the
-    /// host lets the sequence go and tries again when that request is over.
+    /// A reading ahead gave way to a more urgent request before it read all it had to:
+    /// the host lets the sequence go and tries again when that request is over.
     pub(super) gave_way: bool,
     /// The first tokens of this job's attempts whose every sentence was refused.
     pub(super) refused_openings: Vec<LlamaToken>,
@@ -153,6 +153,11 @@ impl<'r, 'm> Run<'r, 'm> {
             return Ok(());
         };
         let interrupted = self.read_prompt(tokens, reused, None, &yields)?.is_none();
+        // Interrupted by more urgent work, not replaced: what it read stays in the cache,
+        // and the rest is read once that work is over. Left half-read, the participant's
+        // turn would read the rest itself, while the listener waits (a student's first
+        // line came 3-5 s after the line before it, 194 of its 202 tokens read then).
+        self.gave_way = interrupted && !self.stopped();
         tracing::debug!(
             participant = %self.job.participant,
             tokens = tokens.len(),

@@ -247,10 +247,10 @@ impl<'m> Host<'m> {
                     if !run.gave_way {
                         break Ok(Outcome::Cancelled);
                     }
-                    // Gave way before it read anything: the sequence is let go (a side
-                    // request of the participant's copies it meanwhile) and the reading
-                    // tries again once nothing more urgent runs, unless a newer reading
-                    // replaced it.
+                    // Gave way before it read all it had to: the sequence is let go (a
+                    // side request of the participant's copies it meanwhile) and the
+                    // reading tries again, keeping what it read, once nothing more urgent
+                    // runs, unless a newer reading replaced it.
                     drop(sequence);
                     self.leave(ticket);
                     if !self.wait_until_calm(ticket, &claim.line, &job) {

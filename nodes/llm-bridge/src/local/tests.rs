@@ -380,6 +380,35 @@ fn a_reading_ahead_asked_behind_a_turn_gives_way_to_the_next_request() {
     );
 }
 
+/// A reading ahead interrupted by another participant's turn keeps what it read and
+/// reads the rest once that turn is over: its own turn, when it comes, reads one token.
+#[test]
+fn a_reading_ahead_interrupted_by_a_turn_is_taken_up_again() {
+    let config = LocalConfig {
+        participants: 2,
+        max_words: 20,
+        ..config()
+    };
+    let host = ModelHost::load(config).expect("model");
+    let (events, _kept) = crossbeam_channel::unbounded();
+    let _ = host.submit(
+        "student2",
+        HostJob {
+            persona: Persona::fallback("student2"),
+            priority: Priority::ReadAlong,
+            request: conversation(9, &LINES),
+            prefill: true,
+            whole: true,
+        },
+        events,
+    );
+    // The turn comes while the reading reads: the reading gives way to it.
+    assert!(!say(&host, "student1", conversation(4, &LINES)).is_empty());
+    assert!(!say(&host, "student2", conversation(9, &LINES)).is_empty());
+    let stats = host.last_stats("student2").expect("figures of the turn");
+    assert_eq!(stats.prompt_tokens - stats.reused_tokens, 1, "{stats:?}");
+}
+
 /// Read ahead when the last line was heard by the participant foretold the next turn,
 /// the turn that follows reads one token.
 #[test]
