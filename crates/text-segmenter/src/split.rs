@@ -244,7 +244,12 @@ fn first_clause(buf: &str, min_words: usize) -> Option<usize> {
     let mut space_at = None;
     let mut chars = buf.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
-        if is_terminal(c) || c == '\n' {
+        // An abbreviation's dot ("Ms. Rivera") or a decimal's ("3.5") does not end the
+        // sentence: the first clause may still be cut after it.
+        let inner_dot = c == '.'
+            && (follows_abbreviation(buf, i)
+                || chars.peek().is_some_and(|(_, next)| !next.is_whitespace()));
+        if (is_terminal(c) || c == '\n') && !inner_dot {
             // The sentence ends first: it is the first segment.
             return None;
         }
@@ -710,6 +715,18 @@ mod tests {
                 "Derivatives measure how quickly functions change near one",
                 "chosen point today."
             ]
+        );
+        // A title's dot or a decimal's is no sentence end: the first words still leave.
+        assert_eq!(
+            stream("I'm not sure exactly what Ms. Rivera has been saying yet, but I try."),
+            [
+                "I'm not sure exactly what Ms. Rivera has",
+                "been saying yet, but I try."
+            ]
+        );
+        assert_eq!(
+            stream("At 2.5 the slope is five, so the line rises."),
+            ["At 2.5 the slope is five,", "so the line rises."]
         );
         // Eight words and the sentence ends: it stays whole.
         assert_eq!(
