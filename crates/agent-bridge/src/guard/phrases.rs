@@ -208,6 +208,16 @@ pub(super) const REPORTING: &[&str] = &[
     "called",
     "concluded",
     "concludes",
+    // gestures and looks, narrated as a story's are
+    "nodded",
+    "nods",
+    "smiled",
+    "smiles",
+    "laughed",
+    "sighed",
+    "shrugged",
+    "frowned",
+    "grinned",
 ];
 
 /// Verbs after the speaker's own name that make a sentence narrate it in the third
@@ -263,6 +273,15 @@ pub(super) const NARRATING: &[&str] = &[
     "rules",
     "ruled",
     "finds",
+    "nodded",
+    "nods",
+    "smiled",
+    "smiles",
+    "laughed",
+    "sighed",
+    "shrugged",
+    "frowned",
+    "grinned",
 ];
 
 /// How many words a statement before the question of an asking turn may have.

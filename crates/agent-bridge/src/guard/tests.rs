@@ -64,6 +64,9 @@ fn narrating_the_conversation_is_refused() {
         // Heard in a roundtable, said by Ben of himself.
         "Ben's proposal to ban private cars would be a step forward.",
         "The tutor said the slope is a limit.",
+        // Gestures, heard in an auction debate told to "give a nod".
+        "Mia nodded and agreed with the tutor.",
+        "Ben smiled at the question.",
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
     }

@@ -54,9 +54,12 @@ pub fn segment_instruction(req: &SegmentRequest, heard: String) -> String {
              Do not repeat what was said."
         ),
     };
+    // Said to the participant, never as a state or a gesture to describe: "give a nod"
+    // and "Your mood: calm." came back narrated ("Hawk nodded to his friend Olivia Owl",
+    // "Her mood is calm.").
     if let Some(ack) = &hint.acknowledge {
         text.push_str(&format!(
-            " First give {} a short nod for what they said (at most eight words).",
+            " First tell {} in a few words what you make of their point.",
             ack.from
         ));
     }
@@ -66,13 +69,13 @@ pub fn segment_instruction(req: &SegmentRequest, heard: String) -> String {
     }
     let m = hint.mood;
     let tone = if m.frustration >= 0.5 {
-        "heated"
+        "with some heat"
     } else if m.engagement >= 0.6 {
-        "keen"
+        "keenly"
     } else {
-        "calm"
+        "calmly"
     };
-    text.push_str(&format!(" Your mood: {tone}."));
+    text.push_str(&format!(" Speak {tone}, in the first person."));
     text
 }
 
