@@ -8,6 +8,8 @@
 //! fewer than four words ("Sorry to interrupt.", "Thanks, that helps.") and a request to
 //! speak ("Can I ask something?") usually go on.
 
+use voice_protocol::script::is_cjk_letter;
+
 /// What the words so far say about the human's turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
@@ -186,7 +188,7 @@ pub fn completion(text: &str) -> Completion {
         return Completion::Incomplete;
     };
     // Without spaces between words (Chinese, Japanese) the closing mark is all there is.
-    if last.chars().any(is_cjk) {
+    if last.chars().any(is_cjk_letter) {
         return Completion::Complete;
     }
     if GOES_ON.contains(&last) {
@@ -210,10 +212,6 @@ pub fn completion(text: &str) -> Completion {
         return Completion::Incomplete;
     }
     Completion::Complete
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
 }
 
 #[cfg(test)]

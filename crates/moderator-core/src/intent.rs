@@ -6,6 +6,7 @@
 //! invalid.
 
 use serde::{Deserialize, Serialize};
+use voice_protocol::script::is_cjk_letter;
 
 use crate::scenario::Phase;
 
@@ -242,8 +243,8 @@ pub fn mentions_name(text: &str, name: &str) -> bool {
         let before = hay[..begin].chars().next_back();
         let after = hay[end..].chars().next();
         let boundary = |c: Option<char>| c.is_none_or(|c| !is_word_char(c));
-        let needle_first_cjk = needle.chars().next().is_some_and(is_cjk);
-        let needle_last_cjk = needle.chars().next_back().is_some_and(is_cjk);
+        let needle_first_cjk = needle.chars().next().is_some_and(is_cjk_letter);
+        let needle_last_cjk = needle.chars().next_back().is_some_and(is_cjk_letter);
         if (needle_first_cjk || boundary(before)) && (needle_last_cjk || boundary(after)) {
             return true;
         }
@@ -255,12 +256,6 @@ pub fn mentions_name(text: &str, name: &str) -> bool {
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-'
-}
-
-/// A character of Chinese, Japanese or Korean script: such a word has no spaces around it
-/// to find it by, and such an utterance is quoted by its clause.
-pub(crate) fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
 }
 
 /// Whether `text` asks something ([`conversation_quality::words::line_asks`]).

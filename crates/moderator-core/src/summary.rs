@@ -7,8 +7,8 @@
 //! without ending on a dangling function word. Sentence marks are removed from clauses
 //! so the summary keeps its shape whatever the agents said.
 
-use crate::intent::is_cjk;
 use crate::phrases::{Language, join_names_in};
+use voice_protocol::script::is_cjk_letter;
 
 pub const MAX_CLAUSE_WORDS: usize = 16;
 pub const MAX_CLAUSE_CHARS: usize = 90;
@@ -86,7 +86,7 @@ pub fn extractive_summary(
 
 /// The clause quoted for one utterance, if it contains any words.
 pub fn key_clause(text: &str) -> Option<String> {
-    if text.chars().any(is_cjk) {
+    if text.chars().any(is_cjk_letter) {
         return cjk_clause(text);
     }
     let sentences = split_sentences(text);

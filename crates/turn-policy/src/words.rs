@@ -6,6 +6,8 @@
 //! the run together ("don't", "well-known", "3.14"). Punctuation, symbols and white space count for nothing. Hangul is
 //! written with spaces between words, so it is counted like Latin script.
 
+use voice_protocol::script::is_han_or_kana;
+
 /// Counts the words of `text` by the rule in the module documentation.
 pub fn count_words(text: &str) -> u64 {
     let mut words = 0;
@@ -14,7 +16,7 @@ pub fn count_words(text: &str) -> u64 {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         let next = chars.peek().copied();
-        if is_cjk_word(c) {
+        if is_han_or_kana(c) {
             words += 1;
             in_word = false;
         } else if c.is_alphanumeric() {
@@ -35,21 +37,10 @@ pub fn count_words(text: &str) -> u64 {
 fn is_joiner(prev: char, c: char, next: Option<char>) -> bool {
     let Some(next) = next else { return false };
     match c {
-        '\'' | '’' | '-' => next.is_alphanumeric() && !is_cjk_word(next),
+        '\'' | '’' | '-' => next.is_alphanumeric() && !is_han_or_kana(next),
         '.' | ',' => prev.is_ascii_digit() && next.is_ascii_digit(),
         _ => false,
     }
-}
-
-/// Characters that each stand for a word of their own.
-fn is_cjk_word(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF      // Hiragana, Katakana
-        | 0x3400..=0x4DBF    // CJK Extension A
-        | 0x4E00..=0x9FFF    // CJK Unified Ideographs
-        | 0xF900..=0xFAFF    // CJK Compatibility Ideographs
-        | 0x20000..=0x3FFFF  // CJK Extensions B..H
-    )
 }
 
 #[cfg(test)]

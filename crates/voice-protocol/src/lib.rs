@@ -11,14 +11,10 @@ pub mod hub;
 pub mod messages;
 pub mod openers;
 pub mod redact;
+pub mod script;
 
 pub use redact::{Redactor, redact};
-
-/// A character of Chinese or Japanese script (CJK ideographs, kana, full-width forms):
-/// such text writes no spaces between words.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3000..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xFF00..=0xFFEF)
-}
+pub use script::is_cjk;
 
 /// Input and output ids used across the dataflows.
 pub mod ids {
