@@ -5,8 +5,9 @@
 //! the closing silence as before. So the rules lean to incomplete: a turn is complete when
 //! the recognizer closed it with `.`, `?` or `!`, its last word cannot end a clause (not
 //! "and", "of", "the", "um", "is", ...), and it is more than an opener: a statement of
-//! fewer than four words ("Sorry to interrupt.", "Thanks, that helps.") and a request to
-//! speak ("Can I ask something?") usually go on.
+//! fewer than four words ("Sorry to interrupt.", "Thanks, that helps."), a short one that
+//! announces ("I have a question.") and a request to speak ("Can I ask something?")
+//! usually go on.
 
 use voice_protocol::script::is_cjk_letter;
 
@@ -163,6 +164,14 @@ const MIN_STATEMENT_WORDS: usize = 4;
 /// A statement that opens with an apology and is shorter than this is an opener too.
 const MIN_APOLOGY_WORDS: usize = 6;
 
+/// A short statement ending in one of these announces what comes next ("I have a
+/// question.", "Sorry to interrupt." heard as "All right, then interrupt."): the speaker
+/// goes on.
+const ANNOUNCING: &[&str] = &["interrupt", "interrupting", "question", "something"];
+
+/// A statement that announces and is shorter than this is an opener too.
+const MAX_ANNOUNCEMENT_WORDS: usize = 8;
+
 /// Whether `text`, the words recognized so far of the human's turn, is a finished turn.
 pub fn completion(text: &str) -> Completion {
     let text = text.trim();
@@ -206,6 +215,9 @@ pub fn completion(text: &str) -> Completion {
     if !asks && apologizes && words.len() < MIN_APOLOGY_WORDS {
         return Completion::Incomplete;
     }
+    if !asks && words.len() < MAX_ANNOUNCEMENT_WORDS && ANNOUNCING.contains(&last) {
+        return Completion::Incomplete;
+    }
     let asks_to_speak =
         asks && words.len() <= 5 && matches!(words[..], ["can" | "may" | "could", "i", ..]);
     if asks_to_speak {
@@ -226,6 +238,10 @@ mod tests {
             "Sorry to enter out.",
             "Excuse me, one thing.",
             "Sorry, sorry, go on.",
+            // Heard so in a run whose human went on after the pause at its comma.
+            "All right, then interrupt.",
+            "I have a question.",
+            "Let me add something.",
         ] {
             assert_eq!(completion(opener), Completion::Incomplete, "{opener}");
         }
