@@ -239,6 +239,16 @@ pub fn shared(a: &BTreeSet<String>, b: &BTreeSet<String>) -> usize {
     a.intersection(b).count()
 }
 
+/// Whether two questions ask the same thing: three quarters or more of the content words
+/// of the one with fewer (two at least) are the other's. "Can autonomous picking robots
+/// improve warehouse performance by reducing overhead?" asks "Can autonomous picking
+/// robots be used to improve warehouse performance?" again; "How much does a picking
+/// robot cost?" does not.
+pub fn asks_again(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
+    let fewer = a.len().min(b.len());
+    fewer >= 2 && shared(a, b) * 4 >= fewer * 3
+}
+
 /// Whitespace-separated words, for answer-length statistics.
 pub fn word_count(text: &str) -> usize {
     text.split_whitespace().count()
@@ -283,6 +293,25 @@ pub fn excerpt(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_asked_again_in_other_words_is_told_apart_from_a_new_one() {
+        let set = |t: &str| content_set(t);
+        let asked = set("Can autonomous picking robots be used to improve warehouse performance?");
+        for again in [
+            "Can autonomous picking robots improve warehouse performance by reducing overhead and increasing efficiency?",
+            "What do you believe the picking robots are used for in their capacity to improve warehouse performance?",
+        ] {
+            assert!(asks_again(&set(again), &asked), "{again}");
+        }
+        for new in [
+            "How much does a picking robot cost?",
+            "What would prove the warehouse automation market grows by forty billion?",
+            "Robots?",
+        ] {
+            assert!(!asks_again(&set(new), &asked), "{new}");
+        }
+    }
 
     #[test]
     fn content_words_drop_stop_words_and_stem_plurals() {

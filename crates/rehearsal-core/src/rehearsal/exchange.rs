@@ -11,7 +11,7 @@ use crate::phrases::PhraseKind;
 use crate::record::{
     ExchangeRecord, Outcome, PileOnRecord, PileOnStatus, Speaker, Trigger, TurnRecord,
 };
-use crate::text::{asks_to_move_on, content_set, jaccard, shared};
+use crate::text::{self, asks_to_move_on, content_set, jaccard, shared};
 
 /// The Q&A under way: the exchange, the section break it belongs to, and what the
 /// panel's next prompts are built from.
@@ -81,6 +81,19 @@ pub(super) struct Speaking {
 }
 
 impl Rehearsal {
+    /// A panelist's line of this session (the exchange under way included) that
+    /// `candidate` asks again ([`text::asks_again`]).
+    pub(super) fn asked_before(&self, candidate: &str) -> Option<String> {
+        let words = text::content_set(candidate);
+        let under_way = self.qa.exchange.iter().flat_map(|e| &e.turns);
+        let logged = self.results.records.iter().flat_map(|r| &r.turns);
+        under_way
+            .chain(logged)
+            .filter(|t| matches!(t.speaker, Speaker::Agent(_)))
+            .find(|t| text::asks_again(&words, &text::content_set(&t.text)))
+            .map(|t| t.text.clone())
+    }
+
     pub(super) fn call_agent(
         &mut self,
         agent: usize,

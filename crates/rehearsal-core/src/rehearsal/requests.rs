@@ -213,6 +213,11 @@ impl Rehearsal {
             tracing::debug!(%agent, relevance, "candidate question off the slide; not offered");
             return;
         }
+        if let Some(asked) = self.asked_before(&text) {
+            // The panel does not ask again, in other words, what it asked this session.
+            tracing::debug!(%agent, %asked, "candidate question asked before; not offered");
+            return;
+        }
         self.feed(
             Event::CandidateReady {
                 agent,

@@ -617,6 +617,31 @@ fn an_off_slide_candidate_is_kept_in_its_file_but_not_offered() {
     assert!(!turn.instruction.contains("dinner"), "{}", turn.instruction);
 }
 
+/// A candidate that asks again what a panelist asked this session is not offered; one
+/// that asks something else is.
+#[test]
+fn a_candidate_asking_again_what_was_asked_is_not_offered() {
+    let (mut c, out) = started(false);
+    let asked = requests(&out);
+    let id = |agent: &str| {
+        let request = asked.iter().find(|r| r["to"] == agent).unwrap();
+        request["id"].as_str().unwrap().to_owned()
+    };
+    let (skeptic, analyst) = (id("skeptic"), id("analyst"));
+    skeptic_asks_about_margin(&mut c);
+    let candidate = |c: &Rehearsal, agent: &str| {
+        let a = c.config.agent_index(agent).unwrap();
+        c.panel.agents[a].candidate.as_ref().map(|c| c.text.clone())
+    };
+    let again = "What margin do you make on every picking robot?";
+    let out = c.handle(reply("reply_skeptic", None, Some(&skeptic), again), 2_000);
+    assert!(records(&out, "candidate")[0]["relevance"].as_f64().unwrap() >= 0.3);
+    assert_eq!(candidate(&c, "skeptic"), None);
+    let other = "How many picking robots does each Acme site run?";
+    c.handle(reply("reply_analyst", None, Some(&analyst), other), 2_100);
+    assert_eq!(candidate(&c, "analyst").as_deref(), Some(other));
+}
+
 #[test]
 fn old_requests_are_forgotten() {
     let (mut c, out) = started(false);
