@@ -257,6 +257,59 @@ pub fn takes_up(asked: &str, said: &str) -> bool {
     answers::addresses(&words(asked), &words(said))
 }
 
+/// How a reply opens a promise to say something ("Let me explain …", "I'll show you …").
+const PROMISES: &[&str] = &[
+    "let me",
+    "i'll",
+    "i will",
+    "i can",
+    "i'd like to",
+    "allow me",
+    "we'll",
+    "we will",
+];
+
+/// Pushed against ending a reply that has only promised so far: "Let me explain that
+/// you're right." was a tutor's whole first answer, in every study session, and the
+/// listener heard the explanation promised and never given.
+pub const END_AFTER_PROMISE_BIAS: f32 = -10.0;
+
+/// Whether `said`, a reply so far, has only promised to say something: a sentence that
+/// opens with a promise ("Let me explain that you're right."), with nothing else beside
+/// it but a speaker label or a few words of greeting ("Ms. Rivera: Yes, Ben!").
+pub fn only_promises(said: &str) -> bool {
+    let text = said.trim();
+    // A speaker label the model wrote before its words ("Ms. Rivera:").
+    let text = match text.split_once(':') {
+        Some((label, rest))
+            if label.split_whitespace().count() <= 3
+                && label
+                    .split_whitespace()
+                    .all(|w| w.chars().next().is_some_and(char::is_uppercase)) =>
+        {
+            rest
+        }
+        _ => text,
+    };
+    let mut promised = false;
+    for sentence in text.split(['.', '!', '?']) {
+        let sentence = sentence.trim().to_lowercase();
+        if sentence.is_empty() {
+            continue;
+        }
+        if PROMISES.iter().any(|p| {
+            sentence
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+        }) {
+            promised = true;
+        } else if sentence.split_whitespace().count() > 3 {
+            return false;
+        }
+    }
+    promised
+}
+
 /// Whether the next token of a reply that said `said` so far starts a sentence.
 pub fn at_sentence_start(said: &str) -> bool {
     let said = said.trim_end();
@@ -361,6 +414,27 @@ mod tests {
                 .iter()
                 .all(|s| s.place != Place::UntilAnswered)
         );
+    }
+
+    #[test]
+    fn a_reply_that_only_promised_is_told_apart() {
+        for promise in [
+            "Let me explain that you're right.",
+            "Ms. Rivera: Yes, Ben! Let me explain that you're right.",
+            "Sure. I'll show you how it works.",
+            "Let me think",
+        ] {
+            assert!(only_promises(promise), "{promise}");
+        }
+        for said in [
+            "",
+            "Yes, Ben!",
+            "Let me explain. The slope of the tangent line is the derivative.",
+            "The derivative of x squared is two x.",
+            "Letting go of the limit, the slope is six.",
+        ] {
+            assert!(!only_promises(said), "{said}");
+        }
     }
 
     #[test]

@@ -86,9 +86,11 @@ pub(super) fn dispatch(
         sequences,
         "embedded model loaded"
     );
+    let reply_ends = reply_ends(&model);
     let _ = ready.send(Ok(()));
     let host = Host {
         model: &model,
+        reply_ends,
         context: Mutex::new(context),
         gate: Mutex::new(Gate::new()),
         granted: Condvar::new(),
@@ -184,6 +186,8 @@ pub(super) struct Host<'m> {
     gate: Mutex<Gate>,
     granted: Condvar,
     pub(super) template: LlamaChatTemplate,
+    /// The tokens that end a reply ([`reply_ends`]).
+    pub(super) reply_ends: Vec<LlamaToken>,
     pub(super) config: LocalConfig,
     pub(super) slots: Mutex<Slots>,
     /// Side requests' sequence: a copy of the participant's, so that the conversation is
@@ -441,6 +445,16 @@ impl<'m> Host<'m> {
     pub(super) fn urgent_waiting(&self, ticket: Ticket) -> bool {
         lock(&self.gate).more_urgent_than(ticket)
     }
+}
+
+/// The tokens that end a reply: the end of generation, and every piece with a line break
+/// (a reply's lines end before the next speaker's label; ".\n" is one token).
+fn reply_ends(model: &LlamaModel) -> Vec<LlamaToken> {
+    let vocab = model.vocab();
+    (0..model.n_vocab())
+        .map(LlamaToken)
+        .filter(|&t| vocab.is_eog(t) || vocab.token_to_piece(t, false, None).contains(&b'\n'))
+        .collect()
 }
 
 /// How long a reading ahead that gave way waits to be taken up again: longer, and the

@@ -43,6 +43,7 @@ impl Run<'_, '_> {
                 list.push((first, steer.bias));
             }
         }
+        steering.end_of_reply = self.host.reply_ends.clone();
         steering
     }
 
@@ -111,6 +112,9 @@ pub(super) struct Steering {
     pub(super) anywhere: Vec<(LlamaToken, f32)>,
     pub(super) after_no_question: Vec<(LlamaToken, f32)>,
     pub(super) until_answered: Vec<(LlamaToken, f32)>,
+    /// The tokens that end a reply, held back while it has only promised
+    /// ([`steer::only_promises`]).
+    pub(super) end_of_reply: Vec<LlamaToken>,
     /// The human's words the turn answers.
     pub(super) answering: Option<String>,
 }
@@ -129,6 +133,13 @@ impl Steering {
         }
         if said.trim().is_empty() && !insisting {
             bias.extend_from_slice(&self.reply_start);
+        }
+        if steer::only_promises(said) {
+            bias.extend(
+                self.end_of_reply
+                    .iter()
+                    .map(|&t| (t, steer::END_AFTER_PROMISE_BIAS)),
+            );
         }
         if let Some(asked) = &self.answering
             && !self.until_answered.is_empty()
