@@ -122,7 +122,9 @@ impl SentenceGuard {
             return (own && POSSESSED.contains(&next))
                 || (other && ["tone", "mood", "message"].contains(&next));
         }
-        (own && !other && NARRATING.contains(&next)) || (other && !own && REPORTING.contains(&next))
+        (own && !other && NARRATING.contains(&next))
+            || (other && !own && REPORTING.contains(&next))
+            || ((own || other) && GESTURES.contains(&next))
     }
 
     /// `question`: the sentence asks, and may quote what the turn takes up.

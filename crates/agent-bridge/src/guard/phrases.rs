@@ -208,16 +208,6 @@ pub(super) const REPORTING: &[&str] = &[
     "called",
     "concluded",
     "concludes",
-    // gestures and looks, narrated as a story's are
-    "nodded",
-    "nods",
-    "smiled",
-    "smiles",
-    "laughed",
-    "sighed",
-    "shrugged",
-    "frowned",
-    "grinned",
 ];
 
 /// Verbs after the speaker's own name that make a sentence narrate it in the third
@@ -273,15 +263,12 @@ pub(super) const NARRATING: &[&str] = &[
     "rules",
     "ruled",
     "finds",
-    "nodded",
-    "nods",
-    "smiled",
-    "smiles",
-    "laughed",
-    "sighed",
-    "shrugged",
-    "frowned",
-    "grinned",
+];
+
+/// Gestures after anyone's name, told as a story tells them ("Dove nodded and agreed"):
+/// said of a participant by a participant, narration, not speech.
+pub(super) const GESTURES: &[&str] = &[
+    "nodded", "nods", "smiled", "smiles", "laughed", "sighed", "shrugged", "frowned", "grinned",
 ];
 
 /// How many words a statement before the question of an asking turn may have.
