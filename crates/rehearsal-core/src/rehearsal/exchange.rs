@@ -84,13 +84,13 @@ impl Rehearsal {
     /// A panelist's line of this session (the exchange under way included) that
     /// `candidate` asks again ([`text::asks_again`]).
     pub(super) fn asked_before(&self, candidate: &str) -> Option<String> {
-        let words = text::content_set(candidate);
+        let words = content_set(candidate);
         let under_way = self.qa.exchange.iter().flat_map(|e| &e.turns);
         let logged = self.results.records.iter().flat_map(|r| &r.turns);
         under_way
             .chain(logged)
             .filter(|t| matches!(t.speaker, Speaker::Agent(_)))
-            .find(|t| text::asks_again(&words, &text::content_set(&t.text)))
+            .find(|t| text::asks_again(&words, &content_set(&t.text)))
             .map(|t| t.text.clone())
     }
 
