@@ -94,7 +94,7 @@ pub fn strip_tag<'a>(text: &'a str, names: &[String]) -> Option<&'a str> {
 /// small model labels its reply with names it made up or misspelt; spoken, the label
 /// is noise. Only a reply's head is judged so: within a reply, an unknown name at a line
 /// start is not taken for another speaker's line.
-fn strip_label(text: &str) -> Option<&str> {
+pub(super) fn strip_label(text: &str) -> Option<&str> {
     let (label, rest) = text.split_once(':')?;
     if !rest.starts_with([' ', '\n']) || label.chars().count() > 24 {
         return None;

@@ -8,7 +8,7 @@
 use crate::PromptLine;
 use conversation_quality::{
     answers,
-    words::{is_content_word, words},
+    words::{is_content_word, sentences, words},
 };
 
 /// Words that open the stock sentences the guard refuses as filler ("Sure, here's …",
@@ -278,25 +278,11 @@ pub const END_AFTER_PROMISE_BIAS: f32 = -10.0;
 /// opens with a promise ("Let me explain that you're right."), with nothing else beside
 /// it but a speaker label or a few words of greeting ("Ms. Rivera: Yes, Ben!").
 pub fn only_promises(said: &str) -> bool {
-    let text = said.trim();
-    // A speaker label the model wrote before its words ("Ms. Rivera:").
-    let text = match text.split_once(':') {
-        Some((label, rest))
-            if label.split_whitespace().count() <= 3
-                && label
-                    .split_whitespace()
-                    .all(|w| w.chars().next().is_some_and(char::is_uppercase)) =>
-        {
-            rest
-        }
-        _ => text,
-    };
+    let said = said.trim();
+    let said = super::spoken::strip_label(said).unwrap_or(said);
     let mut promised = false;
-    for sentence in text.split(['.', '!', '?']) {
-        let sentence = sentence.trim().to_lowercase();
-        if sentence.is_empty() {
-            continue;
-        }
+    for sentence in sentences(said) {
+        let sentence = sentence.to_lowercase();
         if PROMISES.iter().any(|p| {
             sentence
                 .strip_prefix(p)
