@@ -88,6 +88,17 @@ pub fn extends<T: PartialEq>(own: &[T], own_stale: bool, other: &[T]) -> bool {
     own.len() < other.len() && (own_stale || other.starts_with(own))
 }
 
+/// Whether the tokens `own` holds are worth less than a copy of `other`'s to a prompt that
+/// begins like `other`: it would keep only their common beginning, less than half of
+/// `own`. So it is when `own` was read for a prompt that began otherwise: the persona
+/// alone, before a conductor's context came with the first side request, or a context
+/// that has changed since. A side request's reading, in the prompt's layout of now, then
+/// goes back to the participant even though some of `own` is lost.
+pub fn outdated<T: PartialEq>(own: &[T], other: &[T]) -> bool {
+    let shared = common_prefix(own, other);
+    shared * 2 < own.len() && other.len() > shared
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,7 +163,7 @@ mod tests {
 
 #[cfg(test)]
 mod extends_tests {
-    use super::extends;
+    use super::{common_prefix, extends, outdated};
     use proptest::prelude::*;
 
     #[test]
@@ -164,7 +175,32 @@ mod extends_tests {
         assert!(!extends(&[1, 2], false, &[1, 2]));
     }
 
+    #[test]
+    fn a_cache_read_for_another_beginning_is_outdated_by_a_reading_of_now() {
+        // The persona alone (7 7 7) and a line, against the conductor's context (5 5 5 5)
+        // with the same line and a request.
+        assert!(outdated(&[1, 7, 7, 7, 10, 11], &[1, 5, 5, 5, 5, 10, 11, 8]));
+        // The same beginning, the direction read ahead against a request: most is kept.
+        assert!(!outdated(&[1, 5, 5, 10, 11, 9], &[1, 5, 5, 10, 11, 8, 8]));
+        assert!(!outdated::<u8>(&[], &[1, 2]));
+        assert!(!outdated(&[1, 2, 3], &[1]));
+    }
+
     proptest! {
+        /// An outdated cache shares less than half of itself with what replaces it, and
+        /// the replacement holds more than they share.
+        #[test]
+        fn what_is_outdated_loses_less_than_half(
+            own in prop::collection::vec(0u8..3, 0..8),
+            other in prop::collection::vec(0u8..3, 0..10),
+        ) {
+            if outdated(&own, &other) {
+                let shared = common_prefix(&own, &other);
+                prop_assert!(shared * 2 < own.len());
+                prop_assert!(other.len() > shared);
+            }
+        }
+
         /// A copy that extends never drops a token the sequence held (but a stale one's).
         #[test]
         fn what_extends_keeps_every_token(

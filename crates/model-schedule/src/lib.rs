@@ -11,6 +11,6 @@ mod cache;
 mod gate;
 mod seats;
 
-pub use cache::{Reuse, Shift, apply, extends, plan_reuse};
+pub use cache::{Reuse, Shift, apply, extends, outdated, plan_reuse};
 pub use gate::{Gate, Priority, Ticket};
 pub use seats::{Seated, Seats};

@@ -27,6 +27,11 @@ impl<Line: Clone + PartialEq> PromptWindow<Line> {
         }
     }
 
+    /// Forgets the lines shown: the next [`PromptWindow::select`] starts from the newest.
+    pub fn clear(&mut self) {
+        self.kept.clear();
+    }
+
     /// The lines to show, oldest first: the previous window extended by the lines that
     /// came after its last one; when it grows past `max_lines`, the oldest `hop` lines (or
     /// more) go. When a line of the previous window changed (cut to what was heard when

@@ -214,9 +214,9 @@ impl<'m> Host<'m> {
             None => {
                 let mut scratch = lock(&self.scratch);
                 self.enter(ticket);
-                self.copy_into_scratch(&job, &mut scratch, ticket);
+                let copied_from = self.copy_into_scratch(&job, &mut scratch, ticket);
                 let result = Run::new(self, &job, &mut scratch, ticket).generate();
-                self.copy_back(&job.participant, &scratch, ticket);
+                self.copy_back(&job.participant, &scratch, ticket, copied_from);
                 self.leave(ticket);
                 result
             }
@@ -319,8 +319,14 @@ impl<'m> Host<'m> {
     /// it now): a side request then reads only what differs from the participant's last
     /// prompt.
     /// A cancelled request (its bridge stopped waiting) stops waiting at the gate too: a
-    /// turn running long would otherwise hold it, and the scratch with it.
-    fn copy_into_scratch(&self, job: &Job, scratch: &mut Sequence, ticket: Ticket) {
+    /// turn running long would otherwise hold it, and the scratch with it. Returns the
+    /// tokens the participant's sequence held, when it could be read.
+    fn copy_into_scratch(
+        &self,
+        job: &Job,
+        scratch: &mut Sequence,
+        ticket: Ticket,
+    ) -> Option<Vec<LlamaToken>> {
         let participant = job.participant.as_str();
         let source = lock(&self.slots).sequence_of(participant);
         let deadline = Instant::now() + SOURCE_WAIT;
@@ -331,23 +337,24 @@ impl<'m> Host<'m> {
                 // participant's that holds its sequence must not wait behind this one.
                 let held = match source.as_ref().map(|s| s.try_lock()) {
                     Some(Ok(source)) => Some(source),
-                    Some(Err(_)) => return false,
+                    Some(Err(_)) => return Err(()),
                     None => None,
                 };
                 copy_cache(context, held.as_deref(), scratch);
-                true
+                Ok(held.map(|source| source.cached.clone()))
             });
             match copied {
-                Some(true) => return,
+                Some(Ok(source)) => return source,
                 // Cancelled while it waited: the request ends at its first step.
                 None if cancelled() => {
                     scratch.cached.clear();
-                    return;
+                    scratch.window.clear();
+                    return None;
                 }
                 // Held, most often by the participant's reading along, which gives way at
                 // its next step now that this request waits: worth a short wait, since
                 // the whole prompt read again costs seconds.
-                Some(false) if Instant::now() < deadline => {
+                Some(Err(())) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(20))
                 }
                 _ => {
@@ -356,25 +363,40 @@ impl<'m> Host<'m> {
                         "the participant's sequence stayed busy; the side request reads its whole prompt"
                     );
                     scratch.cached.clear();
-                    return;
+                    scratch.window.clear();
+                    return None;
                 }
             }
         }
     }
 
     /// What a side request read is not thrown away: when the participant's own cache is
-    /// empty or a beginning of the scratch's (it loses nothing), and no request runs on it,
-    /// the scratch is copied into it. Else a participant whose reading along always gives
-    /// way to side requests (a rehearsal's panel, asked for questions on every slide)
-    /// would never have its conversation read, and each of its side requests would read
-    /// it all again.
-    fn copy_back(&self, participant: &str, scratch: &Sequence, ticket: Ticket) {
-        let Some(target) = lock(&self.slots).sequence_of(participant) else {
+    /// empty or a beginning of the scratch's (it loses nothing), or is still what the
+    /// scratch was copied from and [`model_schedule::outdated`] by it (read for a prompt
+    /// that began otherwise), and no request runs on it, the scratch is copied into it.
+    /// Else a participant whose reading along always gives way to side requests (a
+    /// rehearsal's panel, asked for questions on every slide) would never have its
+    /// conversation read, and each of its side requests would read it all again; and a
+    /// panelist whose cache held its persona alone when the conductor's context came read
+    /// that context in every side request until its first turn (400-500 tokens, 10-20 s
+    /// each at a rehearsal's start).
+    fn copy_back(
+        &self,
+        participant: &str,
+        scratch: &Sequence,
+        ticket: Ticket,
+        copied_from: Option<Vec<LlamaToken>>,
+    ) {
+        let Some(target) = lock(&self.slots).sequence_for(participant) else {
             return;
         };
         let kept = self.step(ticket, &|| false, |context| {
             let mut target = target.try_lock().ok()?;
-            if !model_schedule::extends(&target.cached, target.stale, &scratch.cached) {
+            let unchanged = copied_from.as_ref() == Some(&target.cached);
+            let scratch_is_better = target.stale
+                || model_schedule::extends(&target.cached, false, &scratch.cached)
+                || (unchanged && model_schedule::outdated(&target.cached, &scratch.cached));
+            if !scratch_is_better {
                 return None;
             }
             copy_cache(context, Some(scratch), &mut target);
@@ -468,12 +490,22 @@ const SOURCE_WAIT: Duration = Duration::from_secs(2);
 
 /// Makes `target` a copy of `source` (its cache and the tokens it holds), or empty when
 /// there is nothing to copy (no source, an empty or stale one) or the copy failed.
+///
+/// The window of lines goes with it: a side request on the scratch then shows the lines
+/// the participant's own turns show. With the scratch's own window (left by whichever
+/// participant used it last) it showed others, and from the first line that differed
+/// every side request read its prompt again, and its reading, copied back, made the next
+/// turn read it again too: 180 tokens each time in a rehearsal, 4-5 s of the one thread.
 pub(super) fn copy_cache(
     context: &mut LlamaContext<'_>,
     source: Option<&Sequence>,
     target: &mut Sequence,
 ) {
     let _ = context.clear_kv_cache_seq(Some(target.id as u32), None, None);
+    match source.filter(|s| !s.stale) {
+        Some(s) => target.window = s.window.clone(),
+        None => target.window.clear(),
+    }
     let copied = source
         .filter(|s| !s.cached.is_empty() && !s.stale)
         .filter(|s| {

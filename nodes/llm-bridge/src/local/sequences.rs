@@ -115,6 +115,17 @@ impl Slots {
     /// `participant`'s sequence, and its place in the sequence's line. A sequence that
     /// changes hands is cleared before use. `None`: every sequence is in use.
     pub(super) fn claim(&mut self, participant: &str) -> Option<Claim> {
+        let slot = self.seat(participant)?;
+        Some(Claim {
+            sequence: slot.sequence.clone(),
+            line: slot.line.clone(),
+            number: slot.line.take_number(),
+            behind_a_request: false,
+        })
+    }
+
+    /// `participant`'s slot: its own, else one [`Seats`] gives it (cleared before use).
+    fn seat(&mut self, participant: &str) -> Option<&Slot> {
         let slots = &self.slots;
         let seated = self
             .seats
@@ -124,12 +135,13 @@ impl Slots {
             tracing::info!(participant, previous = %previous, "a sequence changes hands; its cache is cleared");
             lock(&slot.sequence).stale = true;
         }
-        Some(Claim {
-            sequence: slot.sequence.clone(),
-            line: slot.line.clone(),
-            number: slot.line.take_number(),
-            behind_a_request: false,
-        })
+        Some(slot)
+    }
+
+    /// `participant`'s sequence, seating it when it has none: a side request's reading
+    /// goes there even before the participant's first turn or reading along.
+    pub(super) fn sequence_for(&mut self, participant: &str) -> Option<Arc<Mutex<Sequence>>> {
+        Some(self.seat(participant)?.sequence.clone())
     }
 
     /// `participant`'s sequence, if it has one.

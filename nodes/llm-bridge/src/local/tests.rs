@@ -310,6 +310,72 @@ fn a_moving_window_reads_only_the_new_line() {
     );
 }
 
+/// A side request shows the lines the participant's turns show, whoever used the side
+/// requests' sequence before: it reads only the new line and the request, not the
+/// conversation again.
+#[test]
+fn a_side_request_reads_only_what_the_participants_turn_did_not() {
+    let config = LocalConfig {
+        window_lines: 6,
+        participants: 2,
+        ..config()
+    };
+    let host = ModelHost::load(config).expect("model");
+    say(&host, "tutor", conversation(1, &LINES[..4]));
+    // Another participant's side request leaves the side requests' sequence showing
+    // other lines than the tutor's window.
+    say(&host, "student1", conversation(0, &LINES[2..]));
+    say(&host, "tutor", conversation(0, &LINES[..5]));
+    let stats = host.last_stats("tutor").expect("figures");
+    let read = stats.prompt_tokens - stats.reused_tokens;
+    assert!(
+        stats.reused_tokens > 0 && read * 3 < stats.prompt_tokens,
+        "read {read} of {} tokens",
+        stats.prompt_tokens
+    );
+}
+
+/// A participant whose cache holds its persona alone when a conductor's context comes with
+/// a side request keeps that request's reading: its next turn, in the context, reads only
+/// what is new.
+#[test]
+fn a_side_request_in_a_new_context_is_kept_for_the_next_turn() {
+    let host = ModelHost::load(config()).expect("model");
+    say(&host, "tutor", conversation(1, &LINES[..4]));
+    let in_context = |question_id, lines: &[(&str, &str)]| {
+        let mut request = conversation(question_id, lines);
+        request.prompt.persona = "The session: a calculus class on derivatives. You are Ms. \
+            Rivera, who teaches it; the students are Ben and Mia."
+            .into();
+        request
+    };
+    say(&host, "tutor", in_context(0, &LINES[..4]));
+    say(&host, "tutor", in_context(2, &LINES[..5]));
+    let stats = host.last_stats("tutor").expect("figures");
+    let read = stats.prompt_tokens - stats.reused_tokens;
+    assert!(
+        read * 3 < stats.prompt_tokens,
+        "read {read} of {} tokens",
+        stats.prompt_tokens
+    );
+}
+
+/// A side request asked before the participant's first turn (a panel asked for questions
+/// as the session starts) leaves its reading to that turn.
+#[test]
+fn a_side_request_before_any_turn_is_kept_for_the_first() {
+    let host = ModelHost::load(config()).expect("model");
+    say(&host, "tutor", conversation(0, &LINES[..4]));
+    say(&host, "tutor", conversation(1, &LINES[..5]));
+    let stats = host.last_stats("tutor").expect("figures");
+    let read = stats.prompt_tokens - stats.reused_tokens;
+    assert!(
+        read * 3 < stats.prompt_tokens,
+        "read {read} of {} tokens",
+        stats.prompt_tokens
+    );
+}
+
 /// A read-ahead that waits at the gate behind another participant's turn gives way and
 /// lets its own turn through; nothing hangs.
 #[test]
