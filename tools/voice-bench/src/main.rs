@@ -344,14 +344,26 @@ fn session(dir: &Path) {
         percentile(&mut words, 1.0),
         each.join(", ")
     );
-    let mut gaps: Vec<f64> = timeline
+    // Each gap, and whether an agent speaks after it (not a human's stand-in voiced by
+    // the player, such as the rehearsal's scripted presenter: its pause is the human's).
+    let transcript_rows = lines(&dir.join("transcript.jsonl"));
+    let humans_voiced: std::collections::HashSet<&str> = transcript_rows
+        .iter()
+        .filter(|r| r["human"] == true)
+        .filter_map(|r| r["speaker"].as_str())
+        .collect();
+    let timed_gaps: Vec<(f64, bool)> = timeline
         .windows(2)
         .filter(|w| w[0]["interrupted"] == false && w[1]["chars_played"].as_u64().unwrap_or(0) > 0)
         .map(|w| {
-            (w[1]["start_ms"].as_f64().unwrap_or(0.0) - w[0]["end_ms"].as_f64().unwrap_or(0.0))
-                .max(0.0)
+            let gap = (w[1]["start_ms"].as_f64().unwrap_or(0.0)
+                - w[0]["end_ms"].as_f64().unwrap_or(0.0))
+            .max(0.0);
+            let speaker = w[1]["speaker"].as_str().unwrap_or_default();
+            (gap, !humans_voiced.contains(speaker))
         })
         .collect();
+    let mut gaps: Vec<f64> = timed_gaps.iter().map(|(gap, _)| *gap).collect();
     // The conversation's span: from the first sound to the last, agents' and human's.
     let span = |key: &str, pick: fn(f64, f64) -> f64, init: f64| {
         timeline
@@ -387,6 +399,20 @@ fn session(dir: &Path) {
         percentile(&mut gaps.clone(), 0.9),
         percentile(&mut gaps, 1.0)
     );
+    let mut before_agents: Vec<f64> = timed_gaps
+        .iter()
+        .filter(|(_, agent)| *agent)
+        .map(|(gap, _)| *gap)
+        .collect();
+    if before_agents.len() < timed_gaps.len() {
+        println!(
+            "  of which before an agent's line ({} gaps; the others before a human's voiced stand-in): median {:.0} ms, p90 {:.0} ms, max {:.0} ms",
+            before_agents.len(),
+            percentile(&mut before_agents.clone(), 0.5),
+            percentile(&mut before_agents.clone(), 0.9),
+            percentile(&mut before_agents, 1.0)
+        );
+    }
     audible_silence(dir, &humans);
     // A human line's start is when its transcript reached the conversation; the next
     // agent line's start is when its first sample sounded.
