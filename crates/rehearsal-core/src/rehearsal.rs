@@ -43,7 +43,7 @@ pub(crate) use decisions::Event;
 #[cfg(test)]
 pub(crate) use decisions::{Action, Notice};
 pub use decisions::{CandidatePurpose, Instruction};
-pub use files::{AgentFile, ContextFile, MODERATOR, Record, SharedFile, WriteMode};
+pub use files::{AgentFile, ContextFile, MODERATOR, Record, RecordEvent, SharedFile, WriteMode};
 pub use phases::Phase;
 pub use setup::{Briefing, REHEARSAL_FORMAT, RehearsalSetup};
 pub use turns::Turn;

@@ -5,10 +5,9 @@
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use voice_protocol::{InterruptKind, messages::SideRequest};
 
-use super::files::{AgentFile, ContextFile, MODERATOR, WriteMode};
+use super::files::{AgentFile, ContextFile, MODERATOR, RecordEvent, WriteMode};
 use super::phases::Phase;
 use super::requests::Request;
 use super::turns::{Call, Turn};
@@ -304,8 +303,10 @@ impl Rehearsal {
                 Self::record(
                     out,
                     now_ms,
-                    "phase",
-                    json!({ "from": from.name(), "to": to.name() }),
+                    RecordEvent::Phase {
+                        from: from.name(),
+                        to: to.name(),
+                    },
                 );
                 if to == Phase::QaTrigger {
                     self.qa.exchange_text.clear();
@@ -338,7 +339,7 @@ impl Rehearsal {
                     WriteMode::Append,
                 );
                 self.keep_debrief(markdown);
-                Self::record(out, now_ms, "debrief", json!({ "file": "debrief.md" }));
+                Self::record(out, now_ms, RecordEvent::Debrief { file: "debrief.md" });
             }
             Action::Notice(notice) => tracing::warn!("{notice}"),
         }

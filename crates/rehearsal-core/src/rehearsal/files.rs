@@ -1,11 +1,13 @@
 //! What goes into the agents' context session and the event log: the files and
 //! records themselves, and what each of them says.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
+use super::Instruction;
 use super::Output;
 use super::Rehearsal;
 use crate::messages;
+use crate::rating::Rating;
 use crate::record::ExchangeRecord;
 
 /// The moderator's speaker name (its template folder and voice-map key).
@@ -53,30 +55,112 @@ pub enum WriteMode {
     Append,
 }
 
-/// One line of `rehearsal-events.jsonl`.
+/// One line of `rehearsal-events.jsonl`: when, and what happened.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     pub t_ms: u64,
-    pub event: &'static str,
-    pub fields: Value,
+    pub event: RecordEvent,
+}
+
+/// What a line of `rehearsal-events.jsonl` says: its `event` name and its fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum RecordEvent {
+    /// The session moved from one phase to another.
+    Phase {
+        from: &'static str,
+        to: &'static str,
+    },
+    /// A presenter's control command (a slide change, the end).
+    Control { command: String },
+    /// A moderator line went out.
+    Say {
+        kind: &'static str,
+        question_id: u64,
+        line_id: u64,
+        text: String,
+    },
+    /// The line that opens Q&A left the moderator, `latency_ms` after its trigger.
+    QaLineOut {
+        command: String,
+        question_id: u64,
+        latency_ms: f64,
+    },
+    /// That line's first sound, `latency_ms` after its trigger.
+    QaFirstAudio {
+        command: String,
+        question_id: u64,
+        latency_ms: f64,
+    },
+    /// A turn handed to a panelist, with what its context was made of.
+    Call {
+        agent: String,
+        question_id: u64,
+        exchange_id: u64,
+        instruction: Instruction,
+        text: String,
+        prepared: Option<String>,
+        context_bytes: usize,
+        context_parts: Vec<String>,
+    },
+    /// A panelist's candidate question and how much it holds of its slide.
+    Candidate {
+        agent: String,
+        slide: usize,
+        relevance: f64,
+        text: String,
+    },
+    /// A finished exchange.
+    Exchange(ExchangeRecord),
+    /// The asking panelist's rating of an answer (`None`: unrated, `why` says why).
+    Rating {
+        exchange: u64,
+        agent: String,
+        rating: Option<Rating>,
+        why: String,
+    },
+    /// The debrief was written.
+    Debrief { file: &'static str },
+}
+
+impl RecordEvent {
+    /// The `event` name of its line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RecordEvent::Phase { .. } => "phase",
+            RecordEvent::Control { .. } => "control",
+            RecordEvent::Say { .. } => "say",
+            RecordEvent::QaLineOut { .. } => "qa_line_out",
+            RecordEvent::QaFirstAudio { .. } => "qa_first_audio",
+            RecordEvent::Call { .. } => "call",
+            RecordEvent::Candidate { .. } => "candidate",
+            RecordEvent::Exchange(_) => "exchange",
+            RecordEvent::Rating { .. } => "rating",
+            RecordEvent::Debrief { .. } => "debrief",
+        }
+    }
 }
 
 impl Record {
-    pub(super) fn new(t_ms: u64, event: &'static str, fields: Value) -> Self {
-        Self {
-            t_ms,
-            event,
-            fields,
-        }
+    pub(super) fn new(t_ms: u64, event: RecordEvent) -> Self {
+        Self { t_ms, event }
     }
 
     /// The JSON line, stamped with the wall clock the node reads.
     pub fn to_json(&self, unix_ms: u64) -> String {
-        let mut record = json!({ "t_ms": self.t_ms, "unix_ms": unix_ms, "event": self.event });
-        if let (Some(obj), Value::Object(extra)) = (record.as_object_mut(), self.fields.clone()) {
-            obj.extend(extra);
+        #[derive(Serialize)]
+        struct Line<'a> {
+            t_ms: u64,
+            unix_ms: u64,
+            #[serde(flatten)]
+            event: &'a RecordEvent,
         }
-        record.to_string()
+        serde_json::to_string(&Line {
+            t_ms: self.t_ms,
+            unix_ms,
+            event: &self.event,
+        })
+        .expect("a record's fields are plain data")
     }
 }
 
@@ -94,8 +178,8 @@ impl Rehearsal {
         }
     }
 
-    pub(super) fn record(out: &mut Vec<Output>, now_ms: u64, event: &'static str, fields: Value) {
-        out.push(Output::Record(Record::new(now_ms, event, fields)));
+    pub(super) fn record(out: &mut Vec<Output>, now_ms: u64, event: RecordEvent) {
+        out.push(Output::Record(Record::new(now_ms, event)));
     }
 
     pub(super) fn write_exchange(
@@ -143,12 +227,7 @@ impl Rehearsal {
             ),
             WriteMode::Append,
         );
-        Self::record(
-            out,
-            now_ms,
-            "exchange",
-            serde_json::to_value(record).unwrap_or_default(),
-        );
+        Self::record(out, now_ms, RecordEvent::Exchange(record.clone()));
     }
 
     /// The moderator's `session-state.md`.

@@ -5,13 +5,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde_json::json;
 use voice_protocol::InterruptKind;
 
 use super::Output;
 use super::Rehearsal;
 use super::decisions::Event;
-use super::files::MODERATOR;
+use super::files::{MODERATOR, RecordEvent};
 use super::phases::Phase;
 use crate::phrases::PhraseKind;
 
@@ -209,16 +208,23 @@ impl Rehearsal {
             Self::record(
                 out,
                 now_ms,
-                "qa_line_out",
-                json!({ "command": opening.command, "question_id": q, "latency_ms": latency }),
+                RecordEvent::QaLineOut {
+                    command: opening.command.clone(),
+                    question_id: q,
+                    latency_ms: latency,
+                },
             );
             self.on_air.awaiting_audio.insert(q, opening);
         }
         Self::record(
             out,
             now_ms,
-            "say",
-            json!({ "kind": kind.slug(), "question_id": q, "line_id": line_id, "text": text }),
+            RecordEvent::Say {
+                kind: kind.slug(),
+                question_id: q,
+                line_id,
+                text,
+            },
         );
         if self.on_air.sent(q, line_id, kind) {
             None
@@ -258,8 +264,11 @@ impl Rehearsal {
             Self::record(
                 out,
                 now_ms,
-                "qa_first_audio",
-                json!({ "command": opening.command, "question_id": q, "latency_ms": latency }),
+                RecordEvent::QaFirstAudio {
+                    command: opening.command,
+                    question_id: q,
+                    latency_ms: latency,
+                },
             );
         }
     }

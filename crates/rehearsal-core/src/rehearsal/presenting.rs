@@ -3,12 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::json;
 use voice_protocol::{InterruptKind, ids, shorten};
 
 use super::decisions::{Action, Event, Notice};
 use super::exchange::Step;
-use super::files::{ContextFile, SharedFile, WriteMode};
+use super::files::{ContextFile, RecordEvent, SharedFile, WriteMode};
 use super::lines::Opening;
 use super::phases::Phase;
 use super::{Output, Rehearsal};
@@ -381,7 +380,13 @@ impl Rehearsal {
     ) {
         let command = raw.trim().to_owned();
         tracing::info!(%command, "control");
-        Self::record(out, now_ms, "control", json!({ "command": command }));
+        Self::record(
+            out,
+            now_ms,
+            RecordEvent::Control {
+                command: command.clone(),
+            },
+        );
         let slide = self.current_slide();
         let event = match control {
             Control::Slide(index) => Event::SlideChanged { index },

@@ -1,13 +1,12 @@
 //! Side requests to the panel (candidate questions, ratings of an answer), and the
 //! matching of their replies.
 
-use serde_json::json;
 use voice_protocol::{ids, messages::SideRequest, shorten};
 
 use super::Output;
 use super::Rehearsal;
 use super::decisions::{CandidatePurpose, Event};
-use super::files::{AgentFile, ContextFile, WriteMode};
+use super::files::{AgentFile, ContextFile, RecordEvent, WriteMode};
 use crate::messages;
 use crate::rating::{
     RATING_KIND, RATING_MAX_WORDS, RATING_VERDICTS, RATING_WITHIN_MS, RatingRecord, parse_rating,
@@ -125,18 +124,13 @@ impl Rehearsal {
                 record.why = format!("unrated: the reply gave no verdict ({})", shorten(text));
             }
         }
-        let record = record.clone();
-        Self::record(
-            out,
-            now_ms,
-            "rating",
-            json!({
-                "exchange": record.exchange,
-                "agent": record.agent,
-                "rating": record.rating,
-                "why": record.why,
-            }),
-        );
+        let event = RecordEvent::Rating {
+            exchange: record.exchange,
+            agent: record.agent.clone(),
+            rating: record.rating,
+            why: record.why.clone(),
+        };
+        Self::record(out, now_ms, event);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -205,8 +199,12 @@ impl Rehearsal {
         Self::record(
             out,
             now_ms,
-            "candidate",
-            json!({ "agent": agent, "slide": slide, "relevance": relevance, "text": text }),
+            RecordEvent::Candidate {
+                agent: agent.clone(),
+                slide,
+                relevance,
+                text: text.clone(),
+            },
         );
         if relevance < self.config().thresholds.min_candidate_relevance {
             // Not worth asking: the panelist will be called on the slide itself.

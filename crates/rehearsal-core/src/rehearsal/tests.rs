@@ -86,10 +86,16 @@ fn lines(out: &[Output]) -> Vec<(u64, PhraseKind)> {
         .collect()
 }
 
+/// The `event` records of `out`, each as its line's fields (its name and time aside).
 fn records(out: &[Output], event: &str) -> Vec<Value> {
     out.iter()
         .filter_map(|o| match o {
-            Output::Record(r) if r.event == event => Some(r.fields.clone()),
+            Output::Record(r) if r.event.name() == event => {
+                let mut fields = serde_json::to_value(&r.event).ok()?;
+                let name = fields.as_object_mut()?.remove("event");
+                assert_eq!(name, Some(Value::from(event)), "the tag is the name");
+                Some(fields)
+            }
             _ => None,
         })
         .collect()
@@ -256,10 +262,12 @@ fn a_section_break_sends_the_transition_line_and_the_turn_together() {
         turn.instruction
     );
     let record = turn.record(1234, &["a.md".to_owned()]);
-    assert_eq!(record.event, "call");
-    assert_eq!(record.fields["instruction"], "ask_question");
-    assert_eq!(record.fields["context_bytes"], 1234);
-    assert_eq!(record.t_ms, 1_000);
+    let line: Value = serde_json::from_str(&record.to_json(7)).expect("a JSON line");
+    assert_eq!(line["event"], "call");
+    assert_eq!(line["instruction"], "ask_question");
+    assert_eq!(line["context_bytes"], 1234);
+    assert_eq!(line["t_ms"], 1_000);
+    assert_eq!(line["unix_ms"], 7);
     let line_out = records(&out, "qa_line_out");
     assert_eq!(line_out[0]["command"], "slide 2");
     assert_eq!(line_out[0]["question_id"], 3);
@@ -1163,11 +1171,26 @@ fn a_stop_ends_the_session_and_freezes_once() {
 
 #[test]
 fn records_carry_their_time_and_the_wall_clock_given() {
-    let record = Record::new(42, "say", json!({ "text": "Hello" }));
-    let line: Value = serde_json::from_str(&record.to_json(1_700_000_000_000)).unwrap();
+    let record = Record::new(
+        42,
+        RecordEvent::Say {
+            kind: "transition",
+            question_id: 3,
+            line_id: 1,
+            text: "Hello".into(),
+        },
+    );
+    let text = record.to_json(1_700_000_000_000);
+    let line: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         line,
-        json!({ "t_ms": 42, "unix_ms": 1_700_000_000_000u64, "event": "say", "text": "Hello" })
+        json!({ "t_ms": 42, "unix_ms": 1_700_000_000_000u64, "event": "say",
+                "kind": "transition", "question_id": 3, "line_id": 1, "text": "Hello" })
+    );
+    // The time first, then what happened: the line reads as it did when written by hand.
+    assert!(
+        text.starts_with(r#"{"t_ms":42,"unix_ms":1700000000000,"event":"say","#),
+        "{text}"
     );
 }
 

@@ -1,13 +1,12 @@
 //! The panelists' turns: the turn handed out, its streamed text assembled by wire
 //! question id, and its end (the utterance, the notes, the rules told).
 
-use serde_json::json;
 use voice_protocol::StreamStatus;
 
 use super::Output;
 use super::Rehearsal;
 use super::decisions::{Event, Instruction};
-use super::files::{AgentFile, ContextFile, Record, WriteMode};
+use super::files::{AgentFile, ContextFile, Record, RecordEvent, WriteMode};
 use crate::messages;
 
 /// A panelist's turn (`turn`); the node adds the assembled context.
@@ -39,12 +38,16 @@ impl Turn {
     pub fn record(&self, context_bytes: usize, context_parts: &[String]) -> Record {
         Record::new(
             self.at_ms,
-            "call",
-            json!({ "agent": self.agent, "question_id": self.question_id,
-                    "exchange_id": self.exchange_id, "instruction": self.kind,
-                    "text": self.instruction, "prepared": self.prepared,
-                    "context_bytes": context_bytes,
-                    "context_parts": context_parts }),
+            RecordEvent::Call {
+                agent: self.agent.clone(),
+                question_id: self.question_id,
+                exchange_id: self.exchange_id,
+                instruction: self.kind,
+                text: self.instruction.clone(),
+                prepared: self.prepared.clone(),
+                context_bytes,
+                context_parts: context_parts.to_vec(),
+            },
         )
     }
 }
