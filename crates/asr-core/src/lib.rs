@@ -24,6 +24,7 @@ pub mod whisper;
 use std::collections::VecDeque;
 
 use audio_utils::{Pcm, rms};
+use voice_protocol::sounds;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VadConfig {
@@ -312,8 +313,9 @@ impl Default for BackchannelConfig {
             max_words: 2,
             max_ms: 1200,
             // Every sound is feedback; of words, these.
-            phrases: SOUNDS
+            phrases: sounds::HESITATIONS
                 .iter()
+                .chain(sounds::FEEDBACK)
                 .chain(&["yeah", "yes", "ok", "okay", "right", "oh", "i see"])
                 .map(|p| p.to_string())
                 .collect(),
@@ -326,12 +328,6 @@ impl Default for BackchannelConfig {
         }
     }
 }
-
-/// Sounds that carry no word: an utterance made only of them is feedback or a
-/// hesitation, whatever its length.
-const SOUNDS: &[&str] = &[
-    "mm-hmm", "mhm", "uh-huh", "hmm", "hm", "mm", "uh", "um", "umm", "uhm", "er", "erm", "ah",
-];
 
 /// What a recognized utterance means for the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -365,7 +361,8 @@ pub fn classify(text: &str, duration_ms: u64, config: &BackchannelConfig) -> Hea
     }
     // Sounds only, however many: a nod or a hesitation, not a question. (A recognizer
     // told to keep fillers may write a nod's "mm-hmm" as "Um, uh, um.".)
-    if words.iter().all(|w| SOUNDS.contains(w)) {
+    // Sounds that carry no word: feedback or a hesitation, whatever its length.
+    if words.iter().all(|w| sounds::is_wordless(w)) {
         return Heard::Backchannel;
     }
     // Short and brief: feedback, unless it is a word that asks for the floor.

@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
-/// Sounds and words that fill a pause: each counts wherever it stands.
-pub const FILLERS: &[&str] = &[
-    "um", "umm", "uh", "uhh", "uhm", "er", "erm", "hmm", "mm", "you know",
-];
+use voice_protocol::sounds::HESITATIONS;
+
+/// Words that fill a pause besides the recognizer's hesitation sounds
+/// ([`voice_protocol::sounds::HESITATIONS`]): each counts wherever it stands.
+pub const FILLER_PHRASES: &[&str] = &["you know"];
 
 /// "like", counted only where it is set off by commas or opens a sentence with one.
 pub const LIKE: &str = "like";
@@ -64,12 +65,16 @@ pub fn count(text: &str) -> (BTreeMap<String, usize>, BTreeMap<String, usize>) {
     let mut fillers = BTreeMap::new();
     let mut hedges = BTreeMap::new();
     for (i, token) in tokens.iter().enumerate() {
-        for (list, found) in [(FILLERS, &mut fillers), (HEDGES, &mut hedges)] {
-            for phrase in list.iter() {
-                if phrase_at(&tokens, i, phrase) {
-                    *found.entry((*phrase).to_owned()).or_insert(0) += 1;
-                }
+        let tally = |phrase: &str, counts: &mut BTreeMap<String, usize>| {
+            if phrase_at(&tokens, i, phrase) {
+                *counts.entry(phrase.to_owned()).or_insert(0) += 1;
             }
+        };
+        for phrase in HESITATIONS.iter().chain(FILLER_PHRASES) {
+            tally(phrase, &mut fillers);
+        }
+        for phrase in HEDGES {
+            tally(phrase, &mut hedges);
         }
         if token.word == LIKE && token.set_off_before && token.comma_after {
             *fillers.entry(LIKE.to_owned()).or_insert(0) += 1;

@@ -12,6 +12,7 @@ pub mod messages;
 pub mod openers;
 pub mod redact;
 pub mod script;
+pub mod sounds;
 
 pub use redact::{Redactor, redact};
 pub use script::is_cjk;
