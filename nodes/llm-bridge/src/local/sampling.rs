@@ -20,7 +20,12 @@ impl Run<'_, '_> {
             answering: answering.map(str::to_owned),
             ..Steering::default()
         };
-        for steer in steer::steering(lines, asking, answering) {
+        let persona = &self.job.persona;
+        let own = [persona.name.as_str(), persona.spoken_name()];
+        for steer in steer::steering(lines, asking, answering)
+            .into_iter()
+            .chain(steer::against_names(lines, own))
+        {
             for spelling in [steer.word.clone(), format!(" {}", steer.word)] {
                 let tokens = vocab.tokenize(spelling.as_bytes(), false, false);
                 let Some(&first) = tokens.first() else {
