@@ -346,8 +346,8 @@ fn session(dir: &Path) {
     );
     // Each gap, and whether an agent speaks after it (not a human's stand-in voiced by
     // the player, such as the rehearsal's scripted presenter: its pause is the human's).
-    let transcript_rows = lines(&dir.join("transcript.jsonl"));
-    let humans_voiced: std::collections::HashSet<&str> = transcript_rows
+    let transcript = lines(&dir.join("transcript.jsonl"));
+    let humans_voiced: std::collections::HashSet<&str> = transcript
         .iter()
         .filter(|r| r["human"] == true)
         .filter_map(|r| r["speaker"].as_str())
@@ -416,7 +416,6 @@ fn session(dir: &Path) {
     audible_silence(dir, &humans);
     // A human line's start is when its transcript reached the conversation; the next
     // agent line's start is when its first sample sounded.
-    let transcript = lines(&dir.join("transcript.jsonl"));
     let mut answers: Vec<f64> = transcript
         .windows(2)
         .filter(|w| w[0]["human"] == true && w[1]["human"] == false)

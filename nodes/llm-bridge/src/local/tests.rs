@@ -290,6 +290,18 @@ fn sequences_never_read_each_others_tokens() {
     assert_eq!(alone, together);
 }
 
+/// `participant`'s last request read less than a third of its prompt: the rest was kept
+/// from the cache.
+fn read_a_third_at_most(host: &ModelHost, participant: &str) {
+    let stats = host.last_stats(participant).expect("figures");
+    let read = stats.prompt_tokens - stats.reused_tokens;
+    assert!(
+        read * 3 < stats.prompt_tokens,
+        "read {read} of {} tokens",
+        stats.prompt_tokens
+    );
+}
+
 /// When the window of lines moves, the lines that stay are shifted in the cache, not
 /// read again: only the new line and the direction are read.
 #[test]
@@ -301,13 +313,7 @@ fn a_moving_window_reads_only_the_new_line() {
     let host = ModelHost::load(config).expect("model");
     say(&host, "tutor", conversation(1, &LINES[..4]));
     say(&host, "tutor", conversation(2, &LINES[..5]));
-    let stats = host.last_stats("tutor").expect("figures");
-    let read = stats.prompt_tokens - stats.reused_tokens;
-    assert!(
-        stats.reused_tokens > 0 && read * 3 < stats.prompt_tokens,
-        "read {read} of {} tokens",
-        stats.prompt_tokens
-    );
+    read_a_third_at_most(&host, "tutor");
 }
 
 /// A side request shows the lines the participant's turns show, whoever used the side
@@ -326,13 +332,7 @@ fn a_side_request_reads_only_what_the_participants_turn_did_not() {
     // other lines than the tutor's window.
     say(&host, "student1", conversation(0, &LINES[2..]));
     say(&host, "tutor", conversation(0, &LINES[..5]));
-    let stats = host.last_stats("tutor").expect("figures");
-    let read = stats.prompt_tokens - stats.reused_tokens;
-    assert!(
-        stats.reused_tokens > 0 && read * 3 < stats.prompt_tokens,
-        "read {read} of {} tokens",
-        stats.prompt_tokens
-    );
+    read_a_third_at_most(&host, "tutor");
 }
 
 /// A participant whose cache holds its persona alone when a conductor's context comes with
@@ -351,13 +351,7 @@ fn a_side_request_in_a_new_context_is_kept_for_the_next_turn() {
     };
     say(&host, "tutor", in_context(0, &LINES[..4]));
     say(&host, "tutor", in_context(2, &LINES[..5]));
-    let stats = host.last_stats("tutor").expect("figures");
-    let read = stats.prompt_tokens - stats.reused_tokens;
-    assert!(
-        read * 3 < stats.prompt_tokens,
-        "read {read} of {} tokens",
-        stats.prompt_tokens
-    );
+    read_a_third_at_most(&host, "tutor");
 }
 
 /// A side request asked before the participant's first turn (a panel asked for questions
@@ -367,13 +361,7 @@ fn a_side_request_before_any_turn_is_kept_for_the_first() {
     let host = ModelHost::load(config()).expect("model");
     say(&host, "tutor", conversation(0, &LINES[..4]));
     say(&host, "tutor", conversation(1, &LINES[..5]));
-    let stats = host.last_stats("tutor").expect("figures");
-    let read = stats.prompt_tokens - stats.reused_tokens;
-    assert!(
-        read * 3 < stats.prompt_tokens,
-        "read {read} of {} tokens",
-        stats.prompt_tokens
-    );
+    read_a_third_at_most(&host, "tutor");
 }
 
 /// A read-ahead that waits at the gate behind another participant's turn gives way and
