@@ -17,7 +17,7 @@ use conversation_quality::{
 
 use phrases::*;
 pub use phrases::{
-    ASSISTANT_LINES, DIRECTOR_REPLIES, DIRECTOR_REPLY_WORDS, LEAD_IN_WORDS, PLEASANTRIES,
+    ASSISTANT_LINES, DIRECTOR_REPLIES, DIRECTOR_REPLY_WORDS, LEAD_IN_WORDS, PLEASANTRIES, TITLES,
 };
 
 /// How many recent lines (by anyone) a sentence is compared with.

@@ -274,8 +274,8 @@ pub(super) const GESTURES: &[&str] = &[
 /// How many words a statement before the question of an asking turn may have.
 pub const LEAD_IN_WORDS: usize = 6;
 
-/// Titles that make the next words a name.
-pub(super) const TITLES: &[&str] = &[
+/// Titles that make the next words a name (in lower case).
+pub const TITLES: &[&str] = &[
     "dr",
     "dr.",
     "doctor",

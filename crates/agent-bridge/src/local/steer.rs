@@ -6,6 +6,7 @@
 //! whole word is left alone: biasing a prefix such as "Th" would bend every "The").
 
 use crate::PromptLine;
+use crate::guard::TITLES;
 use conversation_quality::{
     answers,
     words::{is_content_word, sentences, words},
@@ -233,12 +234,10 @@ pub fn steering(lines: &[PromptLine], asking: bool, answering: Option<&str>) -> 
 /// still open a sentence ("Mia, try x = 2."): a bias, not a ban.
 pub const NAME_START_BIAS: f32 = -4.0;
 
-/// Titles before a name ("Ms. Rivera"): the word after their dot counts as a sentence's
-/// start already, and a title alone opens real sentences too rarely to matter.
-const TITLES: &[&str] = &["Ms", "Mr", "Mrs", "Dr", "Prof"];
-
 /// The words of the participants' names, steered against where a sentence starts: the
-/// speakers of `lines` and the participant's `own` names (as written and as spoken).
+/// speakers of `lines` and the participant's `own` names (as written and as spoken). A
+/// title ("Ms. Rivera", the guard's [`TITLES`]) is left alone: the word after its dot
+/// counts as a sentence's start already.
 pub fn against_names<'a>(
     lines: &'a [PromptLine],
     own: impl IntoIterator<Item = &'a str>,
@@ -249,7 +248,7 @@ pub fn against_names<'a>(
         let word = word.trim_matches(|c: char| !c.is_alphanumeric());
         if word.chars().count() < 2
             || !word.starts_with(char::is_uppercase)
-            || TITLES.contains(&word)
+            || TITLES.contains(&word.to_lowercase().as_str())
             || COMMON_STARTS.iter().any(|c| c.eq_ignore_ascii_case(word))
             || words.iter().any(|w| w == word)
         {
@@ -358,7 +357,7 @@ mod tests {
         ];
         let steer = against_names(&lines, ["David Dove", "dove"]);
         let words: Vec<&str> = steer.iter().map(|s| s.word.as_str()).collect();
-        // Each once; no title, no word in lower case (the human's label, a spoken name).
+        // Each once; no title, no word in lower case (the human's label, an id).
         assert_eq!(words, ["Harriet", "Hawk", "Rivera", "David", "Dove"]);
         assert!(
             steer
