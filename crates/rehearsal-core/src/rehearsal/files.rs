@@ -146,7 +146,9 @@ impl Record {
         Self { t_ms, event }
     }
 
-    /// The JSON line, stamped with the wall clock the node reads.
+    /// The JSON line, stamped with the wall clock the node reads. A record that cannot be
+    /// written as JSON (none can today: its fields are plain data) leaves a line that
+    /// says so, not a stopped moderator.
     pub fn to_json(&self, unix_ms: u64) -> String {
         #[derive(Serialize)]
         struct Line<'a> {
@@ -160,7 +162,12 @@ impl Record {
             unix_ms,
             event: &self.event,
         })
-        .expect("a record's fields are plain data")
+        .unwrap_or_else(|error| {
+            tracing::warn!(event = self.event.name(), %error, "a record not written as JSON");
+            serde_json::json!({ "t_ms": self.t_ms, "unix_ms": unix_ms,
+                "event": self.event.name(), "error": error.to_string() })
+            .to_string()
+        })
     }
 }
 
