@@ -264,6 +264,7 @@ fn clip(p: &mut Player, id: &str, sentences: &[(&str, usize)], level: f32) -> Ve
         speaker: format!("who-{id}"),
         question_id: 1,
         sentences: sentences.iter().map(|(t, _)| (*t).to_owned()).collect(),
+        ready_at_first_sentence: false,
     }));
     for (i, (_, len)) in sentences.iter().enumerate() {
         events.extend(p.handle(PlayerInput::ClipAudio {
@@ -433,6 +434,7 @@ fn a_cancelled_overlay_never_ducks() {
         speaker: "x".into(),
         question_id: 2,
         sentences: vec!["Late.".into()],
+        ready_at_first_sentence: false,
     }));
     cmd(&mut p, play_id("main"));
     cmd(
@@ -528,6 +530,7 @@ fn failed_sentences_are_skipped_and_an_all_failed_clip_reports_an_error() {
         speaker: "x".into(),
         question_id: 1,
         sentences: vec!["Bad.".into()],
+        ready_at_first_sentence: false,
     }));
     let events = p.handle(PlayerInput::ClipSynthesisFailed {
         clip_id: "f".into(),
@@ -544,8 +547,78 @@ fn failed_sentences_are_skipped_and_an_all_failed_clip_reports_an_error() {
         speaker: "x".into(),
         question_id: 1,
         sentences: vec!["  ".into()],
+        ready_at_first_sentence: false,
     }));
     assert!(matches!(&empty[..], [PlayerOutput::ClipReady(r)] if r.error.is_some()));
+}
+
+fn ready(events: &[PlayerOutput]) -> Vec<voice_protocol::clips::ClipReady> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            PlayerOutput::ClipReady(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_clip_asked_ready_at_its_first_sentence_plays_while_the_rest_is_synthesized() {
+    let mut p = player();
+    let spec = |id: &str| ClipSpec {
+        clip_id: id.into(),
+        speaker: "hawk".into(),
+        question_id: 3,
+        sentences: vec!["One two.".into(), "Three four.".into(), "Five.".into()],
+        ready_at_first_sentence: true,
+    };
+    assert!(ready(&p.handle(PlayerInput::Clip(spec("s")))).is_empty());
+    let audio = |p: &mut Player, index: u32, len: usize| {
+        p.handle(PlayerInput::ClipAudio {
+            clip_id: "s".into(),
+            index,
+            samples: vec![0.5; len],
+        })
+    };
+    // The second sentence first: the first is still missing, nothing is ready.
+    assert!(ready(&audio(&mut p, 1, 160)).is_empty());
+    let first = ready(&audio(&mut p, 0, 320));
+    assert_eq!(first.len(), 1, "ready once its beginning sounds");
+    let r = &first[0];
+    assert_eq!(
+        (r.sentence_ms.len(), r.pending, r.error.as_deref()),
+        (2, 1, None)
+    );
+    assert_eq!(r.duration_ms, r.sentence_ms.iter().sum::<u64>());
+    // It plays now; the last sentence comes while the first two sound, and is heard.
+    cmd(&mut p, play_id("s"));
+    let (_, mut events, _) = render_n(&mut p, 2);
+    assert!(
+        ready(&audio(&mut p, 2, 80)).is_empty(),
+        "ready is said once"
+    );
+    let (_, more, _) = render_n(&mut p, 40);
+    events.extend(more);
+    let done = finished(&events);
+    assert_eq!(done.len(), 1, "{events:?}");
+    assert_eq!(done[0].text_played, "One two. Three four. Five.");
+    assert!(!done[0].interrupted);
+    // A clip whose first sentence fails waits for one that sounds.
+    let mut p = player();
+    p.handle(PlayerInput::Clip(spec("f")));
+    let failed = p.handle(PlayerInput::ClipSynthesisFailed {
+        clip_id: "f".into(),
+        index: 0,
+        error: "boom".into(),
+    });
+    assert!(ready(&failed).is_empty());
+    let later = ready(&p.handle(PlayerInput::ClipAudio {
+        clip_id: "f".into(),
+        index: 1,
+        samples: vec![0.5; 160],
+    }));
+    assert_eq!(later.len(), 1);
+    assert_eq!((later[0].sentence_ms[0], later[0].pending), (0, 1));
 }
 
 proptest! {
@@ -562,7 +635,7 @@ proptest! {
         for id in &ids[..3] {
             clip(&mut p, id, &[("One two.", 37), ("Three.", 23)], 0.5);
         }
-        p.handle(PlayerInput::Clip(ClipSpec { clip_id: "d".into(), speaker: "d".into(), question_id: 9, sentences: vec!["Never.".into()] }));
+        p.handle(PlayerInput::Clip(ClipSpec { clip_id: "d".into(), speaker: "d".into(), question_id: 9, sentences: vec!["Never.".into()], ready_at_first_sentence: false }));
         let duck = 10f32.powf(-12.0 / 20.0);
         let mut all = Vec::new();
         for (op, i, ms) in ops {

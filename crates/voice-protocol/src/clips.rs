@@ -18,6 +18,11 @@ pub struct ClipSpec {
     /// The conductor's id for this clip (increasing), echoed in the timeline.
     pub question_id: u64,
     pub sentences: Vec<String>,
+    /// Report the clip ready once its first sentence is synthesized, the rest being
+    /// synthesized while it plays: a long main clip then sounds seconds sooner, where
+    /// its whole synthesis would keep the floor silent ([`ClipReady::pending`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ready_at_first_sentence: bool,
 }
 
 /// What a conductor asks the player to do with a prepared clip.
@@ -74,11 +79,20 @@ pub const DEFAULT_DUCK_RAMP_MS: u64 = 60;
 pub struct ClipReady {
     pub clip_id: String,
     pub speaker: String,
-    /// Duration of each sentence, in order (0 for a sentence that failed).
+    /// Duration of each sentence synthesized, in order (0 for a sentence that failed).
     pub sentence_ms: Vec<u64>,
+    /// The sum of `sentence_ms`.
     pub duration_ms: u64,
+    /// Sentences after those of `sentence_ms` still being synthesized (a clip asked
+    /// ready at its first sentence): they follow as they come, a gap while one is late.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pending: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A clip began to sound at `at_ms` of the player's clock.

@@ -247,6 +247,7 @@ fn auction_log(setup: &AuctionSetup) -> String {
                             speaker: spec.speaker.clone(),
                             sentence_ms: vec![1_000; spec.sentences.len()],
                             duration_ms: 1_000 * spec.sentences.len() as u64,
+                            pending: 0,
                             error: None,
                         }),
                     ));

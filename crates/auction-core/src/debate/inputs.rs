@@ -258,6 +258,9 @@ impl AuctionDebate {
                         speaker: agent.clone(),
                         question_id,
                         sentences,
+                        // A segment plays from its first sentence: its whole synthesis
+                        // would outlast the clip before it.
+                        ready_at_first_sentence: true,
                     };
                     self.wire
                         .clips
@@ -315,24 +318,22 @@ impl AuctionDebate {
                             segment_id: s.req.segment_id,
                         }
                     } else {
-                        let mut beats = Vec::new();
-                        let mut at = 0;
-                        let n = ready.sentence_ms.len();
-                        for (i, ms) in ready.sentence_ms.iter().enumerate() {
-                            at += ms;
-                            if i + 1 < n {
-                                beats.push(BeatPlan {
-                                    index: i as u32 + 1,
-                                    offset_ms: at,
-                                });
-                            }
-                        }
+                        // Sentences still being synthesized are planned at the
+                        // speaking rate; the player's beats say where they really end.
+                        let pending: Vec<usize> = split_sentences(&s.text)
+                            .iter()
+                            .skip(ready.sentence_ms.len())
+                            .take(ready.pending)
+                            .map(|sentence| sentence.split_whitespace().count())
+                            .collect();
+                        let (beats, planned_ms) =
+                            planned_beats(&ready.sentence_ms, &pending, self.words_per_ms());
                         Event::SegmentReady {
                             agent: s.req.agent,
                             segment_id: s.req.segment_id,
                             text: s.text,
                             beats,
-                            planned_ms: Some(ready.duration_ms),
+                            planned_ms: Some(planned_ms),
                             mood: s.mood,
                         }
                     }
@@ -398,6 +399,31 @@ fn unanswered(kind: RequestKind) -> Event {
         },
         RequestKind::Bid { agent, auction_id } => Event::LlmBidTimeout { agent, auction_id },
     }
+}
+
+/// The beats (sentence ends but the last) and length of a clip: the measured durations of
+/// its synthesized sentences, then those still pending estimated from their words.
+pub(super) fn planned_beats(
+    sentence_ms: &[u64],
+    pending_words: &[usize],
+    words_per_ms: f64,
+) -> (Vec<BeatPlan>, u64) {
+    let estimated = pending_words
+        .iter()
+        .map(|&words| (words.max(1) as f64 / words_per_ms).round() as u64);
+    let durations: Vec<u64> = sentence_ms.iter().copied().chain(estimated).collect();
+    let mut beats = Vec::new();
+    let mut at = 0;
+    for (i, ms) in durations.iter().enumerate() {
+        at += ms;
+        if i + 1 < durations.len() {
+            beats.push(BeatPlan {
+                index: i as u32 + 1,
+                offset_ms: at,
+            });
+        }
+    }
+    (beats, at)
 }
 
 #[cfg(test)]
@@ -483,5 +509,86 @@ mod tests {
             error: None,
         };
         assert!(restarted.handle(late, 3_100).is_empty());
+    }
+
+    #[test]
+    fn sentences_still_synthesized_are_planned_at_the_speaking_rate() {
+        // 2 words a second: 1 ms a word is 0.002 words per ms.
+        let (beats, planned) = planned_beats(&[1_200, 800], &[4, 0], 0.002);
+        let offsets: Vec<(u32, u64)> = beats.iter().map(|b| (b.index, b.offset_ms)).collect();
+        assert_eq!(offsets, [(1, 1_200), (2, 2_000), (3, 4_000)]);
+        // A sentence without words still takes a word's time.
+        assert_eq!(planned, 4_500);
+        let (beats, planned) = planned_beats(&[900], &[], 0.002);
+        assert!(beats.is_empty());
+        assert_eq!(planned, 900);
+    }
+
+    #[test]
+    fn a_segment_ready_at_its_first_sentence_plays_with_its_beats_planned() {
+        let mut c = three_participants();
+        let mut out = c.start(0);
+        out.extend(
+            ::conductor::drive(&mut c, [], 3_000)
+                .into_iter()
+                .map(|(_, o)| o),
+        );
+        let (agent, q) = out
+            .iter()
+            .find_map(|o| match o {
+                Output::Turn {
+                    agent, question_id, ..
+                } => Some((agent.clone(), *question_id)),
+                _ => None,
+            })
+            .expect("a turn within three seconds");
+        let text = "One two three four. Five six seven eight. Nine ten.";
+        let spec = c
+            .handle(
+                Input::Text {
+                    agent: agent.clone(),
+                    question_id: q,
+                    text: text.into(),
+                    ended: true,
+                    error: None,
+                },
+                3_000,
+            )
+            .into_iter()
+            .find_map(|o| match o {
+                Output::Clip(spec) => Some(spec),
+                _ => None,
+            })
+            .expect("the segment's clip");
+        assert!(spec.ready_at_first_sentence);
+        assert_eq!(spec.sentences.len(), 3);
+        let ready = c.handle(
+            Input::ClipReady(ClipReady {
+                clip_id: spec.clip_id.clone(),
+                speaker: agent.clone(),
+                sentence_ms: vec![1_500],
+                duration_ms: 1_500,
+                pending: 2,
+                error: None,
+            }),
+            3_500,
+        );
+        assert!(
+            ready.iter().any(|o| matches!(o,
+                Output::Command(ClipCommand::Play { clip_id }) if *clip_id == spec.clip_id)),
+            "{ready:?}"
+        );
+        let planned = ready
+            .iter()
+            .find_map(|o| match o {
+                Output::Record(crate::records::EventRecord {
+                    kind: crate::records::RecordKind::Segment(s),
+                    ..
+                }) => Some(s.planned_ms),
+                _ => None,
+            })
+            .expect("the segment's record");
+        // 1.5 s measured, then 4 and 2 words at the default 2.7 words a second.
+        assert_eq!(planned, 1_500 + 1_481 + 741);
     }
 }

@@ -229,6 +229,7 @@ impl AuctionDebate {
                         speaker: agent,
                         question_id,
                         sentences,
+                        ready_at_first_sentence: false,
                     }));
                 }
                 Action::PlayClip {

@@ -84,6 +84,7 @@ impl ClipDeck {
                 speaker: spec.speaker,
                 sentence_ms: Vec::new(),
                 duration_ms: 0,
+                pending: 0,
                 error: Some("no text to speak".into()),
             }));
             return;
@@ -119,6 +120,7 @@ impl ClipDeck {
                 sentences,
                 audio: vec![None; n],
                 failed: vec![false; n],
+                ready_at_first_sentence: spec.ready_at_first_sentence,
                 ready_reported: false,
                 seq: self.seq,
             },
@@ -169,28 +171,34 @@ impl ClipDeck {
             Some(s) => clip.audio[i] = Some(s),
             None => clip.failed[i] = true,
         }
-        if clip.complete() && !clip.ready_reported {
-            clip.ready_reported = true;
-            let sentence_ms: Vec<u64> = clip
-                .audio
-                .iter()
-                .map(|a| {
-                    a.as_ref()
-                        .map_or(0, |a| a.len() as u64 * 1000 / u64::from(rate))
-                })
-                .collect();
-            let all_failed = clip
-                .audio
-                .iter()
-                .all(|a| a.as_ref().is_none_or(Vec::is_empty));
-            events.push(PlayerOutput::ClipReady(ClipReady {
-                clip_id: clip_id.to_owned(),
-                speaker: clip.speaker.clone(),
-                duration_ms: sentence_ms.iter().sum(),
-                sentence_ms,
-                error: all_failed.then(|| "no sentence could be synthesized".to_owned()),
-            }));
+        if clip.ready_reported {
+            return;
         }
+        let done = clip.done_prefix();
+        let complete = done == clip.sentences.len();
+        // Early, the clip is ready once a sentence of its done beginning has sound.
+        let sounds = clip.audio[..done]
+            .iter()
+            .any(|a| a.as_ref().is_some_and(|a| !a.is_empty()));
+        if !(complete || clip.ready_at_first_sentence && sounds) {
+            return;
+        }
+        clip.ready_reported = true;
+        let sentence_ms: Vec<u64> = clip.audio[..done]
+            .iter()
+            .map(|a| {
+                a.as_ref()
+                    .map_or(0, |a| a.len() as u64 * 1000 / u64::from(rate))
+            })
+            .collect();
+        events.push(PlayerOutput::ClipReady(ClipReady {
+            clip_id: clip_id.to_owned(),
+            speaker: clip.speaker.clone(),
+            duration_ms: sentence_ms.iter().sum(),
+            sentence_ms,
+            pending: clip.sentences.len() - done,
+            error: (!sounds).then(|| "no sentence could be synthesized".to_owned()),
+        }));
     }
 
     pub(crate) fn command(

@@ -7,14 +7,23 @@ pub(super) struct Clip {
     pub(super) sentences: Vec<String>,
     pub(super) audio: Vec<Option<Vec<f32>>>,
     pub(super) failed: Vec<bool>,
+    /// Reported ready at its first sentence with sound, not when complete.
+    pub(super) ready_at_first_sentence: bool,
     pub(super) ready_reported: bool,
     /// Arrival order, for dropping the oldest held clip.
     pub(super) seq: u64,
 }
 
 impl Clip {
-    pub(super) fn complete(&self) -> bool {
-        (0..self.sentences.len()).all(|i| self.audio[i].is_some() || self.failed[i])
+    fn done(&self, i: usize) -> bool {
+        self.audio[i].is_some() || self.failed[i]
+    }
+
+    /// How many sentences from the first are synthesized (or failed).
+    pub(super) fn done_prefix(&self) -> usize {
+        (0..self.sentences.len())
+            .take_while(|&i| self.done(i))
+            .count()
     }
 }
 
