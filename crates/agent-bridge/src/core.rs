@@ -191,6 +191,11 @@ impl BridgeCore {
     pub fn handle(&mut self, input: BridgeInput) -> Vec<BridgeOutput> {
         let mut out = Vec::new();
         match input {
+            BridgeInput::Started => {
+                if self.ahead.read_along && self.active.is_none() {
+                    out.push(BridgeOutput::Prefill(self.read_ahead()));
+                }
+            }
             BridgeInput::Turn {
                 speaker,
                 question_id,
@@ -1009,6 +1014,24 @@ mod tests {
                 StreamStatus::Ended
             ]
         );
+    }
+
+    #[test]
+    fn a_bridge_that_reads_along_reads_its_standing_when_it_starts() {
+        let mut c = core().with_read_along(true);
+        let out = c.handle(BridgeInput::Started);
+        let [BridgeOutput::Prefill(prefill)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        // The first turn's prompt begins with what was read.
+        let out = c.handle(turn("tutor", 1));
+        let [BridgeOutput::Generate(request)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(prefill.prompt.persona, request.prompt.persona);
+        assert!(prefill.prompt.lines.is_empty());
+        // A model that keeps no cache has nothing to read.
+        assert!(core().handle(BridgeInput::Started).is_empty());
     }
 
     #[test]

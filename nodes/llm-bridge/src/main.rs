@@ -56,6 +56,7 @@ fn main() -> eyre::Result<()> {
 
     let dora_events = node_kit::forward_events(events);
     let ticks = crossbeam_channel::tick(Duration::from_secs(1));
+    bridge.handle(BridgeInput::Started)?;
     loop {
         let input = select! {
             recv(calls) -> call => {

@@ -51,6 +51,9 @@ impl GenerationRequest {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BridgeInput {
+    /// The node is up: a model that keeps a cache reads the participant's standing (its
+    /// persona, the others) while nothing is said yet, instead of at its first turn.
+    Started,
     /// The controller handed the turn to `speaker`, optionally with an instruction for
     /// this turn (a moderator's call, "keep it to one sentence", ...).
     Turn {
