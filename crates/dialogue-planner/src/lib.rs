@@ -184,14 +184,18 @@ pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
     // the line right before this direction): quoted again, a small model reports it
     // ("The human just asked: …") instead of answering it.
     // A conductor's instruction that already holds the last line (a moderator's call, the
-    // answer to probe) needs no quote of it either.
+    // answer to probe) needs no quote of it either, nor one that quotes a later line
+    // itself (the auction's, of the line still being heard): two quotes in a row, a small
+    // model wrote a third ("Hawk just said: …") as its reply, refused as an echo.
     let quote = match plan.action {
         Move::AnswerHuman => false,
-        Move::FollowInstruction => !input
-            .lines
-            .last()
-            .zip(input.instruction)
-            .is_some_and(|(last, instruction)| holds_the_start_of(instruction, &last.text)),
+        Move::FollowInstruction => !input.instruction.is_some_and(|instruction| {
+            instruction.contains(QUOTE_MARK)
+                || input
+                    .lines
+                    .last()
+                    .is_some_and(|last| holds_the_start_of(instruction, &last.text))
+        }),
         _ => true,
     };
     if let Some(last) = input.lines.last().filter(|l| quote && l.speaker != me.id) {
@@ -201,7 +205,7 @@ pub fn direction(input: &PlanInput<'_>, plan: &TurnPlan) -> String {
             display_name(input, &last.speaker)
         };
         out.push_str(&format!(
-            "{who} just said: “{}”\n",
+            "{who} {QUOTE_MARK} “{}”\n",
             shorten(&last.text, QUOTED_WORDS)
         ));
     }
@@ -243,6 +247,10 @@ fn holds_the_start_of(instruction: &str, text: &str) -> bool {
     let start: Vec<String> = words(text).into_iter().take(6).collect();
     !start.is_empty() && words(instruction).windows(start.len()).any(|w| w == start)
 }
+
+/// What stands between a speaker's name and the words of theirs a direction quotes
+/// (the conductors' instructions quote the same way).
+pub const QUOTE_MARK: &str = "just said:";
 
 /// How many words of the last line a direction quotes.
 const QUOTED_WORDS: usize = 30;

@@ -104,6 +104,15 @@ fn an_instruction_holding_the_last_line_does_not_quote_it_again() {
         d.starts_with("Ms. Rivera just said: “Ben, would you start us off?”"),
         "{d}"
     );
+    // Nor one that quotes a later line itself (the auction's, of the line being heard).
+    let (_, d) = plan_for(
+        &study(),
+        "student1",
+        &lines,
+        2,
+        Some("Make your point. Ms. Rivera just said: derivatives are slopes. Speak calmly."),
+    );
+    assert_eq!(d.matches("just said:").count(), 1, "{d}");
 }
 
 #[test]

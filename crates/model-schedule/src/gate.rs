@@ -86,6 +86,17 @@ impl Gate {
         self.holder == Some(ticket)
     }
 
+    /// A waiting ticket changed its place (a request waiting behind it lent it its
+    /// priority): it waits as `lifted` now. Returns whether `lifted` holds the gate.
+    /// Without it, a participant's reading that its own turn waits for stayed behind the
+    /// others' readings, which gave it no way: a debate's first segment waited 5.7 s.
+    pub fn requeue(&mut self, waiting: Ticket, lifted: Ticket) -> bool {
+        if self.waiting.remove(&waiting).is_none() {
+            return self.holder == Some(waiting);
+        }
+        self.wait(lifted)
+    }
+
     /// Whether `ticket` holds the gate.
     pub fn holds(&self, ticket: Ticket) -> bool {
         self.holder == Some(ticket)
@@ -180,6 +191,25 @@ mod tests {
             assert!(along < p.prompt_slice(), "{p:?}");
         }
         assert!(along >= 1);
+    }
+
+    #[test]
+    fn a_waiting_reading_lifted_to_a_turn_goes_before_readings_that_came_first() {
+        let mut gate = Gate::new();
+        let running = ticket(Priority::ReadAlong, 0, 1);
+        let other = ticket(Priority::ReadAlong, 0, 2);
+        let own = ticket(Priority::ReadAlong, 0, 3);
+        assert!(gate.wait(running));
+        assert!(!gate.wait(other));
+        assert!(!gate.wait(own));
+        // Its participant's turn now waits behind it: it waits as the turn would.
+        let lifted = ticket(Priority::Turn, 0, 3);
+        assert!(!gate.requeue(own, lifted));
+        assert!(gate.more_urgent_than(other));
+        assert_eq!(gate.release(running), Some(lifted));
+        assert_eq!(gate.waiting(), 1);
+        // A ticket that holds the gate already keeps it.
+        assert!(gate.requeue(lifted, ticket(Priority::Answer, 0, 3)));
     }
 
     #[test]

@@ -305,7 +305,9 @@ impl AuctionDebate {
     fn last_heard(&self, agent: &str) -> String {
         match self.wire.last_words.get(agent) {
             Some(words) if !words.is_empty() => {
-                format!("{agent} just said: {}. ", strip_quotes(words))
+                // Quoted as the bridges' planner quotes, which then quotes no older line.
+                let mark = dialogue_planner::QUOTE_MARK;
+                format!("{agent} {mark} {}. ", strip_quotes(words))
             }
             _ => String::new(),
         }

@@ -56,6 +56,13 @@ impl<'r, 'm> Run<'r, 'm> {
         boosted(self.ticket, self.line.as_deref())
     }
 
+    /// [`Run::ticket`] as it will be when asked: a step waiting at the gate is lifted as
+    /// soon as a request behind it lends it its priority.
+    pub(super) fn lifted_ticket(&self) -> impl Fn() -> Ticket + use<> {
+        let (ticket, line) = (self.ticket, self.line.clone());
+        move || boosted(ticket, line.as_deref())
+    }
+
     pub(super) fn config(&self) -> &LocalConfig {
         &self.host.config
     }
@@ -68,7 +75,7 @@ impl<'r, 'm> Run<'r, 'm> {
     /// Forgets the sequence's cache (it may be half-written).
     pub(super) fn forget(&mut self) {
         let id = self.sequence.id;
-        let _ = self.host.step(self.ticket(), &|| false, |context| {
+        let _ = self.host.step(&self.lifted_ticket(), &|| false, |context| {
             let _ = context.clear_kv_cache_seq(Some(id as u32), None, None);
         });
         self.sequence.cached.clear();
@@ -214,7 +221,7 @@ impl<'r, 'm> Run<'r, 'm> {
         }
         let id = self.sequence.id;
         let len = self.sequence.cached.len() as u32;
-        let done = self.host.step(self.ticket(), stop, |context| {
+        let done = self.host.step(&self.lifted_ticket(), stop, |context| {
             let seq = Some(id as u32);
             if stale || len == 0 {
                 return context.clear_kv_cache_seq(seq, None, None).unwrap_or(false);
@@ -297,7 +304,7 @@ impl<'r, 'm> Run<'r, 'm> {
                     .map_err(|e| format!("batch: {e}"))?;
             }
             let sampler = sampler.as_mut().filter(|_| last);
-            let result = self.host.step(self.ticket(), stop, |context| {
+            let result = self.host.step(&self.lifted_ticket(), stop, |context| {
                 context
                     .decode(&mut batch)
                     .map_err(|e| format!("the model failed on the prompt: {e}"))?;
@@ -329,7 +336,7 @@ impl<'r, 'm> Run<'r, 'm> {
         let before = at - 1;
         let token = self.sequence.cached[before];
         let id = self.sequence.id;
-        let dropped = self.host.step(self.ticket(), &|| false, |context| {
+        let dropped = self.host.step(&self.lifted_ticket(), &|| false, |context| {
             context
                 .clear_kv_cache_seq(Some(id as u32), Some(before as u32), None)
                 .unwrap_or(false)
@@ -359,7 +366,7 @@ impl<'r, 'm> Run<'r, 'm> {
             .map_err(|e| format!("batch: {e}"))?;
         let cancel = self.job.cancel.clone();
         let stop = move || cancel.load(Ordering::SeqCst);
-        let result = self.host.step(self.ticket(), &stop, |context| {
+        let result = self.host.step(&self.lifted_ticket(), &stop, |context| {
             context
                 .decode(&mut batch)
                 .map_err(|e| format!("the model failed while generating: {e}"))?;

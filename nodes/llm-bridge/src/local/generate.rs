@@ -126,7 +126,7 @@ impl Run<'_, '_> {
             return self.generate_from(tokens, reused, started, sampling, policy);
         };
         let source = &*self.sequence;
-        let copied = host.step(self.ticket(), &|| false, |context| {
+        let copied = host.step(&self.lifted_ticket(), &|| false, |context| {
             copy_cache(context, Some(source), &mut aside)
         });
         if copied.is_none() {

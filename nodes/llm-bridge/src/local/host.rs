@@ -332,7 +332,7 @@ impl<'m> Host<'m> {
         let deadline = Instant::now() + SOURCE_WAIT;
         let cancelled = || job.cancel.load(Ordering::SeqCst);
         loop {
-            let copied = self.step(ticket, &cancelled, |context| {
+            let copied = self.step(&|| ticket, &cancelled, |context| {
                 // Taken at the gate, never waited for there: a request of the
                 // participant's that holds its sequence must not wait behind this one.
                 let held = match source.as_ref().map(|s| s.try_lock()) {
@@ -390,7 +390,7 @@ impl<'m> Host<'m> {
         let Some(target) = lock(&self.slots).sequence_for(participant) else {
             return;
         };
-        let kept = self.step(ticket, &|| false, |context| {
+        let kept = self.step(&|| ticket, &|| false, |context| {
             let mut target = target.try_lock().ok()?;
             let unchanged = copied_from.as_ref() == Some(&target.cached);
             let scratch_is_better = target.stale
@@ -415,39 +415,50 @@ impl<'m> Host<'m> {
     /// while it waited (it then waited no longer).
     pub(super) fn step<R>(
         &self,
-        ticket: Ticket,
+        ticket: &dyn Fn() -> Ticket,
         stop: &dyn Fn() -> bool,
         work: impl FnOnce(&mut LlamaContext<'m>) -> R,
     ) -> Option<R> {
+        let mut waiting = ticket();
         let mut gate = lock(&self.gate);
-        if !gate.wait(ticket) {
+        if !gate.wait(waiting) {
             loop {
                 gate = self
                     .granted
                     .wait_timeout(gate, std::time::Duration::from_millis(50))
                     .unwrap_or_else(|e| e.into_inner())
                     .0;
-                if gate.holds(ticket) {
+                if gate.holds(waiting) {
                     break;
                 }
-                // `stop` may look at the gate itself: asked without holding its lock.
+                // `stop` and `ticket` may look at the gate itself: asked without its lock.
                 drop(gate);
                 let stopping = stop() || self.shutdown.load(Ordering::SeqCst);
+                let now = ticket();
                 gate = lock(&self.gate);
-                if gate.holds(ticket) {
+                if gate.holds(waiting) {
                     break;
                 }
                 if stopping {
-                    gate.withdraw(ticket);
+                    gate.withdraw(waiting);
                     drop(gate);
                     self.granted.notify_all();
                     return None;
+                }
+                if now != waiting {
+                    // Lent a more urgent request's priority while it waited.
+                    let holds = gate.requeue(waiting, now);
+                    waiting = now;
+                    self.granted.notify_all();
+                    if holds {
+                        break;
+                    }
                 }
             }
         }
         drop(gate);
         let result = work(&mut lock(&self.context));
-        lock(&self.gate).release(ticket);
+        lock(&self.gate).release(waiting);
         self.granted.notify_all();
         Some(result)
     }
