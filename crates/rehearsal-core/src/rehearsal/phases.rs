@@ -246,7 +246,7 @@ impl Rehearsal {
         // as it was; then the questions it prepares.
         let candidate = self
             .left_open_question(agent)
-            .or_else(|| self.panel.agents[agent].candidate.take().map(|c| c.text));
+            .or_else(|| self.prepared_question(agent));
         let transition_line = self.say(PhraseKind::Transition, Some(agent), slide, out);
         let id = self.numbers.exchange();
         self.qa.exchange = Some(Exchange {
@@ -271,6 +271,20 @@ impl Rehearsal {
         self.panel.rotation = next_role(self.config.agents[agent].role);
         self.timers.last_interjection = Some(now);
         self.call_agent(agent, Instruction::AskQuestion, candidate, now, out);
+    }
+
+    /// The question `agent` prepared, unless the panel has asked it since, in other
+    /// words: it was checked when it came, but another panelist may have asked the same
+    /// while it waited for its turn.
+    pub(super) fn prepared_question(&mut self, agent: usize) -> Option<String> {
+        let candidate = self.panel.agents[agent].candidate.take()?.text;
+        match self.asked_before(&candidate) {
+            Some(asked) => {
+                tracing::debug!(agent, %asked, "prepared question asked since; not used");
+                None
+            }
+            None => Some(candidate),
+        }
     }
 
     pub(super) fn return_to_presenting(&mut self, now: u64, out: &mut Vec<Action>) {

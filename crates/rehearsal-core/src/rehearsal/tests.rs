@@ -650,6 +650,42 @@ fn a_candidate_asking_again_what_was_asked_is_not_offered() {
     assert_eq!(candidate(&c, "analyst").as_deref(), Some(other));
 }
 
+/// A prepared question is checked again when its panelist is called: another panelist
+/// may have asked the same while it waited.
+#[test]
+fn a_prepared_question_asked_since_by_another_panelist_is_not_used() {
+    let (mut c, out) = started(false);
+    let asked = requests(&out);
+    let analyst_request = asked.iter().find(|r| r["to"] == "analyst").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let analyst = c.config.agent_index("analyst").unwrap();
+    let same = "What margin do you make on every picking robot?";
+    c.handle(
+        reply("reply_analyst", None, Some(&analyst_request), same),
+        100,
+    );
+    assert!(
+        c.panel.agents[analyst].candidate.is_some(),
+        "offered: nothing asked yet"
+    );
+    skeptic_asks_about_margin(&mut c);
+    assert_eq!(c.prepared_question(analyst), None);
+    assert!(
+        c.panel.agents[analyst].candidate.is_none(),
+        "used up, not kept"
+    );
+    // A question not asked yet is used.
+    let other = "How many picking robots does each Acme site run?";
+    c.panel.agents[analyst].candidate = Some(super::decisions::Candidate {
+        text: other.into(),
+        relevance: 1.0,
+        received_ms: 2_000,
+    });
+    assert_eq!(c.prepared_question(analyst).as_deref(), Some(other));
+}
+
 #[test]
 fn old_requests_are_forgotten() {
     let (mut c, out) = started(false);
