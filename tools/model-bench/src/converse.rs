@@ -1,6 +1,7 @@
 //! `model-bench converse FORMAT TURNS [GGUF] [OUT_DIR]`: a text-only conversation of the
 //! embedded model with itself, in the shape of a shipped dataflow (`study`, `debate`,
-//! `panel`), through the bridges' own planning, prompting and filtering: a fast way to read
+//! `panel`, `roundtable`, `rehearsal`, `auction`), through the bridges' own planning,
+//! prompting and filtering: a fast way to read
 //! and measure what the participants say without speech. Prints the transcript and, with
 //! OUT_DIR, writes `OUT_DIR/transcript.jsonl` for `conversation-quality`.
 
@@ -31,6 +32,10 @@ struct Format {
     /// instructions, as the moderator nodes send them (steps repeat when turns exceed
     /// them).
     script: &'static [Step],
+    /// The auction's way: each turn is asked while the line before it still sounds, with
+    /// the auction's segment instruction quoting that line; the participants hear it
+    /// (as an utterance) only once the turn is under way.
+    quotes_the_line_heard: bool,
 }
 
 /// One step of a conducted session.
@@ -198,6 +203,7 @@ fn format(name: &str) -> eyre::Result<Format> {
                 (23, "Where would I use derivatives outside of class?"),
             ],
             script: &[],
+            quotes_the_line_heard: false,
         },
         "debate" => Format {
             agenda: "dataflows/agendas/debate.yml",
@@ -209,6 +215,7 @@ fn format(name: &str) -> eyre::Result<Format> {
             },
             human: &[],
             script: &[],
+            quotes_the_line_heard: false,
         },
         "panel" => Format {
             agenda: "dataflows/agendas/panel.yml",
@@ -216,6 +223,7 @@ fn format(name: &str) -> eyre::Result<Format> {
             next: |i, _| ["host", "expert1", "host", "expert2", "guest"][i % 5],
             human: &[],
             script: &[],
+            quotes_the_line_heard: false,
         },
         "roundtable" => Format {
             agenda: "dataflows/agendas/roundtable.yml",
@@ -223,6 +231,7 @@ fn format(name: &str) -> eyre::Result<Format> {
             next: |_, _| "moderator",
             human: &[],
             script: ROUNDTABLE,
+            quotes_the_line_heard: false,
         },
         "rehearsal" => Format {
             agenda: "dataflows/agendas/rehearsal.yml",
@@ -230,8 +239,20 @@ fn format(name: &str) -> eyre::Result<Format> {
             next: |_, _| "moderator",
             human: &[],
             script: REHEARSAL,
+            quotes_the_line_heard: false,
         },
-        other => bail!("unknown format {other:?} (study, debate, panel, roundtable, rehearsal)"),
+        "auction" => Format {
+            agenda: "dataflows/agendas/auction-debate.yml",
+            participants: &["hawk", "dove", "owl"],
+            // A stand-in for the bids: each speaks twice in a row now and then.
+            next: |i, _| ["hawk", "hawk", "dove", "owl", "dove", "hawk", "owl", "owl"][i % 8],
+            human: &[],
+            script: &[],
+            quotes_the_line_heard: true,
+        },
+        other => {
+            bail!("unknown format {other:?} (study, debate, panel, roundtable, rehearsal, auction)")
+        }
     })
 }
 
@@ -272,7 +293,7 @@ pub fn converse(
             .with_plan(others, Some(agenda.clone()));
         seats.push((p.name.clone(), core, backend));
     }
-    let mut transcript = match &out {
+    let transcript = match &out {
         Some(dir) => {
             std::fs::create_dir_all(dir)?;
             Some(std::fs::File::create(dir.join("transcript.jsonl"))?)
@@ -281,31 +302,12 @@ pub fn converse(
     };
     let mut question_id = 0u64;
     let mut last = String::new();
-    let mut clock_ms = 0u64;
-    let mut say = |seats: &mut Vec<(String, BridgeCore, LocalBackend)>,
-                   speaker: &str,
-                   text: &str,
-                   question_id: u64,
-                   human: bool|
-     -> eyre::Result<()> {
-        println!("[q{question_id}] {speaker}: {text}");
-        for (_, core, _) in seats.iter_mut() {
-            let mut entry = Entry::new(speaker, text, question_id);
-            entry.human = human;
-            core.handle(BridgeInput::Utterance(entry));
-        }
-        if let Some(file) = transcript.as_mut() {
-            // What the voice would say: the segmenter's cleaning of the text.
-            let heard = text_segmenter::sanitize(text);
-            let line = serde_json::json!({
-                "speaker": speaker, "question_id": question_id, "text": text, "text_played": heard,
-                "start_ms": clock_ms, "end_ms": clock_ms + 1000, "interrupted": false, "human": human,
-            });
-            writeln!(file, "{line}")?;
-        }
-        clock_ms += 1000;
-        Ok(())
+    let mut written = Written {
+        file: transcript,
+        clock_ms: 0,
     };
+    // The line sounding while the next turn is asked (the auction's way).
+    let mut sounding: Option<(String, String, u64)> = None;
     let started = Instant::now();
     let mut step = 0;
     for turn in 0..turns {
@@ -314,7 +316,7 @@ pub fn converse(
         let speaker = if format.script.is_empty() {
             if let Some((_, line)) = format.human.iter().find(|(at, _)| *at == turn) {
                 question_id += 1;
-                say(&mut seats, "human", line, question_id, true)?;
+                speak(&mut seats, &mut written, "human", line, question_id, true)?;
                 last = "human".to_owned();
             }
             (format.next)(turn, &last)
@@ -329,7 +331,7 @@ pub fn converse(
                         human,
                     } => {
                         question_id += 1;
-                        say(&mut seats, speaker, text, question_id, *human)?;
+                        speak(&mut seats, &mut written, speaker, text, question_id, *human)?;
                     }
                     Step::Call {
                         speaker,
@@ -341,6 +343,17 @@ pub fn converse(
                 }
             }
         };
+        if format.quotes_the_line_heard {
+            let heard = sounding
+                .as_ref()
+                .filter(|(who, _, _)| who != speaker)
+                .map(|(who, text, _)| format!("{who} {} {}. ", dialogue_planner::QUOTE_MARK, text));
+            instruction = Some(auction_instruction(
+                speaker,
+                turn,
+                heard.unwrap_or_default(),
+            ));
+        }
         question_id += 1;
         let seat = seats
             .iter_mut()
@@ -372,7 +385,14 @@ pub fn converse(
                 bail!("{speaker} did not take turn {question_id}");
             }
             eprintln!("  (the agenda's opening line)");
-            say(&mut seats, speaker, said.trim(), question_id, false)?;
+            speak(
+                &mut seats,
+                &mut written,
+                speaker,
+                said.trim(),
+                question_id,
+                false,
+            )?;
             last = speaker.to_owned();
             continue;
         };
@@ -385,6 +405,10 @@ pub fn converse(
         }
         let (tx, rx) = crossbeam_channel::unbounded();
         let _cancel = seat.2.start(request, seat.1.history().clone(), tx);
+        // The line that sounded while this turn was asked is heard now.
+        if let Some((who, text, id)) = sounding.take() {
+            hear_as(&mut seats, &who, &text, id, false);
+        }
         let mut text = String::new();
         while let BackendEvent::Chunk { text: chunk, .. } =
             rx.recv_timeout(Duration::from_secs(120))?
@@ -392,9 +416,109 @@ pub fn converse(
             text.push_str(&chunk);
         }
         eprintln!("  ({action})");
-        say(&mut seats, speaker, text.trim(), question_id, false)?;
+        if format.quotes_the_line_heard {
+            written.line(speaker, text.trim(), question_id, false)?;
+            sounding = Some((speaker.to_owned(), text.trim().to_owned(), question_id));
+        } else {
+            speak(
+                &mut seats,
+                &mut written,
+                speaker,
+                text.trim(),
+                question_id,
+                false,
+            )?;
+        }
         last = speaker.to_owned();
     }
     eprintln!("{turns} turns in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The transcript as the voice would say it (the segmenter's cleaning of the text), a
+/// second a line.
+struct Written {
+    file: Option<std::fs::File>,
+    clock_ms: u64,
+}
+
+impl Written {
+    /// `text` of `speaker`, printed and written down.
+    fn line(
+        &mut self,
+        speaker: &str,
+        text: &str,
+        question_id: u64,
+        human: bool,
+    ) -> eyre::Result<()> {
+        println!("[q{question_id}] {speaker}: {text}");
+        if let Some(file) = self.file.as_mut() {
+            let heard = text_segmenter::sanitize(text);
+            let line = serde_json::json!({
+                "speaker": speaker, "question_id": question_id, "text": text, "text_played": heard,
+                "start_ms": self.clock_ms, "end_ms": self.clock_ms + 1000, "interrupted": false,
+                "human": human,
+            });
+            writeln!(file, "{line}")?;
+        }
+        self.clock_ms += 1000;
+        Ok(())
+    }
+}
+
+/// `text` of `speaker` written down and heard by every participant.
+fn speak(
+    seats: &mut [(String, BridgeCore, LocalBackend)],
+    written: &mut Written,
+    speaker: &str,
+    text: &str,
+    question_id: u64,
+    human: bool,
+) -> eyre::Result<()> {
+    written.line(speaker, text, question_id, human)?;
+    hear_as(seats, speaker, text, question_id, human);
+    Ok(())
+}
+
+/// Every participant hears `text` of `speaker`.
+fn hear_as(
+    seats: &mut [(String, BridgeCore, LocalBackend)],
+    speaker: &str,
+    text: &str,
+    question_id: u64,
+    human: bool,
+) {
+    for (_, core, _) in seats.iter_mut() {
+        let mut entry = Entry::new(speaker, text, question_id);
+        entry.human = human;
+        core.handle(BridgeInput::Utterance(entry));
+    }
+}
+
+/// The auction's instruction for `speaker`'s segment at turn `turn` (its words aimed at
+/// the preset's five seconds), quoting `heard`, the line that sounds meanwhile.
+fn auction_instruction(speaker: &str, turn: usize, heard: String) -> String {
+    let config = auction_core::AuctionConfig::debate_snappy();
+    let target_words =
+        (config.segment_seconds.target * config.timing.words_per_second).round() as u32;
+    let kind = if turn > 0 && heard.is_empty() {
+        auction_core::HintKind::Continue
+    } else {
+        auction_core::HintKind::Open
+    };
+    let request = auction_core::SegmentRequest {
+        agent: speaker.to_owned(),
+        auction_id: String::new(),
+        segment_id: String::new(),
+        clip_id: String::new(),
+        hint: auction_core::SegmentHint {
+            kind,
+            respond_to: None,
+            acknowledge: None,
+            target_words,
+            mood: auction_core::Mood::default(),
+        },
+        context_version: 0,
+    };
+    auction_core::debate::segment_instruction(&request, heard)
 }
