@@ -15,7 +15,7 @@ impl SentenceGuard {
         if self.presents_as_another(sentence) || self.calls_itself(sentence) {
             return Some(Refusal::Identity);
         }
-        if reports_speech(sentence) || self.narrates(&words) {
+        if reports_speech(sentence) || self.narrates(&words) || self.attributes_a_quote(sentence) {
             return Some(Refusal::Reported);
         }
         if self.running && self.only_calls_someone(&words) {
@@ -47,6 +47,21 @@ impl SentenceGuard {
             return Some(Refusal::NoQuestion);
         }
         None
+    }
+
+    /// A quote closed and given to a participant ("…,\" David Dove said shortly
+    /// thereafter."): a narrator's line. The auction debate opened on one in every run.
+    pub(super) fn attributes_a_quote(&self, sentence: &str) -> bool {
+        self.quote_attributed(sentence).is_some()
+    }
+
+    /// Where in `sentence` a quote closes that the words after it give to a participant
+    /// ([`SentenceGuard::attributes_a_quote`]).
+    pub(crate) fn quote_attributed(&self, sentence: &str) -> Option<usize> {
+        sentence
+            .match_indices(['"', '”'])
+            .find(|(at, quote)| self.narrates(&words(&sentence[at + quote.len()..])))
+            .map(|(at, _)| at)
     }
 
     /// A sentence whose subject is a participant's name or role, the speaker's own

@@ -67,6 +67,9 @@ fn narrating_the_conversation_is_refused() {
         // Gestures, heard in an auction debate told to "give a nod".
         "Mia nodded and agreed with the tutor.",
         "Ben smiled at the question.",
+        // A quote given to a participant, heard as an auction debate's first line.
+        "However, I have proposed some alternatives,\" Mia said shortly thereafter.",
+        "The slope is a limit,” the tutor said.",
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
     }

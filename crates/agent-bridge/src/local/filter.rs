@@ -344,7 +344,12 @@ impl OutputFilter {
             // a phrase at a time, so the voice need not wait for the sentence's end.
             if self.sentence.continuing && !sentence_end && !runaway {
                 let unsent = &self.sentence.text[self.sentence.sent..];
-                if clause_mark || spoken_words_in(unsent) >= STREAMED_PHRASE_WORDS {
+                // After a quote closed, the rest waits for the sentence's end: it may give
+                // the quote to someone ("…,\" David Dove said"), which is not said.
+                let quote_closed = unsent.contains(['"', '”']);
+                if !quote_closed
+                    && (clause_mark || spoken_words_in(unsent) >= STREAMED_PHRASE_WORDS)
+                {
                     self.send_on(out);
                 }
                 continue;
@@ -419,7 +424,16 @@ impl OutputFilter {
             return false;
         }
         if std::mem::take(&mut self.sentence.continuing) {
-            let sent = std::mem::take(&mut self.sentence.sent);
+            let sent = std::mem::take(&mut self.sentence.sent).min(sentence.len());
+            // Its head is voiced already; a tail that gives it to someone ("…,\" David
+            // Dove said shortly thereafter.") is a narrator's, and is not said.
+            if let Some(at) = self.guard.quote_attributed(&sentence[sent..]) {
+                let (head, tail) = sentence.split_at(sent + at);
+                self.refused
+                    .push((Refusal::Reported, tail.trim().to_owned()));
+                let head = head.trim_end().to_owned();
+                return self.say_from(head, sent, words, out);
+            }
             return self.say_from(sentence, sent, words, out);
         }
         let refusal = if self.is_echo(&sentence) {

@@ -241,6 +241,38 @@ fn a_sentence_ending_at_a_line_break_leaves_before_the_next_line_is_read() {
     assert!(stop);
 }
 
+/// A sentence whose head is voiced already is said to its end, but not a tail that gives
+/// it to a participant as a quote (an auction debate's first line, every run).
+#[test]
+fn a_voiced_sentence_s_tail_that_gives_it_to_someone_is_not_said() {
+    let asked = "Ben: What is the derivative of x cubed?";
+    let guard = SentenceGuard::new(
+        [asked],
+        &["student1".to_owned(), "Ben".to_owned()],
+        &["tutor".to_owned(), "Ms. Rivera".to_owned()],
+    )
+    .answering(asked);
+    let mut f = OutputFilter::new(names(), 60).with_guard(guard);
+    let (text, _) = run(
+        &mut f,
+        &[
+            "The derivative of x cubed, at any point x, ",
+            "is three x squared,\" Ms. Rivera said shortly thereafter. ",
+        ],
+    );
+    assert_eq!(
+        text.trim(),
+        "The derivative of x cubed, at any point x, is three x squared,"
+    );
+    let refused = f.refused();
+    assert!(
+        refused
+            .iter()
+            .any(|(r, t)| *r == Refusal::Reported && t.contains("Rivera said")),
+        "{refused:?}"
+    );
+}
+
 #[test]
 fn the_first_clause_of_an_answer_to_a_human_is_sent_at_its_comma() {
     let asked = "Ben: What is the derivative of x cubed?";
