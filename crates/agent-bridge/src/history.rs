@@ -136,6 +136,7 @@ impl History {
             topic: topic.map(str::to_owned),
             lines,
             requests: Vec::new(),
+            others: Vec::new(),
         }
     }
 }
