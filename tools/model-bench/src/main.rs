@@ -7,7 +7,7 @@
 //!   turns on one model host, against the answer alone (see [`together`]).
 //! - `model-bench converse FORMAT TURNS [GGUF [OUT_DIR]]`: the model talking with itself
 //!   in a dataflow's shape (`study`, `debate`, `panel`, `roundtable`,
-//!   `rehearsal`), text only (see [`converse`]).
+//!   `rehearsal`, `auction`), text only (see [`converse`]).
 //! - `model-bench asr WAV_LIST [RECOGNIZER]`: each recognizer (or those whose name holds
 //!   RECOGNIZER) on the clips listed in WAV_LIST (lines of `path<TAB>reference text`):
 //!   word error rate and time per clip.

@@ -445,6 +445,18 @@ mod tests {
         .unwrap()
     }
 
+    /// The participant and question of the first turn in `out`.
+    fn first_turn(out: &[Output]) -> (String, u64) {
+        out.iter()
+            .find_map(|o| match o {
+                Output::Turn {
+                    agent, question_id, ..
+                } => Some((agent.clone(), *question_id)),
+                _ => None,
+            })
+            .expect("a turn within three seconds")
+    }
+
     #[test]
     fn through_the_common_interface_nobody_answering_never_stalls_the_floor() {
         let mut c = three_participants();
@@ -472,15 +484,7 @@ mod tests {
             (c, out)
         };
         let (mut restarted, out) = conductor();
-        let (agent, q) = out
-            .iter()
-            .find_map(|o| match o {
-                Output::Turn {
-                    agent, question_id, ..
-                } => Some((agent.clone(), *question_id)),
-                _ => None,
-            })
-            .expect("a turn within three seconds");
+        let (agent, q) = first_turn(&out);
         let restart = |input: &str| Input::Restarted {
             input: input.into(),
         };
@@ -533,15 +537,7 @@ mod tests {
                 .into_iter()
                 .map(|(_, o)| o),
         );
-        let (agent, q) = out
-            .iter()
-            .find_map(|o| match o {
-                Output::Turn {
-                    agent, question_id, ..
-                } => Some((agent.clone(), *question_id)),
-                _ => None,
-            })
-            .expect("a turn within three seconds");
+        let (agent, q) = first_turn(&out);
         let text = "One two three four. Five six seven eight. Nine ten.";
         let spec = c
             .handle(
