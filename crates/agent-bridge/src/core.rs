@@ -617,12 +617,6 @@ mod tests {
         assert!(before.contains("Diana Chen the moderator"), "{before}");
         assert!(before.contains("Marcus Webb the investor"), "{before}");
         assert!(!before.contains("Mia"), "{before}");
-        // A turn's prompt names them too, for the guard, before any has spoken.
-        let out = c.clone().handle(turn("tutor", 1));
-        let [BridgeOutput::Generate(request)] = &out[..] else {
-            panic!("{out:?}")
-        };
-        assert_eq!(request.prompt.others, ["Diana Chen", "Marcus Webb"]);
         c.handle(BridgeInput::Utterance(Entry::new(
             "moderator",
             "Let me pause you there.",

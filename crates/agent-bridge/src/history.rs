@@ -136,7 +136,6 @@ impl History {
             topic: topic.map(str::to_owned),
             lines,
             requests: Vec::new(),
-            others: Vec::new(),
         }
     }
 }

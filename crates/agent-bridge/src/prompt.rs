@@ -42,11 +42,6 @@ pub struct Prompt {
     /// What this call asks: the director's words for a turn, a side request's prompt.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requests: Vec<String>,
-    /// The other participants as this participant calls them (its standing's roster),
-    /// known before they speak: a first line that narrates ("…,\" David Dove said") is
-    /// refused as a later one is.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub others: Vec<String>,
 }
 
 /// One line of the conversation as a participant heard it.
@@ -133,7 +128,6 @@ mod tests {
                 },
             ],
             requests: vec!["Give one example.".into()],
-            others: Vec::new(),
         };
         let chat = prompt.chat_messages("tutor");
         assert_eq!(chat.len(), 4);
@@ -165,7 +159,6 @@ mod tests {
                     .map(|(who, text, own)| PromptLine { speaker: who.clone(), text: text.clone(), own: *own })
                     .collect(),
                 requests: requests.clone(),
-                others: Vec::new(),
             };
             let chat = prompt.chat_messages("mia");
             proptest::prop_assert_eq!(chat.len(), 1 + lines.len() + requests.len());

@@ -136,15 +136,10 @@ impl ReplyPolicy {
                     .as_ref()
                     .is_some_and(|p| p.asks(request.instruction.as_deref())));
         let own_names = vec![persona.name.clone(), persona.spoken_name().to_owned()];
-        let mut others: Vec<String> = prompt
+        let others = prompt
             .speakers()
             .filter(|n| !own_names.contains(n))
             .collect();
-        for name in &request.prompt.others {
-            if !own_names.contains(name) && !others.contains(name) {
-                others.push(name.clone());
-            }
-        }
         let said = prompt.lines.iter().map(|l| l.text.clone()).collect();
         // The instructions of this turn: the requests that close the system message when
         // something is asked, else the user's message.
@@ -345,25 +340,6 @@ mod tests {
         );
         let fresh = "Think of walking toward a wall: you get as close as you like.";
         assert_eq!(spoken(&policy, 0, fresh), fresh);
-    }
-
-    #[test]
-    fn a_first_line_that_gives_a_quote_to_a_participant_not_heard_yet_is_refused() {
-        let mut first = request(&[], "Make your point in a sentence or two.");
-        let narrated = "Cars should go, I say. Buses are better for us,\" Mia said later.";
-        let persona = persona();
-        let said = |request: &GenerationRequest| {
-            let prompt = ReplyPolicy::prompt(request);
-            let policy = ReplyPolicy::new(request, &persona, &prompt, &shown(request), 40);
-            spoken(&policy, 0, narrated)
-        };
-        // Nobody has spoken: only the standing's roster says who Mia is.
-        assert_eq!(
-            said(&first),
-            "Cars should go, I say. Buses are better for us,\" Mia said later."
-        );
-        first.prompt.others = vec!["Mia".into()];
-        assert_eq!(said(&first), "Cars should go, I say.");
     }
 
     #[test]

@@ -59,7 +59,6 @@ impl BridgeCore {
         let name_of = |id: &str| self.name_of(id);
         let mut prompt = self.history.prompt(persona, self.topic.as_deref(), name_of);
         prompt.requests.push(direction.to_owned());
-        prompt.others = self.roster().into_iter().map(|p| p.name).collect();
         prompt
     }
 
