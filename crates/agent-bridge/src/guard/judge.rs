@@ -15,7 +15,10 @@ impl SentenceGuard {
         if self.presents_as_another(sentence) || self.calls_itself(sentence) {
             return Some(Refusal::Identity);
         }
-        if reports_speech(sentence) || self.narrates(&words) || self.attributes_a_quote(sentence) {
+        if reports_speech(sentence)
+            || self.narrates(&words)
+            || self.quote_attributed(sentence).is_some()
+        {
             return Some(Refusal::Reported);
         }
         if self.running && self.only_calls_someone(&words) {
@@ -49,14 +52,9 @@ impl SentenceGuard {
         None
     }
 
-    /// A quote closed and given to a participant ("…,\" David Dove said shortly
-    /// thereafter."): a narrator's line. The auction debate opened on one in every run.
-    pub(super) fn attributes_a_quote(&self, sentence: &str) -> bool {
-        self.quote_attributed(sentence).is_some()
-    }
-
     /// Where in `sentence` a quote closes that the words after it give to a participant
-    /// ([`SentenceGuard::attributes_a_quote`]).
+    /// ("…,\" David Dove said shortly thereafter.", an auction debate's first line): a
+    /// narrator's line. Only the participants the guard knows (those heard) count.
     pub(crate) fn quote_attributed(&self, sentence: &str) -> Option<usize> {
         sentence
             .match_indices(['"', '”'])

@@ -344,12 +344,10 @@ impl OutputFilter {
             // a phrase at a time, so the voice need not wait for the sentence's end.
             if self.sentence.continuing && !sentence_end && !runaway {
                 let unsent = &self.sentence.text[self.sentence.sent..];
-                // After a quote closed, the rest waits for the sentence's end: it may give
+                // After a quote mark, the rest waits for the sentence's end: it may give
                 // the quote to someone ("…,\" David Dove said"), which is not said.
-                let quote_closed = unsent.contains(['"', '”']);
-                if !quote_closed
-                    && (clause_mark || spoken_words_in(unsent) >= STREAMED_PHRASE_WORDS)
-                {
+                let quoting = unsent.contains(['"', '”']);
+                if !quoting && (clause_mark || spoken_words_in(unsent) >= STREAMED_PHRASE_WORDS) {
                     self.send_on(out);
                 }
                 continue;
