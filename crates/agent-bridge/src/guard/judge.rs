@@ -406,6 +406,24 @@ pub(super) fn reports_speech(sentence: &str) -> bool {
         "reply",
         "response",
         "responded",
+        // A narrator's verbs, before what they report ("…, Ms. Rivera explained: …").
+        "explained",
+        "noted",
+        "stated",
+        "added",
+        "continued",
+        "concluded",
+        "remarked",
+        "wrote",
+        "suggested",
+        "argued",
+        "exclaimed",
+        "insisted",
+        "declared",
+        "announced",
+        "mentioned",
+        "commented",
+        "observed",
     ];
     let lower = sentence.to_lowercase();
     lower

@@ -369,12 +369,15 @@ fn reporting_what_was_said_is_refused() {
         "Ms. Rivera's answer: The function has a maximum at zero.",
         "The human just asked \"Can you explain the chain rule again?\"",
         "Mia said: the slope is two.",
+        "After a careful look, Ms. Rivera explained: \"Actually, it is two.\"",
+        "As Ben noted: the slope is two.",
     ] {
         assert_eq!(g.check(frame), Some(Refusal::Reported), "{frame}");
     }
     // A colon or a quote elsewhere is fine.
     assert_eq!(g.check("Here is the rule: multiply by the power."), None);
     assert_eq!(g.check("We call it \"the slope\" for short."), None);
+    assert_eq!(g.check("What I noted is this: the slope is two."), None);
 }
 
 #[test]

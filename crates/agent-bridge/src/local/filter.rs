@@ -48,6 +48,9 @@ pub struct OutputFilter {
     /// The last sentence was refused and ended on an ellipsis: a next one that starts in
     /// lower case is its rest (a quote's `…"` ended it early) and goes with it.
     after_refusal: bool,
+    /// The last sentence was refused and opened a quote: what follows up to the quote's
+    /// end is the rest of what it reported (`Rivera asked: "Is it four? Or five?"`).
+    in_refused_quote: bool,
 }
 
 /// The sentence being written, held back until it ends (or sent on from its first
@@ -96,6 +99,7 @@ impl OutputFilter {
             refused: Vec::new(),
             said_whole_sentence: false,
             after_refusal: false,
+            in_refused_quote: false,
         }
     }
 
@@ -116,12 +120,18 @@ impl OutputFilter {
 
     /// The model goes back to where the sentence just refused began and samples it
     /// again: what the filter holds of the text after it is dropped, and a reply that
-    /// said nothing yet may open with a name tag again.
-    pub fn rewind(&mut self) {
+    /// said nothing yet may open with a name tag again. `at_line_start`: the refused
+    /// sentence began a line, so the one sampled in its place does too, and another
+    /// speaker's tag there ends the reply (the line break before it was taken already).
+    pub fn rewind(&mut self, at_line_start: bool) {
         self.pending.clear();
+        if at_line_start && self.started {
+            self.pending.push('\n');
+        }
         // Words of the next sentence already taken from the stream.
         self.sentence = Sentence::default();
         self.after_refusal = false;
+        self.in_refused_quote = false;
         if self.emitted.is_empty() {
             self.started = false;
         }
@@ -266,6 +276,10 @@ impl OutputFilter {
                 {
                     self.sentence.text.push(' ');
                 }
+                continue;
+            }
+            if self.in_refused_quote {
+                self.in_refused_quote = !clean.contains(['"', '”']);
                 continue;
             }
             // A first clause without a clause mark ends before a word that opens a phrase,
@@ -444,6 +458,7 @@ impl OutputFilter {
                 .trim_end()
                 .trim_end_matches(['"', '”', '’', '\'', ')']);
             self.after_refusal = end.ends_with("...") || end.ends_with('…');
+            self.in_refused_quote = leaves_quote_open(&sentence);
             self.refused.push((refusal, sentence.trim().to_owned()));
             return false;
         }
@@ -506,5 +521,21 @@ impl OutputFilter {
         self.echo_sources = sources.into_iter().map(normalized_words).collect();
         self.echo_allowed = allowed.into_iter().map(normalized_words).collect();
         self
+    }
+}
+
+/// Whether `sentence`'s last quote mark opens a quote (`asked: "Is it four?`), not closes
+/// one (`four?"`).
+fn leaves_quote_open(sentence: &str) -> bool {
+    let Some((at, mark)) = sentence.trim_end().rmatch_indices(['"', '“', '”']).next() else {
+        return false;
+    };
+    match mark {
+        "“" => true,
+        "”" => false,
+        _ => sentence[at + 1..]
+            .chars()
+            .next()
+            .is_some_and(char::is_alphanumeric),
     }
 }

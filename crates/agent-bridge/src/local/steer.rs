@@ -343,9 +343,55 @@ pub fn at_sentence_start(said: &str) -> bool {
     said.is_empty() || said.ends_with(['.', '?', '!', '。', '？', '！', '\n'])
 }
 
+/// Which of a reply's sentence starts (`starts`: offsets into `raw`, in order, the first
+/// the reply's own) the sentence `refused` began at. A sentence is judged once the word
+/// after it is in, so the latest start is often the next sentence's; and an abbreviation
+/// ("Ms.") makes a start inside a sentence. It is the latest start whose text holds the
+/// refused sentence's first words; else the latest with more than its first word after
+/// it.
+pub fn refused_sentence_start(raw: &str, starts: &[usize], refused: &str) -> usize {
+    let letters = |text: &str| -> String {
+        text.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let key = letters(&refused.split_whitespace().take(3).collect::<String>());
+    let text_at = |at: usize| raw.get(at..).unwrap_or_default();
+    let latest = |holds: &dyn Fn(&str) -> bool| starts.iter().rposition(|&at| holds(text_at(at)));
+    latest(&|text| !key.is_empty() && letters(text).contains(&key))
+        .or_else(|| latest(&|text| text.split_whitespace().nth(1).is_some()))
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_sentence_is_found_where_it_began() {
+        // Judged when the next sentence's first word came: the latest start is that one's.
+        let raw = "It is one. Yes, I'm ready now? Or";
+        let starts = [0, 10, 30];
+        assert_eq!(
+            refused_sentence_start(raw, &starts, "Yes, I'm ready now?"),
+            1
+        );
+        // An abbreviation made a start inside the refused sentence.
+        let raw = "Ms. Rivera asked: \"Is it four? Or";
+        let starts = [0, 3, 30];
+        assert_eq!(refused_sentence_start(raw, &starts, raw), 0);
+        // A label the filter took off the reply's head is still found.
+        let raw = "Mike: The slope is two. So";
+        assert_eq!(
+            refused_sentence_start(raw, &[0, 23], "The slope is two."),
+            0
+        );
+        // Words written otherwise (a formula in words): the start before the next word.
+        let raw = "It is 6x^2. Then";
+        assert_eq!(refused_sentence_start(raw, &[0, 11], "Six x squared."), 0);
+        assert_eq!(refused_sentence_start(raw, &[0], ""), 0);
+    }
 
     #[test]
     fn participants_names_are_steered_against_where_a_sentence_starts() {

@@ -792,7 +792,7 @@ fn after_a_rewind_the_sentence_sampled_again_is_said_and_may_open_with_a_tag() {
     }
     assert_eq!(f.refused().len(), 1);
     // Back to the refused sentence's start: what followed it is dropped too.
-    f.rewind();
+    f.rewind(false);
     let (rest, _) = run(&mut f, &["Ben: Take", " x squared."]);
     said.push_str(&rest);
     assert_eq!(said, "Take x squared.");
@@ -849,7 +849,7 @@ fn a_start_copied_from_a_recent_line_is_refused_as_it_is_written() {
     // After a rewind, the next sample is judged afresh.
     let mut f = filter();
     run(&mut f, &copy[..8]);
-    f.rewind();
+    f.rewind(false);
     let (said, _) = run(&mut f, &["Think of speed as a slope."]);
     assert_eq!(said, "Think of speed as a slope.");
 }
@@ -925,4 +925,51 @@ fn the_rest_of_a_refused_sentence_cut_at_a_quoted_ellipsis_is_not_said() {
         ]),
         "f(x) = x squared has slope 2x."
     );
+}
+
+#[test]
+fn a_sentence_sampled_again_at_a_line_start_may_be_another_speaker_s_line() {
+    let mut f = OutputFilter::new(names(), 40).with_echo_sources(
+        ["Yes, I'm ready for a small worked example now."],
+        Vec::<&str>::new(),
+    );
+    let mut said = String::new();
+    for piece in [
+        "The", " slope", " is", " a", " limit", ".\n", "Yes", ",", " I'm", " ready", " for", " a",
+        " small", " worked", " example", " now", ".", "\n",
+    ] {
+        said.push_str(&f.push(piece).text);
+    }
+    assert_eq!(f.refused().len(), 1);
+    // The refused sentence began a line: so does the one sampled in its place.
+    f.rewind(true);
+    let (rest, stop) = run(
+        &mut f,
+        &["Ms", ".", " Rivera", ":", " Let", "'s", " see", "."],
+    );
+    said.push_str(&rest);
+    assert_eq!(said.trim_end(), "The slope is a limit.");
+    assert!(stop);
+}
+
+#[test]
+fn the_rest_of_a_quote_a_refused_sentence_opened_is_not_said() {
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(
+        &mut f,
+        &[
+            "It is six.",
+            " Ms. Rivera asked: \"Is it",
+            " six x squared? Or is",
+            " it something different?\"",
+            " I think it is six.",
+        ],
+    );
+    assert_eq!(text.trim_end(), "It is six. I think it is six.");
+    assert_eq!(f.refused().len(), 1, "{:?}", f.refused());
+    // A refused sentence that closes its quote leaves the next one alone.
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(&mut f, &["Ben asked: \"Is it six?\"", " Then it is ten."]);
+    assert_eq!(text.trim_end(), "Then it is ten.");
+    assert_eq!(f.refused().len(), 1, "{:?}", f.refused());
 }

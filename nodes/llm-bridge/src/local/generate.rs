@@ -178,10 +178,10 @@ impl Run<'_, '_> {
         };
         let prompt_ms = started.elapsed().as_secs_f64() * 1000.0;
         let mut next = first;
-        // Where the sentence being sampled began (in the cache and in the raw text), and
-        // the refusals seen before it: a refused sentence is sampled again from there,
-        // the cache before it kept.
-        let mut sentence = (self.sequence.cached.len(), 0usize);
+        // Where the reply's sentences began (in the cache and in the raw text), and the
+        // refusals seen so far: a refused sentence is sampled again from its start, the
+        // cache before it kept.
+        let mut starts = vec![(self.sequence.cached.len(), 0usize)];
         let mut refusals = 0usize;
         let mut rewinds = 0u32;
         // The first token of each refused sentence, by where it began: a sentence sampled
@@ -206,8 +206,10 @@ impl Run<'_, '_> {
             if model.vocab().is_eog(token) {
                 break;
             }
-            if agent_bridge::local::steer::at_sentence_start(&raw) {
-                sentence = (self.sequence.cached.len(), raw.len());
+            if agent_bridge::local::steer::at_sentence_start(&raw)
+                && starts.last().is_some_and(|&(_, at)| at < raw.len())
+            {
+                starts.push((self.sequence.cached.len(), raw.len()));
             }
             generated += 1;
             let bytes = model.vocab().token_to_piece(token, false, None);
@@ -226,7 +228,17 @@ impl Run<'_, '_> {
                 refusals = filter.refused().len();
                 // A refused sentence: back to where it began, sampled again (another
                 // stream, a little warmer), the cache before it kept.
-                let (at, raw_at) = sentence;
+                let (at, raw_at) = if refused_now {
+                    let refused = filter.refused().last().map_or("", |(_, s)| s.as_str());
+                    let raw_starts: Vec<usize> = starts.iter().map(|&(_, at)| at).collect();
+                    starts[agent_bridge::local::steer::refused_sentence_start(
+                        &raw,
+                        &raw_starts,
+                        refused,
+                    )]
+                } else {
+                    (0, 0)
+                };
                 if refused_now
                     && rewinds < REWINDS
                     && at >= tokens.len().max(1)
@@ -238,8 +250,9 @@ impl Run<'_, '_> {
                         refused_starts.push((at, start));
                     }
                     self.send_filtered(filtered, &mut first_text_ms, started);
-                    filter.rewind();
                     raw.truncate(raw_at);
+                    starts.retain(|&(_, start)| start <= raw_at);
+                    filter.rewind(raw.ends_with('\n'));
                     utf8 = Utf8Stream::default();
                     sampler = self.sampler(false, attempt + 1 + rewinds * RESAMPLES)?;
                     let kept = &self.sequence.cached
