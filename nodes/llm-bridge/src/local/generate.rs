@@ -224,10 +224,17 @@ impl Run<'_, '_> {
                     self.send_filtered(filtered, &mut first_text_ms, started);
                     break;
                 }
-                let refused_now = filter.refused().len() > refusals;
-                refusals = filter.refused().len();
                 // A refused sentence: back to where it began, sampled again (another
-                // stream, a little warmer), the cache before it kept.
+                // stream, a little warmer), the cache before it kept. Not a stock
+                // pleasantry ("You're right."): sampled again, the reply opens on another
+                // ("Of course!") and the attempt is given up; left where it is, unsaid,
+                // the model goes on to what it has to say.
+                let refused_now = filter.refused().len() > refusals
+                    && !matches!(
+                        filter.refused().last(),
+                        Some((agent_bridge::guard::Refusal::Pleasantry, _))
+                    );
+                refusals = filter.refused().len();
                 let (at, raw_at) = if refused_now {
                     let refused = filter.refused().last().map_or("", |(_, s)| s.as_str());
                     let raw_starts: Vec<usize> = starts.iter().map(|&(_, at)| at).collect();
