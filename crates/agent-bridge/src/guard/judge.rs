@@ -17,6 +17,7 @@ impl SentenceGuard {
         }
         if reports_speech(sentence)
             || self.narrates(&words)
+            || self.narrates_itself_within(&words)
             || self.quote_attributed(sentence).is_some()
         {
             return Some(Refusal::Reported);
@@ -60,6 +61,19 @@ impl SentenceGuard {
             .match_indices(['"', '”'])
             .find(|(at, quote)| self.narrates(&words(&sentence[at + quote.len()..])))
             .map(|(at, _)| at)
+    }
+
+    /// The speaker's own name as a subject further into a sentence ("In a world where
+    /// cars are a threat, Olivia Owl has been thinking …", said by Olivia Owl): a
+    /// narrator's line as much as at its start.
+    pub(super) fn narrates_itself_within(&self, words: &[String]) -> bool {
+        let own = |word: &str| self.own_names.iter().any(|n| n == word);
+        (1..words.len()).any(|at| {
+            own(&words[at])
+                && !own(&words[at - 1])
+                && !TITLES.contains(&words[at - 1].as_str())
+                && self.narrates(&words[at..])
+        })
     }
 
     /// A sentence whose subject is a participant's name or role, the speaker's own
@@ -116,18 +130,18 @@ impl SentenceGuard {
             && rest.next_if(|w| ["is", "was"].contains(w)).is_some()
             && let Some(verb) = rest.peek()
         {
-            return [
-                "saying",
-                "asking",
-                "suggesting",
-                "arguing",
-                "claiming",
-                "stating",
-            ]
-            .contains(verb);
+            return REPORTING_PROGRESSIVE.contains(verb);
         }
         // "Dr. Nadia also states …": an adverb between the name and its verb.
         while rest.next_if(|w| ADVERBS.contains(w)).is_some() {}
+        // "Olivia Owl has been considering …", "David Dove has expressed …": another's
+        // name, then a perfect.
+        if other && !own && !possessive && rest.next_if(|w| ["has", "had"].contains(w)).is_some() {
+            rest.next_if(|w| *w == "been");
+            return rest.next().is_some_and(|verb| {
+                REPORTING.contains(&verb) || REPORTING_PROGRESSIVE.contains(&verb)
+            });
+        }
         let Some(next) = rest.next() else {
             return false;
         };

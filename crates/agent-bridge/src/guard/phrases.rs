@@ -208,6 +208,24 @@ pub(super) const REPORTING: &[&str] = &[
     "called",
     "concluded",
     "concludes",
+    "thought",
+    "believed",
+    "decided",
+    "considered",
+];
+
+/// The same verbs in the progressive, after "is", "was" or "has been" ("Olivia Owl has
+/// been considering …").
+pub(super) const REPORTING_PROGRESSIVE: &[&str] = &[
+    "saying",
+    "asking",
+    "suggesting",
+    "arguing",
+    "claiming",
+    "stating",
+    "thinking",
+    "considering",
+    "proposing",
 ];
 
 /// Verbs after the speaker's own name that make a sentence narrate it in the third
@@ -263,6 +281,12 @@ pub(super) const NARRATING: &[&str] = &[
     "rules",
     "ruled",
     "finds",
+    "thought",
+    "believed",
+    "decided",
+    "considered",
+    "proposed",
+    "proposes",
 ];
 
 /// Gestures after anyone's name, told as a story tells them ("Dove nodded and agreed"):

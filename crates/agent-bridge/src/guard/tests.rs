@@ -70,8 +70,25 @@ fn narrating_the_conversation_is_refused() {
         // A quote given to a participant, heard as an auction debate's first line.
         "However, I have proposed some alternatives,\" Mia said shortly thereafter.",
         "The slope is a limit,” the tutor said.",
+        // Heard in an auction debate: another's past thought, a perfect, and the
+        // speaker's own name as a subject after a lead-in.
+        "Mia thought the slope was a bad idea, so she decided to drop it.",
+        "Ms. Rivera has been considering other limits.",
+        "Mia has expressed doubts about the slope.",
+        "In a world where slopes are a threat, Ben has been thinking about limits.",
+        "To solve it, Ben proposed a middle way.",
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
+    }
+    // Another's name inside an argument, a proposal of theirs, the speaker's own name
+    // not as a subject: arguments, not narration.
+    for argument in [
+        "I think Mia is wrong about the slope.",
+        "Mia's proposal is flawed because the slope is two.",
+        "Mia has a point, but the slope is two.",
+        "Call me Ben, and the slope is two.",
+    ] {
+        assert_eq!(g.check(argument), None, "{argument}");
     }
     // A debate's roles stand for names: the judge and the counsel, heard so.
     let judge = SentenceGuard::new(
@@ -309,7 +326,7 @@ fn pleasantries_are_refused_once_the_conversation_runs() {
         "a pleasantry with content stays"
     );
     assert_eq!(g.check("Yes, the slope is six."), None);
-    assert_eq!(g.check("Yes, Ben is right."), Some(Refusal::Pleasantry));
+    assert_eq!(g.check("Yes, Mia is right."), Some(Refusal::Pleasantry));
     assert_eq!(g.check("Yes, you are right."), Some(Refusal::Pleasantry));
     assert_eq!(
         g.check("Sure! Let's discuss derivatives again."),
@@ -471,5 +488,6 @@ fn a_speaker_calling_itself_by_name_is_refused() {
     let g = guard(&["Mia: What is a limit?"]);
     assert_eq!(g.check("Ben, you're welcome!"), Some(Refusal::Identity));
     assert_eq!(g.check("Mia, a limit is where the values head."), None);
-    assert_eq!(g.check("Well, Ben thinks so."), None);
+    // Further into a sentence, its own name is a narrator's subject.
+    assert_eq!(g.check("Well, Ben thinks so."), Some(Refusal::Reported));
 }
