@@ -53,13 +53,17 @@ impl SentenceGuard {
         None
     }
 
-    /// Where in `sentence` a quote closes that the words after it give to a participant
-    /// ("…,\" David Dove said shortly thereafter.", an auction debate's first line): a
-    /// narrator's line. Only the participants the guard knows (those heard) count.
+    /// Where in `sentence` a quote closes that the words after it give to someone
+    /// ("…,\" David Dove said shortly thereafter.", an auction debate's first line, said
+    /// before anyone else was heard): a narrator's line. The speaker is a participant the
+    /// guard knows, or any name or pronoun before a verb of saying.
     pub(crate) fn quote_attributed(&self, sentence: &str) -> Option<usize> {
         sentence
             .match_indices(['"', '”'])
-            .find(|(at, quote)| self.narrates(&words(&sentence[at + quote.len()..])))
+            .find(|(at, quote)| {
+                let after = &sentence[at + quote.len()..];
+                self.narrates(&words(after)) || names_a_speaker(after)
+            })
             .map(|(at, _)| at)
     }
 
@@ -402,43 +406,45 @@ pub(super) const PLEASANTRY_FILLER: &[&str] = &[
     "love",
 ];
 
+/// Words of saying: before a colon or a quote, they report what someone said.
+const SAYING: &[&str] = &[
+    "said",
+    "says",
+    "say",
+    "asked",
+    "asks",
+    "ask",
+    "answer",
+    "answered",
+    "answers",
+    "replied",
+    "replies",
+    "reply",
+    "response",
+    "responded",
+    // A narrator's verbs, before what they report ("…, Ms. Rivera explained: …").
+    "explained",
+    "noted",
+    "stated",
+    "added",
+    "continued",
+    "concluded",
+    "remarked",
+    "wrote",
+    "suggested",
+    "argued",
+    "exclaimed",
+    "insisted",
+    "declared",
+    "announced",
+    "mentioned",
+    "commented",
+    "observed",
+];
+
 /// A sentence that reports speech: a word of saying or asking followed by a colon or an
 /// opening quote ("The human asked: …", "Ms. Rivera's answer: …", "He just said “…”").
 pub(super) fn reports_speech(sentence: &str) -> bool {
-    pub(super) const SAYING: &[&str] = &[
-        "said",
-        "says",
-        "say",
-        "asked",
-        "asks",
-        "ask",
-        "answer",
-        "answered",
-        "answers",
-        "replied",
-        "replies",
-        "reply",
-        "response",
-        "responded",
-        // A narrator's verbs, before what they report ("…, Ms. Rivera explained: …").
-        "explained",
-        "noted",
-        "stated",
-        "added",
-        "continued",
-        "concluded",
-        "remarked",
-        "wrote",
-        "suggested",
-        "argued",
-        "exclaimed",
-        "insisted",
-        "declared",
-        "announced",
-        "mentioned",
-        "commented",
-        "observed",
-    ];
     let lower = sentence.to_lowercase();
     lower
         .match_indices(|c: char| c == ':' || "\"“”«「".contains(c))
@@ -450,4 +456,34 @@ pub(super) fn reports_speech(sentence: &str) -> bool {
                 .unwrap_or("");
             SAYING.contains(&word)
         })
+}
+
+/// Whether `text` opens on a speaker and a verb of saying: one to three capitalised
+/// words or a pronoun, then (past an adverb) "said", "asked", "argued" ….
+fn names_a_speaker(text: &str) -> bool {
+    let mut rest = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.'))
+        .filter(|w| !w.is_empty())
+        .peekable();
+    let pronoun = rest
+        .next_if(|w| ["he", "she", "they"].contains(w))
+        .is_some();
+    let mut named = 0;
+    while !pronoun
+        && named < 3
+        && rest
+            .next_if(|w| w.starts_with(char::is_uppercase))
+            .is_some()
+    {
+        named += 1;
+    }
+    if !pronoun && named == 0 {
+        return false;
+    }
+    while rest.next_if(|w| ADVERBS.contains(w)).is_some() {}
+    rest.next().is_some_and(|verb| {
+        let verb = verb.trim_end_matches('.').to_lowercase();
+        REPORTING.contains(&verb.as_str()) || SAYING.contains(&verb.as_str())
+    })
 }

@@ -70,6 +70,9 @@ fn narrating_the_conversation_is_refused() {
         // A quote given to a participant, heard as an auction debate's first line.
         "However, I have proposed some alternatives,\" Mia said shortly thereafter.",
         "The slope is a limit,” the tutor said.",
+        // Given to someone the guard has not heard yet, or to a pronoun.
+        "However, I have proposed some alternatives,\" Olivia Owl said shortly thereafter.",
+        "It is a limit,\" she said.",
         // Heard in an auction debate: another's past thought, a perfect, and the
         // speaker's own name as a subject after a lead-in.
         "Mia thought the slope was a bad idea, so she decided to drop it.",
@@ -87,6 +90,7 @@ fn narrating_the_conversation_is_refused() {
         "Mia's proposal is flawed because the slope is two.",
         "Mia has a point, but the slope is two.",
         "Call me Ben, and the slope is two.",
+        "The word \"limit\" Newton never used.",
     ] {
         assert_eq!(g.check(argument), None, "{argument}");
     }
