@@ -621,6 +621,77 @@ fn a_clip_asked_ready_at_its_first_sentence_plays_while_the_rest_is_synthesized(
     assert_eq!((later[0].sentence_ms[0], later[0].pending), (0, 1));
 }
 
+#[test]
+fn a_long_sentence_of_a_clip_played_from_its_first_sentence_sounds_from_its_first_phrase() {
+    let mut p = player();
+    let long = "The city should ban cars from the old town because it would make traffic \
+                worse for everyone.";
+    let out = p.handle(PlayerInput::Clip(ClipSpec {
+        clip_id: "s".into(),
+        speaker: "hawk".into(),
+        question_id: 3,
+        sentences: vec![long.into(), "Then we vote.".into()],
+        ready_at_first_sentence: true,
+    }));
+    // Synthesized as phrases: the long sentence in two, the short one whole.
+    let texts: Vec<String> = out
+        .iter()
+        .filter_map(|o| match o {
+            PlayerOutput::SynthesizeClip { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "The city should ban cars from the old town",
+            "because it would make traffic worse for everyone.",
+            "Then we vote."
+        ]
+    );
+    let audio = |p: &mut Player, index: u32| {
+        p.handle(PlayerInput::ClipAudio {
+            clip_id: "s".into(),
+            index,
+            samples: vec![0.5; 160],
+        })
+    };
+    // Ready at its first phrase, no sentence of it whole yet: both are pending.
+    let first = ready(&audio(&mut p, 0));
+    assert_eq!(first.len(), 1);
+    assert_eq!((first[0].sentence_ms.len(), first[0].pending), (0, 2));
+    cmd(&mut p, play_id("s"));
+    let mut events = audio(&mut p, 1);
+    events.extend(audio(&mut p, 2));
+    let (_, more, _) = render_n(&mut p, 40);
+    events.extend(more);
+    // One beat, where the sentence ends, not where its first phrase does.
+    let beats: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            PlayerOutput::Beat(b) => Some(b.beat),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(beats, [1]);
+    let done = finished(&events);
+    assert_eq!(done.len(), 1, "{events:?}");
+    assert_eq!(done[0].text_played, format!("{long} Then we vote."));
+    // A clip prepared whole (a kicker) keeps its sentences whole.
+    let out = p.handle(PlayerInput::Clip(ClipSpec {
+        clip_id: "k".into(),
+        speaker: "dove".into(),
+        question_id: 4,
+        sentences: vec![long.into()],
+        ready_at_first_sentence: false,
+    }));
+    let synthesized = out
+        .iter()
+        .filter(|o| matches!(o, PlayerOutput::SynthesizeClip { .. }))
+        .count();
+    assert_eq!(synthesized, 1);
+}
+
 proptest! {
     /// Whatever commands arrive, in whatever order: never two main voices at once; an
     /// overlay sounds only over a main voice held at (or below) its duck gain; a clip is

@@ -437,6 +437,28 @@ fn is_list_number(buf: &str, dot: usize) -> bool {
     head.trim().is_empty() || head.ends_with('\n')
 }
 
+/// A whole sentence as the phrases a voice says it in: cut where a sentence longer than
+/// `max_chars` characters is cut in a stream (at a clause mark, else before a word that
+/// opens a phrase, else between words), so that its first phrase is voiced sooner.
+pub fn phrases(sentence: &str, max_chars: usize) -> Vec<String> {
+    let max_chars = max_chars.max(8);
+    let mut out = Vec::new();
+    let mut rest = sentence.trim();
+    while rest.chars().count() > max_chars {
+        let chars: Vec<(usize, char)> = rest.char_indices().collect();
+        let cut = long_sentence_cut(rest, &chars, max_chars);
+        let (head, tail) = rest.split_at(cut);
+        if !head.trim().is_empty() {
+            out.push(head.trim().to_owned());
+        }
+        rest = tail.trim_start();
+    }
+    if !rest.is_empty() {
+        out.push(rest.to_owned());
+    }
+    out
+}
+
 /// Where to cut a sentence that grew past `max_chars` characters.
 fn long_sentence_cut(buf: &str, chars: &[(usize, char)], max_chars: usize) -> usize {
     let window = &chars[..max_chars];
@@ -473,6 +495,38 @@ fn long_sentence_cut(buf: &str, chars: &[(usize, char)], max_chars: usize) -> us
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_sentence_is_said_in_phrases_and_a_short_one_whole() {
+        let long = "The city should ban cars from the old town because it would make \
+                    traffic worse, and it could disrupt local businesses.";
+        let said = phrases(long, 50);
+        assert_eq!(
+            said,
+            [
+                "The city should ban cars from the old town",
+                "because it would make traffic worse,",
+                "and it could disrupt local businesses."
+            ]
+        );
+        assert_eq!(said.join(" "), long);
+        assert_eq!(phrases("  Cars must go.  ", 50), ["Cars must go."]);
+        assert!(phrases(" ", 50).is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn phrases_keep_every_letter_in_order_and_fit(text in "[a-z ,.]{0,300}", max in 8usize..120) {
+            let said = phrases(&text, max);
+            // (A run longer than a phrase without a blank is cut inside it.)
+            let letters = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+            proptest::prop_assert_eq!(letters(&said.concat()), letters(&text));
+            for phrase in &said {
+                proptest::prop_assert!(!phrase.is_empty());
+                proptest::prop_assert!(phrase.chars().count() <= max.max(8));
+            }
+        }
+    }
 
     fn all(text: &str) -> Vec<String> {
         let mut s = TurnSegmenter::new(SegmenterConfig {

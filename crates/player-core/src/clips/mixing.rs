@@ -153,14 +153,16 @@ pub(super) fn step_voice(
     v.advance_gain();
     v.position += 1;
     if v.position >= len {
-        let text = v.clip.sentences[v.sentence].clone();
+        let text = v.clip.phrases[v.phrase].clone();
         v.push_played(&text);
-        v.sentence += 1;
+        let ended_sentence = v.clip.ends_sentence[v.phrase];
+        v.phrase += 1;
         v.position = 0;
-        if main && !v.fading_out && v.sentence < v.clip.sentences.len() {
+        if main && !v.fading_out && ended_sentence && v.phrase < v.clip.phrases.len() {
+            let sentences_ended = v.clip.ends_sentence[..v.phrase].iter().filter(|e| **e);
             events.push(PlayerOutput::Beat(BeatReached {
                 clip_id: v.clip_id.clone(),
-                beat: v.sentence as u32,
+                beat: sentences_ended.count() as u32,
                 at_ms: ms(t + 1),
             }));
         }

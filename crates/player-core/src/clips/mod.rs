@@ -13,7 +13,8 @@
 //! - a fade-out ramps the gain to zero and ends the clip there (a hard interrupt).
 //!
 //! Beats are measured, not planned: beat `k` is reported at the sample where sentence `k`
-//! of the main clip ends (sentences are synthesized separately, so the boundary is exact).
+//! of the main clip ends (sentences, and the phrases of a long one, are synthesized
+//! separately, so the boundary is exact).
 
 mod mixing;
 mod voice;
@@ -72,13 +73,21 @@ impl ClipDeck {
             });
             return;
         }
-        let sentences: Vec<String> = spec
-            .sentences
-            .into_iter()
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
-            .collect();
-        if sentences.is_empty() {
+        // A clip played from its first sentence says a long sentence in phrases, as the
+        // segmenter cuts a stream: its first words wait for a phrase's synthesis, not a
+        // whole sentence's (seconds of a long one).
+        let max_chars = if spec.ready_at_first_sentence {
+            text_segmenter::SegmenterConfig::default().max_chars
+        } else {
+            usize::MAX
+        };
+        let (mut phrases, mut ends_sentence) = (Vec::new(), Vec::new());
+        for sentence in &spec.sentences {
+            let said = text_segmenter::phrases(sentence, max_chars);
+            ends_sentence.extend((0..said.len()).map(|i| i + 1 == said.len()));
+            phrases.extend(said);
+        }
+        if phrases.is_empty() {
             events.push(PlayerOutput::ClipReady(ClipReady {
                 clip_id: spec.clip_id,
                 speaker: spec.speaker,
@@ -102,7 +111,7 @@ impl ClipDeck {
                 reason: "too many held clips: the oldest was dropped".into(),
             });
         }
-        for (index, text) in sentences.iter().enumerate() {
+        for (index, text) in phrases.iter().enumerate() {
             events.push(PlayerOutput::SynthesizeClip {
                 clip_id: spec.clip_id.clone(),
                 speaker: spec.speaker.clone(),
@@ -111,13 +120,14 @@ impl ClipDeck {
             });
         }
         self.seq += 1;
-        let n = sentences.len();
+        let n = phrases.len();
         self.held.insert(
             spec.clip_id,
             Clip {
                 speaker: spec.speaker,
                 question_id: spec.question_id,
-                sentences,
+                phrases,
+                ends_sentence,
                 audio: vec![None; n],
                 failed: vec![false; n],
                 ready_at_first_sentence: spec.ready_at_first_sentence,
@@ -151,7 +161,7 @@ impl ClipDeck {
             .map(|v| &mut v.clip)
     }
 
-    /// Audio (or a failure) for sentence `index` of a clip; reports readiness once complete.
+    /// Audio (or a failure) for phrase `index` of a clip; reports readiness once complete.
     pub(crate) fn audio(
         &mut self,
         clip_id: &str,
@@ -164,7 +174,7 @@ impl ClipDeck {
             return; // discarded meanwhile
         };
         let i = index as usize;
-        if i >= clip.sentences.len() || clip.audio[i].is_some() || clip.failed[i] {
+        if i >= clip.phrases.len() || clip.audio[i].is_some() || clip.failed[i] {
             return;
         }
         match samples {
@@ -175,8 +185,8 @@ impl ClipDeck {
             return;
         }
         let done = clip.done_prefix();
-        let complete = done == clip.sentences.len();
-        // Early, the clip is ready once a sentence of its done beginning has sound.
+        let complete = done == clip.phrases.len();
+        // Early, the clip is ready once a phrase of its done beginning has sound.
         let sounds = clip.audio[..done]
             .iter()
             .any(|a| a.as_ref().is_some_and(|a| !a.is_empty()));
@@ -184,19 +194,24 @@ impl ClipDeck {
             return;
         }
         clip.ready_reported = true;
-        let sentence_ms: Vec<u64> = clip.audio[..done]
-            .iter()
-            .map(|a| {
-                a.as_ref()
-                    .map_or(0, |a| a.len() as u64 * 1000 / u64::from(rate))
-            })
-            .collect();
+        // The sentences whose every phrase is synthesized, by length; the others pending.
+        let mut sentence_ms: Vec<u64> = Vec::new();
+        let mut sentence = 0;
+        for (audio, ends) in clip.audio[..done].iter().zip(&clip.ends_sentence) {
+            sentence += audio
+                .as_ref()
+                .map_or(0, |a| a.len() as u64 * 1000 / u64::from(rate));
+            if *ends {
+                sentence_ms.push(std::mem::take(&mut sentence));
+            }
+        }
+        let pending = clip.ends_sentence.iter().filter(|e| **e).count() - sentence_ms.len();
         events.push(PlayerOutput::ClipReady(ClipReady {
             clip_id: clip_id.to_owned(),
             speaker: clip.speaker.clone(),
             duration_ms: sentence_ms.iter().sum(),
             sentence_ms,
-            pending: clip.sentences.len() - done,
+            pending,
             error: (!sounds).then(|| "no sentence could be synthesized".to_owned()),
         }));
     }

@@ -4,7 +4,11 @@
 pub(super) struct Clip {
     pub(super) speaker: String,
     pub(super) question_id: u64,
-    pub(super) sentences: Vec<String>,
+    /// What is synthesized and played one after the other: the clip's sentences, a
+    /// long one of a clip played from its first sentence cut into phrases.
+    pub(super) phrases: Vec<String>,
+    /// Whether each phrase ends a sentence: beats fall there only.
+    pub(super) ends_sentence: Vec<bool>,
     pub(super) audio: Vec<Option<Vec<f32>>>,
     pub(super) failed: Vec<bool>,
     /// Reported ready at its first sentence with sound, not when complete.
@@ -19,9 +23,9 @@ impl Clip {
         self.audio[i].is_some() || self.failed[i]
     }
 
-    /// How many sentences from the first are synthesized (or failed).
+    /// How many phrases from the first are synthesized (or failed).
     pub(super) fn done_prefix(&self) -> usize {
-        (0..self.sentences.len())
+        (0..self.phrases.len())
             .take_while(|&i| self.done(i))
             .count()
     }
@@ -45,7 +49,8 @@ pub(super) struct Voice {
     pub(super) clip_id: String,
     pub(super) clip: Clip,
     pub(super) overlay: bool,
-    pub(super) sentence: usize,
+    /// The phrase sounding.
+    pub(super) phrase: usize,
     pub(super) position: usize,
     /// Not before this sample.
     pub(super) start_at: u64,
@@ -67,7 +72,7 @@ impl Voice {
             clip_id,
             clip,
             overlay,
-            sentence: 0,
+            phrase: 0,
             position: 0,
             start_at,
             started_at: None,
@@ -108,20 +113,20 @@ impl Voice {
         self.is_ducked() && self.gain <= self.target
     }
 
-    /// Audio of the current sentence, skipping failed ones; `None`: a gap (not ready).
-    /// `Err(())`: no sentence left.
+    /// Audio of the current phrase, skipping failed ones; `None`: a gap (not ready).
+    /// `Err(())`: no phrase left.
     pub(super) fn current(&mut self) -> Result<Option<&Vec<f32>>, ()> {
-        while self.sentence < self.clip.sentences.len()
-            && self.clip.failed[self.sentence]
-            && self.clip.audio[self.sentence].is_none()
+        while self.phrase < self.clip.phrases.len()
+            && self.clip.failed[self.phrase]
+            && self.clip.audio[self.phrase].is_none()
         {
-            self.sentence += 1;
+            self.phrase += 1;
             self.position = 0;
         }
-        if self.sentence >= self.clip.sentences.len() {
+        if self.phrase >= self.clip.phrases.len() {
             return Err(());
         }
-        Ok(self.clip.audio[self.sentence].as_ref())
+        Ok(self.clip.audio[self.phrase].as_ref())
     }
 
     pub(super) fn ready_to_sound(&mut self) -> bool {
@@ -142,13 +147,13 @@ impl Voice {
 
     /// Credits the part of the current sentence heard so far (whole words).
     pub(super) fn credit_partial(&mut self) {
-        let Some(Some(audio)) = self.clip.audio.get(self.sentence) else {
+        let Some(Some(audio)) = self.clip.audio.get(self.phrase) else {
             return;
         };
         if audio.is_empty() || self.position == 0 {
             return;
         }
-        let text = self.clip.sentences[self.sentence].clone();
+        let text = self.clip.phrases[self.phrase].clone();
         let total = text.chars().count();
         let heard = ((total as f64) * self.position as f64 / audio.len() as f64).round() as usize;
         let prefix: String = text.chars().take(heard).collect();
