@@ -212,6 +212,8 @@ pub(super) const REPORTING: &[&str] = &[
     "believed",
     "decided",
     "considered",
+    "clarified",
+    "clarifies",
 ];
 
 /// The same verbs in the progressive, after "is", "was" or "has been" ("Olivia Owl has
@@ -226,6 +228,9 @@ pub(super) const REPORTING_PROGRESSIVE: &[&str] = &[
     "thinking",
     "considering",
     "proposing",
+    "telling",
+    "pointing",
+    "explaining",
 ];
 
 /// Verbs after the speaker's own name that make a sentence narrate it in the third

@@ -80,6 +80,9 @@ fn narrating_the_conversation_is_refused() {
         "Mia has expressed doubts about the slope.",
         "In a world where slopes are a threat, Ben has been thinking about limits.",
         "To solve it, Ben proposed a middle way.",
+        "Mia clarifies that the slope has two goals.",
+        "Ms. Rivera is pointing out that slopes cause delays.",
+        "Mia is telling us that the slope is two.",
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
     }
