@@ -132,7 +132,8 @@ pub(super) fn clean_markup(word: &str) -> String {
 
 /// A word's inline LaTeX as a voice can say it: `$` and `\(` delimiters dropped (not a
 /// `$` before a figure: money), `\frac{a}{b}` as "a over b", a power as "squared",
-/// "cubed" or "to the n", `\cdot` and `\times` as "times", other commands by their name.
+/// "cubed" or "to the n", `\cdot` and `\times` as "times", an equation's `\tag{1}` not
+/// at all, other commands by their name.
 /// A synthesizer reads the marks one by one otherwise ("dollar backslash frac").
 pub(super) fn spoken_math(word: &str) -> String {
     if !word.contains(['$', '\\', '^', '{', '}', '_']) {
@@ -188,6 +189,12 @@ pub(super) fn spoken_math(word: &str) -> String {
                     "sqrt" => out.push_str("the square root of "),
                     "infty" => out.push_str(" infinity "),
                     "left" | "right" | "displaystyle" | "quad" => {}
+                    // An equation's number or label is not said ("over h tag 1").
+                    "tag" | "label" => {
+                        if let Some((_, after)) = group(i) {
+                            i = after;
+                        }
+                    }
                     other => out.push_str(other),
                 }
             }

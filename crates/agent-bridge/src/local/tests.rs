@@ -872,6 +872,9 @@ fn an_inline_formula_is_said_in_words() {
         ("2^20", "2 to the 20"),
         ("e^-x", "e to the minus x"),
         ("\\lim_{h\\to0}", "the limit as h to 0"),
+        // Heard as "over htag1" in a study session.
+        ("{h}\\tag{1}$$", "h"),
+        ("x\\label{eq:one}", "x"),
     ] {
         assert_eq!(super::spoken::spoken_math(written), said, "{written}");
     }
