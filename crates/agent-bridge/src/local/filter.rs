@@ -279,6 +279,11 @@ impl OutputFilter {
                 continue;
             }
             if self.in_refused_quote {
+                // Not said, but kept with the refusal it belongs to, for the log.
+                if let Some((_, refused)) = self.refused.last_mut() {
+                    refused.push(' ');
+                    refused.push_str(clean.trim());
+                }
                 self.in_refused_quote = !clean.contains(['"', '”']);
                 continue;
             }

@@ -970,6 +970,14 @@ fn the_rest_of_a_quote_a_refused_sentence_opened_is_not_said() {
     );
     assert_eq!(text.trim_end(), "It is six. I think it is six.");
     assert_eq!(f.refused().len(), 1, "{:?}", f.refused());
+    // The quote's rest is kept with its refusal, for the log.
+    assert!(
+        f.refused()[0]
+            .1
+            .ends_with("Or is it something different?\""),
+        "{:?}",
+        f.refused()
+    );
     // A refused sentence that closes its quote leaves the next one alone.
     let mut f = OutputFilter::new(names(), 40);
     let (text, _) = run(&mut f, &["Ben asked: \"Is it six?\"", " Then it is ten."]);

@@ -229,24 +229,19 @@ impl Run<'_, '_> {
                 // pleasantry ("You're right."): sampled again, the reply opens on another
                 // ("Of course!") and the attempt is given up; left where it is, unsaid,
                 // the model goes on to what it has to say.
-                let refused_now = filter.refused().len() > refusals
-                    && !matches!(
-                        filter.refused().last(),
-                        Some((agent_bridge::guard::Refusal::Pleasantry, _))
-                    );
-                refusals = filter.refused().len();
-                let (at, raw_at) = if refused_now {
-                    let refused = filter.refused().last().map_or("", |(_, s)| s.as_str());
+                let refused = filter.refused()[refusals..]
+                    .last()
+                    .filter(|(why, _)| *why != agent_bridge::guard::Refusal::Pleasantry);
+                let rewind_to = refused.map(|(_, sentence)| {
                     let raw_starts: Vec<usize> = starts.iter().map(|&(_, at)| at).collect();
                     starts[agent_bridge::local::steer::refused_sentence_start(
                         &raw,
                         &raw_starts,
-                        refused,
+                        sentence,
                     )]
-                } else {
-                    (0, 0)
-                };
-                if refused_now
+                });
+                refusals = filter.refused().len();
+                if let Some((at, raw_at)) = rewind_to
                     && rewinds < REWINDS
                     && at >= tokens.len().max(1)
                     && !job.request.json
