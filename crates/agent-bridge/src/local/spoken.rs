@@ -83,10 +83,28 @@ pub fn strip_tag<'a>(text: &'a str, names: &[String]) -> Option<&'a str> {
         .to_lowercase();
     let bare = tag.split(" (").next().unwrap_or(&tag).trim();
     let known = names.iter().any(|n| {
-        n == &tag || n == bare || tag.contains(&format!("({n})")) || bare.ends_with(n.as_str())
+        n == &tag
+            || n == bare
+            || tag.contains(&format!("({n})"))
+            || bare.ends_with(n.as_str())
+            || part_of_name(bare, n)
     });
     let generic = ["assistant", "answer", "reply", "response", "you", "me"].contains(&bare);
     (known || generic).then(|| &text[colon + 1..])
+}
+
+/// Whether every word of `tag` is a word of `name` (both in lower case): a small model
+/// cuts its tag ("Dr. nadia:" for "Dr. Nadia Okafor").
+fn part_of_name(tag: &str, name: &str) -> bool {
+    let words = |s: &str| {
+        s.split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+    };
+    let name = words(name);
+    let tag = words(tag);
+    !tag.is_empty() && tag.iter().all(|w| name.contains(w))
 }
 
 /// The text after a label that opens a reply like a speaker's name ("Mike:", "Mr.

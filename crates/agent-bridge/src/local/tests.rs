@@ -984,3 +984,45 @@ fn the_rest_of_a_quote_a_refused_sentence_opened_is_not_said() {
     assert_eq!(text.trim_end(), "Then it is ten.");
     assert_eq!(f.refused().len(), 1, "{:?}", f.refused());
 }
+
+#[test]
+fn a_tag_of_part_of_a_name_in_any_case_is_dropped() {
+    // A roundtable's economist opened "Dr. nadia: Let's focus …": its own name, cut and
+    // in lower case, was voiced.
+    let names: Vec<String> = [
+        "economist",
+        "Dr. Nadia Okafor",
+        "engineer",
+        "Tomás Lindqvist",
+    ]
+    .map(String::from)
+    .to_vec();
+    for head in [
+        &["Dr", ".", " nadia", ":"][..],
+        &["nadia", ":"],
+        &["OKAFOR", ":"],
+    ] {
+        let mut f = OutputFilter::new(names.clone(), 40);
+        let mut pieces = head.to_vec();
+        pieces.extend([
+            " Let",
+            "'s",
+            " focus",
+            " on",
+            " costs",
+            ".",
+            "\n\n",
+            "lindqvist",
+            ":",
+            " No",
+            ".",
+        ]);
+        let (text, _) = run(&mut f, &pieces);
+        assert_eq!(text.trim(), "Let's focus on costs.", "{head:?}");
+    }
+    // A word that is no part of the name makes it no tag.
+    let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+    assert_eq!(strip_tag("dr. nadia: Yes.", &lower), Some(" Yes."));
+    assert_eq!(strip_tag("nadia's plan: costs.", &lower), None);
+    assert_eq!(strip_tag("okafor says: costs.", &lower), None);
+}
