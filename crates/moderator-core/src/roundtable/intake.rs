@@ -14,9 +14,18 @@ use crate::scenario::Phase;
 /// Characters of the last line quoted in an intent request.
 const MAX_QUOTED_CHARS: usize = 300;
 
+/// Intent rounds in a row without one answer in time after which a round waits only a
+/// quarter of `intent_timeout_ms`: the agents' model is too busy or too slow to answer
+/// (on two cores it answered none in a whole session), and every round's wait was
+/// silence before the heuristic's speaker could even start. One answer in time brings
+/// the whole window back.
+pub(super) const SILENT_ROUNDS_BEFORE_A_SHORT_WAIT: u32 = 2;
+
 #[derive(Debug, Clone)]
 pub(super) struct Intake {
     question_id: u64,
+    /// An agent answered (not an error in its place) before the round's deadline.
+    answered: bool,
     /// The agents asked for their intent; missing answers fall back to the heuristic at
     /// its deadline.
     pub(super) round: ::conductor::Round<String>,
@@ -71,7 +80,10 @@ impl Roundtable {
                 tracing::debug!(%agent, %error, "intent not answered; using the heuristic");
                 None
             }
-            None => Some(answer),
+            None => {
+                intake.answered = true;
+                Some(answer)
+            }
         };
         self.intent(question_id, &agent, answer, now_ms, &mut out);
         out
@@ -118,16 +130,47 @@ impl Roundtable {
             .collect()
     }
 
+    /// How long a round waits for intents: `intent_timeout_ms`, a quarter of it after
+    /// [`SILENT_ROUNDS_BEFORE_A_SHORT_WAIT`] rounds without an answer.
+    pub(super) fn intent_window_ms(&self) -> u64 {
+        let window = self.scenario().moderator.intent_timeout_ms;
+        if self.silent_intent_rounds >= SILENT_ROUNDS_BEFORE_A_SHORT_WAIT {
+            window / 4
+        } else {
+            window
+        }
+    }
+
+    /// Counts the round that ends now as answered or silent.
+    pub(super) fn close_intake(&mut self) {
+        let Some(intake) = self.intake.as_ref() else {
+            return;
+        };
+        if intake.answered {
+            self.silent_intent_rounds = 0;
+            return;
+        }
+        self.silent_intent_rounds += 1;
+        if self.silent_intent_rounds == SILENT_ROUNDS_BEFORE_A_SHORT_WAIT {
+            tracing::info!(
+                rounds = self.silent_intent_rounds,
+                wait_ms = self.intent_window_ms(),
+                "no agent answered its intent in time: later rounds wait less for them"
+            );
+        }
+    }
+
     /// Asks every agent for its intent in the round `question_id`.
     pub(super) fn ask_intents(&mut self, question_id: u64, now_ms: u64, out: &mut Vec<Output>) {
         let phase = self.state.phase;
-        let window = self.scenario().moderator.intent_timeout_ms;
+        let window = self.intent_window_ms();
         // Missing answers fall back to the heuristic a little before the round would
         // count them as `pass`.
         let wanted = window - window / 4;
         let agents = self.scenario().agents.iter().map(|a| a.id.clone());
         self.intake = Some(Intake {
             question_id,
+            answered: false,
             round: ::conductor::Round::new(
                 request_id_for(question_id),
                 agents,

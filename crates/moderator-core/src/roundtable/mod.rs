@@ -137,6 +137,9 @@ pub struct Roundtable {
     /// Lines waiting to be heard and the utterance held behind them.
     pacing: pacing::Pacing,
     intake: Option<intake::Intake>,
+    /// Intent rounds in a row in which no agent answered in time (see
+    /// [`intake::SILENT_ROUNDS_BEFORE_A_SHORT_WAIT`]).
+    silent_intent_rounds: u32,
     /// After the end: the closing line and the wait for it.
     close: lines::Close,
 }
@@ -160,6 +163,7 @@ impl Roundtable {
             floor: None,
             pacing: pacing::Pacing::default(),
             intake: None,
+            silent_intent_rounds: 0,
             close: lines::Close::default(),
         }
     }

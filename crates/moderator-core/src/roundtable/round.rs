@@ -172,6 +172,7 @@ impl Roundtable {
         else {
             return;
         };
+        self.close_intake();
         let all: Vec<Intent> = self
             .scenario()
             .agents
@@ -232,7 +233,7 @@ impl Roundtable {
                 None => {
                     if decide::needs_intents(&self.scenario, &self.state) {
                         let question_id = self.next_question_id();
-                        let timeout = self.scenario().moderator.intent_timeout_ms;
+                        let timeout = self.intent_window_ms();
                         self.stage = Stage::Collecting {
                             question_id,
                             deadline_ms: now_ms.saturating_add(timeout),

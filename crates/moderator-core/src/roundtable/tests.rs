@@ -327,6 +327,66 @@ fn missing_intents_fall_back_at_the_reply_deadline() {
     );
 }
 
+/// The session played to its end with every turn answered at once; intents answered
+/// only in the rounds `answer_in` names (by their order, from 0). The `within_ms` of each
+/// intent request, in order.
+fn intent_waits(answer_in: &[usize]) -> Vec<u64> {
+    let long_discussion = SCENARIO.replace(
+        "free_discussion\n    max_rounds: 2",
+        "free_discussion\n    max_rounds: 6",
+    );
+    let mut c = unpaced(Scenario::from_yaml(&long_discussion).unwrap());
+    let mut now = 0;
+    let mut pending = c.start(now);
+    let mut waits = Vec::new();
+    let mut steps = 0;
+    while !c.finished() {
+        steps += 1;
+        assert!(steps < 500, "the session does not end");
+        now += 10;
+        let mut next = Vec::new();
+        for output in &pending {
+            if let Output::Request(request) = output {
+                if answer_in.contains(&waits.len()) {
+                    for agent in ["a", "b"] {
+                        let answer = "{\"intent\":\"speak\",\"urgency\":3}";
+                        next.extend(c.on_reply(
+                            agent,
+                            Some(agent),
+                            Some(&request.id),
+                            answer,
+                            None,
+                            now,
+                        ));
+                    }
+                }
+                waits.push(request.within_ms.expect("a wait"));
+            }
+        }
+        if let Some((agent, q)) = turn(&pending) {
+            next.extend(c.on_text(&agent, Some(q), true, "I think so, b.", None, now));
+        }
+        if next.is_empty() && !c.finished() {
+            now = c.next_wake().expect("a wake-up").max(now);
+            next = c.tick(now);
+        }
+        pending = next;
+    }
+    waits
+}
+
+#[test]
+fn rounds_wait_less_for_intents_that_never_come_until_one_does() {
+    // No answer ever: two rounds wait the whole window (750 of 1000 ms), the rest a quarter.
+    let silent = intent_waits(&[]);
+    assert!(silent.len() >= 4, "{silent:?}");
+    assert_eq!(silent[..2], [750, 750]);
+    assert!(silent[2..].iter().all(|&w| w == 188), "{silent:?}");
+    // An answer in the third round brings the whole window back for the next ones.
+    let answered = intent_waits(&[2]);
+    assert_eq!(answered[..4], [750, 750, 188, 750], "{answered:?}");
+}
+
 #[test]
 fn chunks_of_others_and_stale_turns_are_dropped() {
     let mut c = conductor(false);
