@@ -34,8 +34,10 @@ pub fn extractive_summary(
     silent: &[String],
 ) -> String {
     let mut parts: Vec<String> = Vec::new();
+    // "Name said: …", not "Name: …": the voice takes a name and a colon at the start of
+    // a phrase for a speaker's label and drops it, and the words were heard unattributed.
     let colon = match lang {
-        Language::En => ": ",
+        Language::En => " said: ",
         Language::Zh => "：",
     };
     for (name, text) in spoken {

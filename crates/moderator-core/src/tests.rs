@@ -658,7 +658,7 @@ fn summary_is_extractive_and_short() {
     );
     assert_eq!(
         s,
-        "Let me sum up the open discussion. The economist: A congestion charge raises 3.5 billion a year and cuts traffic by a fifth; the engineer: Buses need dedicated lanes first. We have not yet heard from the ethicist."
+        "Let me sum up the open discussion. The economist said: A congestion charge raises 3.5 billion a year and cuts traffic by a fifth; the engineer said: Buses need dedicated lanes first. We have not yet heard from the ethicist."
     );
     assert_eq!(sentences(&s), 3);
     let empty = summary::extractive_summary(Language::En, "x", &[], &[]);
