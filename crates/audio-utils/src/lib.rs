@@ -230,6 +230,17 @@ pub fn trim_lead_in(samples: &[f32], sample_rate: u32, threshold: f32, keep_ms: 
     &samples[loud.saturating_sub(keep)..]
 }
 
+/// `samples` up to `keep_ms` after the last sample louder than `threshold` (peak): a
+/// voice's quiet tail shortened, the decay of its last sound kept. All of it when nothing
+/// is that loud.
+pub fn trim_tail(samples: &[f32], sample_rate: u32, threshold: f32, keep_ms: u32) -> &[f32] {
+    let Some(loud) = samples.iter().rposition(|s| s.abs() > threshold) else {
+        return samples;
+    };
+    let keep = (sample_rate as u64 * u64::from(keep_ms) / 1000) as usize;
+    &samples[..(loud + 1).saturating_add(keep).min(samples.len())]
+}
+
 /// Root mean square level.
 pub fn rms(samples: &[f32]) -> f32 {
     if samples.is_empty() {
@@ -287,6 +298,23 @@ mod tests {
         // Nothing loud: nothing cut; loud at once: nothing cut.
         assert_eq!(trim_lead_in(&[0.001; 50], rate, 0.02, 100).len(), 50);
         assert_eq!(trim_lead_in(&[0.5; 50], rate, 0.02, 100).len(), 50);
+    }
+
+    #[test]
+    fn a_tail_is_shortened_to_what_is_kept_after_the_last_loud_sample() {
+        let rate = 16_000;
+        let mut samples = vec![0.0; 100];
+        samples.push(-0.5);
+        samples.extend(vec![0.004; 3200]);
+        samples.extend(vec![0.0; 3200]);
+        let trimmed = trim_tail(&samples, rate, 0.02, 100);
+        assert_eq!(trimmed.len(), 100 + 1 + 1600);
+        assert_eq!(trimmed[100], -0.5);
+        // Nothing loud: nothing cut; loud to the end, or a tail shorter than kept: nothing cut.
+        assert_eq!(trim_tail(&[0.001; 50], rate, 0.02, 100).len(), 50);
+        assert_eq!(trim_tail(&[0.5; 50], rate, 0.02, 100).len(), 50);
+        assert_eq!(trim_tail(&[0.5, 0.0, 0.0], rate, 0.02, 100).len(), 3);
+        assert!(trim_tail(&[], rate, 0.02, 100).is_empty());
     }
 
     use proptest::prelude::*;

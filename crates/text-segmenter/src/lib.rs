@@ -15,4 +15,4 @@ mod stage;
 
 pub use crate::core::{Segment, SegmenterCore, SegmenterInput, SegmenterNotice};
 pub use sanitize::sanitize;
-pub use split::{SegmenterConfig, TurnSegmenter, phrases};
+pub use split::{SegmenterConfig, TurnSegmenter, ends_sentence, phrases};

@@ -437,6 +437,14 @@ fn is_list_number(buf: &str, dot: usize) -> bool {
     head.trim().is_empty() || head.ends_with('\n')
 }
 
+/// Whether `text` ends a sentence: a sentence mark, then only closing quotes, brackets
+/// or blanks (`… now."`). A phrase cut at a clause mark does not.
+pub fn ends_sentence(text: &str) -> bool {
+    text.trim_end()
+        .trim_end_matches(is_closer)
+        .ends_with(is_terminal)
+}
+
 /// A whole sentence as the phrases a voice says it in: cut where a sentence longer than
 /// `max_chars` characters is cut in a stream (at a clause mark, else before a word that
 /// opens a phrase, else between words), so that its first phrase is voiced sooner.
@@ -495,6 +503,29 @@ fn long_sentence_cut(buf: &str, chars: &[(usize, char)], max_chars: usize) -> us
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_ends_at_its_mark_and_closers_not_at_a_clause_mark() {
+        for text in [
+            "Sure.",
+            "Is it? ",
+            "It said \"no.\"",
+            "(Really!)",
+            "好。",
+            "Wait…",
+        ] {
+            assert!(ends_sentence(text), "{text}");
+        }
+        for text in [
+            "In calculus,",
+            "The slope of a curve",
+            "",
+            "Dr. Okafor said:",
+            "3.14",
+        ] {
+            assert!(!ends_sentence(text), "{text}");
+        }
+    }
 
     #[test]
     fn a_long_sentence_is_said_in_phrases_and_a_short_one_whole() {
