@@ -141,6 +141,8 @@ impl SentenceGuard {
         // "Olivia Owl has been considering …", "David Dove has expressed …": another's
         // name, then a perfect.
         if other && !own && !possessive && rest.next_if(|w| ["has", "had"].contains(w)).is_some() {
+            // "… has already explained …"
+            while rest.next_if(|w| ADVERBS.contains(w)).is_some() {}
             rest.next_if(|w| *w == "been");
             return rest.next().is_some_and(|verb| {
                 REPORTING.contains(&verb) || REPORTING_PROGRESSIVE.contains(&verb)

@@ -126,7 +126,7 @@ pub const DIRECTOR_REPLY_WORDS: usize = 6;
 
 /// Words that may stand between a name and its verb ("Dr. Nadia also states").
 pub(super) const ADVERBS: &[&str] = &[
-    "also", "then", "now", "clearly", "further", "again", "still",
+    "also", "then", "now", "clearly", "further", "again", "still", "already",
 ];
 
 /// What the speaker's own name may possess in a narrator's line ("Tomás Lindqvist's
@@ -214,6 +214,8 @@ pub(super) const REPORTING: &[&str] = &[
     "considered",
     "clarified",
     "clarifies",
+    "confirmed",
+    "confirms",
 ];
 
 /// The same verbs in the progressive, after "is", "was" or "has been" ("Olivia Owl has

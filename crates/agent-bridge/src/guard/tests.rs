@@ -83,6 +83,9 @@ fn narrating_the_conversation_is_refused() {
         "Mia clarifies that the slope has two goals.",
         "Ms. Rivera is pointing out that slopes cause delays.",
         "Mia is telling us that the slope is two.",
+        // Heard in an auction debate: a perfect with an adverb, a confirmation.
+        "Ms. Rivera has already explained this to Mia with clarity.",
+        "Mia has confirmed her understanding of the slope.",
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
     }
