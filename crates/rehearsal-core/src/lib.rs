@@ -63,4 +63,4 @@ pub use record::{
 };
 #[cfg(test)]
 pub(crate) use rehearsal::{Action, Event, Notice};
-pub use rehearsal::{CandidatePurpose, Instruction, Phase, Rehearsal};
+pub use rehearsal::{CandidatePurpose, DebriefFigures, Instruction, Phase, Rehearsal};

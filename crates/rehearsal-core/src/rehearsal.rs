@@ -173,6 +173,18 @@ pub enum Output {
     FreezeContext,
 }
 
+/// The debrief's figures, as `debrief.json` holds them (the page's dashboard reads it).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DebriefFigures {
+    pub session_ms: u64,
+    /// The session's planned length (the panel file's `session_duration_s`).
+    pub planned_ms: u64,
+    pub exchanges: Vec<ExchangeRecord>,
+    pub ratings: Vec<RatingRecord>,
+    pub open_challenges: Vec<OpenChallenge>,
+    pub delivery: delivery::DeliveryReport,
+}
+
 /// The pitch-rehearsal moderator.
 pub struct Rehearsal {
     // The panel, the deck and the phrases the session runs on.
@@ -431,15 +443,20 @@ impl Rehearsal {
 
     /// The debrief's figures, for `debrief.json`: the session's length, its exchanges and
     /// the delivery measures.
-    pub fn debrief_figures(&self) -> serde_json::Value {
-        serde_json::json!({
-            "session_ms": self.now,
-            "planned_ms": self.config.duration_ms(),
-            "exchanges": self.results.records,
-            "ratings": self.results.ratings,
-            "open_challenges": self.open_challenges(),
-            "delivery": self.delivery(),
-        })
+    pub fn debrief_figures(&self) -> DebriefFigures {
+        DebriefFigures {
+            session_ms: self.now,
+            planned_ms: self.config.duration_ms(),
+            exchanges: self.results.records.clone(),
+            ratings: self.results.ratings.clone(),
+            open_challenges: self.open_challenges(),
+            delivery: self.delivery(),
+        }
+    }
+
+    /// [`Self::debrief_figures`] in JSON.
+    fn debrief_figures_json(&self) -> String {
+        serde_json::to_string(&self.debrief_figures()).unwrap_or_default()
     }
 
     /// This session as the presenter's history keeps it; the node sets its name and time.

@@ -329,7 +329,7 @@ impl Rehearsal {
             Action::WriteDebrief { markdown } => {
                 out.push(Output::Debrief {
                     markdown: markdown.clone(),
-                    figures: self.debrief_figures().to_string(),
+                    figures: self.debrief_figures_json(),
                     remembered: self.remembered(),
                 });
                 self.write(

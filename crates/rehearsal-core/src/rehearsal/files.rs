@@ -280,7 +280,7 @@ impl Rehearsal {
             let markdown = self.debrief_markdown();
             out.push(Output::Debrief {
                 markdown: markdown.clone(),
-                figures: self.debrief_figures().to_string(),
+                figures: self.debrief_figures_json(),
                 remembered: self.remembered(),
             });
             self.keep_debrief(markdown);

@@ -953,7 +953,10 @@ fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
         "the slide's own figures: {debrief}"
     );
     let figures = c.debrief_figures();
-    assert_eq!(figures["ratings"][0]["rating"], "dodged");
+    assert_eq!(
+        figures.ratings[0].rating,
+        Some(crate::rating::Rating::Dodged)
+    );
 }
 
 #[test]
@@ -1008,12 +1011,7 @@ fn the_last_session_s_open_challenges_are_told_to_their_askers_and_compared() {
     let out = fresh.start(&Briefing::default(), 0);
     assert!(written_to(&out, &agent_file("skeptic", AgentFile::PresenterProfile)).is_empty());
     assert!(!fresh.debrief_markdown().contains("Since the last session"));
-    assert!(
-        fresh.debrief_figures()["open_challenges"]
-            .as_array()
-            .unwrap()
-            .is_empty()
-    );
+    assert!(fresh.debrief_figures().open_challenges.is_empty());
 }
 
 /// A last session in which `agent` left "What does picking cost per site?" open.
