@@ -130,6 +130,15 @@ fn lines(out: &[Output]) -> Vec<(u64, LineKind)> {
 
 /// Plays a whole session: agents answer every turn at once, intents fall back.
 fn play(c: &mut Roundtable, paced: bool) -> Vec<Output> {
+    play_answering(c, paced, |_, _, _| Vec::new())
+}
+
+/// [`play`], with `answer` given every intent request as it goes out.
+fn play_answering(
+    c: &mut Roundtable,
+    paced: bool,
+    mut answer: impl FnMut(&mut Roundtable, &SideRequest, u64) -> Vec<Output>,
+) -> Vec<Output> {
     let mut now = 0;
     let mut all = c.start(now);
     let mut pending = all.clone();
@@ -142,6 +151,11 @@ fn play(c: &mut Roundtable, paced: bool) -> Vec<Output> {
         if paced {
             for (q, _) in lines(&pending) {
                 next.extend(c.on_played(q, now));
+            }
+        }
+        for output in &pending {
+            if let Output::Request(request) = output {
+                next.extend(answer(c, request, now));
             }
         }
         if let Some((agent, q)) = turn(&pending) {
@@ -336,43 +350,24 @@ fn intent_waits(answer_in: &[usize]) -> Vec<u64> {
         "free_discussion\n    max_rounds: 6",
     );
     let mut c = unpaced(Scenario::from_yaml(&long_discussion).unwrap());
-    let mut now = 0;
-    let mut pending = c.start(now);
-    let mut waits = Vec::new();
-    let mut steps = 0;
-    while !c.finished() {
-        steps += 1;
-        assert!(steps < 500, "the session does not end");
-        now += 10;
-        let mut next = Vec::new();
-        for output in &pending {
-            if let Output::Request(request) = output {
-                if answer_in.contains(&waits.len()) {
-                    for agent in ["a", "b"] {
-                        let answer = "{\"intent\":\"speak\",\"urgency\":3}";
-                        next.extend(c.on_reply(
-                            agent,
-                            Some(agent),
-                            Some(&request.id),
-                            answer,
-                            None,
-                            now,
-                        ));
-                    }
-                }
-                waits.push(request.within_ms.expect("a wait"));
+    let mut round = 0;
+    let all = play_answering(&mut c, false, |c, request, now| {
+        let mut out = Vec::new();
+        if answer_in.contains(&round) {
+            for agent in ["a", "b"] {
+                let answer = "{\"intent\":\"speak\",\"urgency\":3}";
+                out.extend(c.on_reply(agent, Some(agent), Some(&request.id), answer, None, now));
             }
         }
-        if let Some((agent, q)) = turn(&pending) {
-            next.extend(c.on_text(&agent, Some(q), true, "I think so, b.", None, now));
-        }
-        if next.is_empty() && !c.finished() {
-            now = c.next_wake().expect("a wake-up").max(now);
-            next = c.tick(now);
-        }
-        pending = next;
-    }
-    waits
+        round += 1;
+        out
+    });
+    all.iter()
+        .filter_map(|o| match o {
+            Output::Request(request) => Some(request.within_ms.expect("a wait")),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
