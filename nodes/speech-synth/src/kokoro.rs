@@ -292,7 +292,7 @@ impl Kokoro {
 }
 
 /// A peak above this is speech in Kokoro's output (its lead-in stays below 0.01).
-const LOUD: f32 = 0.02;
+pub const LOUD: f32 = 0.02;
 /// What stays of Kokoro's lead-in before the first loud sample.
 const LEAD_IN_MS: u32 = 100;
 /// What stays of Kokoro's tail after the last loud sample: with the next clip's lead-in,

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use eyre::Context;
-use speech_synth::kokoro::{Kokoro, KokoroFiles, trim_for_playback};
+use speech_synth::kokoro::{Kokoro, KokoroFiles, LOUD, trim_for_playback};
 
 /// Phrases as the segmenter sends them: an opener, first clauses, whole phrases.
 const PHRASES: &[&str] = &[
@@ -20,9 +20,6 @@ const PHRASES: &[&str] = &[
 
 /// Timed runs of each phrase after one to warm up; the median is reported.
 const RUNS: usize = 3;
-
-/// A peak above this is speech (as the player trims).
-const LOUD: f32 = 0.02;
 
 pub fn tts(voice: Option<&str>) -> eyre::Result<()> {
     let files = KokoroFiles::from_env()?;
