@@ -58,7 +58,6 @@ impl Default for SegmenterConfig {
     }
 }
 
-
 /// One utterance's splitter: feed chunks, get the segments whose end is certain.
 #[derive(Debug, Clone, Default)]
 pub struct TurnSegmenter {
@@ -282,7 +281,6 @@ fn join(mut left: String, right: &str) -> String {
     left
 }
 
-
 /// Whether `text` ends a sentence: a sentence mark, then only closing quotes, brackets
 /// or blanks (`… now."`). A phrase cut at a clause mark does not.
 pub fn ends_sentence(text: &str) -> bool {
@@ -312,7 +310,6 @@ pub fn phrases(sentence: &str, max_chars: usize) -> Vec<String> {
     }
     out
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -480,16 +480,6 @@ impl<'m> Host<'m> {
     }
 }
 
-/// The tokens that end a reply: the end of generation, and every piece with a line break
-/// (a reply's lines end before the next speaker's label; ".\n" is one token).
-fn reply_ends(model: &LlamaModel) -> Vec<LlamaToken> {
-    let vocab = model.vocab();
-    (0..model.n_vocab())
-        .map(LlamaToken)
-        .filter(|&t| vocab.is_eog(t) || vocab.token_to_piece(t, false, None).contains(&b'\n'))
-        .collect()
-}
-
 /// How long a reading ahead that gave way waits to be taken up again: longer, and the
 /// conversation it would read has most likely moved on.
 const CALM_WAIT: Duration = Duration::from_secs(30);
@@ -498,32 +488,3 @@ const CALM_WAIT: Duration = Duration::from_secs(30);
 /// along (which gives way within one step) or by its own turn, before it reads its whole
 /// prompt: a 600-token prompt read again takes 10-15 s on two cores.
 const SOURCE_WAIT: Duration = Duration::from_secs(2);
-
-/// Makes `target` a copy of `source` (its cache and the tokens it holds), or empty when
-/// there is nothing to copy (no source, an empty or stale one) or the copy failed.
-///
-/// The window of lines goes with it: a side request on the scratch then shows the lines
-/// the participant's own turns show. With the scratch's own window (left by whichever
-/// participant used it last) it showed others, and from the first line that differed
-/// every side request read its prompt again, and its reading, copied back, made the next
-/// turn read it again too: 180 tokens each time in a rehearsal, 4-5 s of the one thread.
-pub(super) fn copy_cache(
-    context: &mut LlamaContext<'_>,
-    source: Option<&Sequence>,
-    target: &mut Sequence,
-) {
-    let _ = context.clear_kv_cache_seq(Some(target.id as u32), None, None);
-    match source.filter(|s| !s.stale) {
-        Some(s) => target.window = s.window.clone(),
-        None => target.window.clear(),
-    }
-    let copied = source
-        .filter(|s| !s.cached.is_empty() && !s.stale)
-        .filter(|s| {
-            context
-                .copy_kv_cache_seq(s.id, target.id, None, None)
-                .is_ok()
-        });
-    target.cached = copied.map(|s| s.cached.clone()).unwrap_or_default();
-    target.stale = false;
-}

@@ -109,6 +109,16 @@ pub(super) fn opening_grammar(words: &[String]) -> String {
     format!(r#"root ::= ({}) [^\n]*"#, choices.join(" | "))
 }
 
+/// The tokens that end a reply: the end of generation, and every piece with a line break
+/// (a reply's lines end before the next speaker's label; ".\n" is one token).
+pub(super) fn reply_ends(model: &LlamaModel) -> Vec<LlamaToken> {
+    let vocab = model.vocab();
+    (0..model.n_vocab())
+        .map(LlamaToken)
+        .filter(|&t| vocab.is_eog(t) || vocab.token_to_piece(t, false, None).contains(&b'\n'))
+        .collect()
+}
+
 /// The tokens a reply is steered against, by where they apply.
 #[derive(Debug, Default)]
 pub(super) struct Steering {
