@@ -37,7 +37,7 @@ impl Conference {
         };
         if self.engine.is_human(index) {
             if StreamStatus::ends_utterance(status) {
-                self.on_human(from, text, now, out);
+                self.on_human(from, text, None, now, out);
             }
             return;
         }
@@ -122,6 +122,7 @@ impl Conference {
         &mut self,
         speaker: String,
         text: String,
+        heard: Option<HeardSpan>,
         now: Duration,
         out: &mut Vec<Output>,
     ) {
@@ -157,6 +158,7 @@ impl Conference {
             question_id,
             interrupted: false,
             human: true,
+            heard,
         }));
         self.give_next_turn(now, out);
     }
@@ -165,9 +167,14 @@ impl Conference {
     /// lets it go on) and no new turn starts. The turn in progress keeps generating, so
     /// that a resumed voice has its next words. Speech starting again during a hold
     /// (the human goes on after a pause) restarts the hold's limit.
-    pub(super) fn on_speech_started(&mut self, now: Duration, out: &mut Vec<Output>) {
+    pub(super) fn on_speech_started(
+        &mut self,
+        onset_us: Option<i64>,
+        now: Duration,
+        out: &mut Vec<Output>,
+    ) {
         if self.held_since.replace(now).is_none() {
-            out.push(Output::Hold);
+            out.push(Output::Hold { onset_us });
             let human = (0..self.engine.names().len())
                 .find(|&i| self.engine.is_human(i))
                 .map_or(turn_policy::HUMAN, |i| self.engine.name(i));

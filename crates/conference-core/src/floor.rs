@@ -158,6 +158,7 @@ impl Conference {
                 question_id: turn.question_id,
                 interrupted,
                 human: false,
+                heard: None,
             }));
         }
     }

@@ -14,7 +14,10 @@ use turn_policy::{PolicyEngine, PolicyStats, count_words};
 
 mod setup;
 pub use setup::{CONTROLLER_FORMAT, ControllerSetup, SetupError};
-use voice_protocol::{ControlCommand, InterruptKind, StreamStatus, messages::PrepareFor};
+use voice_protocol::{
+    ControlCommand, InterruptKind, StreamStatus,
+    messages::{HeardSpan, PrepareFor},
+};
 
 /// Text kept per utterance; longer utterances still count all their words.
 pub use conductor::MAX_UTTERANCE_CHARS;
@@ -83,9 +86,18 @@ pub enum Input {
     Human {
         speaker: String,
         text: String,
+        /// When its words were spoken, as the recognizer heard them: passed on with the
+        /// utterance (the player puts the human on the recording's clock).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        heard: Option<HeardSpan>,
     },
     /// Voice activity: the human began to speak. The agents' voice is held.
-    SpeechStarted,
+    SpeechStarted {
+        /// When the voice detector sent it (µs since the epoch): passed on with the hold,
+        /// so that the player measures the human's first sound → silence over both hops.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        onset_us: Option<i64>,
+    },
     /// What the human said was only a backchannel ("mm-hm"): the held voice goes on.
     Backchannel,
     /// The player finished (or cut off) the utterance of `question_id`.
@@ -144,6 +156,8 @@ pub struct Utterance {
     pub question_id: u64,
     pub interrupted: bool,
     pub human: bool,
+    /// A human's: when its words were spoken (its input's, passed on).
+    pub heard: Option<HeardSpan>,
 }
 
 /// What the node must do.
@@ -161,8 +175,10 @@ pub enum Output {
     Utterance(Utterance),
     Notice(Notice),
     /// The human is speaking: the player holds the agents' voice (fades it out, keeps its
-    /// place).
-    Hold,
+    /// place). `onset_us`: the speech start's, passed on for the player's measure.
+    Hold {
+        onset_us: Option<i64>,
+    },
     /// The hold is over without a new question (a backchannel, no words, the hold's
     /// limit): the held voice plays on.
     Resume,
@@ -402,8 +418,12 @@ impl Conference {
                 status,
                 question_id,
             } => self.on_text(from, text, status, question_id, now, &mut out),
-            Input::Human { speaker, text } => self.on_human(speaker, text, now, &mut out),
-            Input::SpeechStarted => self.on_speech_started(now, &mut out),
+            Input::Human {
+                speaker,
+                text,
+                heard,
+            } => self.on_human(speaker, text, heard, now, &mut out),
+            Input::SpeechStarted { onset_us } => self.on_speech_started(onset_us, now, &mut out),
             Input::Backchannel => self.end_hold(now, &mut out),
             Input::PlaybackDone { question_id } => {
                 self.unplayed.remove(&question_id);

@@ -115,13 +115,13 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
         text(&tutor, "Let me", Some(StreamStatus::Started), Some(q)),
         secs(2),
     );
-    let out = c.handle(Input::SpeechStarted, secs(2));
+    let out = c.handle(Input::SpeechStarted { onset_us: None }, secs(2));
     // Held, not dropped (it may be a backchannel); the tutor, who answers a question,
     // may read the conversation meanwhile.
     assert_eq!(
         out,
         [
-            Output::Hold,
+            Output::Hold { onset_us: None },
             Output::Prepare {
                 speaker: "tutor".into(),
                 ahead_of: PrepareFor::Answer,
@@ -141,6 +141,7 @@ fn human_speech_holds_then_a_question_resets_and_the_tutor_answers() {
         Input::Human {
             speaker: "human".into(),
             text: "Can you give an example?".into(),
+            heard: None,
         },
         secs(3),
     );
@@ -173,11 +174,12 @@ fn a_question_cuts_the_held_turn_short() {
         text(&who, "Let me", Some(StreamStatus::Started), Some(q)),
         secs(1),
     );
-    c.handle(Input::SpeechStarted, secs(1));
+    c.handle(Input::SpeechStarted { onset_us: None }, secs(1));
     let out = c.handle(
         Input::Human {
             speaker: "human".into(),
             text: "Wait, why?".into(),
+            heard: None,
         },
         secs(2),
     );
@@ -197,9 +199,15 @@ fn a_backchannel_resumes_and_the_due_turn_goes_out() {
     let mut c = conference(STUDY);
     c.handle(Input::Start, secs(0));
     let (who, q) = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
-    assert_eq!(c.handle(Input::SpeechStarted, secs(1))[0], Output::Hold);
+    assert_eq!(
+        c.handle(Input::SpeechStarted { onset_us: None }, secs(1))[0],
+        Output::Hold { onset_us: None }
+    );
     // Speech again within the hold: still one hold.
-    assert!(c.handle(Input::SpeechStarted, secs(2)).is_empty());
+    assert!(
+        c.handle(Input::SpeechStarted { onset_us: None }, secs(2))
+            .is_empty()
+    );
     let out = c.handle(
         text(&who, "Done.", Some(StreamStatus::Ended), Some(q)),
         secs(2),
@@ -212,11 +220,12 @@ fn a_backchannel_resumes_and_the_due_turn_goes_out() {
     // A backchannel without a hold does nothing.
     assert!(c.handle(Input::Backchannel, secs(4)).is_empty());
     // No words after speech: the same as a backchannel.
-    c.handle(Input::SpeechStarted, secs(5));
+    c.handle(Input::SpeechStarted { onset_us: None }, secs(5));
     let out = c.handle(
         Input::Human {
             speaker: "human".into(),
             text: " ".into(),
+            heard: None,
         },
         secs(6),
     );
@@ -228,7 +237,7 @@ fn a_hold_that_ends_without_words_repeats_the_turn_in_progress() {
     let mut c = conference(STUDY);
     c.handle(Input::Start, secs(0));
     let current = c.current_turn().map(|(s, q)| (s.to_owned(), q)).unwrap();
-    c.handle(Input::SpeechStarted, secs(1));
+    c.handle(Input::SpeechStarted { onset_us: None }, secs(1));
     // Its speaker may have stopped it to read the answer ahead: it is asked for again.
     let out = c.handle(Input::Backchannel, secs(2));
     assert_eq!(out[0], Output::Resume);
@@ -248,6 +257,7 @@ fn human_transcript_without_speech_started_also_resets() {
         Input::Human {
             speaker: "human".into(),
             text: "Hello".into(),
+            heard: None,
         },
         secs(1),
     );
@@ -273,6 +283,7 @@ fn robustness_notices() {
         Input::Human {
             speaker: "human".into(),
             text: "  ".into(),
+            heard: None,
         },
         secs(0),
     );
@@ -371,7 +382,7 @@ fn turns_are_not_sent_again_when_resending_is_off() {
 fn missing_transcript_after_speech_started_times_out() {
     let mut c = without_resend(STUDY);
     c.handle(Input::Start, secs(0));
-    c.handle(Input::SpeechStarted, secs(1));
+    c.handle(Input::SpeechStarted { onset_us: None }, secs(1));
     assert_eq!(c.next_deadline(), Some(secs(36)));
     let out = c.handle(Input::Tick, secs(36));
     assert!(
@@ -433,6 +444,7 @@ fn lone_assistant_waits_for_the_human() {
         Input::Human {
             speaker: "human".into(),
             text: "Explain monads".into(),
+            heard: None,
         },
         secs(5),
     );
@@ -751,9 +763,9 @@ proptest! {
                     text(&who, &"w ".repeat(n as usize % 40), status, current.as_ref().map(|c| c.1))
                 }
                 Step::Stale => text("tutor", "old", Some(StreamStatus::Ended), Some(last_id.saturating_sub(3))),
-                Step::SpeechStarted => Input::SpeechStarted,
+                Step::SpeechStarted => Input::SpeechStarted { onset_us: None },
                 Step::Backchannel => Input::Backchannel,
-                Step::Human(n) => Input::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5) },
+                Step::Human(n) => Input::Human { speaker: "human".into(), text: "x ".repeat(n as usize % 5), heard: None },
                 Step::Control(k) => Input::Control([ControlCommand::Reset, ControlCommand::Cancel, ControlCommand::Stats, ControlCommand::Ready][k as usize]),
                 Step::Wait(n) => { now += secs(n as u64); Input::Tick }
                 Step::Close(k) => Input::InputClosed { input: ["tutor", "student1", "student2", "playback_done", "human"][k as usize].into() },
@@ -769,7 +781,7 @@ proptest! {
         let mut newest = 0;
         for a in &all {
             match a {
-                Output::Hold => held = true,
+                Output::Hold { .. } => held = true,
                 Output::Resume => held = false,
                 Output::Interrupt { kind: InterruptKind::Reset, .. } => held = false,
                 Output::Turn { question_id, .. } => {
@@ -825,7 +837,7 @@ fn while_the_human_holds_the_floor_only_the_answerer_reads_ahead() {
     c.handle(Input::Start, secs(0));
     speak(&mut c, "One two", secs(1));
     // The human starts while the second line is written: its answerer reads ahead.
-    let out = c.handle(Input::SpeechStarted, secs(2));
+    let out = c.handle(Input::SpeechStarted { onset_us: None }, secs(2));
     let answer = prepared(&out);
     assert_eq!(answer.len(), 1, "{out:?}");
     assert_eq!(answer[0].1, PrepareFor::Answer);

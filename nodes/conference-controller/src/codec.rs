@@ -3,29 +3,9 @@
 
 use conference_core::{Input, NoticeLevel, Output};
 use dora_node_api::DoraNode;
-use node_kit::HeardSpan;
-use node_kit::conduct::{Received, SpeechOnset};
-use voice_protocol::messages::{Interrupt, Meta, Plain, Prepare, Resume, Turn, Utterance};
+use node_kit::conduct::Received;
+use voice_protocol::messages::{Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance};
 use voice_protocol::{ControlCommand, StreamStatus, ids, shorten};
-
-/// What the player is told besides the core's decisions, from the inputs' metadata.
-#[derive(Default)]
-pub struct Notes {
-    /// When the voice detector sent the last `speech_started`, for the player's `pause`.
-    onset: SpeechOnset,
-    /// When the human's last transcript was spoken: passed on with their utterance (the
-    /// player puts them on the recording's clock).
-    heard: Option<HeardSpan>,
-}
-
-impl Notes {
-    pub fn observe(&mut self, input: &Received<'_>) {
-        self.onset.observe(input);
-        if input.id == ids::HUMAN {
-            self.heard = node_kit::DoraMeta(input.params).heard();
-        }
-    }
-}
 
 /// What a participant of this dataflow lacks (its input here, at the segmenter, at the
 /// recorder, a bridge, a backpressure queue), told once at start: a forgotten line
@@ -52,14 +32,17 @@ pub fn warn_about_wiring(node: &DoraNode) {
 }
 
 /// Converts one dora input into a core input; bad input is logged and skipped.
-pub fn to_core_input(
-    id: &str,
-    params: &dora_node_api::MetadataParameters,
-    data: &dora_node_api::DoraArray,
-) -> Option<Input> {
+pub fn to_core_input(input: Received<'_>) -> Option<Input> {
+    let Received {
+        id, params, data, ..
+    } = input;
     match id {
-        // Their payloads are not read.
-        ids::SPEECH_STARTED => return Some(Input::SpeechStarted),
+        // Their payloads are not read; a speech start's time is passed on with the hold.
+        ids::SPEECH_STARTED => {
+            return Some(Input::SpeechStarted {
+                onset_us: input.sent_us(),
+            });
+        }
         ids::BACKCHANNEL => return Some(Input::Backchannel),
         ids::PLAYBACK_DONE => {
             return match node_kit::question_id(params) {
@@ -101,6 +84,7 @@ pub fn to_core_input(
             Some(Input::Human {
                 speaker: chunk.speaker.unwrap_or_else(|| "human".to_owned()),
                 text,
+                heard: node_kit::DoraMeta(params).heard(),
             })
         }
         participant => Some(Input::Text {
@@ -112,14 +96,18 @@ pub fn to_core_input(
     }
 }
 
-/// Sends the core's decisions, with what `notes` holds for the player.
-pub fn emit(node: &mut DoraNode, actions: Vec<Output>, notes: &mut Notes) -> eyre::Result<()> {
-    let heard = notes.heard.take();
+/// Sends the core's decisions.
+pub fn emit(node: &mut DoraNode, actions: Vec<Output>) -> eyre::Result<()> {
     for action in actions {
         match action {
-            Output::Hold => {
+            Output::Hold { onset_us } => {
                 tracing::info!("the human speaks: the agents' voice is held");
-                node_kit::send(node, notes.onset.pause())?;
+                node_kit::send(
+                    node,
+                    Pause {
+                        onset_sent_us: onset_us,
+                    },
+                )?;
             }
             Output::Prepare { speaker, ahead_of } => {
                 tracing::debug!(%speaker, ?ahead_of, "a speaker prepares");
@@ -150,7 +138,7 @@ pub fn emit(node: &mut DoraNode, actions: Vec<Output>, notes: &mut Notes) -> eyr
             }
             Output::Utterance(u) => {
                 let utterance = Utterance {
-                    heard: heard.clone().filter(|_| u.human),
+                    heard: u.heard,
                     question_id: u.question_id,
                     speaker: u.speaker,
                     text: u.text,

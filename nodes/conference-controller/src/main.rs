@@ -10,15 +10,13 @@
 mod codec;
 mod settings;
 
-use std::{cell::RefCell, time::Instant};
+use std::time::Instant;
 
 use conference_core::{CONTROLLER_FORMAT, Conference, Input};
 use dora_node_api::DoraNode;
 use eyre::Context;
-use node_kit::conduct::{Conversions, Received};
+use node_kit::conduct::Conversions;
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
-
-use codec::Notes;
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -36,13 +34,8 @@ fn main() -> eyre::Result<()> {
     let session = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&session, node.id().as_ref(), CONTROLLER_FORMAT, &setup);
     let mut conference = RecordedConductor::new(Conference::new(engine, setup.config()), (), log);
-    // What the player is told besides the core's decisions, noted as the inputs come.
-    let notes = RefCell::new(Notes::default());
     let mut conversions = Conversions {
-        decode: |input: Received<'_>| {
-            notes.borrow_mut().observe(&input);
-            codec::to_core_input(input.id, input.params, input.data)
-        },
+        decode: codec::to_core_input,
         restarted: |input: &str| Input::Restarted {
             input: input.to_owned(),
         },
@@ -51,7 +44,7 @@ fn main() -> eyre::Result<()> {
                 input: input.to_owned(),
             })
         },
-        emit: |actions| codec::emit(&mut node, actions, &mut notes.borrow_mut()),
+        emit: |actions| codec::emit(&mut node, actions),
     };
     let ending = node_kit::conduct::run(
         &mut conference,

@@ -272,3 +272,76 @@ fn typed_words_on_human_text_count_as_the_human_speaking() {
         ["What is ", "Can you give an example?"]
     );
 }
+
+#[test]
+fn the_speech_onset_and_when_the_human_was_heard_are_in_the_decision_log() {
+    let session = std::env::temp_dir().join(format!("controller-heard-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&session);
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("DORA_POLICY_PATTERN", STUDY),
+            ("SESSION_DIR", session.to_str().unwrap()),
+        ],
+        vec![
+            chunk(0.05, "student1", "What is ", "started", 1),
+            input(0.10, "speech_started", json!(null), json!(null)),
+            input(
+                0.20,
+                "human",
+                json!(["Can you give an example?"]),
+                meta(&[
+                    ("audio_input", json!("audio")),
+                    ("speech_start_ms", json!(4_200)),
+                    ("speech_end_ms", json!(5_900)),
+                ]),
+            ),
+            stop(0.4),
+        ],
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    // What the player is told with the hold and the human's utterance goes through the
+    // core, so `replay` sees it: the onset in the input and the hold, the span in the
+    // human's input and their utterance (the testing mode names the node `test-node`).
+    let log = std::fs::read_to_string(session.join("decisions/test-node.jsonl"))
+        .expect("the decision log");
+    let steps: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let started = steps
+        .iter()
+        .find(|s| s["input"]["input"].get("speech_started").is_some())
+        .expect("the speech start");
+    let onset = started["input"]["input"]["speech_started"]["onset_us"]
+        .as_i64()
+        .expect("its onset");
+    assert!(onset > 0);
+    assert_eq!(
+        started["decisions"][0],
+        format!("Hold {{ onset_us: Some({onset}) }}")
+    );
+    let human = steps
+        .iter()
+        .find(|s| s["input"]["input"].get("human").is_some())
+        .expect("the human's words");
+    assert_eq!(
+        human["input"]["input"]["human"]["heard"],
+        json!({"audio_input": "audio", "start_ms": 4200, "end_ms": 5900})
+    );
+    let utterance = human["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d.as_str())
+        .find(|d| d.starts_with("Utterance(") && d.contains("human: true"))
+        .expect("the human's utterance");
+    assert!(
+        utterance.contains(
+            "heard: Some(HeardSpan { audio_input: \"audio\", start_ms: 4200, end_ms: 5900 })"
+        ),
+        "{utterance}"
+    );
+    let _ = std::fs::remove_dir_all(&session);
+}

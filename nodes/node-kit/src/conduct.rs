@@ -170,8 +170,7 @@ impl SpeechOnset {
     /// Takes the time of a `speech_started` input; other inputs leave it.
     pub fn observe(&self, input: &Received<'_>) {
         if input.id == voice_protocol::ids::SPEECH_STARTED {
-            let since_epoch = input.sent.duration_since(std::time::UNIX_EPOCH).ok();
-            self.0.set(since_epoch.map(|d| d.as_micros() as i64));
+            self.0.set(input.sent_us());
         }
     }
 
@@ -194,6 +193,12 @@ pub struct Received<'a> {
 }
 
 impl Received<'_> {
+    /// When the sender sent it, in µs since the epoch.
+    pub fn sent_us(&self) -> Option<i64> {
+        let since_epoch = self.sent.duration_since(std::time::UNIX_EPOCH).ok();
+        since_epoch.map(|d| d.as_micros() as i64)
+    }
+
     /// The payload as text.
     pub fn text(&self) -> Result<String, TextError> {
         crate::text_of(self.data)

@@ -57,6 +57,13 @@ fn record(name: &str) -> PathBuf {
                 Input::Human {
                     speaker: "human".into(),
                     text: "wait, show me an example".into(),
+                    // When it was heard goes into the log with it, and back out with
+                    // the utterance, replayed as recorded.
+                    heard: Some(voice_protocol::messages::HeardSpan {
+                        audio_input: "audio".into(),
+                        start_ms: 41_000,
+                        end_ms: 42_500,
+                    }),
                 },
                 at,
             ),

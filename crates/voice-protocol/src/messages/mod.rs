@@ -205,7 +205,7 @@ pub trait Message: Sized {
 /// When a human's words were spoken, as the ASR bridge heard them: carried from its
 /// `transcript` through the controller's `utterance` to the player, which puts the
 /// human on the recording's clock.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HeardSpan {
     /// The bridge's audio input (`audio`, `audio_<source>`): whose stream the times count.
     pub audio_input: String,
