@@ -17,8 +17,10 @@ pub const HOLD_LIMIT_MS: u64 = 35_000;
 /// What the player is to do with the agents' voice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloorChange {
-    /// `pause`: hold the voice where it is.
-    Hold,
+    /// `pause`: hold the voice where it is. `onset_us`: when the human's first sound was
+    /// sent (µs since the epoch), passed on so that the player measures first sound →
+    /// silence over both hops.
+    Hold { onset_us: Option<i64> },
     /// `resume`: go on where it stopped.
     Release,
 }
@@ -58,13 +60,14 @@ impl Floor {
         self.own.retain(|q| *q > question_id);
     }
 
-    /// The human's voice began: an agent's voice that sounds is held.
-    pub fn speech_started(&mut self, now_ms: u64) -> Option<FloorChange> {
+    /// The human's voice began (its first sound sent at `onset_us`): an agent's voice
+    /// that sounds is held.
+    pub fn speech_started(&mut self, onset_us: Option<i64>, now_ms: u64) -> Option<FloorChange> {
         if self.held_since.is_some() || self.sounding.is_empty() {
             return None;
         }
         self.held_since = Some(now_ms);
-        Some(FloorChange::Hold)
+        Some(FloorChange::Hold { onset_us })
     }
 
     /// The human only acknowledged ("mm-hm"), or said nothing the recognizer kept: a
@@ -107,11 +110,17 @@ mod tests {
     fn an_agents_voice_is_held_on_the_first_sound_and_cut_by_words() {
         let mut floor = Floor::new();
         // Nobody sounds: nothing to hold.
-        assert_eq!(floor.speech_started(0), None);
+        assert_eq!(floor.speech_started(None, 0), None);
         floor.voice_started(3);
-        assert_eq!(floor.speech_started(10), Some(FloorChange::Hold));
+        // The hold carries when the first sound was sent.
+        assert_eq!(
+            floor.speech_started(Some(1_700), 10),
+            Some(FloorChange::Hold {
+                onset_us: Some(1_700)
+            })
+        );
         // Held once, however often the human starts again.
-        assert_eq!(floor.speech_started(20), None);
+        assert_eq!(floor.speech_started(None, 20), None);
         assert!(floor.words());
         assert!(!floor.is_held());
         // Words with nothing held cut nothing.
@@ -122,10 +131,10 @@ mod tests {
     fn a_backchannel_or_the_limit_lets_the_voice_go_on() {
         let mut floor = Floor::new();
         floor.voice_started(1);
-        floor.speech_started(100);
+        floor.speech_started(None, 100);
         assert_eq!(floor.no_words(), Some(FloorChange::Release));
         assert_eq!(floor.no_words(), None);
-        floor.speech_started(200);
+        floor.speech_started(None, 200);
         assert_eq!(floor.next_wake(), Some(200 + HOLD_LIMIT_MS));
         assert_eq!(floor.tick(200 + HOLD_LIMIT_MS - 1), None);
         assert_eq!(floor.tick(200 + HOLD_LIMIT_MS), Some(FloorChange::Release));
@@ -137,11 +146,11 @@ mod tests {
         let mut floor = Floor::new();
         floor.own_line(5);
         floor.voice_started(5);
-        assert_eq!(floor.speech_started(0), None);
+        assert_eq!(floor.speech_started(None, 0), None);
         floor.voice_ended(5);
         floor.voice_started(6);
         floor.voice_ended(6);
-        assert_eq!(floor.speech_started(1), None);
+        assert_eq!(floor.speech_started(None, 1), None);
     }
 
     proptest! {
@@ -157,13 +166,13 @@ mod tests {
                 let change = match op {
                     0 => { floor.voice_started(q); None }
                     1 => { floor.voice_ended(q.saturating_sub(1)); None }
-                    2 => floor.speech_started(now),
+                    2 => floor.speech_started(None, now),
                     3 => floor.no_words(),
                     4 => { let cut = floor.words(); prop_assert_eq!(cut, held); held = false; None }
                     _ => floor.tick(now * 10),
                 };
                 match change {
-                    Some(FloorChange::Hold) => { prop_assert!(!held); held = true; }
+                    Some(FloorChange::Hold { .. }) => { prop_assert!(!held); held = true; }
                     Some(FloorChange::Release) => { prop_assert!(held); held = false; }
                     None => {}
                 }

@@ -100,8 +100,12 @@ pub enum Input {
     },
     /// A `control` command, as received.
     Control(String),
-    /// The presenter's voice activity began.
-    SpeechStarted,
+    /// The presenter's voice activity began; `onset_us`: when the detector sent it (µs
+    /// since the epoch), passed on with the hold for the player's measure.
+    SpeechStarted {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        onset_us: Option<i64>,
+    },
     /// The presenter's speech was only an acknowledgement ("mm-hm"): a held voice goes on.
     Backchannel,
     /// The player's `playback_started`.
@@ -594,9 +598,9 @@ impl Rehearsal {
                 Err(e) => tracing::warn!("control input ignored: {e}"),
             },
             Input::Restarted { input } => self.restarted(&input, now_ms, &mut out),
-            Input::SpeechStarted => {
+            Input::SpeechStarted { onset_us } => {
                 self.results.delivery.speech_started(now_ms);
-                if let Some(change) = self.on_air.floor.speech_started(now_ms) {
+                if let Some(change) = self.on_air.floor.speech_started(onset_us, now_ms) {
                     tracing::info!("the presenter speaks over the panel: the voice is held");
                     out.push(Output::Floor(change));
                 }

@@ -10,7 +10,7 @@ use conductor::phrases::LoadReport;
 use conductor::{Call, Conductor};
 use dora_node_api::{DoraArray, Event, EventStream, MetadataParameters};
 use serde::Serialize;
-use voice_protocol::messages::{Chunk, DecodeError, Message, Meta, Pause, Reply};
+use voice_protocol::messages::{Chunk, DecodeError, Message, Meta, Reply};
 
 use crate::decisions::RecordedConductor;
 use crate::{DoraMeta, InputSources, Next, Payload, TextError, next_event};
@@ -156,29 +156,6 @@ where
             out.extend(conductor.handle(input, t));
         }
         emit(out)?;
-    }
-}
-
-/// When the voice detector sent the last `speech_started`, for the `pause` that holds the
-/// agents' voice on it: the pause carries the time, so that the player measures the human's
-/// first sound → silence over both hops (its `barge_in.jsonl`), whichever conductor holds
-/// the floor. A measurement passed through, not a decision: the conductors never see it.
-#[derive(Debug, Default)]
-pub struct SpeechOnset(std::cell::Cell<Option<i64>>);
-
-impl SpeechOnset {
-    /// Takes the time of a `speech_started` input; other inputs leave it.
-    pub fn observe(&self, input: &Received<'_>) {
-        if input.id == voice_protocol::ids::SPEECH_STARTED {
-            self.0.set(input.sent_us());
-        }
-    }
-
-    /// The player's `pause`, with the last onset's time.
-    pub fn pause(&self) -> Pause {
-        Pause {
-            onset_sent_us: self.0.get(),
-        }
     }
 }
 
@@ -369,21 +346,20 @@ mod tests {
     }
 
     #[test]
-    fn a_pause_carries_the_time_of_the_last_speech_onset_only() {
-        let onset = SpeechOnset::default();
-        assert_eq!(onset.pause().onset_sent_us, None);
+    fn an_input_tells_when_it_was_sent_in_microseconds_since_the_epoch() {
         let data = text("");
         let p = params(&[]);
-        let at = |id, micros| Received {
-            id,
+        let at = |micros| Received {
+            id: voice_protocol::ids::SPEECH_STARTED,
             params: &p,
             data: &data,
             sent: std::time::UNIX_EPOCH + Duration::from_micros(micros),
         };
-        onset.observe(&at(voice_protocol::ids::SPEECH_STARTED, 1_500));
-        onset.observe(&at("human", 9_000));
-        assert_eq!(onset.pause().onset_sent_us, Some(1_500));
-        onset.observe(&at(voice_protocol::ids::SPEECH_STARTED, 2_000));
-        assert_eq!(onset.pause().onset_sent_us, Some(2_000));
+        assert_eq!(at(1_500).sent_us(), Some(1_500));
+        let before_the_epoch = Received {
+            sent: std::time::UNIX_EPOCH - Duration::from_secs(1),
+            ..at(0)
+        };
+        assert_eq!(before_the_epoch.sent_us(), None);
     }
 }

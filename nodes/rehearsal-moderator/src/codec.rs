@@ -3,19 +3,25 @@
 
 use conductor::FloorChange;
 use dora_node_api::DoraNode;
-use node_kit::conduct::{Received, SpeechOnset};
+use node_kit::conduct::Received;
 use rehearsal_core::rehearsal::{Input, MODERATOR, Output};
 use voice_protocol::ids;
-use voice_protocol::messages::{Chunk, Interrupt, Plain, Resume, Transcript, Turn, Utterance};
+use voice_protocol::messages::{
+    Chunk, Interrupt, Pause, Plain, Resume, Transcript, Turn, Utterance,
+};
 
 use crate::files::SessionFiles;
 
 /// An input as the conductor's [`Input`]; `None` if it cannot be read.
 pub fn decode(input: Received<'_>) -> Option<Input> {
     let id = input.id;
-    // Their payloads are not used.
+    // Their payloads are not used; a speech start's time is passed on with the hold.
     match id {
-        ids::SPEECH_STARTED => return Some(Input::SpeechStarted),
+        ids::SPEECH_STARTED => {
+            return Some(Input::SpeechStarted {
+                onset_us: input.sent_us(),
+            });
+        }
         ids::BACKCHANNEL => return Some(Input::Backchannel),
         ids::PLAYBACK_STARTED => {
             return Some(Input::PlaybackStarted {
@@ -71,12 +77,7 @@ pub fn decode(input: Received<'_>) -> Option<Input> {
 
 /// Sends and writes what the conductor returned, in order. Every file is written even
 /// if a send fails; the first send error is returned.
-pub fn emit(
-    node: &mut DoraNode,
-    files: &mut SessionFiles,
-    onset: &SpeechOnset,
-    out: Vec<Output>,
-) -> eyre::Result<()> {
+pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> eyre::Result<()> {
     let mut sent = Ok(());
     let mut keep_first_error = |result: eyre::Result<()>| {
         if let Err(e) = result
@@ -149,8 +150,11 @@ pub fn emit(
             Output::Interrupt { question_id, kind } => {
                 keep_first_error(node_kit::send(node, Interrupt::new(kind, question_id)));
             }
-            Output::Floor(FloorChange::Hold) => {
-                keep_first_error(node_kit::send(node, onset.pause()));
+            Output::Floor(FloorChange::Hold { onset_us }) => {
+                let pause = Pause {
+                    onset_sent_us: onset_us,
+                };
+                keep_first_error(node_kit::send(node, pause));
             }
             Output::Floor(FloorChange::Release) => {
                 keep_first_error(node_kit::send(node, Resume));

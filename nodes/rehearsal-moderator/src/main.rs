@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
-use node_kit::conduct::{Conversions, Received, SpeechOnset};
+use node_kit::conduct::Conversions;
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 use rehearsal_core::rehearsal::{Config, Input, REHEARSAL_FORMAT, RehearsalSetup};
 use voice_protocol::ids;
@@ -89,18 +89,13 @@ fn main() -> eyre::Result<()> {
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
     let mut conductor = RecordedConductor::new(rehearsal, recorded, log);
-    // The presenter's first sound, timed for the player's barge-in record.
-    let onset = SpeechOnset::default();
     let mut conversions = Conversions {
-        decode: |input: Received<'_>| {
-            onset.observe(&input);
-            codec::decode(input)
-        },
+        decode: codec::decode,
         restarted: |input: &str| Input::Restarted {
             input: input.to_owned(),
         },
         closed: |_: &str| None,
-        emit: |out| codec::emit(&mut node, &mut files, &onset, out),
+        emit: |out| codec::emit(&mut node, &mut files, out),
     };
     let ending =
         node_kit::conduct::run(&mut conductor, &mut events, &sources, now, &mut conversions)?;

@@ -768,7 +768,7 @@ fn the_presenter_speaking_over_the_panel_holds_its_voice() {
     let (_, turn) = section_break(&mut c, false);
     let q = turn.question_id;
     // Nothing sounds yet: the presenter's first sound holds nothing.
-    assert!(floor(&c.handle(Input::SpeechStarted, 1_000)).is_empty());
+    assert!(floor(&c.handle(Input::SpeechStarted { onset_us: None }, 1_000)).is_empty());
     c.handle(
         Input::PlaybackStarted {
             question_id: Some(q),
@@ -776,16 +776,16 @@ fn the_presenter_speaking_over_the_panel_holds_its_voice() {
         1_200,
     );
     assert_eq!(
-        floor(&c.handle(Input::SpeechStarted, 1_300)),
-        [FloorChange::Hold]
+        floor(&c.handle(Input::SpeechStarted { onset_us: None }, 1_300)),
+        [FloorChange::Hold { onset_us: None }]
     );
     assert_eq!(
         floor(&c.handle(Input::Backchannel, 1_700)),
         [FloorChange::Release]
     );
     assert_eq!(
-        floor(&c.handle(Input::SpeechStarted, 2_000)),
-        [FloorChange::Hold]
+        floor(&c.handle(Input::SpeechStarted { onset_us: None }, 2_000)),
+        [FloorChange::Hold { onset_us: None }]
     );
     let out = presenter(&mut c, "Our margin is sixty percent.", 3_000);
     let cut = out
@@ -820,7 +820,7 @@ fn the_presenter_speaking_over_the_panel_holds_its_voice() {
         },
         3_200,
     );
-    assert!(floor(&c.handle(Input::SpeechStarted, 3_500)).is_empty());
+    assert!(floor(&c.handle(Input::SpeechStarted { onset_us: None }, 3_500)).is_empty());
     // A hold nobody resolves ends at its limit.
     c.handle(
         Input::Played {
@@ -836,8 +836,8 @@ fn the_presenter_speaking_over_the_panel_holds_its_voice() {
         4_100,
     );
     assert_eq!(
-        floor(&c.handle(Input::SpeechStarted, 4_200)),
-        [FloorChange::Hold]
+        floor(&c.handle(Input::SpeechStarted { onset_us: None }, 4_200)),
+        [FloorChange::Hold { onset_us: None }]
     );
     assert!(
         c.next_wake()
@@ -850,9 +850,9 @@ fn the_presenter_speaking_over_the_panel_holds_its_voice() {
 #[test]
 fn the_debrief_measures_how_the_presenter_spoke() {
     let (mut c, _) = started(false);
-    c.handle(Input::SpeechStarted, 50);
+    c.handle(Input::SpeechStarted { onset_us: None }, 50);
     skeptic_asks_about_margin(&mut c);
-    c.handle(Input::SpeechStarted, 1_600);
+    c.handle(Input::SpeechStarted { onset_us: None }, 1_600);
     presenter(
         &mut c,
         "Um, our margin is about 62 percent per robot.",
@@ -981,7 +981,7 @@ fn the_last_session_s_open_challenges_are_told_to_their_askers_and_compared() {
     assert_eq!(told.len(), 1, "{told:?}");
     assert!(told[0].contains("What does picking cost per site?") && told[0].contains("dodged"));
     assert!(written_to(&out, &agent_file("analyst", AgentFile::PresenterProfile)).is_empty());
-    c.handle(Input::SpeechStarted, 100);
+    c.handle(Input::SpeechStarted { onset_us: None }, 100);
     presenter(&mut c, "Um, good morning, we are Acme Robotics.", 3_000);
     // Called first, the skeptic asks again what it left open, as it was asked.
     control(&mut c, "slide 1", 3_100);
