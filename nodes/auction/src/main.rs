@@ -14,7 +14,7 @@ mod setup;
 
 use std::time::Instant;
 
-use auction_core::{AUCTION_FORMAT, AuctionSetup, Input, Timeouts};
+use auction_core::{AUCTION_FORMAT, Input};
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use node_kit::conduct::{Conversions, Received};
@@ -22,30 +22,14 @@ use node_kit::decisions::{DecisionWriter, RecordedConductor};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let setup = setup::from_env()?;
-    let timeouts = Timeouts {
-        segment_ms: secs_to_ms(
-            node_kit::env_parse("SEGMENT_TIMEOUT_SECS", 20.0)?,
-            "SEGMENT_TIMEOUT_SECS",
-        )?,
-        request_ms: secs_to_ms(
-            node_kit::env_parse("SIDE_REQUEST_TIMEOUT_SECS", 10.0)?,
-            "SIDE_REQUEST_TIMEOUT_SECS",
-        )?,
-    };
-    let recipe = AuctionSetup {
-        config: setup.config.clone(),
-        participants: setup.participants.clone(),
-        seed: setup.seed,
-        timeouts,
-    };
+    let recipe = setup::from_env()?;
     let conductor = recipe
         .build()
         .map_err(|e| eyre!("cannot start the auction: {e}"))?;
     tracing::info!(
-        participants = %setup.participants.join(", "),
-        preset = setup.config.preset.as_deref().unwrap_or("-"),
-        seed = setup.seed,
+        participants = %recipe.participants.join(", "),
+        preset = recipe.config.preset.as_deref().unwrap_or("-"),
+        seed = recipe.seed,
         "auction conductor starting"
     );
     let (mut node, mut events) =
@@ -60,7 +44,7 @@ fn main() -> eyre::Result<()> {
     let mut conductor = RecordedConductor::new(conductor, (), log);
     // The session ends by itself after `max_segments` (the last clip heard); the node then
     // exits, which closes every other node's inputs and ends the dataflow.
-    let participants = &setup.participants;
+    let participants = &recipe.participants;
     let mut conversions = Conversions {
         decode: |input: Received<'_>| codec::decode(input, participants),
         restarted: |input: &str| Input::Restarted {
@@ -76,11 +60,4 @@ fn main() -> eyre::Result<()> {
         tracing::info!(agent = %agent.name, tokens = agent.tokens, talk_ms = agent.talk_ms, interrupts = agent.interrupts, interjections = agent.interjections, "final standing");
     }
     Ok(())
-}
-
-fn secs_to_ms(secs: f64, name: &str) -> eyre::Result<u64> {
-    if !(secs.is_finite() && secs > 0.0 && secs <= 3600.0) {
-        return Err(eyre!("{name} must be within (0, 3600] seconds"));
-    }
-    Ok((secs * 1000.0) as u64)
 }

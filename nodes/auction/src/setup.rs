@@ -1,17 +1,11 @@
-//! Startup: the configuration file, the participants, the seed.
+//! The node's settings from its environment, read once at start into the setup the
+//! conductor is built from (and that its decision log records): the configuration file,
+//! the participants, the seed and the timeouts.
 
 use std::path::Path;
 
-use auction_core::AuctionConfig;
+use auction_core::{AuctionConfig, AuctionSetup, Timeouts};
 use eyre::{bail, eyre};
-
-/// What the node runs with.
-#[derive(Debug, Clone)]
-pub struct Setup {
-    pub config: AuctionConfig,
-    pub participants: Vec<String>,
-    pub seed: u64,
-}
 
 /// Splits the node's own key (`participants`) off a configuration document; the rest is
 /// the auction configuration (preset + overrides), validated by [`AuctionConfig`].
@@ -42,9 +36,9 @@ pub fn parse_names(list: &str) -> Vec<String> {
 }
 
 /// Reads `AUCTION_CONFIG` (file), `AUCTION_PARTICIPANTS` (overrides the file's list),
-/// `AUCTION_MAX_SEGMENTS` (overrides the file's `max_segments`; 0: until stopped) and
-/// `AUCTION_SEED`.
-pub fn from_env() -> eyre::Result<Setup> {
+/// `AUCTION_MAX_SEGMENTS` (overrides the file's `max_segments`; 0: until stopped),
+/// `AUCTION_SEED`, `SEGMENT_TIMEOUT_SECS` and `SIDE_REQUEST_TIMEOUT_SECS`.
+pub fn from_env() -> eyre::Result<AuctionSetup> {
     let (mut config, mut participants) = match node_kit::env_opt("AUCTION_CONFIG") {
         Some(path) => {
             let text = std::fs::read_to_string(Path::new(&path))
@@ -78,11 +72,25 @@ pub fn from_env() -> eyre::Result<Setup> {
         config.max_segments = (max > 0).then_some(max);
     }
     let seed = node_kit::env_parse("AUCTION_SEED", 1u64)?;
-    Ok(Setup {
+    let timeouts = Timeouts {
+        segment_ms: secs_to_ms("SEGMENT_TIMEOUT_SECS", 20.0)?,
+        request_ms: secs_to_ms("SIDE_REQUEST_TIMEOUT_SECS", 10.0)?,
+    };
+    Ok(AuctionSetup {
         config,
         participants,
         seed,
+        timeouts,
     })
+}
+
+/// The seconds in `name` (else `default`) as milliseconds, within (0, 3600] s.
+fn secs_to_ms(name: &str, default: f64) -> eyre::Result<u64> {
+    let secs: f64 = node_kit::env_parse(name, default)?;
+    if !(secs.is_finite() && secs > 0.0 && secs <= 3600.0) {
+        bail!("{name} must be within (0, 3600] seconds");
+    }
+    Ok((secs * 1000.0) as u64)
 }
 
 #[cfg(test)]

@@ -11,16 +11,16 @@
 
 mod bench;
 mod codec;
+mod settings;
 
 use std::time::Instant;
 
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
-use moderator_core::Scenario;
 use node_kit::conduct::{Conversions, Ending};
 use voice_protocol::ids;
 
-use moderator_core::roundtable::{Config, Input, ROUNDTABLE_FORMAT, RoundtableSetup};
+use moderator_core::roundtable::{Input, ROUNDTABLE_FORMAT};
 use node_kit::decisions::{DecisionWriter, RecordedConductor};
 
 fn main() -> eyre::Result<()> {
@@ -35,45 +35,33 @@ fn main() -> eyre::Result<()> {
         return bench::run(sessions);
     }
     node_kit::init_tracing();
-    let (scenario, scenario_yaml) = load_scenario()?;
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
-    let wired = node
+    let playback_wired = node
         .node_config()
         .inputs
         .keys()
         .any(|id| id.as_str() == ids::PLAYBACK_DONE);
-    let config = Config {
-        paced: node_kit::env_parse("PACE_WITH_PLAYBACK", wired)?,
-        max_unplayed: node_kit::env_parse("MAX_UNPLAYED_TURNS", 1usize)?,
-        playback_timeout_ms: node_kit::env_secs("PLAYBACK_TIMEOUT_SECS", 30.0)?.as_millis() as u64,
-    };
+    let settings::Settings {
+        scenario,
+        setup,
+        phrases_file,
+    } = settings::from_env(playback_wired)?;
     tracing::info!(
         topic = %scenario.topic,
         agents = scenario.agents.len(),
         phases = scenario.phases.len(),
-        paced = config.paced,
+        paced = setup.config.paced,
         "moderator starting"
     );
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    // The phrase library `PHRASES` names (none: the built-in lines), read here and
-    // loaded once, by the setup the replay builds from too.
-    let phrases = node_kit::conduct::read_phrases("PHRASES")?;
-    let setup = RoundtableSetup {
-        scenario_yaml,
-        config,
-        phrases: phrases
-            .as_ref()
-            .map(|(_, text)| text.clone())
-            .unwrap_or_default(),
-    };
     let (conductor, report) = setup
         .build_reporting()
         .map_err(|e| eyre!("invalid scenario: {e}"))?;
-    if let Some((path, _)) = &phrases {
-        node_kit::conduct::report_phrases(path, &report);
+    if let Some(file) = &phrases_file {
+        node_kit::conduct::report_phrases(file, &report);
     }
     // Every call of the conductor, recorded for `replay` (docs/SESSIONS.md, "Record
     // and replay").
@@ -99,19 +87,4 @@ fn main() -> eyre::Result<()> {
         "moderator stopped"
     );
     Ok(())
-}
-
-/// The scenario file named by `SCENARIO` (and its text), with the file and the problem in
-/// any error.
-fn load_scenario() -> eyre::Result<(Scenario, String)> {
-    let path = node_kit::env_opt("SCENARIO").ok_or_else(|| {
-        eyre!(
-            "SCENARIO is not set; point it at a scenario YAML file (e.g. scenarios/roundtable.yml)"
-        )
-    })?;
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read the scenario file {path:?} (SCENARIO)"))?;
-    let scenario =
-        Scenario::from_yaml(&text).map_err(|e| eyre!("invalid scenario file {path:?}: {e}"))?;
-    Ok((scenario, text))
 }

@@ -8,40 +8,32 @@
 //! heard). Outputs: `transcript` (final text, `speaker`, `session_status: ended`),
 //! `speech_started`, `control` (`slide N`, `open_qa`, `end`, ...).
 
+mod settings;
+
 use std::time::Instant;
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
-use eyre::{Context, eyre};
-use human_script::presenter::{
-    LineReport, Presenter, PresenterOutput, Style, parse_presenter_script,
-};
+use eyre::Context;
+use human_script::presenter::{LineReport, Presenter, PresenterOutput};
 use node_kit::{Next, next_event};
 use voice_protocol::ids;
 use voice_protocol::messages::{Chunk, Plain, SpeechStarted, Transcript};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let path = node_kit::env_opt("PRESENTER_SCRIPT")
-        .ok_or_else(|| eyre!("PRESENTER_SCRIPT is not set (a YAML presenter script)"))?;
-    let yaml = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read PRESENTER_SCRIPT file {path:?}"))?;
-    let script = parse_presenter_script(&yaml).map_err(|e| eyre!("{path}: {e}"))?;
-    let style = match node_kit::env_opt("PRESENTER_STYLE") {
-        None => Style::Plain,
-        Some(name) => Style::parse(&name).ok_or_else(|| {
-            eyre!("PRESENTER_STYLE={name:?} is not a style (use plain, fast, hesitant or evasive)")
-        })?,
-    };
-    let moderator = node_kit::env_opt("MODERATOR_NAME")
-        .unwrap_or_else(|| human_script::presenter::MODERATOR.to_owned());
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
-    let wired = node
+    let played_wired = node
         .node_config()
         .inputs
         .keys()
         .any(|id| id.as_str() == ids::PLAYED);
-    let spoken = node_kit::env_parse("SPOKEN", wired)?;
+    let settings::Settings {
+        script,
+        style,
+        moderator,
+        spoken,
+    } = settings::from_env(played_wired)?;
     tracing::info!(
         steps = script.steps.len(),
         spoken,

@@ -4,24 +4,18 @@
 //! `question_id` (a dora node-hub LLM's bare Utf8 output) is one whole utterance under
 //! an id of its own.
 
+mod settings;
+
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
 use node_kit::{Next, next_event};
-use text_segmenter::{SegmenterConfig, SegmenterCore, SegmenterInput};
+use text_segmenter::{SegmenterCore, SegmenterInput};
 use voice_protocol::messages::Segment;
 use voice_protocol::{StreamStatus, hub::LocalQuestionIds, ids};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let defaults = SegmenterConfig::default();
-    let config = SegmenterConfig {
-        min_chars: node_kit::env_parse("SEGMENT_MIN_CHARS", defaults.min_chars)?,
-        max_chars: node_kit::env_parse("SEGMENT_MAX_CHARS", defaults.max_chars)?.max(8),
-        first_clause_words: node_kit::env_parse(
-            "SEGMENT_FIRST_CLAUSE_WORDS",
-            defaults.first_clause_words,
-        )?,
-    };
+    let config = settings::from_env()?;
     let (mut node, mut events) =
         DoraNode::init_from_env().context("failed to start the dora node")?;
     let mut core = SegmenterCore::new(config);
