@@ -337,6 +337,15 @@ pub fn only_promises(said: &str) -> bool {
     promised
 }
 
+/// Whether `said`, a reply so far, stops short of what it announced: it has only
+/// promised ([`only_promises`]), or it ends on a colon, a lead-in whose substance has not
+/// come ("The derivative of y is equal to:", "Let's start by discussing derivatives:",
+/// two tutor's lines of one study session, each the whole of it: the model ended the
+/// line there and wrote the next speaker's label). Its end is held off as a promise's is.
+pub fn stops_short(said: &str) -> bool {
+    said.trim_end().ends_with([':', '：']) || only_promises(said)
+}
+
 /// Whether the next token of a reply that said `said` so far starts a sentence.
 pub fn at_sentence_start(said: &str) -> bool {
     let said = said.trim_end();
@@ -527,6 +536,26 @@ mod tests {
             "Letting go of the limit, the slope is six.",
         ] {
             assert!(!only_promises(said), "{said}");
+        }
+    }
+
+    #[test]
+    fn a_reply_that_ends_on_its_lead_in_stops_short() {
+        for said in [
+            "Ms. Rivera: The derivative of y is equal to:",
+            "Let's start by discussing derivatives: ",
+            "Ms. Rivera:",
+            "Let me explain that you're right.",
+        ] {
+            assert!(stops_short(said), "{said}");
+        }
+        for said in [
+            "",
+            "The derivative of y is equal to: two x.",
+            "Ratio: one to three",
+            "Yes, Ben!",
+        ] {
+            assert!(!stops_short(said), "{said}");
         }
     }
 

@@ -128,7 +128,7 @@ pub(super) struct Steering {
     pub(super) after_no_question: Vec<(LlamaToken, f32)>,
     pub(super) until_answered: Vec<(LlamaToken, f32)>,
     /// The tokens that end a reply, held back while it has only promised
-    /// ([`steer::only_promises`]).
+    /// or ends on its lead-in ([`steer::stops_short`]).
     pub(super) end_of_reply: Vec<LlamaToken>,
     /// The human's words the turn answers.
     pub(super) answering: Option<String>,
@@ -149,7 +149,7 @@ impl Steering {
         if said.trim().is_empty() && !insisting {
             bias.extend_from_slice(&self.reply_start);
         }
-        if steer::only_promises(said) {
+        if steer::stops_short(said) {
             bias.extend(
                 self.end_of_reply
                     .iter()
