@@ -21,12 +21,9 @@ const MAX_POINT_CHARS: usize = 400;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Board {
-    /// The slide the presenter is on (0 = the first slide of the deck).
-    pub slide: usize,
-    pub slides: usize,
-    pub title: String,
-    /// The slide's body as the points a presenter would show: bullets and paragraphs.
-    pub points: Vec<String>,
+    /// The slide on show (its fields stand at the board's top level in the JSON).
+    #[serde(flatten)]
+    pub on_show: SlideView,
     /// `presenting`, `qa_trigger`, `exchange`, `resolving`, `ended`.
     pub phase: &'static str,
     pub mode: InteractionMode,
@@ -46,6 +43,17 @@ pub struct Board {
     /// The debrief's figures, drawn beside it (boxed: a board is sent often, its figures
     /// once).
     pub dashboard: Option<Box<Dashboard>>,
+}
+
+/// The slide the presenter is on, as the page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SlideView {
+    /// Its index (0 = the first slide of the deck), of `slides`.
+    pub slide: usize,
+    pub slides: usize,
+    pub title: String,
+    /// Its body as the points a presenter would show: bullets and paragraphs.
+    pub points: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -82,13 +90,15 @@ impl Board {
         let deck = rehearsal.deck();
         let slide = rehearsal.current_slide();
         Self {
-            slide,
-            slides: deck.len(),
-            title: deck.title_of(slide),
-            points: deck
-                .slide(slide)
-                .map(|s| points(&s.body))
-                .unwrap_or_default(),
+            on_show: SlideView {
+                slide,
+                slides: deck.len(),
+                title: deck.title_of(slide),
+                points: deck
+                    .slide(slide)
+                    .map(|s| points(&s.body))
+                    .unwrap_or_default(),
+            },
             phase: rehearsal.phase().name(),
             mode: config.mode,
             intensity: config.intensity,
@@ -204,9 +214,15 @@ mod tests {
         )
         .unwrap();
         let board = Board::of(&core, None, 0);
-        assert_eq!((board.slide, board.slides), (0, 2));
-        assert_eq!(board.title, "Problem");
-        assert_eq!(board.points, vec!["Manual picking kills margin."]);
+        assert_eq!((board.on_show.slide, board.on_show.slides), (0, 2));
+        assert_eq!(board.on_show.title, "Problem");
+        assert_eq!(board.on_show.points, vec!["Manual picking kills margin."]);
+        // The page reads the slide's fields at the board's top level.
+        let json: serde_json::Value = serde_json::from_str(&board.to_json()).unwrap();
+        assert_eq!(
+            (&json["title"], &json["slides"]),
+            (&"Problem".into(), &2.into())
+        );
         assert_eq!(board.phase, "presenting");
         assert_eq!(board.panel.len(), 3);
         assert!(board.exchange.is_none() && board.debrief.is_none());
@@ -220,7 +236,7 @@ mod tests {
         );
         core.decide(crate::Event::SlideChanged { index: 1 }, 5_000);
         let board = Board::of(&core, None, 5_000);
-        assert_eq!(board.title, "Market");
+        assert_eq!(board.on_show.title, "Market");
         let exchange = board.exchange.expect("a section break opens an exchange");
         assert_eq!(
             (exchange.slide, exchange.turns, exchange.max_turns),

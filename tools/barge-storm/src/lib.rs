@@ -177,6 +177,15 @@ pub struct Report {
     /// the storm: the recorder's record is incomplete).
     pub turns_missing_from_events: Vec<u64>,
     /// What followed each interrupt at the player.
+    pub after: Aftermaths,
+    /// Turns handed out that were never played nor cut by an interrupt, and not just
+    /// before the end.
+    pub lost_turns: Vec<u64>,
+}
+
+/// What followed the interrupts at the player, counted by kind.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Aftermaths {
     pub answered: usize,
     pub pre_empted: usize,
     pub ended_first: usize,
@@ -185,9 +194,23 @@ pub struct Report {
     pub longest_wait_ms: u64,
     /// The longest a turn went without a voice before an interrupt cut it.
     pub longest_pre_empted_ms: u64,
-    /// Turns handed out that were never played nor cut by an interrupt, and not just
-    /// before the end.
-    pub lost_turns: Vec<u64>,
+}
+
+impl Aftermaths {
+    fn count(&mut self, aftermath: Aftermath, cut: &Cut) {
+        match aftermath {
+            Aftermath::Answered { wait_ms } => {
+                self.answered += 1;
+                self.longest_wait_ms = self.longest_wait_ms.max(wait_ms);
+            }
+            Aftermath::PreEmpted { window_ms } => {
+                self.pre_empted += 1;
+                self.longest_pre_empted_ms = self.longest_pre_empted_ms.max(window_ms);
+            }
+            Aftermath::EndedFirst => self.ended_first += 1,
+            Aftermath::Stuck => self.stuck.push(*cut),
+        }
+    }
 }
 
 impl Report {
@@ -202,13 +225,13 @@ impl Report {
             && self.unpaired_played.is_empty()
             && self.unpaired_interrupts.is_empty()
             && self.no_turn_after.is_empty()
-            && self.stuck.is_empty()
+            && self.after.stuck.is_empty()
             && self.lost_turns.is_empty()
     }
 
     /// The conversation went on after the last interrupt (a newer voice was heard).
     pub fn went_on(&self) -> bool {
-        self.stuck.is_empty() && (self.interrupts == 0 || self.answered > 0)
+        self.after.stuck.is_empty() && (self.interrupts == 0 || self.after.answered > 0)
     }
 }
 
@@ -271,18 +294,8 @@ pub fn check(session: &Session) -> Report {
         .unwrap_or_else(|| played.iter().map(|p| p.end_ms).max().unwrap_or(0));
     for (i, cut) in cuts.iter().enumerate() {
         let next = cuts.get(i + 1).map(|c| c.at_ms);
-        match aftermath(cut, next, end_ms, &heard, session.audio.as_ref()) {
-            Aftermath::Answered { wait_ms } => {
-                report.answered += 1;
-                report.longest_wait_ms = report.longest_wait_ms.max(wait_ms);
-            }
-            Aftermath::PreEmpted { window_ms } => {
-                report.pre_empted += 1;
-                report.longest_pre_empted_ms = report.longest_pre_empted_ms.max(window_ms);
-            }
-            Aftermath::EndedFirst => report.ended_first += 1,
-            Aftermath::Stuck => report.stuck.push(*cut),
-        }
+        let aftermath = aftermath(cut, next, end_ms, &heard, session.audio.as_ref());
+        report.after.count(aftermath, cut);
     }
     report
 }

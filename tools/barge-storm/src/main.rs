@@ -97,13 +97,13 @@ fn print_report(session: &barge_storm::Session, report: &barge_storm::Report) {
     println!(
         "after each interrupt: no turn before the next {}; a new voice before the next interrupt {} (longest wait {} ms), the next interrupt first {} (at most {} ms later), the end first {}, no voice for {} s (stuck) {}; turns never ended {}",
         report.no_turn_after.len(),
-        report.answered,
-        report.longest_wait_ms,
-        report.pre_empted,
-        report.longest_pre_empted_ms,
-        report.ended_first,
+        report.after.answered,
+        report.after.longest_wait_ms,
+        report.after.pre_empted,
+        report.after.longest_pre_empted_ms,
+        report.after.ended_first,
         STUCK_MS / 1000,
-        report.stuck.len(),
+        report.after.stuck.len(),
         report.lost_turns.len(),
     );
     if !report.turns_missing_from_events.is_empty() {
@@ -137,7 +137,7 @@ fn print_report(session: &barge_storm::Session, report: &barge_storm::Report) {
     for q in report.no_turn_after.iter().take(5) {
         println!("  no turn after interrupt q{q}");
     }
-    for cut in report.stuck.iter().take(5) {
+    for cut in report.after.stuck.iter().take(5) {
         println!("  stuck after {cut:?}");
     }
     for q in report.lost_turns.iter().take(5) {

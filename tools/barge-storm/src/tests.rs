@@ -127,8 +127,8 @@ fn a_clean_storm_passes() {
     // The fade is before the checked stretch, which is digital silence.
     assert_eq!(report.audio.loudest_after_cut, 0);
     assert_eq!(report.moments, BTreeMap::from([(Moment::MidWord, 1)]));
-    assert_eq!(report.answered, 1);
-    assert_eq!(report.longest_wait_ms, 600);
+    assert_eq!(report.after.answered, 1);
+    assert_eq!(report.after.longest_wait_ms, 600);
 }
 
 #[test]
@@ -333,8 +333,8 @@ fn two_interrupts_in_a_row_are_counted_with_their_moments() {
         report.moments,
         BTreeMap::from([(Moment::Generation, 1), (Moment::MidWord, 1)])
     );
-    assert_eq!((report.answered, report.pre_empted), (1, 1));
-    assert_eq!(report.longest_pre_empted_ms, 30);
+    assert_eq!((report.after.answered, report.after.pre_empted), (1, 1));
+    assert_eq!(report.after.longest_pre_empted_ms, 30);
 }
 
 #[test]
