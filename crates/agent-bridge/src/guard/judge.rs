@@ -156,7 +156,7 @@ impl SentenceGuard {
             return (own && POSSESSED.contains(&next))
                 || (other && ["tone", "mood", "message"].contains(&next));
         }
-        (own && !other && NARRATING.contains(&next))
+        (own && !other && narrates_oneself_with(next))
             || (other && !own && REPORTING.contains(&next))
             || ((own || other) && GESTURES.contains(&next))
     }

@@ -239,68 +239,18 @@ pub(super) const REPORTING_PROGRESSIVE: &[&str] = &[
 ];
 
 /// Verbs after the speaker's own name that make a sentence narrate it in the third
-/// person: those of [`REPORTING`] and a few more.
-pub(super) const NARRATING: &[&str] = &[
-    "said",
-    "says",
-    "asked",
-    "asks",
-    "stated",
-    "suggested",
-    "suggests",
-    "mentioned",
-    "discussed",
-    "emphasized",
-    "emphasised",
-    "argued",
-    "argues",
-    "thinks",
-    "believes",
-    "agrees",
-    "agreed",
-    "disagrees",
-    "disagreed",
-    "confirmed",
-    "expressed",
-    "explained",
-    "noted",
-    "pointed",
-    "just",
-    "encouraged",
-    "claims",
-    "wants",
-    "has",
-    "had",
-    "is",
-    "was",
-    "will",
-    "would",
-    "can",
-    "feels",
-    "knows",
-    "hopes",
-    "felt",
-    "acknowledged",
-    "states",
-    "replied",
-    "responded",
-    "concludes",
-    "concluded",
-    "countered",
-    "counters",
-    "called",
-    "calls",
-    "points",
-    "rules",
-    "ruled",
-    "finds",
-    "thought",
-    "believed",
-    "decided",
-    "considered",
-    "proposed",
-    "proposes",
+/// person besides those of [`REPORTING`] ("Harriet Hawk has …", "Olivia Owl will …"):
+/// said of oneself, they tell a story about the speaker ([`narrates_oneself_with`]).
+pub(super) const NARRATING_ONLY: &[&str] = &[
+    "has", "had", "is", "was", "will", "would", "can", "knows", "hopes", "calls", "rules", "ruled",
+    "finds", "proposed", "proposes",
 ];
+
+/// Whether `verb` after the speaker's own name narrates the speaker: a verb of
+/// [`REPORTING`] or of [`NARRATING_ONLY`].
+pub(super) fn narrates_oneself_with(verb: &str) -> bool {
+    REPORTING.contains(&verb) || NARRATING_ONLY.contains(&verb)
+}
 
 /// Gestures after anyone's name, told as a story tells them ("Dove nodded and agreed"):
 /// said of a participant by a participant, narration, not speech.

@@ -86,8 +86,10 @@ fn narrating_the_conversation_is_refused() {
         // Heard in an auction debate: a perfect with an adverb, a confirmation.
         "Ms. Rivera has already explained this to Mia with clarity.",
         "Mia has confirmed her understanding of the slope.",
-        // Said by Ben of himself, heard so in an auction debate.
+        // Said by Ben of himself, heard so in an auction debate; every verb that
+        // reports on another narrates the speaker too.
         "Ben agreed with Mia's proposal to use the slope.",
+        "Ben explains that the slope is two.",
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
     }
