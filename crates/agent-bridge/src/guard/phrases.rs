@@ -219,6 +219,10 @@ pub(super) const REPORTING: &[&str] = &[
     "clarifies",
     "confirmed",
     "confirms",
+    "highlights",
+    "highlighted",
+    "stresses",
+    "stressed",
 ];
 
 /// The same verbs in the progressive, after "is", "was" or "has been" ("Olivia Owl has

@@ -90,6 +90,8 @@ fn narrating_the_conversation_is_refused() {
         // reports on another narrates the speaker too.
         "Ben agreed with Mia's proposal to use the slope.",
         "Ben explains that the slope is two.",
+        // Heard in an auction debate: a verb of emphasis.
+        "Mia highlights that the slope is an important step.",
     ] {
         assert_eq!(g.check(narration), Some(Refusal::Reported), "{narration}");
     }
