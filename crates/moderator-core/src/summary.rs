@@ -3,8 +3,9 @@
 //! One short clause per agent, taken from the last thing it said in the phase: the
 //! first sentence of at least four words (else the first sentence); when that is longer
 //! than [`MAX_CLAUSE_WORDS`] words, its first comma-separated clause of at least four
-//! words; then cut to [`MAX_CLAUSE_WORDS`] words and [`MAX_CLAUSE_CHARS`] characters
-//! without ending on a dangling function word. Sentence marks are removed from clauses
+//! words that does not only introduce ("As an urban economist, …"); then cut between
+//! words to [`MAX_CLAUSE_WORDS`] words and [`MAX_CLAUSE_CHARS`] characters without
+//! ending on a dangling function word. Sentence marks are removed from clauses
 //! so the summary keeps its shape whatever the agents said.
 
 use crate::phrases::{Language, join_names_in};
@@ -21,6 +22,30 @@ pub const MAX_QUOTED_AGENTS: usize = 4;
 const DANGLING: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "for", "with", "by", "at",
     "that", "which", "is", "are", "as", "from", "than", "because",
+];
+
+/// Words that open a clause which only introduces the sentence ("As an urban economist,
+/// …", "In my view, …"): quoted alone, it says nothing of the speaker's point.
+const INTRODUCING: &[&str] = &[
+    "as",
+    "in",
+    "for",
+    "from",
+    "to",
+    "with",
+    "when",
+    "if",
+    "while",
+    "although",
+    "though",
+    "because",
+    "since",
+    "after",
+    "before",
+    "given",
+    "speaking",
+    "personally",
+    "honestly",
 ];
 
 /// Builds the summary of a phase.
@@ -97,14 +122,25 @@ pub fn key_clause(text: &str) -> Option<String> {
         .find(|s| s.split_whitespace().count() >= 4)
         .or_else(|| sentences.first())?;
     let chosen: &str = if chosen.split_whitespace().count() > MAX_CLAUSE_WORDS {
-        chosen
+        let clauses: Vec<&str> = chosen
             .split([',', '，', ':', '：'])
-            .find(|c| c.split_whitespace().count() >= 4)
+            .filter(|c| c.split_whitespace().count() >= 4)
+            .collect();
+        clauses
+            .iter()
+            .find(|c| !introduces(c))
+            .or(clauses.first())
+            .copied()
             .unwrap_or(chosen)
     } else {
         chosen
     };
     let mut words: Vec<&str> = chosen.split_whitespace().take(MAX_CLAUSE_WORDS).collect();
+    // Within the characters allowed, between words: a word cut in two is heard as noise
+    // ("… the lack of incentives f.").
+    while words.len() > 1 && words.join(" ").chars().count() > MAX_CLAUSE_CHARS {
+        words.pop();
+    }
     while words.len() > 1
         && words
             .last()
@@ -114,6 +150,7 @@ pub fn key_clause(text: &str) -> Option<String> {
     }
     let mut clause = words.join(" ");
     if clause.chars().count() > MAX_CLAUSE_CHARS {
+        // One word longer than the limit.
         clause = clause.chars().take(MAX_CLAUSE_CHARS).collect();
     }
     let clause = clause
@@ -122,6 +159,14 @@ pub fn key_clause(text: &str) -> Option<String> {
         })
         .to_owned();
     (!clause.is_empty()).then_some(clause)
+}
+
+/// Whether `clause` only introduces its sentence: it opens on a word of [`INTRODUCING`].
+fn introduces(clause: &str) -> bool {
+    clause
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| INTRODUCING.contains(&w.to_lowercase().as_str()))
 }
 
 /// The clause of a CJK utterance: its first sentence of at least six characters (else

@@ -666,6 +666,39 @@ fn summary_is_extractive_and_short() {
 }
 
 #[test]
+fn a_summary_quotes_a_point_not_an_introduction_and_cuts_between_words() {
+    // Heard in a roundtable: "Dr Nadia Okafor said: As an urban economist; … Prof
+    // Amara Singh said: … the lack of incentives f."
+    assert_eq!(
+        summary::key_clause(
+            "As an urban economist, I would say that the previous speaker is clearly correct, especially when it comes to bans of private cars due to their financial burden."
+        )
+        .as_deref(),
+        Some("I would say that the previous speaker is clearly correct")
+    );
+    let long = "I don't disagree. It's understandable that the speaker has different opinions about the lack of incentives for car ownership between private individuals.";
+    let clause = summary::key_clause(long).unwrap();
+    assert!(
+        clause.chars().count() <= summary::MAX_CLAUSE_CHARS,
+        "{clause}"
+    );
+    let last = clause.split_whitespace().last().unwrap();
+    assert!(
+        long.split_whitespace()
+            .any(|w| w.trim_end_matches('.') == last),
+        "{clause}"
+    );
+    // Every clause an introduction: the first is quoted still.
+    assert_eq!(
+        summary::key_clause(
+            "As an urban economist with many years, in my own long view of this whole matter today."
+        )
+        .as_deref(),
+        Some("As an urban economist with many years")
+    );
+}
+
+#[test]
 fn summary_survives_hostile_text() {
     let spoken: Vec<(String, String)> = (0..8)
         .map(|i| {
