@@ -93,8 +93,10 @@ pub fn strip_tag<'a>(text: &'a str, names: &[String]) -> Option<&'a str> {
     (known || generic).then(|| &text[colon + 1..])
 }
 
-/// Whether every word of `tag` is a word of `name` (both in lower case): a small model
-/// cuts its tag ("Dr. nadia:" for "Dr. Nadia Okafor").
+/// Whether every word of `tag` is a word of `name` (both in lower case), or one letter
+/// off one of three letters or more: a small model cuts its tag ("Dr. nadia:" for "Dr.
+/// Nadia Okafor") and misspells it ("Benn:" for "Ben", a tutor's reply that went on with
+/// a student's line, voiced by the tutor).
 fn part_of_name(tag: &str, name: &str) -> bool {
     let words = |s: &str| {
         s.split_whitespace()
@@ -104,7 +106,32 @@ fn part_of_name(tag: &str, name: &str) -> bool {
     };
     let name = words(name);
     let tag = words(tag);
-    !tag.is_empty() && tag.iter().all(|w| name.contains(w))
+    !tag.is_empty()
+        && tag.iter().all(|w| {
+            name.iter()
+                .any(|n| n == w || (n.chars().count() >= 3 && one_letter_off(n, w)))
+        })
+}
+
+/// Whether `a` and `b` differ by one letter put in, left out or changed.
+fn one_letter_off(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    match long.len() - short.len() {
+        0 => short.iter().zip(long).filter(|(x, y)| x != y).count() == 1,
+        1 => (0..long.len()).any(|skip| {
+            long.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != skip)
+                .map(|(_, c)| c)
+                .eq(short.iter())
+        }),
+        _ => false,
+    }
 }
 
 /// The text after a label that opens a reply like a speaker's name ("Mike:", "Mr.

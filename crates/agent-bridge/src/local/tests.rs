@@ -1025,4 +1025,14 @@ fn a_tag_of_part_of_a_name_in_any_case_is_dropped() {
     assert_eq!(strip_tag("dr. nadia: Yes.", &lower), Some(" Yes."));
     assert_eq!(strip_tag("nadia's plan: costs.", &lower), None);
     assert_eq!(strip_tag("okafor says: costs.", &lower), None);
+    // One letter off a name is the name misspelt; two, or a short word, is not.
+    let study: Vec<String> = ["ben", "mia", "ms. rivera"].map(String::from).to_vec();
+    assert_eq!(
+        strip_tag("Benn: That makes sense!", &study),
+        Some(" That makes sense!")
+    );
+    assert_eq!(strip_tag("Ms. Riviera: Yes.", &study), Some(" Yes."));
+    assert_eq!(strip_tag("Bean: Yes.", &study), Some(" Yes."));
+    assert_eq!(strip_tag("Bernd: Yes.", &study), None);
+    assert_eq!(strip_tag("Step: add one.", &study), None);
 }
