@@ -46,7 +46,11 @@ pub struct Segment<S, I> {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LogError {
-    #[error("line {line}: {problem}")]
+    /// A line this build cannot read; a log written by another build of the project
+    /// may record inputs of another shape.
+    #[error(
+        "line {line}: {problem} (not a line this build writes: was the log recorded by another build?)"
+    )]
     BadLine { line: usize, problem: String },
     #[error("line {0}: a step before any setup line")]
     StepBeforeSetup(usize),
@@ -245,10 +249,9 @@ mod tests {
             read::<i64, i64>("{\"line\":\"step\",\"at_ns\":1,\"input\":1,\"decisions\":[]}\n"),
             Err(LogError::StepBeforeSetup(1))
         ));
-        assert!(matches!(
-            read::<i64, i64>("not json\n"),
-            Err(LogError::BadLine { line: 1, .. })
-        ));
+        let bad = read::<i64, i64>("not json\n").unwrap_err();
+        assert!(matches!(bad, LogError::BadLine { line: 1, .. }));
+        assert!(bad.to_string().contains("another build"), "{bad}");
     }
 
     proptest! {
