@@ -301,13 +301,15 @@ const FORMULA_WORDS: &[&str] = &["squared", "cubed", "plus", "minus", "times"];
 /// x squared."): an answer to a request for an example or numbers may start so, though it
 /// takes up none of the request's words (the guard refused that opening as unanswered,
 /// and the answer waited seconds for another attempt). "Let me look at the agenda first."
-/// holds no figure and sets up nothing.
+/// holds no figure and sets up nothing; "Let me explain it in 2 steps." only promises.
 pub fn sets_up_example(sentence: &str) -> bool {
     let lower = sentence.trim_start().to_lowercase();
+    // "Let x be 3." sets one up; "Let me explain it in 2 steps." only promises.
     let leads = EXAMPLE_LEADS.iter().any(|lead| {
-        lower
-            .strip_prefix(lead)
-            .is_some_and(|rest| rest.starts_with([' ', ',']))
+        lower.strip_prefix(lead).is_some_and(|rest| {
+            rest.starts_with([' ', ','])
+                && !(*lead == "let" && matches!(rest.split_whitespace().next(), Some("me" | "us")))
+        })
     });
     let words = words(&lower);
     let figure = lower.contains(|c: char| c.is_ascii_digit() || c == '=')
