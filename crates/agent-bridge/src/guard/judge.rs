@@ -44,7 +44,6 @@ impl SentenceGuard {
             && !answers::content_stems(&words)
                 .iter()
                 .any(|s| asked.contains(s))
-            && !(self.wants_example && sets_up_example(sentence))
         {
             return Some(Refusal::Unanswered);
         }

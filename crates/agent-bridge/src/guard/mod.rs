@@ -41,8 +41,7 @@ pub enum Refusal {
     Pleasantry,
     /// The speaker presents itself as someone else.
     Identity,
-    /// The first sentence of an answer to the human takes up none of the human's words
-    /// (nor sets up the example or the numbers they asked for).
+    /// The first sentence of an answer to the human takes up none of the human's words.
     Unanswered,
     /// It reports what someone said ("The human asked: …", "Her answer: …") or narrates
     /// the conversation ("Tomás Lindqvist has expressed interest …", said by Tomás;
@@ -99,9 +98,6 @@ pub struct SentenceGuard {
     /// The content-word stems of the human's line being answered, until a sentence that
     /// takes one of them up is said.
     answering: Option<HashSet<String>>,
-    /// The human's line asks for an example or for numbers: an answer may start by
-    /// setting one up ([`sets_up_example`]).
-    wants_example: bool,
     /// The turn is to ask a question, until one is said.
     asking: bool,
     /// A short statement before the question was said.
@@ -167,9 +163,6 @@ impl SentenceGuard {
     pub fn answering(mut self, line: &str) -> Self {
         let stems = answers::content_stems(&words(line));
         self.answering = (!stems.is_empty()).then_some(stems);
-        self.wants_example = words(line)
-            .iter()
-            .any(|w| EXAMPLE_REQUESTS.contains(&w.as_str()));
         self
     }
 
