@@ -142,11 +142,11 @@ pub const PROGRAM_SETTINGS: &[(&str, &[&str])] = &[
             "AGENTS_ROOT",
             "DECK",
             "INTEL",
+            "PACE_WITH_PLAYBACK",
             "PANEL",
             "PRESENTER_FRESH",
             "PRESENTER_HISTORY_DIR",
             "PRESENTER_NAME",
-            "WAIT_FOR_PLAYBACK",
         ],
     ),
     (
@@ -167,12 +167,15 @@ pub const PROGRAM_SETTINGS: &[(&str, &[&str])] = &[
         "scripted-presenter",
         &[
             "MODERATOR_NAME",
+            "PACE_WITH_PLAYBACK",
             "PRESENTER_SCRIPT",
             "PRESENTER_STYLE",
-            "SPOKEN",
         ],
     ),
-    ("session-recorder", &["AGENTS", "AGENTS_ROOT", "SPOKEN"]),
+    (
+        "session-recorder",
+        &["AGENTS", "AGENTS_ROOT", "PACE_WITH_PLAYBACK"],
+    ),
     (
         "text-segmenter",
         &[

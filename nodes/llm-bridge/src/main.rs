@@ -16,14 +16,15 @@ use llm_bridge::backend::{BackendEvent, ShutdownOnDrop};
 
 use crate::{
     node::{Answer, BridgeNode},
-    settings::{Backends, load_agenda, load_directory, load_persona},
+    settings::{Backends, Conversation, load_agenda, load_directory, load_persona},
 };
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
     let (node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let persona = load_persona(node.id().as_ref())?;
-    let topic = node_kit::env_opt("TOPIC");
+    let conversation = Conversation::from_env()?;
+    let topic = conversation.topic;
     let Backends {
         backend,
         host,
@@ -33,11 +34,8 @@ fn main() -> eyre::Result<()> {
     } = Backends::from_env(&persona, topic.as_deref())?;
     // Declared after the backend, so dropped first: on every way out of this function.
     let _shutdown = ShutdownOnDrop(backend.clone());
-    let history = node_kit::env_parse("HISTORY_LIMIT", 60usize)?;
-    // Answers to a human open with a word or two at once; the scripted stand-in keeps its
-    // template text exact unless asked.
-    let openers = node_kit::env_parse::<u8>("ANSWER_OPENERS", u8::from(!scripted))? != 0;
-    let core = BridgeCore::new(persona.clone(), topic, history)
+    let openers = conversation.openers.unwrap_or(!scripted);
+    let core = BridgeCore::new(persona.clone(), topic, conversation.history)
         .with_plan(load_directory(&persona), load_agenda()?)
         .with_participants(dataflow_nodes(&node))
         .with_openers(openers)
@@ -45,13 +43,12 @@ fn main() -> eyre::Result<()> {
         .with_scripted_requests(backend.is_scripted());
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
     let (answer_tx, answer_rx) = crossbeam_channel::unbounded::<Answer>();
-    let request_timeout = node_kit::env_secs("REQUEST_TIMEOUT_SECS", 20.0)?;
     let mut bridge = BridgeNode::new(
         node,
         core,
         (backend, host),
         (backend_tx, answer_tx),
-        request_timeout,
+        conversation.request_timeout,
     );
 
     let dora_events = node_kit::forward_events(events);

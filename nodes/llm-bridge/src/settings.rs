@@ -1,5 +1,6 @@
 //! The bridge's settings from its environment: the backend (`host`, `local`, `openai`,
-//! `scripted`) with its own settings, and the participant's persona, directory and agenda.
+//! `scripted`) with its own settings, the conversation's, and the participant's persona,
+//! directory and agenda.
 
 use std::{sync::Arc, time::Duration};
 
@@ -12,6 +13,33 @@ use llm_bridge::{
     local::LocalBackend,
 };
 use voice_protocol::messages::ModelCall;
+
+/// The conversation as the bridge's core keeps it, besides the persona.
+pub struct Conversation {
+    /// `TOPIC`: what the conversation is about.
+    pub topic: Option<String>,
+    /// `HISTORY_LIMIT`: the lines kept (60).
+    pub history: usize,
+    /// `ANSWER_OPENERS`: an answer to a human opens with a word or two at once; `None`:
+    /// unless the backend is the scripted stand-in, whose template text stays exact.
+    pub openers: Option<bool>,
+    /// `REQUEST_TIMEOUT_SECS`: how long a side request may take (20 s).
+    pub request_timeout: Duration,
+}
+
+impl Conversation {
+    pub fn from_env() -> eyre::Result<Self> {
+        Ok(Self {
+            topic: node_kit::env_opt("TOPIC"),
+            history: node_kit::env_parse("HISTORY_LIMIT", 60usize)?,
+            openers: match node_kit::env_opt("ANSWER_OPENERS") {
+                Some(_) => Some(node_kit::env_parse::<u8>("ANSWER_OPENERS", 1)? != 0),
+                None => None,
+            },
+            request_timeout: node_kit::env_secs("REQUEST_TIMEOUT_SECS", 20.0)?,
+        })
+    }
+}
 
 /// The participant's model, as `LLM_BACKEND` names it.
 pub struct Backends {

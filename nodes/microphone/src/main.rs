@@ -4,24 +4,21 @@
 //! command that writes raw 16-bit little-endian mono PCM at `SAMPLE_RATE` to stdout (a
 //! file, a network stream, a machine without a sound card).
 
+mod settings;
 mod source;
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
-use eyre::{Context, bail};
+use eyre::Context;
 use voice_protocol::messages::Audio;
 
 use source::Source;
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
-    let rate: u32 = node_kit::env_parse("SAMPLE_RATE", 16_000)?;
-    let block_ms: u32 = node_kit::env_parse("BLOCK_MS", 20)?;
-    if !(8_000..=96_000).contains(&rate) || !(5..=200).contains(&block_ms) {
-        bail!("SAMPLE_RATE must be 8000..96000 and BLOCK_MS 5..200");
-    }
-    let block_len = (rate * block_ms / 1000) as usize;
+    let settings = settings::Settings::from_env()?;
+    let (rate, block_len) = (settings.rate, settings.block_len());
     // Open the source before dora: a missing device is an error at start.
-    let source = Source::from_env()?;
+    let source = Source::open(settings.command)?;
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     // Stop when dora says so, even while a read is blocked.
     let dora_events = node_kit::forward_events(events);

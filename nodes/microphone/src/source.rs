@@ -19,10 +19,10 @@ pub enum Source {
 }
 
 impl Source {
-    /// `MIC_COMMAND`, else the default capture device; a machine without either is an
-    /// error at start, naming what to set.
-    pub fn from_env() -> eyre::Result<Self> {
-        if let Some(command) = node_kit::env_opt("MIC_COMMAND") {
+    /// The `command` (`MIC_COMMAND`), else the default capture device; a machine without
+    /// either is an error at start, naming what to set.
+    pub fn open(command: Option<String>) -> eyre::Result<Self> {
+        if let Some(command) = command {
             return Ok(Source::Command(command));
         }
         let hint =

@@ -38,7 +38,6 @@ fn main() -> eyre::Result<()> {
         .inputs
         .keys()
         .any(|id| id.as_str() == ids::PLAYBACK_DONE);
-    let paced = node_kit::env_parse("WAIT_FOR_PLAYBACK", wired)?;
     let Setup {
         config,
         panel_yaml,
@@ -47,11 +46,14 @@ fn main() -> eyre::Result<()> {
         phrases,
         store_root,
         intel,
+        presenter,
+        pace_with_playback,
     } = setup;
+    let paced = pace_with_playback.unwrap_or(wired);
     let agents: Vec<&str> = config.agents.iter().map(|a| a.name.as_str()).collect();
     let mut files = SessionFiles::create(&store_root, &folder, &agents)?;
     let deck_title = rehearsal_core::Deck::parse(&deck_text).title_of(0);
-    let (memory, previous) = memory::Memory::open(&folder, &deck_title)?;
+    let (memory, previous) = memory::Memory::open(&folder, &deck_title, presenter);
     files.memory = Some(memory);
     // Everything the rehearsal is built and started from, texts included, so that
     // `replay` rebuilds the same one (docs/SESSIONS.md, "Record and replay").

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use rehearsal_core::history::{PastSession, PresenterHistory};
 
+use crate::setup::Presenter;
+
 pub struct Memory {
     path: PathBuf,
     history: PresenterHistory,
@@ -14,18 +16,16 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// `PRESENTER_NAME` (default: the deck's title) names the presenter;
-    /// `PRESENTER_HISTORY_DIR` (default: `presenters/` beside the session folder) holds
-    /// one file per presenter; `PRESENTER_FRESH=1` starts as if there were no history
-    /// (this session is still added). Returns the last session to tell the panel.
-    pub fn open(folder: &Path, deck_title: &str) -> eyre::Result<(Self, Option<PastSession>)> {
-        let presenter =
-            node_kit::env_opt("PRESENTER_NAME").unwrap_or_else(|| deck_title.to_owned());
-        let dir = match node_kit::env_opt("PRESENTER_HISTORY_DIR") {
-            Some(dir) => PathBuf::from(dir),
-            None => folder.parent().unwrap_or(Path::new(".")).join("presenters"),
-        };
-        let fresh = node_kit::env_flag("PRESENTER_FRESH", false)?;
+    /// The history of `who` (by default the deck's title), one file per presenter in its
+    /// folder (by default `presenters/` beside the session `folder`); a fresh start
+    /// reads it as if it were empty (this session is still added). Returns the last
+    /// session to tell the panel.
+    pub fn open(folder: &Path, deck_title: &str, who: Presenter) -> (Self, Option<PastSession>) {
+        let presenter = who.name.unwrap_or_else(|| deck_title.to_owned());
+        let dir = who
+            .history_dir
+            .unwrap_or_else(|| folder.parent().unwrap_or(Path::new(".")).join("presenters"));
+        let fresh = who.fresh;
         let path = dir.join(format!("{}.json", slug(&presenter)));
         let mut broken = false;
         let history = match std::fs::read_to_string(&path) {
@@ -48,14 +48,14 @@ impl Memory {
             open_challenges = last.as_ref().map_or(0, |l| l.open.len()),
             "presenter history"
         );
-        Ok((
+        (
             Self {
                 path,
                 history,
                 broken,
             },
             last,
-        ))
+        )
     }
 
     /// Adds this session (as the rehearsal summed it up).

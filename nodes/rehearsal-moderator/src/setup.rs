@@ -1,4 +1,4 @@
-//! Everything the node reads from the environment and the files at start.
+//! Everything the node reads from the environment and the files at start: its settings.
 
 use std::path::PathBuf;
 
@@ -20,6 +20,21 @@ pub struct Setup {
     pub store_root: PathBuf,
     /// Research notes for `external-intel.md` (`INTEL`, a Markdown file), if any.
     pub intel: Option<String>,
+    /// Whose history the session joins (`PRESENTER_*`).
+    pub presenter: Presenter,
+    /// `PACE_WITH_PLAYBACK`: a line is over when the player reports it; `None`: when the
+    /// player's report is wired.
+    pub pace_with_playback: Option<bool>,
+}
+
+/// The presenter whose history the session joins.
+pub struct Presenter {
+    /// `PRESENTER_NAME`; `None`: the deck's title.
+    pub name: Option<String>,
+    /// `PRESENTER_HISTORY_DIR`; `None`: `presenters/` beside the session folder.
+    pub history_dir: Option<PathBuf>,
+    /// `PRESENTER_FRESH`: the panel is not told the last session (this one is still added).
+    pub fresh: bool,
 }
 
 impl Setup {
@@ -90,6 +105,15 @@ impl Setup {
             phrases,
             store_root,
             intel,
+            presenter: Presenter {
+                name: node_kit::env_opt("PRESENTER_NAME"),
+                history_dir: node_kit::env_opt("PRESENTER_HISTORY_DIR").map(PathBuf::from),
+                fresh: node_kit::env_flag("PRESENTER_FRESH", false)?,
+            },
+            pace_with_playback: match node_kit::env_opt("PACE_WITH_PLAYBACK") {
+                Some(_) => Some(node_kit::env_parse("PACE_WITH_PLAYBACK", false)?),
+                None => None,
+            },
         })
     }
 }

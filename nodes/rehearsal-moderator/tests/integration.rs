@@ -52,7 +52,7 @@ fn run(dir: &Path, panel: &str, agents_root: &Path, events: Vec<TestEvent>) -> N
             ("DECK", deck.to_str().unwrap()),
             ("AGENTS_ROOT", &root),
             ("SESSION_DIR", &session),
-            ("WAIT_FOR_PLAYBACK", "false"),
+            ("PACE_WITH_PLAYBACK", "false"),
         ],
         events,
         LIMIT,

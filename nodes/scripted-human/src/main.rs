@@ -35,7 +35,7 @@ fn main() -> eyre::Result<()> {
     let (mut node, events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let (text, spoken) = settings::outputs(&node)?;
     let mut voice = match spoken {
-        true => Some(Voice::prepare(&lines)?),
+        true => Some(Voice::prepare(&lines, settings::voice_from_env()?)?),
         false => None,
     };
     // A spoken line lasts as long as its clip: the transcript follows its last sample.

@@ -1,10 +1,33 @@
 //! The scripted human's settings from its environment: the script, the outputs it
-//! sends, the simulated room.
+//! sends, the voice, the simulated room.
 
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use human_script::{ScriptLine, parse_script};
 use voice_protocol::ids;
+
+/// How the human's voice is streamed and who speaks it.
+pub struct VoiceSettings {
+    /// `SAMPLE_RATE` (16000).
+    pub rate: u32,
+    /// `BLOCK_MS` (20).
+    pub block_ms: u64,
+    /// `HUMAN_VOICE`: an espeak-ng voice, or `kokoro:<voice>`; `None`: the default one.
+    pub voice: Option<String>,
+}
+
+pub fn voice_from_env() -> eyre::Result<VoiceSettings> {
+    let rate: u32 = node_kit::env_parse("SAMPLE_RATE", 16_000)?;
+    let block_ms: u64 = node_kit::env_parse("BLOCK_MS", 20)?;
+    if rate == 0 || block_ms == 0 {
+        return Err(eyre!("SAMPLE_RATE and BLOCK_MS must be above 0"));
+    }
+    Ok(VoiceSettings {
+        rate,
+        block_ms,
+        voice: node_kit::env_opt("HUMAN_VOICE"),
+    })
+}
 
 /// `ROOM_ECHO_DB` (below 0; unset or `off`: no room) and `ROOM_ECHO_MS`.
 pub fn room_from_env() -> eyre::Result<Option<(u32, f32)>> {

@@ -4,8 +4,10 @@
 use std::time::{Duration, Instant};
 
 use audio_utils::{Pcm, decode_wav, resample};
-use eyre::{Context, bail};
+use eyre::Context;
 use human_script::ScriptLine;
+
+use crate::settings::VoiceSettings;
 use speech_synth::{Kokoro, KokoroFiles, Voice as KokoroVoice, espeak};
 
 pub struct Voice {
@@ -19,13 +21,13 @@ pub struct Voice {
 }
 
 impl Voice {
-    pub fn prepare(lines: &[ScriptLine]) -> eyre::Result<Self> {
-        let rate: u32 = node_kit::env_parse("SAMPLE_RATE", 16_000)?;
-        let block_ms: u64 = node_kit::env_parse("BLOCK_MS", 20)?;
-        if rate == 0 || block_ms == 0 {
-            bail!("SAMPLE_RATE and BLOCK_MS must be above 0");
-        }
-        let mut speaker = Speaker::from_env()?;
+    pub fn prepare(lines: &[ScriptLine], settings: VoiceSettings) -> eyre::Result<Self> {
+        let VoiceSettings {
+            rate,
+            block_ms,
+            voice,
+        } = settings;
+        let mut speaker = Speaker::named(voice)?;
         let mut clips = Vec::with_capacity(lines.len());
         for line in lines {
             let mut clip = Vec::new();
@@ -131,8 +133,8 @@ enum Speaker {
 }
 
 impl Speaker {
-    fn from_env() -> eyre::Result<Self> {
-        let wanted = node_kit::env_opt("HUMAN_VOICE").unwrap_or_else(|| ESPEAK_VOICE.to_owned());
+    fn named(voice: Option<String>) -> eyre::Result<Self> {
+        let wanted = voice.unwrap_or_else(|| ESPEAK_VOICE.to_owned());
         let Some(spec) = wanted.strip_prefix("kokoro:") else {
             return Ok(Self::Espeak(wanted));
         };

@@ -1,6 +1,6 @@
 //! The scripted presenter's settings from its environment: the script
 //! (`PRESENTER_SCRIPT`), its style (`PRESENTER_STYLE`), the moderator's name
-//! (`MODERATOR_NAME`) and whether the session is spoken (`SPOKEN`).
+//! (`MODERATOR_NAME`) and whether the session is paced by the player (`PACE_WITH_PLAYBACK`).
 
 use eyre::{Context, eyre};
 use human_script::presenter::{PresenterScriptFile, Style, parse_presenter_script};
@@ -32,6 +32,6 @@ pub fn from_env(played_wired: bool) -> eyre::Result<Settings> {
         style,
         moderator: node_kit::env_opt("MODERATOR_NAME")
             .unwrap_or_else(|| human_script::presenter::MODERATOR.to_owned()),
-        spoken: node_kit::env_parse("SPOKEN", played_wired)?,
+        spoken: node_kit::env_parse("PACE_WITH_PLAYBACK", played_wired)?,
     })
 }

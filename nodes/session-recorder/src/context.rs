@@ -1,12 +1,14 @@
 //! The conversation's agent-context session: `context/` inside the session folder,
 //! created from `session-templates/` for the agents named in `AGENTS` (templates under
-//! `AGENTS_ROOT`), filled as lines are heard, frozen with `MANIFEST.sha256` at the end.
+//! `AGENTS_ROOT`, see [`crate::settings`]), filled as lines are heard, frozen with `MANIFEST.sha256` at the end.
 //! Writing it is best effort: a failure is logged and the conversation goes on.
 
 use std::path::Path;
 
 use agent_context::{AgentName, ContextStore, FileRef, SessionFile, SessionId};
-use eyre::{bail, eyre};
+use eyre::eyre;
+
+use crate::settings::Agents;
 use session_log::TranscriptLine;
 
 pub struct ContextSession {
@@ -16,23 +18,13 @@ pub struct ContextSession {
 }
 
 impl ContextSession {
-    /// `None` when `AGENTS` is not set (the dataflow keeps its context elsewhere, or
-    /// none). A missing or malformed template is an error at start.
-    pub fn from_env(folder: &Path, dataflow_id: &str) -> eyre::Result<Option<Self>> {
-        let Some(list) = node_kit::env_opt("AGENTS") else {
-            return Ok(None);
-        };
-        let root = node_kit::env_opt("AGENTS_ROOT").ok_or_else(|| {
-            eyre!("AGENTS is set but AGENTS_ROOT is not (the folder holding templates/ and session-templates/)")
-        })?;
-        let agents = list
-            .split([',', ' '])
-            .filter(|a| !a.is_empty())
-            .map(|a| AgentName::new(a).map_err(|e| eyre!("AGENTS: `{a}`: {e}")))
-            .collect::<eyre::Result<Vec<_>>>()?;
-        if agents.is_empty() {
-            bail!("AGENTS is empty");
-        }
+    /// The context session of `agents` in the session `folder`. A missing or malformed
+    /// template is an error at start.
+    pub fn open(folder: &Path, dataflow_id: &str, agents: Agents) -> eyre::Result<Self> {
+        let Agents {
+            names: agents,
+            root,
+        } = agents;
         let store = ContextStore::open_with_sessions_dir(&root, folder)
             .map_err(|e| eyre!("agent templates in AGENTS_ROOT {root}: {e}"))?;
         let prefix = SessionId::new("context").expect("a valid id");
@@ -50,7 +42,7 @@ impl ContextSession {
             .rfind(|id| !store.is_frozen(id));
         if let Some(id) = unfinished {
             tracing::info!(session = %id, "continuing the context session (the recorder restarted)");
-            return Ok(Some(Self { store, id, agents }));
+            return Ok(Self { store, id, agents });
         }
         let id = store
             .create_next_session(&prefix, &agents, node_kit::unix_ms())
@@ -58,7 +50,7 @@ impl ContextSession {
         let session = Self { store, id, agents };
         let config = session.config_markdown(dataflow_id);
         session.write(&FileRef::shared(SessionFile::SessionConfig)?, &config);
-        Ok(Some(session))
+        Ok(session)
     }
 
     fn config_markdown(&self, dataflow_id: &str) -> String {

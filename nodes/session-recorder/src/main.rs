@@ -14,6 +14,7 @@
 mod codec;
 mod context;
 mod files;
+mod settings;
 
 use std::{collections::BTreeSet, time::Instant};
 
@@ -28,18 +29,22 @@ fn main() -> eyre::Result<()> {
     let (node, mut events) = DoraNode::init_from_env().context("failed to start the dora node")?;
     let dataflow_id = node.dataflow_id().to_string();
     let dir = node_kit::session::session_folder(&dataflow_id)?;
-    let agent_context = context::ContextSession::from_env(&dir, &dataflow_id)?;
-    let mut files = files::Files::open(&dir, agent_context)?;
-    tracing::info!(folder = %dir.display(), "recording the session");
-    let start = Instant::now();
     // Spoken session (a `played` input from the player is wired): lines wait for what
-    // was heard. `SPOKEN` overrides the detection.
+    // was heard, unless `PACE_WITH_PLAYBACK` says otherwise.
     let wired = node
         .node_config()
         .inputs
         .keys()
         .any(|id| id.as_str() == ids::PLAYED);
-    let mut log = match node_kit::env_parse("SPOKEN", wired)? {
+    let settings = settings::Settings::from_env(wired)?;
+    let agent_context = settings
+        .agents
+        .map(|agents| context::ContextSession::open(&dir, &dataflow_id, agents))
+        .transpose()?;
+    let mut files = files::Files::open(&dir, agent_context)?;
+    tracing::info!(folder = %dir.display(), "recording the session");
+    let start = Instant::now();
+    let mut log = match settings.paced {
         true => SessionLog::spoken(),
         false => SessionLog::new(),
     };

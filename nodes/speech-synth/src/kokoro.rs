@@ -18,6 +18,7 @@ use ort::{
 };
 
 use crate::espeak;
+use node_kit::{env_opt, repo_file};
 
 /// Where setup.sh puts the model, its voices and vocabulary (relative to the repository).
 pub const DEFAULT_DIR: &str = "models/kokoro";
@@ -67,20 +68,6 @@ impl KokoroFiles {
             .find(|p| !p.is_file())
             .map(PathBuf::as_path)
     }
-}
-
-fn env_opt(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
-/// A file of the repository the running binary was built in (`<repo>/target/<profile>/<bin>`).
-fn repo_file(relative: &str) -> eyre::Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot find the binary's own path")?;
-    let root = exe
-        .ancestors()
-        .nth(3)
-        .ok_or_else(|| eyre!("cannot find the repository from {}", exe.display()))?;
-    Ok(root.join(relative))
 }
 
 /// A voice ready to speak: its blended style table and speed.

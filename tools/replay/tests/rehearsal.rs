@@ -200,7 +200,7 @@ fn a_recorded_rehearsal_replays_to_the_same_decisions() {
 fn another_setting_shows_the_first_differing_decision() {
     let log = record(&setup(false));
     // The same inputs, but a moderator waiting for its lines to be heard
-    // (`WAIT_FOR_PLAYBACK`): the panelist's turn no longer comes with the transition.
+    // (`PACE_WITH_PLAYBACK`): the panelist's turn no longer comes with the transition.
     let mut lines = log.lines();
     lines.next();
     let other = std::iter::once(decision_log::setup_line(REHEARSAL_FORMAT, &setup(true)))
