@@ -324,7 +324,7 @@ impl BridgeCore {
                     });
                 }
             }
-            BridgeInput::Heard {
+            BridgeInput::Played {
                 speaker,
                 question_id,
                 heard,

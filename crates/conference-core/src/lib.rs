@@ -100,8 +100,10 @@ pub enum Input {
     },
     /// What the human said was only a backchannel ("mm-hm"): the held voice goes on.
     Backchannel,
-    /// The player finished (or cut off) the utterance of `question_id`.
-    PlaybackDone {
+    /// The player finished (or cut off) the utterance of `question_id`. (Logs recorded
+    /// before it had its one name wrote `playback_done`.)
+    #[serde(alias = "playback_done")]
+    Played {
         question_id: u64,
     },
     Control(ControlCommand),
@@ -425,7 +427,7 @@ impl Conference {
             } => self.on_human(speaker, text, heard, now, &mut out),
             Input::SpeechStarted { onset_us } => self.on_speech_started(onset_us, now, &mut out),
             Input::Backchannel => self.end_hold(now, &mut out),
-            Input::PlaybackDone { question_id } => {
+            Input::Played { question_id } => {
                 self.unplayed.remove(&question_id);
                 if matches!(self.floor, Floor::AwaitingPlayback { .. }) && !self.too_much_unplayed()
                 {

@@ -883,8 +883,8 @@ fn next_turns_wait_for_playback_when_configured() {
         .collect();
     assert_eq!(upcoming.len(), 1, "{out:?}");
     // Reports of other utterances do not release it; the first one's does.
-    assert!(turns(&c.handle(Input::PlaybackDone { question_id: 99 }, secs(3))).is_empty());
-    let out = c.handle(Input::PlaybackDone { question_id: first }, secs(4));
+    assert!(turns(&c.handle(Input::Played { question_id: 99 }, secs(3))).is_empty());
+    let out = c.handle(Input::Played { question_id: first }, secs(4));
     assert_eq!(turns(&out).len(), 1);
     assert_eq!(
         turns(&out)[0].0,

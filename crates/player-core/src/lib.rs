@@ -158,7 +158,7 @@ pub enum PlayerOutput {
         question_id: u64,
         at_ms: u64,
     },
-    PlaybackDone(TimelineRecord),
+    Played(TimelineRecord),
     /// The voice was held (the human began to speak) while `question_id` sounded:
     /// `heard` is what was heard of it, as an interrupt would report it.
     Held {
@@ -280,7 +280,7 @@ pub struct Player {
     /// Samples of a cut-off utterance still fading out.
     fade: Vec<f32>,
     /// Held since this sample time (muted by a human starting to speak).
-    paused_since: Option<u64>,
+    held_since: Option<u64>,
     clips: ClipDeck,
     /// Restarted mid-conversation and no utterance seen from its start yet: the first
     /// segments of an utterance then went to the player that died, and it plays from the
@@ -301,7 +301,7 @@ impl Player {
             done_through: 0,
             started_through: 0,
             fade: Vec::new(),
-            paused_since: None,
+            held_since: None,
             clips: ClipDeck::default(),
             joined_mid_stream: false,
             refused: std::collections::BTreeSet::new(),
@@ -337,8 +337,8 @@ impl Player {
     }
 
     /// Whether playback is held.
-    pub fn is_paused(&self) -> bool {
-        self.paused_since.is_some()
+    pub fn is_held(&self) -> bool {
+        self.held_since.is_some()
     }
 
     /// A cut-off voice is fading out: the node renders the next block at once instead of
@@ -381,8 +381,8 @@ impl Player {
                 self.clips.command(command, self.clock, rate, &mut events)
             }
             PlayerInput::Pause => {
-                if self.paused_since.is_none() {
-                    self.paused_since = Some(self.clock);
+                if self.held_since.is_none() {
+                    self.held_since = Some(self.clock);
                     self.start_fade_of_current();
                     // What an interrupt now would leave heard (the held voice faded out
                     // here, and a reset drops it without a second fade).
@@ -397,7 +397,7 @@ impl Player {
                     }
                 }
             }
-            PlayerInput::Resume => self.paused_since = None,
+            PlayerInput::Resume => self.held_since = None,
             PlayerInput::Segment {
                 speaker,
                 question_id,
@@ -456,7 +456,7 @@ impl Player {
             PlayerInput::Interrupt { question_id } => {
                 // The interrupt decides what happens to held audio: the rest plays on. A
                 // held voice already faded out when the hold began: no second fade.
-                let held = self.paused_since.take().is_some();
+                let held = self.held_since.take().is_some();
                 self.stale.interrupt(question_id);
                 let stale: Vec<u64> = self.queue.range(..question_id).map(|(q, _)| *q).collect();
                 for q in stale {
@@ -466,7 +466,7 @@ impl Player {
                             self.start_fade(&utterance);
                         }
                         utterance.credit_partial();
-                        events.push(PlayerOutput::PlaybackDone(TimelineRecord {
+                        events.push(PlayerOutput::Played(TimelineRecord {
                             speaker: utterance.speaker,
                             question_id: q,
                             start_ms: self.ms(start),

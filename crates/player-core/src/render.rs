@@ -28,13 +28,13 @@ impl Player {
             self.clock += block.len() as u64;
             return rendered;
         }
-        if let Some(since) = self.paused_since {
+        if let Some(since) = self.held_since {
             // Held: silence, unless nobody resolved the pause in time.
             if self.clock - since < u64::from(self.config.sample_rate) * PAUSE_LIMIT_SECS {
                 self.clock += block.len() as u64;
                 return rendered;
             }
-            self.paused_since = None;
+            self.held_since = None;
         }
         while filled < block.len() {
             let Some(mut entry) = self.queue.first_entry() else {
@@ -48,17 +48,15 @@ impl Player {
                 self.done_through = self.done_through.max(question_id);
                 // Reported even when nothing sounded (a failed generation): whoever waits
                 // for playback must learn that this utterance is over.
-                rendered
-                    .events
-                    .push(PlayerOutput::PlaybackDone(TimelineRecord {
-                        speaker: utterance.speaker,
-                        question_id,
-                        start_ms: samples_to_ms(utterance.started_at.unwrap_or(at), rate),
-                        end_ms: samples_to_ms(at, rate),
-                        interrupted: false,
-                        chars_played: utterance.chars_played,
-                        text_played: utterance.text_played,
-                    }));
+                rendered.events.push(PlayerOutput::Played(TimelineRecord {
+                    speaker: utterance.speaker,
+                    question_id,
+                    start_ms: samples_to_ms(utterance.started_at.unwrap_or(at), rate),
+                    end_ms: samples_to_ms(at, rate),
+                    interrupted: false,
+                    chars_played: utterance.chars_played,
+                    text_played: utterance.text_played,
+                }));
                 continue;
             }
             let index = utterance.playing_index;

@@ -113,7 +113,7 @@ impl Player {
             ),
         });
         let now = self.now_ms();
-        events.push(PlayerOutput::PlaybackDone(TimelineRecord {
+        events.push(PlayerOutput::Played(TimelineRecord {
             speaker,
             question_id,
             start_ms: now,

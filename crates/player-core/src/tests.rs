@@ -49,7 +49,7 @@ fn done(events: &[PlayerOutput]) -> Vec<TimelineRecord> {
     events
         .iter()
         .filter_map(|e| match e {
-            PlayerOutput::PlaybackDone(r) => Some(r.clone()),
+            PlayerOutput::Played(r) => Some(r.clone()),
             _ => None,
         })
         .collect()

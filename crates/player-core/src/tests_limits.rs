@@ -46,7 +46,7 @@ fn done_ids(events: &[PlayerOutput]) -> Vec<u64> {
     events
         .iter()
         .filter_map(|e| match e {
-            PlayerOutput::PlaybackDone(r) => Some(r.question_id),
+            PlayerOutput::Played(r) => Some(r.question_id),
             _ => None,
         })
         .collect()

@@ -46,7 +46,7 @@ pub fn to_core_input(input: Received<'_>) -> Option<Input> {
         ids::BACKCHANNEL => return Some(Input::Backchannel),
         ids::PLAYBACK_DONE => {
             return match node_kit::question_id(params) {
-                Some(question_id) => Some(Input::PlaybackDone { question_id }),
+                Some(question_id) => Some(Input::Played { question_id }),
                 None => {
                     tracing::warn!("playback_done without question_id ignored");
                     None

@@ -292,7 +292,7 @@ fn to_bridge_input(
             if !played.interrupted {
                 return None;
             }
-            Some(BridgeInput::Heard {
+            Some(BridgeInput::Played {
                 speaker: played.speaker,
                 question_id: played.question_id?,
                 heard: played.text,

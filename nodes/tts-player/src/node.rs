@@ -146,7 +146,7 @@ impl PlayerNode {
         let barge_in = (id == ids::PAUSE).then(|| {
             (
                 since_onset_us(metadata, data, SystemTime::now()),
-                self.player.is_busy() && !self.player.is_paused(),
+                self.player.is_busy() && !self.player.is_held(),
             )
         });
         let mut events = Vec::new();
@@ -372,7 +372,7 @@ fn apply(
             };
             node_kit::send(node, held)?;
         }
-        PlayerOutput::PlaybackDone(record) => {
+        PlayerOutput::Played(record) => {
             tracing::info!(speaker = %record.speaker, question_id = record.question_id, interrupted = record.interrupted, chars = record.chars_played, "played");
             recording.timeline(&record)?;
             let played = Played {

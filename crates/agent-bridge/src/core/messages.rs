@@ -82,8 +82,8 @@ pub enum BridgeInput {
     Interrupt { question_id: u64 },
     /// A finished utterance of anyone (this participant included).
     Utterance(Entry),
-    /// The player cut an utterance off: only `heard` of it was heard.
-    Heard {
+    /// The player's report (`played`) of an utterance cut off: only `heard` of it was heard.
+    Played {
         speaker: String,
         question_id: u64,
         heard: String,
