@@ -54,6 +54,6 @@ pub use debate::{
 };
 pub use emotion::Mood;
 pub use llm::{SegmentPayload, parse_bid, parse_mood, parse_segment_payload};
-pub use records::{ClipRole, EventRecord, RecordKind};
+pub use records::{ClipRole, EventRecord, RecordKind, SessionEndRecord};
 pub use sanitize::sanitize_spoken;
 pub use table::render_auction_table;

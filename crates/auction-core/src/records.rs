@@ -2,7 +2,7 @@
 //! metadata and the session's events file (one JSON object per line).
 //!
 //! Each record carries `"event"` (segment, bid, auction, interjection, interrupt,
-//! timing, bid_fallback), the deterministic ids it concerns, and a provenance.
+//! timing, bid_fallback, session_end), the deterministic ids it concerns, and a provenance.
 
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +61,14 @@ pub enum RecordKind {
     Interjection(InterjectionRecord),
     Interrupt(InterruptRecord),
     Timing(TimingRecord),
+    /// The session ended: its last record.
+    SessionEnd(SessionEndRecord),
+}
+
+/// Why the session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionEndRecord {
+    pub reason: crate::debate::EndReason,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -32,11 +32,11 @@ pub enum Control {
     End,
 }
 
-/// Parses a control command (case-insensitive; `_`, `-` and spaces are alike in the
-/// command word: `open_qa`, `open-qa`, `open qa`).
+/// Parses a control command, as text or `{"command": "..."}` (case-insensitive; `_`, `-`
+/// and spaces are alike in the command word: `open_qa`, `open-qa`, `open qa`).
 pub fn parse_control(text: &str) -> Result<Control, String> {
-    let text = text.trim();
-    let lower = text.to_lowercase();
+    let lower = voice_protocol::command_text(text).map_err(|error| error.to_string())?;
+    let text = lower.as_str();
     let mut words = lower.split_whitespace();
     let Some(first) = words.next() else {
         return Err("empty control command".to_owned());

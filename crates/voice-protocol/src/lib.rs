@@ -314,17 +314,7 @@ impl ControlCommand {
 
     /// Accepts `stats` as plain text or `{"command": "stats"}` (case-insensitive).
     pub fn parse(text: &str) -> Result<Self, CommandError> {
-        let trimmed = text.trim();
-        let word = if trimmed.starts_with('{') {
-            let value: serde_json::Value = serde_json::from_str(trimmed)
-                .map_err(|_| CommandError::MissingCommand(shorten(trimmed)))?;
-            match value.get("command").and_then(|c| c.as_str()) {
-                Some(command) => command.trim().to_ascii_lowercase(),
-                None => return Err(CommandError::MissingCommand(shorten(trimmed))),
-            }
-        } else {
-            trimmed.to_ascii_lowercase()
-        };
+        let word = command_text(text)?;
         match word.as_str() {
             "reset" => Ok(ControlCommand::Reset),
             "cancel" => Ok(ControlCommand::Cancel),
@@ -332,6 +322,22 @@ impl ControlCommand {
             "ready" => Ok(ControlCommand::Ready),
             _ => Err(CommandError::Unknown(shorten(&word))),
         }
+    }
+}
+
+/// The command a `control` message holds, in lower case: the text itself, or the string
+/// field `command` of a JSON object (`{"command": "stats"}`). Every decision node's
+/// control input is read through it; each format has its own words.
+pub fn command_text(text: &str) -> Result<String, CommandError> {
+    let trimmed = text.trim();
+    if !trimmed.starts_with('{') {
+        return Ok(trimmed.to_lowercase());
+    }
+    let value: serde_json::Value = serde_json::from_str(trimmed)
+        .map_err(|_| CommandError::MissingCommand(shorten(trimmed)))?;
+    match value.get("command").and_then(|c| c.as_str()) {
+        Some(command) => Ok(command.trim().to_lowercase()),
+        None => Err(CommandError::MissingCommand(shorten(trimmed))),
     }
 }
 

@@ -1,6 +1,8 @@
 //! The auction's messages: dora inputs into the debate's, and its decisions sent.
 
-use auction_core::{Input, Output, RecordKind, render_auction_table};
+use auction_core::{
+    EventRecord, Input, Output, RecordKind, SessionEndRecord, render_auction_table,
+};
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
 use voice_protocol::messages::{ClipJson, DecodeError, Interrupt, Plain, Turn, Utterance};
@@ -135,8 +137,8 @@ pub fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
             Output::Ended(reason) => {
                 tracing::info!(?reason, "the auction session ended");
                 // The end is on record for the session log too.
-                let record = serde_json::json!({ "event": "session_end", "reason": reason });
-                node_kit::send_on(node, ids::AUCTION, Plain(record.to_string()))?;
+                let record = EventRecord::new(RecordKind::SessionEnd(SessionEndRecord { reason }));
+                node_kit::send_on(node, ids::AUCTION, Plain(record.to_json_line()))?;
             }
         }
     }

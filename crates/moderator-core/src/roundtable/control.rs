@@ -1,7 +1,9 @@
 //! The operator's commands (`stats`, `stop`) and the JSON records the roundtable sends:
 //! each decision and the status.
 
-use serde_json::json;
+use std::collections::BTreeMap;
+
+use serde::Serialize;
 use voice_protocol::shorten;
 
 use super::decision::Decision;
@@ -37,43 +39,61 @@ impl Roundtable {
 
     /// One decision as recorded: the decision, its number, time and phase.
     pub(super) fn decision_json(&self, d: &Decision, now_ms: u64) -> String {
-        let mut value = serde_json::to_value(d).unwrap_or_else(|_| json!({}));
-        if let Some(map) = value.as_object_mut() {
-            map.insert("n".into(), json!(self.decisions));
-            map.insert("t_ms".into(), json!(now_ms));
-            map.insert("phase".into(), json!(self.state.phase.as_str()));
-        }
-        value.to_string()
+        to_json(&DecisionRecord {
+            decision: d,
+            n: self.decisions,
+            t_ms: now_ms,
+            phase: self.state.phase.as_str(),
+        })
     }
 
     fn status_json(&self) -> String {
-        json!({
-            "phase": self.state.phase.as_str(),
-            "decisions": self.decisions,
-            "phase_round": self.state.phase_round,
-            "speak_counts": self.state.speak_counts,
-            "current_speaker": self.current_speaker().map(|(a, _)| a),
-            "question_id": self.current_speaker().map(|(_, q)| q).or(self.collecting()),
-            "unheard": self.pacing.unplayed.len(),
-            "ended": self.close.ending.is_some(),
+        to_json(&Status {
+            phase: self.state.phase.as_str(),
+            decisions: self.decisions,
+            phase_round: self.state.phase_round,
+            speak_counts: &self.state.speak_counts,
+            current_speaker: self.current_speaker().map(|(a, _)| a),
+            question_id: self.current_speaker().map(|(_, q)| q).or(self.collecting()),
+            unheard: self.pacing.unplayed.len(),
+            ended: self.close.ending.is_some(),
         })
-        .to_string()
     }
 }
 
+/// A decision on the `decision` output: the decision's own fields, then its number, time
+/// and the phase it was taken in.
+#[derive(Serialize)]
+struct DecisionRecord<'a> {
+    #[serde(flatten)]
+    decision: &'a Decision,
+    n: u64,
+    t_ms: u64,
+    phase: &'a str,
+}
+
+/// The roundtable's state, on `status` when asked for `stats`.
+#[derive(Serialize)]
+struct Status<'a> {
+    phase: &'a str,
+    decisions: u64,
+    phase_round: u32,
+    speak_counts: &'a BTreeMap<String, u32>,
+    current_speaker: Option<&'a str>,
+    question_id: Option<u64>,
+    unheard: usize,
+    ended: bool,
+}
+
+fn to_json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|error| {
+        tracing::warn!(%error, "a roundtable record not written as JSON");
+        "{}".to_owned()
+    })
+}
+
 fn parse_control(text: &str) -> Option<Control> {
-    let trimmed = text.trim();
-    let word = if trimmed.starts_with('{') {
-        serde_json::from_str::<serde_json::Value>(trimmed)
-            .ok()?
-            .get("command")?
-            .as_str()?
-            .trim()
-            .to_ascii_lowercase()
-    } else {
-        trimmed.to_ascii_lowercase()
-    };
-    match word.as_str() {
+    match voice_protocol::command_text(text).ok()?.as_str() {
         "stats" => Some(Control::Stats),
         "stop" | "end" => Some(Control::Stop),
         _ => None,
