@@ -23,6 +23,7 @@
 //!
 //! No I/O and no clock: time is passed in (ms since start).
 
+mod debrief;
 mod decisions;
 mod exchange;
 mod files;
@@ -30,6 +31,7 @@ mod lines;
 mod panel;
 mod phases;
 mod presenting;
+mod queries;
 mod requests;
 mod setup;
 mod turns;
@@ -39,6 +41,7 @@ use std::collections::BTreeMap;
 pub use voice_protocol::messages::SideRequest;
 use voice_protocol::{InterruptKind, StreamStatus};
 
+pub use debrief::DebriefFigures;
 pub(crate) use decisions::Event;
 #[cfg(test)]
 pub(crate) use decisions::{Action, Notice};
@@ -50,12 +53,11 @@ pub use turns::Turn;
 
 use crate::board::Board;
 use crate::briefing;
-use crate::history::{self, OpenChallenge, PastSession};
+use crate::history::{self, PastSession};
 use crate::messages::parse_control;
 use crate::phrases::{PhraseKind, PhrasePicker};
 use crate::rating::RatingRecord;
-use crate::record::render_ratings;
-use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary, render_debrief};
+use crate::{ConfigError, Deck, ExchangeRecord, PanelConfig, PhraseLibrary};
 use exchange::Qa;
 use lines::OnAir;
 use panel::Panel;
@@ -175,18 +177,6 @@ pub enum Output {
     Board(Board),
     /// Freeze the context session (no more writes follow).
     FreezeContext,
-}
-
-/// The debrief's figures, as `debrief.json` holds them (the page's dashboard reads it).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct DebriefFigures {
-    pub session_ms: u64,
-    /// The session's planned length (the panel file's `session_duration_s`).
-    pub planned_ms: u64,
-    pub exchanges: Vec<ExchangeRecord>,
-    pub ratings: Vec<RatingRecord>,
-    pub open_challenges: Vec<OpenChallenge>,
-    pub delivery: delivery::DeliveryReport,
 }
 
 /// The pitch-rehearsal moderator.
@@ -322,164 +312,6 @@ impl Rehearsal {
             pending: Pending::default(),
             results: Results::default(),
         })
-    }
-
-    pub fn phase(&self) -> Phase {
-        self.phase
-    }
-
-    pub fn config(&self) -> &PanelConfig {
-        &self.config
-    }
-
-    pub fn deck(&self) -> &Deck {
-        &self.deck
-    }
-
-    /// The slide the presenter is on.
-    pub fn current_slide(&self) -> usize {
-        self.slide
-    }
-
-    /// The agent holding the floor and its question id.
-    pub fn speaking(&self) -> Option<(&str, u64)> {
-        self.panel
-            .speaking
-            .map(|s| (self.config.agents[s.agent].name.as_str(), s.question_id))
-    }
-
-    /// Agents with a raised hand, earliest first.
-    pub fn hands_raised(&self) -> Vec<&str> {
-        self.panel
-            .hands
-            .iter()
-            .map(|h| self.config.agents[h.agent].name.as_str())
-            .collect()
-    }
-
-    /// Agent turns so far in the exchange under way.
-    pub fn exchange_agent_turns(&self) -> Option<u32> {
-        self.qa.exchange.as_ref().map(|e| e.agent_turns)
-    }
-
-    /// The exchange under way: its id, the panelist who opened it and the slide it is
-    /// about.
-    pub fn exchange(&self) -> Option<(u64, &str, usize)> {
-        self.qa
-            .exchange
-            .as_ref()
-            .map(|e| (e.id, self.config.agents[e.agent].name.as_str(), e.slide))
-    }
-
-    /// Exchanges logged so far.
-    pub fn records(&self) -> &[ExchangeRecord] {
-        &self.results.records
-    }
-
-    /// Session time left at `now_ms` (0 once over).
-    pub fn remaining_ms(&self, now_ms: u64) -> u64 {
-        self.config.duration_ms().saturating_sub(now_ms)
-    }
-
-    /// The debrief as it would be written now.
-    pub fn debrief_markdown(&self) -> String {
-        let mut markdown =
-            render_debrief(&self.results.records, &self.deck, &self.config, self.now);
-        markdown.push('\n');
-        markdown.push_str(&render_ratings(
-            &self.results.ratings,
-            &self.deck,
-            &self.config,
-        ));
-        markdown.push('\n');
-        let delivery = self.delivery();
-        markdown.push_str(&delivery.to_markdown(|slide| self.slide_title(slide)));
-        if let Some(last) = &self.panel.previous {
-            markdown.push('\n');
-            markdown.push_str(&history::compare(
-                last,
-                delivery.words_per_minute,
-                delivery.fillers_per_minute,
-                &self.results.ratings,
-            ));
-        }
-        markdown
-    }
-
-    /// Remembers the presenter's last session: its open challenges go to the panelists
-    /// who asked them at the start, and the debrief compares with it.
-    pub fn with_previous(mut self, previous: Option<PastSession>) -> Self {
-        self.panel.previous = previous;
-        self
-    }
-
-    /// The challenges this session leaves open (answers not rated answered).
-    pub fn open_challenges(&self) -> Vec<OpenChallenge> {
-        history::open_challenges(&self.results.ratings, |slide| self.slide_title(slide))
-    }
-
-    /// How the presenter spoke so far.
-    pub fn delivery(&self) -> delivery::DeliveryReport {
-        self.results
-            .delivery
-            .report(self.now, |slide| self.config.planned_slide_ms(slide))
-    }
-
-    /// The debrief's figures as the page draws them.
-    pub fn dashboard(&self) -> crate::dashboard::Dashboard {
-        crate::dashboard::Dashboard::new(
-            self.now,
-            self.config.duration_ms(),
-            &self.delivery(),
-            |slide| self.slide_title(slide),
-            &self.results.ratings,
-            crate::record::questions_that_bite(&self.results.records, &self.deck)
-                .into_iter()
-                .map(|b| crate::dashboard::PanelistBites {
-                    name: crate::record::spoken_name(&self.config, &b.agent),
-                    biting: b.biting,
-                    asked: b.asked,
-                })
-                .collect(),
-            self.panel.previous.as_ref(),
-        )
-    }
-
-    /// The debrief's figures, for `debrief.json`: the session's length, its exchanges and
-    /// the delivery measures.
-    pub fn debrief_figures(&self) -> DebriefFigures {
-        DebriefFigures {
-            session_ms: self.now,
-            planned_ms: self.config.duration_ms(),
-            exchanges: self.results.records.clone(),
-            ratings: self.results.ratings.clone(),
-            open_challenges: self.open_challenges(),
-            delivery: self.delivery(),
-        }
-    }
-
-    /// [`Self::debrief_figures`] in JSON.
-    fn debrief_figures_json(&self) -> String {
-        serde_json::to_string(&self.debrief_figures()).unwrap_or_default()
-    }
-
-    /// This session as the presenter's history keeps it; the node sets its name and time.
-    pub fn remembered(&self) -> PastSession {
-        let delivery = self.delivery();
-        PastSession {
-            session: String::new(),
-            ended_unix_ms: 0,
-            words_per_minute: delivery.words_per_minute,
-            fillers_per_minute: delivery.fillers_per_minute,
-            open: self.open_challenges(),
-        }
-    }
-
-    fn slide_title(&self, slide: usize) -> String {
-        match self.deck.slides.get(slide) {
-            Some(s) if !s.title.trim().is_empty() => s.title.clone(),
-            _ => format!("slide {slide}"),
-        }
     }
 
     /// The session is over and its closing line was heard (or the wait timed out):

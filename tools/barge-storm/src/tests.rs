@@ -1,6 +1,8 @@
 //! Synthetic sessions: a recording at 1,000 samples a second (one sample per
 //! millisecond), utterances, interrupts and recorder events written by hand.
 
+use std::collections::BTreeSet;
+
 use super::*;
 
 const LOUD: i16 = 9_000;
