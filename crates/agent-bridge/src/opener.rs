@@ -60,7 +60,7 @@ fn asked(words: &str) -> Asked {
     if tokens.iter().any(|w| matches!(*w, "why" | "how")) {
         return Asked::Reason;
     }
-    let question = lower.trim_end().ends_with('?')
+    let question = conversation_quality::words::asks(&lower)
         || tokens
             .first()
             .is_some_and(|first| QUESTION_STARTS.contains(first));

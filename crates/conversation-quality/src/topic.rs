@@ -3,10 +3,12 @@
 use std::collections::HashSet;
 
 use crate::inputs::Agenda;
-use crate::words::{contains_phrase, is_han, is_stopword, words};
+use voice_protocol::script::is_han_or_kana;
+
+use crate::words::{contains_phrase, is_stopword, words};
 
 fn is_han_word(word: &str) -> bool {
-    word.chars().any(is_han)
+    word.chars().any(is_han_or_kana)
 }
 
 /// The words that mark a line as on topic.

@@ -1,6 +1,8 @@
 //! Words, stems, stopwords and sentences: the common ground of every metric, so that two
 //! metrics never disagree about what a word is.
 
+use voice_protocol::script::is_han_or_kana;
+
 /// Words that carry no subject of their own: they neither put a line on topic nor show
 /// that an answer took up the human's question.
 #[rustfmt::skip]
@@ -44,7 +46,7 @@ pub fn words(text: &str) -> Vec<String> {
     };
     for c in text.chars() {
         let c = if c == '’' { '\'' } else { c };
-        if is_han(c) {
+        if is_han_or_kana(c) {
             end_word(&mut word, &mut out);
             out.push(c.to_string());
         } else if c.is_alphanumeric() || c == '\'' {
@@ -57,11 +59,6 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// A Han (Chinese) character: the CJK unified ideographs and their first extension.
-pub fn is_han(c: char) -> bool {
-    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}')
-}
-
 /// Whether `text` is written mostly in Chinese: it holds at least as many Han characters
 /// as other words (a character is about a spoken syllable, as a short English word is;
 /// digits count as neither). `None` without either.
@@ -69,9 +66,11 @@ pub fn mostly_chinese(text: &str) -> Option<bool> {
     let (han, other) = words(text)
         .iter()
         .filter(|w| w.chars().any(char::is_alphabetic))
-        .fold((0, 0), |(han, other), w| match w.chars().any(is_han) {
-            true => (han + 1, other),
-            false => (han, other + 1),
+        .fold((0, 0), |(han, other), w| {
+            match w.chars().any(is_han_or_kana) {
+                true => (han + 1, other),
+                false => (han, other + 1),
+            }
         });
     (han + other > 0).then_some(han >= other)
 }
