@@ -44,6 +44,7 @@ impl SentenceGuard {
             && !answers::content_stems(&words)
                 .iter()
                 .any(|s| asked.contains(s))
+            && !(self.wants_example && !self.example_set_up && sets_up_example(sentence))
         {
             return Some(Refusal::Unanswered);
         }

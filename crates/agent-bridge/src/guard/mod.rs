@@ -41,7 +41,9 @@ pub enum Refusal {
     Pleasantry,
     /// The speaker presents itself as someone else.
     Identity,
-    /// The first sentence of an answer to the human takes up none of the human's words.
+    /// A sentence of an answer to the human that has not taken up the human's words yet
+    /// takes up none of them (the one sentence that may come first, setting up the
+    /// example or the numbers they asked for, aside).
     Unanswered,
     /// It reports what someone said ("The human asked: …", "Her answer: …") or narrates
     /// the conversation ("Tomás Lindqvist has expressed interest …", said by Tomás;
@@ -98,6 +100,11 @@ pub struct SentenceGuard {
     /// The content-word stems of the human's line being answered, until a sentence that
     /// takes one of them up is said.
     answering: Option<HashSet<String>>,
+    /// The human's line asks for an example or for numbers: an answer may start by
+    /// setting one up ([`sets_up_example`]), once, and must then take up their words.
+    wants_example: bool,
+    /// The answer's first sentence set its example up.
+    example_set_up: bool,
     /// The turn is to ask a question, until one is said.
     asking: bool,
     /// A short statement before the question was said.
@@ -163,6 +170,9 @@ impl SentenceGuard {
     pub fn answering(mut self, line: &str) -> Self {
         let stems = answers::content_stems(&words(line));
         self.answering = (!stems.is_empty()).then_some(stems);
+        self.wants_example = words(line)
+            .iter()
+            .any(|w| EXAMPLE_REQUESTS.contains(&w.as_str()));
         self
     }
 
@@ -193,7 +203,20 @@ impl SentenceGuard {
 
     /// A sentence now said counts as recent for the rest of the turn.
     pub fn remember(&mut self, text: &str) {
-        self.answering = None;
+        // An example set up first is no answer yet: the human's words are still to be
+        // taken up, by the next sentence.
+        let sets_up_only = self.answering.as_ref().is_some_and(|asked| {
+            self.wants_example
+                && sets_up_example(text)
+                && !answers::content_stems(&words(text))
+                    .iter()
+                    .any(|s| asked.contains(s))
+        });
+        if sets_up_only && !self.example_set_up {
+            self.example_set_up = true;
+        } else {
+            self.answering = None;
+        }
         if self.asking {
             if line_asks(text) {
                 self.asking = false;

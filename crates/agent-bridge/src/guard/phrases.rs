@@ -1,5 +1,8 @@
 //! The phrases a participant must not say: pleasantries, assistant lines, narration,
-//! reported speech, and the titles that end no sentence.
+//! reported speech, and the titles that end no sentence; and how an answer may set up
+//! the example it was asked for.
+
+use conversation_quality::words::words;
 
 /// Sentences that thank, agree or encourage and say nothing else: fine as an opening,
 /// filler once the conversation runs.
@@ -261,6 +264,58 @@ pub(super) const GESTURES: &[&str] = &[
 
 /// How many words a statement before the question of an asking turn may have.
 pub const LEAD_IN_WORDS: usize = 6;
+
+/// Words of a human's line that ask for an example or for numbers ("Can you show me a
+/// derivative with actual numbers?", "Give me an example").
+pub const EXAMPLE_REQUESTS: &[&str] = &[
+    "example",
+    "examples",
+    "instance",
+    "number",
+    "numbers",
+    "numeric",
+    "numerical",
+    "concrete",
+];
+
+/// How a sentence sets up an example ("Let's say f(x) = x squared.", "Suppose x is 3.").
+const EXAMPLE_LEADS: &[&str] = &[
+    "let's say",
+    "let us say",
+    "let's take",
+    "let's use",
+    "let",
+    "say",
+    "suppose",
+    "take",
+    "consider",
+    "imagine",
+    "for example",
+    "for instance",
+];
+
+/// Words that make a sentence a formula or a figure when it holds no digit or `=`.
+const FORMULA_WORDS: &[&str] = &["squared", "cubed", "plus", "minus", "times"];
+
+/// Whether `sentence` sets up an example with a figure or a formula ("Let's say f(x) =
+/// x squared."): an answer to a request for an example or numbers may start so, though it
+/// takes up none of the request's words (the guard refused that opening as unanswered,
+/// and the answer waited seconds for another attempt). "Let me look at the agenda first."
+/// holds no figure and sets up nothing; "Let me explain it in 2 steps." only promises.
+pub fn sets_up_example(sentence: &str) -> bool {
+    let lower = sentence.trim_start().to_lowercase();
+    // "Let x be 3." sets one up; "Let me explain it in 2 steps." only promises.
+    let leads = EXAMPLE_LEADS.iter().any(|lead| {
+        lower.strip_prefix(lead).is_some_and(|rest| {
+            rest.starts_with([' ', ','])
+                && !(*lead == "let" && matches!(rest.split_whitespace().next(), Some("me" | "us")))
+        })
+    });
+    let words = words(&lower);
+    let figure = lower.contains(|c: char| c.is_ascii_digit() || c == '=')
+        || words.iter().any(|w| FORMULA_WORDS.contains(&w.as_str()));
+    leads && figure
+}
 
 /// Titles that make the next words a name (in lower case).
 pub const TITLES: &[&str] = &[

@@ -435,6 +435,42 @@ fn an_answer_to_the_human_starts_on_what_was_asked() {
     let answer = "Sure, the derivative of x squared at 3 is 6.";
     assert_eq!(g.check(answer), None, "'derivative' is taken up");
     assert_eq!(g.check("Numbers help."), None, "'numbers' is taken up");
+    // Asked for numbers, an answer may start by setting up its example; not with words
+    // that set up nothing.
+    assert_eq!(g.check("Let's say f(x) = x squared."), None);
+    assert_eq!(g.check("Suppose x is 3."), None);
+    assert_eq!(
+        g.check("Let me look at the agenda first."),
+        Some(Refusal::Unanswered)
+    );
+    assert_eq!(g.check("Say hello to Mia."), Some(Refusal::Unanswered));
+    // A promise with a figure sets nothing up.
+    assert!(!sets_up_example("Let me explain it in 2 steps."));
+    assert_eq!(g.check("Let x be 3."), None);
+    // Set up, the example is no answer yet: the next sentence must take up the human's
+    // words, and another example is not let through.
+    let mut set_up = guard(&[asked]).answering(asked);
+    set_up.remember("Let's say f(x) = x squared.");
+    assert!(set_up.answers_human());
+    assert_eq!(
+        set_up.check("Suppose g is x cubed."),
+        Some(Refusal::Unanswered)
+    );
+    assert_eq!(
+        set_up.check("The slope of this tangent line is given by:"),
+        Some(Refusal::Unanswered)
+    );
+    assert_eq!(set_up.check("Its derivative is 2x, so at 3 it is 6."), None);
+    set_up.remember("Its derivative is 2x, so at 3 it is 6.");
+    assert!(!set_up.answers_human());
+    // Asked for a reason, an example set up is no answer yet.
+    let why = "Why is the slope of a curve a limit?";
+    assert_eq!(
+        guard(&[why])
+            .answering(why)
+            .check("Let's say f(x) = x squared."),
+        Some(Refusal::Unanswered)
+    );
     // Once the answer has started, the next sentences are free.
     g.remember(answer);
     assert_eq!(g.check("Now try x cubed yourself."), None);
@@ -445,7 +481,8 @@ fn an_answer_to_the_human_starts_on_what_was_asked() {
 
 proptest! {
     /// The first sentence said in answer to the human shares a content word with
-    /// the human's line, whatever was generated.
+    /// the human's line, whatever was generated (or, asked for an example or numbers,
+    /// sets one up with a figure).
     #[test]
     fn an_answer_never_starts_off_the_question(
         asked in "[a-z]{3,8}( [a-z]{3,8}){2,8}\\?",
@@ -454,8 +491,14 @@ proptest! {
         let g = guard(&[]).answering(&asked);
         let asked_stems = answers::content_stems(&words(&asked));
         let reply_stems = answers::content_stems(&words(&reply));
+        let wants_example = words(&asked)
+            .iter()
+            .any(|w| EXAMPLE_REQUESTS.contains(&w.as_str()));
         if g.check(&reply).is_none() && !asked_stems.is_empty() {
-            prop_assert!(reply_stems.iter().any(|s| asked_stems.contains(s)));
+            prop_assert!(
+                reply_stems.iter().any(|s| asked_stems.contains(s))
+                    || (wants_example && sets_up_example(&reply))
+            );
         }
     }
 }

@@ -7,14 +7,30 @@ pub(super) fn ends_piece(c: char) -> bool {
     c.is_whitespace() || matches!(c, '。' | '！' | '？' | '；' | '，' | '：' | '、')
 }
 
-/// How many words a piece of the reply counts for the budget: one, or for Chinese one
-/// per two characters (about as long to say as an English word).
+/// How many words a piece of the reply counts for the budget: as many as a voice says,
+/// or for Chinese one per two characters (about as long to say as an English word). A
+/// formula is said as more words than it is written as ("f(x)=x^2" is "f of x equals x
+/// squared"): each of its operators is a word, and a bracket after a name ("of"); the
+/// budget counted it as one, and a first answer ran to 34 s of formulas read aloud.
 pub(super) fn spoken_words(piece: &str) -> usize {
     let han = piece
         .chars()
-        .filter(|c| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}'))
+        .filter(|&c| voice_protocol::script::is_han_or_kana(c))
         .count();
-    han.div_ceil(2).max(1)
+    if han > 0 {
+        return han.div_ceil(2);
+    }
+    let mut operators = 0;
+    let mut before = ' ';
+    for c in piece.chars() {
+        if matches!(c, '=' | '+' | '<' | '>' | '/' | '×' | '÷' | '≈' | '≤' | '≥')
+            || (c == '(' && before.is_alphanumeric())
+        {
+            operators += 1;
+        }
+        before = c;
+    }
+    (piece.split_whitespace().count() + operators).max(1)
 }
 
 /// Words of a sentence going on from its said first clause that are sent together when

@@ -1036,3 +1036,16 @@ fn a_tag_of_part_of_a_name_in_any_case_is_dropped() {
     assert_eq!(strip_tag("Bernd: Yes.", &study), None);
     assert_eq!(strip_tag("Step: add one.", &study), None);
 }
+
+#[test]
+fn a_formula_counts_as_the_words_it_is_said_in() {
+    use super::spoken::spoken_words_in;
+    assert_eq!(spoken_words_in("the slope doubles"), 3);
+    // "f of x equals x squared": the bracket after a name and the sign are words.
+    assert_eq!(spoken_words_in("f(x)=x squared"), 4);
+    assert_eq!(spoken_words_in("a+b over c"), 4);
+    // A bracket that opens an aside says nothing.
+    assert_eq!(spoken_words_in("(for example)"), 2);
+    // Chinese: one word per two characters.
+    assert_eq!(spoken_words_in("导数"), 1);
+}

@@ -127,8 +127,8 @@ pub(super) struct Steering {
     pub(super) anywhere: Vec<(LlamaToken, f32)>,
     pub(super) after_no_question: Vec<(LlamaToken, f32)>,
     pub(super) until_answered: Vec<(LlamaToken, f32)>,
-    /// The tokens that end a reply, held back while it has only promised
-    /// or ends on its lead-in ([`steer::stops_short`]).
+    /// The tokens that end a reply, held back while it has only promised, ends on its
+    /// lead-in ([`steer::stops_short`]) or has not yet taken up the human's words.
     pub(super) end_of_reply: Vec<LlamaToken>,
     /// The human's words the turn answers.
     pub(super) answering: Option<String>,
@@ -149,17 +149,20 @@ impl Steering {
         if said.trim().is_empty() && !insisting {
             bias.extend_from_slice(&self.reply_start);
         }
-        if steer::stops_short(said) {
+        let unanswered = self
+            .answering
+            .as_ref()
+            .is_some_and(|asked| !steer::takes_up(asked, said));
+        // A reply that has begun but not yet taken up the human's words (it set up its
+        // example) must not end there either.
+        if steer::stops_short(said) || (unanswered && !said.trim().is_empty()) {
             bias.extend(
                 self.end_of_reply
                     .iter()
                     .map(|&t| (t, steer::END_AFTER_PROMISE_BIAS)),
             );
         }
-        if let Some(asked) = &self.answering
-            && !self.until_answered.is_empty()
-            && !steer::takes_up(asked, said)
-        {
+        if unanswered && !self.until_answered.is_empty() {
             let push = 1.0 + attempt as f32;
             bias.extend(self.until_answered.iter().map(|&(t, b)| (t, b * push)));
         }
@@ -212,3 +215,35 @@ string ::= "\"" [a-zA-Z0-9 _.,!?'-]{0,60} "\""
 number ::= "-"? [0-9]{1,4} ( "." [0-9]{1,3} )?
 ws     ::= [ ]?
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ends_held(steering: &Steering, said: &str) -> bool {
+        steering
+            .at(said, false, 0)
+            .contains(&(LlamaToken(7), steer::END_AFTER_PROMISE_BIAS))
+    }
+
+    #[test]
+    fn an_answer_does_not_end_before_it_takes_up_the_human_s_words() {
+        let steering = Steering {
+            end_of_reply: vec![LlamaToken(7)],
+            answering: Some("Can you show me a derivative with actual numbers?".to_owned()),
+            ..Steering::default()
+        };
+        assert!(!ends_held(&steering, ""), "nothing said: the start is free");
+        assert!(ends_held(&steering, "Let's say f(x) = x squared."));
+        assert!(!ends_held(
+            &steering,
+            "Its derivative is 2x, so at 3 it is 6."
+        ));
+        // A turn that answers nobody ends where it will.
+        let free = Steering {
+            end_of_reply: vec![LlamaToken(7)],
+            ..Steering::default()
+        };
+        assert!(!ends_held(&free, "Let's say f(x) = x squared."));
+    }
+}
