@@ -52,6 +52,9 @@ pub enum Refusal {
     /// The turn was to ask a question, and this sentence (past a short lead-in) asks
     /// none.
     NoQuestion,
+    /// The reply ended on a lead-in whose substance never came ("Let's break it down:",
+    /// before a list the filter stopped at).
+    LeadIn,
 }
 
 impl Refusal {
@@ -63,6 +66,7 @@ impl Refusal {
             Refusal::Unanswered => "unanswered",
             Refusal::Reported => "reported",
             Refusal::NoQuestion => "no_question",
+            Refusal::LeadIn => "lead_in",
         }
     }
 }

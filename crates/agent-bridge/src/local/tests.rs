@@ -1049,3 +1049,30 @@ fn a_formula_counts_as_the_words_it_is_said_in() {
     // Chinese: one word per two characters.
     assert_eq!(spoken_words_in("导数"), 1);
 }
+
+#[test]
+fn a_reply_that_ends_on_its_lead_in_does_not_say_it() {
+    // Heard in a study session: the model went on to a list after the colon.
+    let raw = "Ms. Rivera was indeed confusing Ben with his own terminology. Let's break it down:\n1. \"Sure\" = Ben: yes";
+    let pieces: Vec<String> = raw.split_inclusive(' ').map(str::to_owned).collect();
+    let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let mut f = OutputFilter::new(names(), 22);
+    let (text, _) = run(&mut f, &refs);
+    assert_eq!(
+        text.trim(),
+        "Ms. Rivera was indeed confusing Ben with his own terminology."
+    );
+    assert!(
+        f.refused()
+            .iter()
+            .any(|(why, said)| *why == Refusal::LeadIn && said == "Let's break it down:")
+    );
+    // Alone, the lead-in is what the reply has: the steering holds such an end off.
+    let mut alone = OutputFilter::new(names(), 22);
+    let (text, _) = run(&mut alone, &["The derivative of y is equal to:"]);
+    assert_eq!(text, "The derivative of y is equal to:");
+    // A colon inside a sentence that ends is no lead-in.
+    let mut whole = OutputFilter::new(names(), 22);
+    let (text, _) = run(&mut whole, &["Yes. The rule: multiply by the power."]);
+    assert_eq!(text, "Yes. The rule: multiply by the power.");
+}

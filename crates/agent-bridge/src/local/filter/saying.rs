@@ -72,7 +72,17 @@ impl OutputFilter {
             }
             return self.say_from(sentence, sent, words, out);
         }
-        let refusal = if self.is_echo(&sentence) {
+        // Held to the reply's end, a sentence ending on its colon is a lead-in whose
+        // substance never came (the model went on to a list, or another speaker's
+        // label): after what was said, it is not said.
+        let lead_in = !self.emitted.is_empty()
+            && sentence
+                .trim_end()
+                .trim_end_matches(['"', '”', '’', '\'', ')'])
+                .ends_with([':', '：']);
+        let refusal = if lead_in {
+            Some(Refusal::LeadIn)
+        } else if self.is_echo(&sentence) {
             Some(Refusal::Echo)
         } else {
             self.guard.check(&sentence)
