@@ -1076,3 +1076,19 @@ fn a_reply_that_ends_on_its_lead_in_does_not_say_it() {
     let (text, _) = run(&mut whole, &["Yes. The rule: multiply by the power."]);
     assert_eq!(text, "Yes. The rule: multiply by the power.");
 }
+
+#[test]
+fn a_list_number_after_a_colon_is_not_said() {
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(
+        &mut f,
+        &[
+            "Sure, I can explain it with some specific numbers for you: 1. ",
+            "The slope at x equals 0 is minus 9.",
+        ],
+    );
+    assert_eq!(
+        text,
+        "Sure, I can explain it with some specific numbers for you: The slope at x equals 0 is minus 9."
+    );
+}

@@ -80,6 +80,12 @@ impl OutputFilter {
                 .trim_end()
                 .trim_end_matches(['"', '”', '’', '\'', ')'])
                 .ends_with([':', '：']);
+        // A list's first number after the sentence's colon ("… for you: 1.") is no word
+        // to say: the sentence ends on its colon, and the list goes on after it.
+        let sentence = match without_list_number(&sentence) {
+            Some(lead) => lead.to_owned(),
+            None => sentence,
+        };
         let refusal = if lead_in {
             Some(Refusal::LeadIn)
         } else if self.is_echo(&sentence) {
@@ -147,4 +153,15 @@ impl OutputFilter {
         self.words += words;
         self.words >= self.max_words
     }
+}
+
+/// `sentence` up to its colon, when all that follows the colon is a list's number ("1.",
+/// "2)").
+fn without_list_number(sentence: &str) -> Option<&str> {
+    let (lead, number) = sentence.trim_end().rsplit_once([':', '：'])?;
+    let number = number.trim().strip_suffix(['.', ')'])?;
+    let is_number =
+        !number.is_empty() && number.len() <= 2 && number.chars().all(|c| c.is_ascii_digit());
+    let colon = sentence[lead.len()..].chars().next()?;
+    is_number.then(|| &sentence[..lead.len() + colon.len_utf8()])
 }
