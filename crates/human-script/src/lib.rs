@@ -151,6 +151,15 @@ pub enum HumanOutput {
     },
 }
 
+/// What the scripted human is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HumanInput {
+    /// The controller handed out a new turn.
+    Turn,
+    /// Time passed: whatever is due now.
+    Tick,
+}
+
 /// The script player: feed it turns and time, it says when to speak.
 #[derive(Debug, Clone)]
 pub struct HumanScript {
@@ -175,8 +184,16 @@ impl HumanScript {
         }
     }
 
+    /// One input at `now` (the time since the start), then everything due at `now`.
+    pub fn handle(&mut self, input: HumanInput, now: Duration) -> Vec<HumanOutput> {
+        if input == HumanInput::Turn {
+            self.on_turn(now);
+        }
+        self.poll(now)
+    }
+
     /// The controller handed out a new turn at `now`.
-    pub fn on_turn(&mut self, now: Duration) {
+    fn on_turn(&mut self, now: Duration) {
         self.turns_seen += 1;
         for (line, state) in self.lines.iter().zip(self.states.iter_mut()) {
             if *state == LineState::Waiting && line.during_turn == Some(self.turns_seen) {
@@ -186,7 +203,7 @@ impl HumanScript {
     }
 
     /// Everything due at `now`.
-    pub fn poll(&mut self, now: Duration) -> Vec<HumanOutput> {
+    fn poll(&mut self, now: Duration) -> Vec<HumanOutput> {
         let mut out = Vec::new();
         // One speaker at a time: a line starts only when no other line is being spoken.
         for i in 0..self.lines.len() {
@@ -221,8 +238,8 @@ impl HumanScript {
         out
     }
 
-    /// When [`poll`](Self::poll) has something to do next.
-    pub fn next_deadline(&self) -> Option<Duration> {
+    /// When something is due next ([`HumanInput::Tick`]).
+    pub fn next_wake(&self) -> Option<Duration> {
         self.states
             .iter()
             .enumerate()
@@ -262,9 +279,9 @@ mod tests {
         .unwrap();
         let mut s = HumanScript::new(lines);
         s.on_turn(ms(0));
-        assert_eq!(s.next_deadline(), None);
+        assert_eq!(s.next_wake(), None);
         s.on_turn(ms(2000));
-        assert_eq!(s.next_deadline(), Some(ms(2500)));
+        assert_eq!(s.next_wake(), Some(ms(2500)));
         assert!(s.poll(ms(2499)).is_empty());
         assert_eq!(
             s.poll(ms(2500)),

@@ -107,6 +107,21 @@ pub enum LineReport {
     Heard,
 }
 
+/// What the presenter is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PresenterInput {
+    /// A line of `speaker` was reported (finished or heard).
+    Line {
+        report: LineReport,
+        speaker: String,
+        text: String,
+    },
+    /// The moderator entered a phase (`presenting`, `qa`, `ended`, ...).
+    Phase(String),
+    /// Time passed: whatever is due now.
+    Tick,
+}
+
 /// What the presenter node must do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PresenterOutput {
@@ -210,7 +225,7 @@ impl Presenter {
     /// is a question, counted on the report the session goes by: once heard in a
     /// spoken session, once finished otherwise (each line is reported both ways). The
     /// presenter's own line heard lets it go on.
-    pub fn on_line(&mut self, report: LineReport, speaker: &str, text: &str, now: Duration) {
+    fn on_line(&mut self, report: LineReport, speaker: &str, text: &str, now: Duration) {
         if report == LineReport::Heard && speaker == self.script.speaker {
             self.on_own_line_heard(now);
             return;
@@ -226,7 +241,7 @@ impl Presenter {
     }
 
     /// The moderator entered `phase`.
-    pub fn on_phase(&mut self, phase: &str, now: Duration) {
+    fn on_phase(&mut self, phase: &str, now: Duration) {
         match phase.trim() {
             "presenting" => self.qa_open = false,
             "ended" => {
@@ -243,7 +258,7 @@ impl Presenter {
     }
 
     /// A panelist's question was heard.
-    pub fn on_question(&mut self, now: Duration) {
+    fn on_question(&mut self, now: Duration) {
         if !self.ended {
             self.questions.push_back(now);
             self.qa_since = now;
@@ -251,7 +266,7 @@ impl Presenter {
     }
 
     /// The player reports the presenter's own line heard (spoken sessions).
-    pub fn on_own_line_heard(&mut self, now: Duration) {
+    fn on_own_line_heard(&mut self, now: Duration) {
         if matches!(self.busy, Some(Busy::AwaitHeard(_))) {
             self.busy = Some(Busy::Pause(now + ms(self.script.pause_ms)));
         }
@@ -262,8 +277,22 @@ impl Presenter {
         self.finished_sent
     }
 
-    /// When [`Presenter::poll`] has something to do next.
-    pub fn next_deadline(&self) -> Option<Duration> {
+    /// One input at `now` (the time since the start), then everything due at `now`.
+    pub fn handle(&mut self, input: PresenterInput, now: Duration) -> Vec<PresenterOutput> {
+        match input {
+            PresenterInput::Line {
+                report,
+                speaker,
+                text,
+            } => self.on_line(report, &speaker, &text, now),
+            PresenterInput::Phase(phase) => self.on_phase(&phase, now),
+            PresenterInput::Tick => {}
+        }
+        self.poll(now)
+    }
+
+    /// When something is due next ([`PresenterInput::Tick`]).
+    pub fn next_wake(&self) -> Option<Duration> {
         if self.finished_sent {
             return None;
         }
@@ -284,7 +313,7 @@ impl Presenter {
     }
 
     /// Everything due at `now`.
-    pub fn poll(&mut self, now: Duration) -> Vec<PresenterOutput> {
+    fn poll(&mut self, now: Duration) -> Vec<PresenterOutput> {
         let mut out = Vec::new();
         loop {
             match self.busy.clone() {
@@ -494,7 +523,7 @@ steps:
             for a in p.poll(t(now)) {
                 out.push((now, a));
             }
-            match p.next_deadline() {
+            match p.next_wake() {
                 Some(d) if d.as_millis() as u64 > now => now = d.as_millis() as u64,
                 _ => now += 1,
             }
@@ -552,7 +581,7 @@ steps:
                     PresenterOutput::Finished => {}
                 }
             }
-            now = match p.next_deadline() {
+            now = match p.next_wake() {
                 Some(d) if d.as_millis() as u64 > now => d.as_millis() as u64,
                 _ => now + 1,
             };

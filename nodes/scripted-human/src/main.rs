@@ -23,7 +23,7 @@ use audio_utils::{resample_linear, room::Room};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
-use human_script::HumanScript;
+use human_script::{HumanInput, HumanScript};
 use voice_protocol::ids;
 use voice_protocol::messages::Audio;
 
@@ -65,7 +65,7 @@ fn main() -> eyre::Result<()> {
     let start = Instant::now();
     loop {
         let script_wait = script
-            .next_deadline()
+            .next_wake()
             .map(|d| d.saturating_sub(start.elapsed()));
         let block_wait = voice.as_ref().map(|v| {
             v.next_block_at(start)
@@ -77,9 +77,10 @@ fn main() -> eyre::Result<()> {
             .flatten()
             .min()
             .unwrap_or(Duration::from_secs(1));
+        let mut input = HumanInput::Tick;
         select! {
             recv(dora_events) -> event => match event {
-                Ok(DoraEvent::Input { id, .. }) if id.as_str() == ids::TURN => script.on_turn(start.elapsed()),
+                Ok(DoraEvent::Input { id, .. }) if id.as_str() == ids::TURN => input = HumanInput::Turn,
                 Ok(DoraEvent::Input { id, metadata, data }) if id.as_str() == ROOM => {
                     if let (Some(room), Some(voice)) = (room.as_mut(), voice.as_ref()) {
                         match node_kit::decode::<Audio>(&metadata.parameters, &data) {
@@ -94,7 +95,7 @@ fn main() -> eyre::Result<()> {
             },
             default(wait) => {}
         }
-        for action in script.poll(start.elapsed()) {
+        for action in script.handle(input, start.elapsed()) {
             act::act(&mut node, action, voice.as_mut(), text)?;
         }
         if let Some(voice) = voice.as_mut() {

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
-use human_script::presenter::{LineReport, Presenter, PresenterOutput};
+use human_script::presenter::{LineReport, Presenter, PresenterInput, PresenterOutput};
 use node_kit::{Next, next_event};
 use voice_protocol::ids;
 use voice_protocol::messages::{Chunk, Plain, SpeechStarted, Transcript};
@@ -47,11 +47,11 @@ fn main() -> eyre::Result<()> {
     let start = Instant::now();
     loop {
         let wait = presenter
-            .next_deadline()
+            .next_wake()
             .map(|d| d.saturating_sub(start.elapsed()));
-        match next_event(&mut events, wait) {
+        let input = match next_event(&mut events, wait) {
             Next::Closed => break,
-            Next::Timeout => {}
+            Next::Timeout => PresenterInput::Tick,
             Next::Event(event) => match *event {
                 DoraEvent::Input { id, metadata, data } => {
                     // A phase, an utterance or a report: the text and who said it are read.
@@ -67,22 +67,30 @@ fn main() -> eyre::Result<()> {
                             continue;
                         }
                     };
-                    let speaker = line.speaker.as_deref().unwrap_or("");
-                    let now = start.elapsed();
+                    let speaker = line.speaker.unwrap_or_default();
                     match id.as_str() {
-                        ids::PHASE => presenter.on_phase(&text, now),
-                        ids::UTTERANCE => {
-                            presenter.on_line(LineReport::Finished, speaker, &text, now)
+                        ids::PHASE => PresenterInput::Phase(text),
+                        ids::UTTERANCE => PresenterInput::Line {
+                            report: LineReport::Finished,
+                            speaker,
+                            text,
+                        },
+                        ids::PLAYED => PresenterInput::Line {
+                            report: LineReport::Heard,
+                            speaker,
+                            text,
+                        },
+                        other => {
+                            tracing::warn!(input = other, "unknown input ignored");
+                            PresenterInput::Tick
                         }
-                        ids::PLAYED => presenter.on_line(LineReport::Heard, speaker, &text, now),
-                        other => tracing::warn!(input = other, "unknown input ignored"),
                     }
                 }
                 DoraEvent::Stop(_) => break,
-                _ => {}
+                _ => PresenterInput::Tick,
             },
-        }
-        for action in presenter.poll(start.elapsed()) {
+        };
+        for action in presenter.handle(input, start.elapsed()) {
             match action {
                 PresenterOutput::SpeechStarted => {
                     node_kit::send(
