@@ -44,8 +44,12 @@ impl SentenceGuard {
             && !answers::content_stems(&words)
                 .iter()
                 .any(|s| asked.contains(s))
-            && !(self.wants_example && !self.example_set_up && sets_up_example(sentence))
+            && !(self.wants_example && !self.lead_in_said && sets_up_example(sentence))
         {
+            return Some(Refusal::Unanswered);
+        }
+        // One lead-in, then the answer: a second offer to answer is none.
+        if self.answering.is_some() && self.lead_in_said && only_offers(sentence) {
             return Some(Refusal::Unanswered);
         }
         if self.asking && !asks(sentence) && (self.led_in || words.len() > LEAD_IN_WORDS) {

@@ -18,6 +18,7 @@ use conversation_quality::{
 use phrases::*;
 pub use phrases::{
     ASSISTANT_LINES, DIRECTOR_REPLIES, DIRECTOR_REPLY_WORDS, LEAD_IN_WORDS, PLEASANTRIES, TITLES,
+    only_offers,
 };
 
 /// How many recent lines (by anyone) a sentence is compared with.
@@ -43,7 +44,7 @@ pub enum Refusal {
     Identity,
     /// A sentence of an answer to the human that has not taken up the human's words yet
     /// takes up none of them (the one sentence that may come first, setting up the
-    /// example or the numbers they asked for, aside).
+    /// example or the numbers they asked for, aside), or offers to answer a second time.
     Unanswered,
     /// It reports what someone said ("The human asked: …", "Her answer: …") or narrates
     /// the conversation ("Tomás Lindqvist has expressed interest …", said by Tomás;
@@ -105,10 +106,11 @@ pub struct SentenceGuard {
     /// takes one of them up is said.
     answering: Option<HashSet<String>>,
     /// The human's line asks for an example or for numbers: an answer may start by
-    /// setting one up ([`sets_up_example`]), once, and must then take up their words.
+    /// setting one up ([`sets_up_example`]).
     wants_example: bool,
-    /// The answer's first sentence set its example up.
-    example_set_up: bool,
+    /// The answer has said its one lead-in (an offer, a promise, an example set up):
+    /// the next sentence must take up the human's words.
+    lead_in_said: bool,
     /// The turn is to ask a question, until one is said.
     asking: bool,
     /// A short statement before the question was said.
@@ -207,17 +209,19 @@ impl SentenceGuard {
 
     /// A sentence now said counts as recent for the rest of the turn.
     pub fn remember(&mut self, text: &str) {
-        // An example set up first is no answer yet: the human's words are still to be
-        // taken up, by the next sentence.
-        let sets_up_only = self.answering.as_ref().is_some_and(|asked| {
-            self.wants_example
-                && sets_up_example(text)
-                && !answers::content_stems(&words(text))
-                    .iter()
-                    .any(|s| asked.contains(s))
+        // A lead-in is no answer yet: an offer or a promise to answer ("I can show you
+        // a derivative with actual numbers!"), or the example asked for set up. The
+        // human's words are still to be taken up, by the next sentence.
+        let lead_in = self.answering.as_ref().is_some_and(|asked| {
+            only_offers(text)
+                || (self.wants_example
+                    && sets_up_example(text)
+                    && !answers::content_stems(&words(text))
+                        .iter()
+                        .any(|s| asked.contains(s)))
         });
-        if sets_up_only && !self.example_set_up {
-            self.example_set_up = true;
+        if lead_in {
+            self.lead_in_said = true;
         } else {
             self.answering = None;
         }

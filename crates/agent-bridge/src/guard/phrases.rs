@@ -317,6 +317,99 @@ pub fn sets_up_example(sentence: &str) -> bool {
     leads && figure
 }
 
+/// Verbs with which a speaker offers to answer rather than answers ("I can explain …",
+/// "Mr. River could definitely provide a derivative with actual numbers!").
+const OFFERING_VERBS: &[&str] = &[
+    "provide",
+    "show",
+    "explain",
+    "give",
+    "walk",
+    "demonstrate",
+    "help",
+    "tell",
+    "share",
+    "break",
+    "go",
+];
+
+/// Words between an offer's modal and its verb ("could definitely provide").
+const OFFER_ADVERBS: &[&str] = &["definitely", "certainly", "gladly", "also", "surely", "now"];
+
+/// Whether `sentence` only offers or promises to answer: "Let me explain it in two
+/// steps.", "I'll show you.", "Mr. River could definitely provide a derivative with actual
+/// numbers!" (heard as a tutor's whole answer to "Can you show me a derivative with
+/// actual numbers?": it takes up the human's words and says nothing of them). A
+/// sentence with a figure or a formula is no mere offer.
+pub fn only_offers(sentence: &str) -> bool {
+    if sentence.contains(|c: char| c.is_ascii_digit() || c == '=') {
+        return false;
+    }
+    // The words as written: who offers is told by their case.
+    let written: Vec<&str> = sentence
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if written.len() > 16 {
+        return false;
+    }
+    let lower: Vec<String> = written
+        .iter()
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .collect();
+    let greeting = [
+        "sure",
+        "yes",
+        "okay",
+        "ok",
+        "well",
+        "so",
+        "certainly",
+        "absolutely",
+    ];
+    let from = usize::from(
+        lower
+            .first()
+            .is_some_and(|w| greeting.contains(&w.as_str())),
+    );
+    let (written, lower) = (&written[from..], &lower[from..]);
+    let promise = matches!(lower, [first, second, ..] if first == "let" && (second == "me" || second == "us"))
+        || lower
+            .first()
+            .is_some_and(|w| ["i'll", "we'll"].contains(&w.as_str()));
+    if promise {
+        return true;
+    }
+    // Who offers: "I", "we", or a name (each word capitalized: "Mr. River"), not a thing
+    // ("The derivative can show how fast it changes." says something).
+    let offers = |subject: &[&str]| match subject {
+        [one] if ["I", "We", "we"].contains(one) => true,
+        _ => {
+            subject.iter().all(|w| w.starts_with(char::is_uppercase))
+                && !subject.iter().any(|w| {
+                    [
+                        "the", "a", "an", "this", "that", "it", "you", "my", "our", "your", "they",
+                    ]
+                    .contains(&w.to_lowercase().as_str())
+                })
+        }
+    };
+    // A subject of at most three words, a modal, perhaps an adverb, an offering verb.
+    (1..=3.min(lower.len())).any(|at| {
+        let rest = &lower[at..];
+        let modal = rest
+            .first()
+            .is_some_and(|w| ["can", "could", "will", "would"].contains(&w.as_str()));
+        let verb = rest
+            .iter()
+            .skip(1)
+            .find(|w| !OFFER_ADVERBS.contains(&w.as_str()));
+        modal
+            && verb.is_some_and(|v| OFFERING_VERBS.contains(&v.as_str()))
+            && offers(&written[..at])
+    })
+}
+
 /// Titles that make the next words a name (in lower case).
 pub const TITLES: &[&str] = &[
     "dr",

@@ -463,6 +463,21 @@ fn an_answer_to_the_human_starts_on_what_was_asked() {
     assert_eq!(set_up.check("Its derivative is 2x, so at 3 it is 6."), None);
     set_up.remember("Its derivative is 2x, so at 3 it is 6.");
     assert!(!set_up.answers_human());
+    // An offer to answer takes up the words and answers nothing: the answer is still to
+    // come, and a second offer is refused.
+    let mut offered = guard(&[asked]).answering(asked);
+    let offer = "Sure, Mr. River could definitely provide a derivative with actual numbers!";
+    assert_eq!(offered.check(offer), None);
+    offered.remember(offer);
+    assert!(offered.answers_human());
+    assert_eq!(
+        offered.check("I can show you a derivative with actual numbers."),
+        Some(Refusal::Unanswered)
+    );
+    assert_eq!(
+        offered.check("The derivative of x squared at 3 is 6."),
+        None
+    );
     // Asked for a reason, an example set up is no answer yet.
     let why = "Why is the slope of a curve a limit?";
     assert_eq!(
@@ -549,4 +564,28 @@ fn a_speaker_calling_itself_by_name_is_refused() {
     assert_eq!(g.check("Mia, a limit is where the values head."), None);
     // Further into a sentence, its own name is a narrator's subject.
     assert_eq!(g.check("Well, Ben thinks so."), Some(Refusal::Reported));
+}
+
+#[test]
+fn an_offer_to_answer_is_told_from_an_answer() {
+    for offer in [
+        "Let me explain it in two steps.",
+        "I'll show you.",
+        "Sure, Mr. River could definitely provide a derivative with actual numbers!",
+        "I can definitely explain it with some specific numbers for you:",
+        "We can walk through a derivative together.",
+        "Yes, Mr. River can definitely explain derivatives in first-year calculus!",
+    ] {
+        assert!(only_offers(offer), "{offer}");
+    }
+    for answer in [
+        "The derivative can show how fast a function changes.",
+        "You can explain the slope as a limit.",
+        "I can show you: the derivative of x squared at 3 is 6.",
+        "It can help to think of the slope as a rate.",
+        "The derivative of x squared is 2x.",
+        "We can see that the slope is the limit of the difference quotient.",
+    ] {
+        assert!(!only_offers(answer), "{answer}");
+    }
 }

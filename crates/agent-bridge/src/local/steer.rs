@@ -6,7 +6,7 @@
 //! whole word is left alone: biasing a prefix such as "Th" would bend every "The").
 
 use crate::PromptLine;
-use crate::guard::TITLES;
+use crate::guard::{TITLES, only_offers};
 use conversation_quality::{
     answers,
     words::{is_content_word, sentences, words},
@@ -296,6 +296,15 @@ fn answer_words(line: &str) -> Vec<String> {
 /// guard and the quality benchmark count an answer that addresses the human.
 pub fn takes_up(asked: &str, said: &str) -> bool {
     answers::addresses(&words(asked), &words(said))
+}
+
+/// Whether `said`, a reply so far, has answered the human's line `asked`: one of its
+/// sentences takes up the line's words and is more than an offer to answer
+/// ([`only_offers`]: "I can show you a derivative with actual numbers!").
+pub fn has_answered(asked: &str, said: &str) -> bool {
+    sentences(said)
+        .into_iter()
+        .any(|sentence| !only_offers(sentence) && takes_up(asked, sentence))
 }
 
 /// How a reply opens a promise to say something ("Let me explain …", "I'll show you …").

@@ -152,9 +152,9 @@ impl Steering {
         let unanswered = self
             .answering
             .as_ref()
-            .is_some_and(|asked| !steer::takes_up(asked, said));
-        // A reply that has begun but not yet taken up the human's words (it set up its
-        // example) must not end there either.
+            .is_some_and(|asked| !steer::has_answered(asked, said));
+        // A reply that has begun but not yet answered the human (it set up its example,
+        // or offered to answer) must not end there either.
         if steer::stops_short(said) || (unanswered && !said.trim().is_empty()) {
             bias.extend(
                 self.end_of_reply
