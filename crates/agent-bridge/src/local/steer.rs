@@ -302,6 +302,9 @@ pub fn takes_up(asked: &str, said: &str) -> bool {
 /// sentences takes up the line's words and is more than an offer to answer
 /// ([`only_offers`]: "I can show you a derivative with actual numbers!").
 pub fn has_answered(asked: &str, said: &str) -> bool {
+    // The reply as written may open on its speaker's label ("Ms. Rivera: Sure, …").
+    let said = said.trim();
+    let said = super::spoken::strip_label(said).unwrap_or(said);
     sentences(said)
         .into_iter()
         .any(|sentence| !only_offers(sentence) && takes_up(asked, sentence))

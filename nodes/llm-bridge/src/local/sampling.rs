@@ -239,6 +239,14 @@ mod tests {
             &steering,
             "Its derivative is 2x, so at 3 it is 6."
         ));
+        // An offer takes up the words and answers nothing, behind a label too (as the
+        // model wrote it in a study session).
+        for offer in [
+            "Sure, Mr. River could definitely provide a derivative with actual numbers!",
+            "Ms. Rivera: Sure, Mr. River could definitely provide a derivative with actual numbers! ",
+        ] {
+            assert!(ends_held(&steering, offer), "{offer}");
+        }
         // A turn that answers nobody ends where it will.
         let free = Steering {
             end_of_reply: vec![LlamaToken(7)],
