@@ -1091,4 +1091,8 @@ fn a_list_number_after_a_colon_is_not_said() {
         text,
         "Sure, I can explain it with some specific numbers for you: The slope at x equals 0 is minus 9."
     );
+    // Another figure after the colon may be the answer itself.
+    let mut answer = OutputFilter::new(names(), 40);
+    let (text, _) = run(&mut answer, &["Yes. The slope at 3 is: 6. ", "Try 4 next."]);
+    assert_eq!(text, "Yes. The slope at 3 is: 6. Try 4 next.");
 }

@@ -155,13 +155,12 @@ impl OutputFilter {
     }
 }
 
-/// `sentence` up to its colon, when all that follows the colon is a list's number ("1.",
-/// "2)").
+/// `sentence` up to its colon, when all that follows the colon is a list's first number
+/// ("1.", "1)"): another figure there may be what the sentence says ("The slope at 3
+/// is: 6.").
 fn without_list_number(sentence: &str) -> Option<&str> {
     let (lead, number) = sentence.trim_end().rsplit_once([':', '：'])?;
-    let number = number.trim().strip_suffix(['.', ')'])?;
-    let is_number =
-        !number.is_empty() && number.len() <= 2 && number.chars().all(|c| c.is_ascii_digit());
+    let first = matches!(number.trim(), "1." | "1)");
     let colon = sentence[lead.len()..].chars().next()?;
-    is_number.then(|| &sentence[..lead.len() + colon.len_utf8()])
+    first.then(|| &sentence[..lead.len() + colon.len_utf8()])
 }
