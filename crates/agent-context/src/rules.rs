@@ -47,6 +47,11 @@ pub struct LedgerRecord {
     pub len: u64,
     /// SHA-256 (lower-case hex) of that content.
     pub sha256: String,
+    /// An append under way: the record the file has once its text is in. Written before
+    /// the text, so that a store stopped between the text and its record (a killed
+    /// recorder) finds the file as this says, and goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Box<LedgerRecord>>,
 }
 
 impl LedgerRecord {
@@ -56,6 +61,7 @@ impl LedgerRecord {
             writes,
             len: content.len() as u64,
             sha256: sha256_hex(content),
+            pending: None,
         }
     }
 

@@ -304,6 +304,47 @@ fn append_only_files_only_grow() {
 }
 
 #[test]
+fn an_append_cut_off_between_its_text_and_its_record_goes_on() {
+    // A recorder killed mid-append (seen in the recovery test): the text is in the
+    // file, its record still the one before, with the append pending.
+    let env = Env::new();
+    let notes = own("analyst", SessionFile::ExchangeNotes);
+    env.store.append(&env.id, &notes, "first\n").unwrap();
+    let path = env.session_dir().join("analyst/exchange-notes.md");
+    let ledger = env
+        .session_dir()
+        .join(".ledger/analyst/exchange-notes.md.json");
+    let before = fs::read_to_string(&path).unwrap();
+    let recorded = fs::read_to_string(&ledger).unwrap();
+    env.store.append(&env.id, &notes, "second\n").unwrap();
+    let pending: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&ledger).unwrap()).unwrap();
+    let mut cut_off: serde_json::Value = serde_json::from_str(&recorded).unwrap();
+    cut_off["pending"] = pending;
+    fs::write(&ledger, cut_off.to_string()).unwrap();
+    // The next append finds the file as the pending record says, and goes on.
+    env.store.append(&env.id, &notes, "third\n").unwrap();
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        format!("{before}second\nthird\n")
+    );
+    // Cut off before its text reached the file: the file is as recorded, and goes on.
+    let recorded = fs::read_to_string(&ledger).unwrap();
+    let mut cut_off: serde_json::Value = serde_json::from_str(&recorded).unwrap();
+    cut_off["pending"] = serde_json::from_str(&recorded).unwrap();
+    cut_off["pending"]["len"] = serde_json::json!(9999);
+    fs::write(&ledger, cut_off.to_string()).unwrap();
+    env.store.append(&env.id, &notes, "fourth\n").unwrap();
+    // Anything else in the file is still tampering.
+    let text = fs::read_to_string(&path).unwrap() + "written outside\n";
+    fs::write(&path, text).unwrap();
+    assert!(matches!(
+        env.store.append(&env.id, &notes, "fifth\n"),
+        Err(ContextError::Tampered { .. })
+    ));
+}
+
+#[test]
 fn tampering_with_an_append_only_file_is_detected() {
     let env = Env::new();
     let notes = own("analyst", SessionFile::ExchangeNotes);

@@ -64,18 +64,36 @@ impl ContextStore {
         })?;
         let path = self.layout.file_path(id, file);
         let current = read_optional(&path)?;
-        let intact = match (&record, &current) {
-            (Some(r), Some(bytes)) => r.matches(bytes),
-            (None, None) => true,
-            // A file without a record, or a recorded file that vanished.
-            _ => false,
+        // The file as the record says, or as its pending append left it: the store was
+        // stopped after writing the text and before recording it.
+        let record = match (record, &current) {
+            (Some(r), Some(bytes)) if r.matches(bytes) => Some(r),
+            (Some(r), Some(bytes)) if r.pending.as_ref().is_some_and(|p| p.matches(bytes)) => {
+                r.pending.map(|p| *p)
+            }
+            // Not written yet (a record with no write is one whose first append was under
+            // way and never reached the file).
+            (None, None) => None,
+            (Some(r), None) if r.writes == 0 && r.len == 0 && r.pending.is_some() => None,
+            // A file without a record, a recorded file that vanished, or other content.
+            _ => return Err(ContextError::Tampered { path: display }),
         };
-        if !intact {
-            return Err(ContextError::Tampered { path: display });
-        }
         if text.is_empty() {
             return Ok(());
         }
+        let writes = record.as_ref().map_or(0, |r| r.writes);
+        let mut all = current.unwrap_or_default();
+        let before = record.unwrap_or_else(|| LedgerRecord::of(&all, 0));
+        all.extend_from_slice(text.as_bytes());
+        let done = LedgerRecord::of(&all, writes + 1);
+        let ledger = self.layout.ledger_path(id, file);
+        write_json(
+            &ledger,
+            &LedgerRecord {
+                pending: Some(Box::new(done.clone())),
+                ..before
+            },
+        )?;
         let mut f = OpenOptions::new()
             .append(true)
             .create(true)
@@ -83,12 +101,7 @@ impl ContextStore {
             .map_err(io_err(&path))?;
         f.write_all(text.as_bytes()).map_err(io_err(&path))?;
         f.sync_data().map_err(io_err(&path))?;
-        let mut all = current.unwrap_or_default();
-        all.extend_from_slice(text.as_bytes());
-        write_json(
-            &self.layout.ledger_path(id, file),
-            &LedgerRecord::of(&all, writes + 1),
-        )
+        write_json(&ledger, &done)
     }
 
     /// The current text of a session file; `None` if it does not exist. Works on
