@@ -41,9 +41,7 @@ impl SentenceGuard {
             return Some(Refusal::Pleasantry);
         }
         if let Some(asked) = &self.answering
-            && !answers::content_stems(&words)
-                .iter()
-                .any(|s| asked.contains(s))
+            && !takes_up(asked, &words)
             && !(self.wants_example && !self.lead_in_said && sets_up_example(sentence))
         {
             return Some(Refusal::Unanswered);

@@ -214,11 +214,7 @@ impl SentenceGuard {
         // human's words are still to be taken up, by the next sentence.
         let lead_in = self.answering.as_ref().is_some_and(|asked| {
             only_offers(text)
-                || (self.wants_example
-                    && sets_up_example(text)
-                    && !answers::content_stems(&words(text))
-                        .iter()
-                        .any(|s| asked.contains(s)))
+                || (self.wants_example && sets_up_example(text) && !takes_up(asked, &words(text)))
         });
         if lead_in {
             self.lead_in_said = true;
@@ -273,6 +269,14 @@ impl SentenceGuard {
     pub fn check_clause(&self, clause: &str) -> Option<Refusal> {
         self.judge(clause, false)
     }
+}
+
+/// Whether `said` (its words) takes up a content word (by stem) of the human's line
+/// being answered, whose stems are `asked`.
+fn takes_up(asked: &HashSet<String>, said: &[String]) -> bool {
+    answers::content_stems(said)
+        .iter()
+        .any(|s| asked.contains(s))
 }
 
 /// Word 3-grams of `words`, in order.
