@@ -32,10 +32,7 @@ impl Conversation {
         Ok(Self {
             topic: node_kit::env_opt("TOPIC"),
             history: node_kit::env_parse("HISTORY_LIMIT", 60usize)?,
-            openers: match node_kit::env_opt("ANSWER_OPENERS") {
-                Some(_) => Some(node_kit::env_parse::<u8>("ANSWER_OPENERS", 1)? != 0),
-                None => None,
-            },
+            openers: node_kit::env_flag_opt("ANSWER_OPENERS")?,
             request_timeout: node_kit::env_secs("REQUEST_TIMEOUT_SECS", 20.0)?,
         })
     }

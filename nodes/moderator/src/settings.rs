@@ -19,7 +19,7 @@ pub struct Settings {
 pub fn from_env(playback_wired: bool) -> eyre::Result<Settings> {
     let (scenario, scenario_yaml) = load_scenario()?;
     let config = Config {
-        paced: node_kit::env_parse("PACE_WITH_PLAYBACK", playback_wired)?,
+        paced: node_kit::env_flag("PACE_WITH_PLAYBACK", playback_wired)?,
         max_unplayed: node_kit::env_parse("MAX_UNPLAYED_TURNS", 1usize)?,
         playback_timeout_ms: node_kit::env_secs("PLAYBACK_TIMEOUT_SECS", 30.0)?.as_millis() as u64,
     };

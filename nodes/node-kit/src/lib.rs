@@ -365,6 +365,12 @@ pub fn env_flag(name: &str, default: bool) -> eyre::Result<bool> {
     }
 }
 
+/// A switch from env as [`env_flag`] reads it; `None` when unset or empty (the node
+/// decides from its wiring).
+pub fn env_flag_opt(name: &str) -> eyre::Result<Option<bool>> {
+    env_opt(name).map(|_| env_flag(name, false)).transpose()
+}
+
 fn parse_flag(raw: &str) -> Option<bool> {
     match raw.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Some(true),

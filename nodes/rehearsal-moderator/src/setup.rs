@@ -110,10 +110,7 @@ impl Setup {
                 history_dir: node_kit::env_opt("PRESENTER_HISTORY_DIR").map(PathBuf::from),
                 fresh: node_kit::env_flag("PRESENTER_FRESH", false)?,
             },
-            pace_with_playback: match node_kit::env_opt("PACE_WITH_PLAYBACK") {
-                Some(_) => Some(node_kit::env_parse("PACE_WITH_PLAYBACK", false)?),
-                None => None,
-            },
+            pace_with_playback: node_kit::env_flag_opt("PACE_WITH_PLAYBACK")?,
         })
     }
 }

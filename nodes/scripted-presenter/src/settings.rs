@@ -32,6 +32,6 @@ pub fn from_env(played_wired: bool) -> eyre::Result<Settings> {
         style,
         moderator: node_kit::env_opt("MODERATOR_NAME")
             .unwrap_or_else(|| human_script::presenter::MODERATOR.to_owned()),
-        spoken: node_kit::env_parse("PACE_WITH_PLAYBACK", played_wired)?,
+        spoken: node_kit::env_flag("PACE_WITH_PLAYBACK", played_wired)?,
     })
 }

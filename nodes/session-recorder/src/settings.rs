@@ -24,7 +24,7 @@ impl Settings {
     pub fn from_env(played_wired: bool) -> eyre::Result<Self> {
         Ok(Self {
             agents: agents()?,
-            paced: node_kit::env_parse("PACE_WITH_PLAYBACK", played_wired)?,
+            paced: node_kit::env_flag("PACE_WITH_PLAYBACK", played_wired)?,
         })
     }
 }
