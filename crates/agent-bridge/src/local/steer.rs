@@ -355,8 +355,20 @@ pub fn only_promises(said: &str) -> bool {
 /// two tutor's lines of one study session, each the whole of it: the model ended the
 /// line there and wrote the next speaker's label). Its end is held off as a promise's is.
 pub fn stops_short(said: &str) -> bool {
-    said.trim_end().ends_with([':', '：']) || only_promises(said)
+    ends_on_lead_in(said) || only_promises(said)
 }
+
+/// Whether `said`, a reply so far, ends on a colon: its end there is not taken at all
+/// ([`END_AFTER_LEAD_IN_BIAS`]).
+pub fn ends_on_lead_in(said: &str) -> bool {
+    said.trim_end().ends_with([':', '：'])
+}
+
+/// Pushed against ending a reply on its colon, where nothing can follow: pushed only as
+/// hard as a promise's end, the model still ended there ("Let's proceed with your
+/// instruction:" was a tutor's whole line in a study session, its pleasantry before it
+/// refused), and a lead-in alone is never what the listener should hear.
+pub const END_AFTER_LEAD_IN_BIAS: f32 = -100.0;
 
 /// Whether the next token of a reply that said `said` so far starts a sentence.
 pub fn at_sentence_start(said: &str) -> bool {

@@ -155,7 +155,13 @@ impl Steering {
             .is_some_and(|asked| !steer::has_answered(asked, said));
         // A reply that has begun but not yet answered the human (it set up its example,
         // or offered to answer) must not end there either.
-        if steer::stops_short(said) || (unanswered && !said.trim().is_empty()) {
+        if steer::ends_on_lead_in(said) {
+            bias.extend(
+                self.end_of_reply
+                    .iter()
+                    .map(|&t| (t, steer::END_AFTER_LEAD_IN_BIAS)),
+            );
+        } else if steer::stops_short(said) || (unanswered && !said.trim().is_empty()) {
             bias.extend(
                 self.end_of_reply
                     .iter()
@@ -253,5 +259,32 @@ mod tests {
             ..Steering::default()
         };
         assert!(!ends_held(&free, "Let's say f(x) = x squared."));
+    }
+
+    #[test]
+    fn a_reply_never_ends_on_its_colon() {
+        let free = Steering {
+            end_of_reply: vec![LlamaToken(7)],
+            ..Steering::default()
+        };
+        let bias = |said: &str| {
+            free.at(said, false, 0)
+                .into_iter()
+                .filter(|&(t, _)| t == LlamaToken(7))
+                .map(|(_, b)| b)
+                .sum::<f32>()
+        };
+        // Heard as a tutor's whole line, its pleasantry refused before it.
+        assert_eq!(
+            bias("You're correct! Let's proceed with your instruction:"),
+            steer::END_AFTER_LEAD_IN_BIAS
+        );
+        assert_eq!(bias("Ms. Rivera: "), steer::END_AFTER_LEAD_IN_BIAS);
+        // A promise's end is pushed against, not shut.
+        assert_eq!(
+            bias("Let me explain that you're right."),
+            steer::END_AFTER_PROMISE_BIAS
+        );
+        assert_eq!(bias("The rule: multiply by the power."), 0.0);
     }
 }
