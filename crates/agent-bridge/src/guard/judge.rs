@@ -74,7 +74,7 @@ impl SentenceGuard {
     /// cars are a threat, Olivia Owl has been thinking …", said by Olivia Owl): a
     /// narrator's line as much as at its start.
     pub(super) fn narrates_itself_within(&self, words: &[String]) -> bool {
-        let own = |word: &str| self.own_names.iter().any(|n| n == word);
+        let own = |word: &str| self.names.own.iter().any(|n| n == word);
         (1..words.len()).any(|at| {
             own(&words[at])
                 && !own(&words[at - 1])
@@ -102,9 +102,9 @@ impl SentenceGuard {
                 None => (*word, false),
             };
             let is = |list: &[String]| list.iter().any(|n| n == name);
-            if is(&self.own_names) || is(&self.own_roles) {
+            if is(&self.names.own) || is(&self.names.own_roles) {
                 own = true;
-            } else if is(&self.other_names) || is(&self.other_roles) {
+            } else if is(&self.names.others) || is(&self.names.other_roles) {
                 other = true;
             } else if TITLES.contains(&name) || (subject && ["for", "the"].contains(&name)) {
                 // A title, or the inside of "Counsel for the defense".
@@ -209,9 +209,10 @@ impl SentenceGuard {
         let is_name = |w: &str| {
             w.chars().count() >= 3
                 && self
-                    .other_names
+                    .names
+                    .others
                     .iter()
-                    .chain(&self.own_names)
+                    .chain(&self.names.own)
                     .any(|n| n.starts_with(w))
         };
         let mut named = false;
@@ -238,10 +239,10 @@ impl SentenceGuard {
         let called = words(called);
         !called.is_empty()
             && called.len() <= 3
-            && called.iter().any(|w| self.own_names.contains(w))
+            && called.iter().any(|w| self.names.own.contains(w))
             && called
                 .iter()
-                .all(|w| self.own_names.contains(w) || TITLES.contains(&w.as_str()))
+                .all(|w| self.names.own.contains(w) || TITLES.contains(&w.as_str()))
     }
 
     /// "As counsel for the prosecution, I believe …" said by the defense: a sentence that
@@ -261,19 +262,19 @@ impl SentenceGuard {
         let is = |list: &[String], w: &str| list.iter().any(|n| n == w);
         let names_only = !who.is_empty()
             && who.iter().all(|w| {
-                is(&self.other_names, w)
-                    || is(&self.other_roles, w)
-                    || is(&self.own_names, w)
-                    || is(&self.own_roles, w)
+                is(&self.names.others, w)
+                    || is(&self.names.other_roles, w)
+                    || is(&self.names.own, w)
+                    || is(&self.names.own_roles, w)
                     || TITLES.contains(&w.as_str())
                     || ["counsel", "for", "the", "a", "an"].contains(&w.as_str())
             });
         let another = who
             .iter()
-            .any(|w| is(&self.other_names, w) || is(&self.other_roles, w));
+            .any(|w| is(&self.names.others, w) || is(&self.names.other_roles, w));
         let own = who
             .iter()
-            .any(|w| is(&self.own_names, w) || is(&self.own_roles, w));
+            .any(|w| is(&self.names.own, w) || is(&self.names.own_roles, w));
         names_only && another && !own
     }
 
@@ -303,7 +304,7 @@ impl SentenceGuard {
                 first = next.next().unwrap_or_default();
             }
             let first = first.trim_end_matches('.').to_owned();
-            if self.other_names.contains(&first) && !self.own_names.contains(&first) {
+            if self.names.others.contains(&first) && !self.names.own.contains(&first) {
                 return true;
             }
         }

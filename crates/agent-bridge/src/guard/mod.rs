@@ -93,15 +93,8 @@ pub struct SentenceGuard {
     recent_sentences: HashSet<String>,
     /// The conversation is past its opening line.
     running: bool,
-    /// Names this participant answers to (lower case words).
-    own_names: Vec<String>,
-    /// Names of the others (lower case words).
-    other_names: Vec<String>,
-    /// Role words only this participant's names hold ("judge" for "Judge Okafor",
-    /// "defense" for "Counsel for the defense"): a subject like a name.
-    own_roles: Vec<String>,
-    /// Role words only the others' names hold.
-    other_roles: Vec<String>,
+    /// Who is who: the names and role words of this participant and of the others.
+    names: Names,
     /// The content-word stems of the human's line being answered, until a sentence that
     /// takes one of them up is said.
     answering: Option<HashSet<String>>,
@@ -117,6 +110,45 @@ pub struct SentenceGuard {
     led_in: bool,
 }
 
+/// The names a sentence may call this participant and the others by, as lower case
+/// words.
+#[derive(Debug, Clone, Default)]
+struct Names {
+    /// Names this participant answers to.
+    own: Vec<String>,
+    /// Names of the others.
+    others: Vec<String>,
+    /// Role words only this participant's names hold ("judge" for "Judge Okafor",
+    /// "defense" for "Counsel for the defense"): a subject like a name.
+    own_roles: Vec<String>,
+    /// Role words only the others' names hold.
+    other_roles: Vec<String>,
+}
+
+impl Names {
+    fn new(own_names: &[String], other_names: &[String]) -> Self {
+        let own = name_words(own_names);
+        let (own_roles, other_roles) = (role_words(own_names), role_words(other_names));
+        Self {
+            others: name_words(other_names)
+                .into_iter()
+                .filter(|n| !own.contains(n))
+                .collect(),
+            own,
+            own_roles: own_roles
+                .iter()
+                .filter(|r| !other_roles.contains(r))
+                .cloned()
+                .collect(),
+            other_roles: other_roles
+                .iter()
+                .filter(|r| !own_roles.contains(r))
+                .cloned()
+                .collect(),
+        }
+    }
+}
+
 impl SentenceGuard {
     /// `recent`: the conversation's last lines, oldest first (only the last
     /// [`RECENT_LINES`] count); `own_names`: the names of the speaker; `other_names`: the
@@ -130,24 +162,9 @@ impl SentenceGuard {
         // Past the opening line: from then on a bare pleasantry answers nothing.
         let running = !lines.is_empty();
         let lines = &lines[lines.len().saturating_sub(RECENT_LINES)..];
-        let (own_roles, other_roles) = (role_words(own_names), role_words(other_names));
         let mut guard = Self {
             running,
-            own_names: name_words(own_names),
-            other_names: name_words(other_names)
-                .into_iter()
-                .filter(|n| !name_words(own_names).contains(n))
-                .collect(),
-            own_roles: own_roles
-                .iter()
-                .filter(|r| !other_roles.contains(r))
-                .cloned()
-                .collect(),
-            other_roles: other_roles
-                .iter()
-                .filter(|r| !own_roles.contains(r))
-                .cloned()
-                .collect(),
+            names: Names::new(own_names, other_names),
             ..Self::default()
         };
         for line in lines {
