@@ -693,7 +693,13 @@ mod tests {
         let mut c = core().with_openers(true);
         asked(&mut c, "Can you give me an example?", 1);
         let out = c.handle(turn("tutor", 2));
-        assert_eq!(texts(&out), [("Sure.\n".to_owned(), StreamStatus::Started)]);
+        assert_eq!(
+            texts(&out),
+            [(
+                "Let me walk you through it.\n".to_owned(),
+                StreamStatus::Started
+            )]
+        );
         assert!(
             matches!(out.last(), Some(BridgeOutput::Generate(_))),
             "{out:?}"

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use voice_protocol::openers::PHRASES;
+use voice_protocol::openers::{self, PHRASES};
 
 /// How many recent openers are not used again.
 const NOT_AGAIN: usize = 2;
@@ -73,10 +73,10 @@ fn asked(words: &str) -> Asked {
 
 fn candidates(asked: Asked) -> &'static [&'static str] {
     match asked {
-        Asked::Request => &["Sure.", "Of course."],
-        Asked::Reason => &["Let me think.", "Let me see."],
-        Asked::Question => &["Let me see.", "Okay.", "Let me think."],
-        Asked::Statement => &["Right.", "I see.", "Okay."],
+        Asked::Request => openers::FOR_REQUEST,
+        Asked::Reason => openers::FOR_REASON,
+        Asked::Question => openers::FOR_QUESTION,
+        Asked::Statement => openers::FOR_STATEMENT,
     }
 }
 
@@ -141,7 +141,9 @@ const LEADS: &[&str] = &[
     "well",
     "yes",
     "let me see",
+    "let me think about that",
     "let me think",
+    "let me walk you through it",
     "i see",
     "hmm",
     "ah",
@@ -204,23 +206,23 @@ mod tests {
         let first = |words: &str| Openers::default().choose(words);
         assert_eq!(
             first("Sorry? Can you give me an example with numbers?"),
-            Some("Sure.")
+            Some("Let me walk you through it.")
         );
         assert_eq!(
             first("Explain the chain rule again, slowly."),
-            Some("Sure.")
+            Some("Let me walk you through it.")
         );
         assert_eq!(
             first("Why is the derivative of x squared 2x?"),
-            Some("Let me think.")
+            Some("Let me think about that.")
         );
         assert_eq!(
             first("So how do we find a tangent line?"),
-            Some("Let me think.")
+            Some("Let me think about that.")
         );
         assert_eq!(
             first("What is the derivative of a constant?"),
-            Some("Let me see.")
+            Some("That's a good question.")
         );
         assert_eq!(first("I think it's the slope."), Some("Right."));
         assert_eq!(first("导数是什么？"), None);
@@ -239,12 +241,20 @@ mod tests {
         for three in said.windows(3) {
             assert!(three[0] != three[2] || three[0] != three[1], "{said:?}");
         }
-        // Two options only: they take turns.
+        // Three options: each in turn.
         let mut openers = Openers::default();
         let said: Vec<_> = (0..4)
             .map(|_| openers.choose("Can you show me?").unwrap())
             .collect();
-        assert_eq!(said, ["Sure.", "Of course.", "Sure.", "Of course."]);
+        assert_eq!(
+            said,
+            [
+                "Let me walk you through it.",
+                "Of course.",
+                "Sure thing.",
+                "Let me walk you through it."
+            ]
+        );
     }
 
     #[test]

@@ -206,6 +206,7 @@ pub const PROGRAM_INPUTS: &[(&str, Reads)] = &[
                 "command",
                 "interrupt",
                 "pause",
+                "prepare",
                 "resume",
                 "segment",
                 "utterance",

@@ -124,6 +124,10 @@ pub enum PlayerInput {
     },
     /// A conductor's command for a clip.
     Command(ClipCommand),
+    /// The human is speaking and `speaker` will answer.
+    AnswerComing {
+        speaker: String,
+    },
 }
 
 /// One utterance as heard: a line of `timeline.jsonl`.
@@ -165,6 +169,12 @@ pub enum PlayerOutput {
         speaker: String,
         question_id: u64,
         heard: String,
+    },
+    /// Voice `text` in `speaker`'s voice ahead, before the turns waiting: an answer's
+    /// opener it may say in a moment (kept by [`prepared::Prepared`]).
+    VoiceAhead {
+        speaker: String,
+        text: String,
     },
     /// Ask the backend for the audio of sentence `index` of a clip.
     SynthesizeClip {
@@ -398,6 +408,17 @@ impl Player {
                 }
             }
             PlayerInput::Resume => self.held_since = None,
+            // The answer's opener is the first thing it says, and the turns queued now
+            // will mostly go stale with the human's words: the answerer's first choices
+            // are voiced first (the voice keeps those it has, and skips them).
+            PlayerInput::AnswerComing { speaker } => {
+                events.extend(voice_protocol::openers::FIRST_CHOICES.iter().map(|text| {
+                    PlayerOutput::VoiceAhead {
+                        speaker: speaker.clone(),
+                        text: (*text).to_owned(),
+                    }
+                }));
+            }
             PlayerInput::Segment {
                 speaker,
                 question_id,

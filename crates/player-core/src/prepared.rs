@@ -39,6 +39,14 @@ impl Prepared {
         self.audio.get(&(speaker.to_owned(), text.to_owned()))
     }
 
+    /// Whether `text` in `speaker`'s voice is worth voicing ahead now: a phrase of a
+    /// speaker worth it, not kept yet.
+    pub fn wants(&self, speaker: &str, text: &str) -> bool {
+        self.phrases.contains(&text)
+            && self.speakers.iter().any(|s| s == speaker)
+            && self.get(speaker, text).is_none()
+    }
+
     /// The next (speaker, phrase) to voice while idle.
     pub fn next_to_voice(&mut self) -> Option<(String, String)> {
         self.todo.pop()
@@ -75,8 +83,12 @@ mod tests {
         p.said("student", "Sure.", &[0.1]);
         assert!(p.get("student", "Sure.").is_none());
         // Said in a turn before it was voiced ahead: kept, and not voiced again.
+        assert!(p.wants("mia", "Okay."));
         p.said("mia", "Okay.", &[0.2]);
         assert_eq!(p.get("mia", "Okay."), Some(&vec![0.2]));
+        assert!(!p.wants("mia", "Okay."), "kept already");
+        assert!(!p.wants("student", "Okay."), "not a speaker worth it");
+        assert!(!p.wants("mia", "Hello."), "not a phrase");
         let mut queued = Vec::new();
         while let Some((speaker, text)) = p.next_to_voice() {
             if queued.len() == 1 {

@@ -184,6 +184,34 @@ fn pause_holds_and_resume_continues_where_it_stopped() {
 }
 
 #[test]
+fn an_answer_coming_voices_its_openers_first_and_leaves_the_hold_alone() {
+    let mut p = player();
+    p.handle(segment(1, 0, true, "one two three four"));
+    p.handle(audio(1, 0, 100, 0.5));
+    play(&mut p, 1);
+    p.handle(PlayerInput::Pause);
+    let ahead = p.handle(PlayerInput::AnswerComing {
+        speaker: "tutor".into(),
+    });
+    let texts: Vec<&str> = ahead
+        .iter()
+        .map(|event| match event {
+            PlayerOutput::VoiceAhead { speaker, text } => {
+                assert_eq!(speaker, "tutor");
+                text.as_str()
+            }
+            other => panic!("only phrases to voice ahead, not {other:?}"),
+        })
+        .collect();
+    assert_eq!(texts, voice_protocol::openers::FIRST_CHOICES);
+    // Still held: a backchannel lets the same line go on.
+    assert!(p.is_held());
+    p.handle(PlayerInput::Resume);
+    let (_, events, _) = play(&mut p, 10);
+    assert_eq!(done(&events)[0].text_played, "one two three four");
+}
+
+#[test]
 fn an_interrupt_after_a_pause_fades_nothing_twice() {
     let mut p = player();
     p.handle(segment(1, 0, true, "one two three four"));

@@ -3,7 +3,9 @@
 
 use audio_utils::resample;
 use player_core::PlayerInput;
-use voice_protocol::messages::{Audio, Chunk, ClipJson, DecodeError, Pause, Segment};
+use voice_protocol::messages::{
+    Audio, Chunk, ClipJson, DecodeError, Pause, Prepare, PrepareFor, Segment,
+};
 use voice_protocol::{hub, hub::LocalQuestionIds, ids};
 
 /// Microseconds from the voice's onset until `at`: from the time the `pause` names (the
@@ -47,6 +49,20 @@ pub fn to_player_input(
         // interrupt drops. No question id needed.
         ids::PAUSE => return Some(PlayerInput::Pause),
         ids::RESUME => return Some(PlayerInput::Resume),
+        // The human is speaking and this participant will answer.
+        ids::PREPARE => {
+            return match node_kit::decode::<Prepare>(params, data) {
+                Ok(Prepare {
+                    speaker,
+                    ahead_of: PrepareFor::Answer,
+                }) => Some(PlayerInput::AnswerComing { speaker }),
+                Ok(_) => None,
+                Err(e) => {
+                    tracing::warn!(input = id, error = %e, "unreadable prepare ignored");
+                    None
+                }
+            };
+        }
         ids::CLIP | ids::COMMAND => {
             let parsed = node_kit::decode::<ClipJson>(params, data).and_then(|clip| {
                 if id == ids::CLIP {

@@ -306,6 +306,12 @@ fn apply(
                 part_of: PartOf::Turn { question_id },
             });
         }
+        PlayerOutput::VoiceAhead { speaker, text } => voicing.voice(Job {
+            speaker,
+            index: 0,
+            text,
+            part_of: PartOf::Ahead,
+        }),
         PlayerOutput::SynthesizeClip {
             clip_id,
             speaker,

@@ -28,7 +28,7 @@ pub enum PartOf {
     Turn { question_id: u64 },
     /// A clip (clip mode): never stale, cut only by its commands.
     Clip { clip_id: String },
-    /// A phrase voiced ahead, while idle (an opener).
+    /// A phrase voiced ahead (an opener): while idle, or first when an answer is coming.
     Ahead,
 }
 
@@ -164,6 +164,11 @@ pub fn spawn_synthesizer(
                 }
                 continue;
             }
+            // A phrase to voice ahead before the turns waiting (an answer is coming):
+            // voiced unless it is kept already.
+            if job.part_of == PartOf::Ahead && !prepared.wants(&job.speaker, &job.text) {
+                continue;
+            }
             // In this order, a cancel cannot be lost: cleared first, then the job made
             // visible to the event loop, then its staleness read. An interrupt after the
             // read finds the job running and stops the call.
@@ -218,8 +223,19 @@ pub fn spawn_synthesizer(
                     index: job.index,
                     error: format!("{e:#}"),
                 },
-                // Only the worker voices ahead, in `voice_ahead`.
-                (_, PartOf::Ahead) => continue,
+                (Ok(samples), PartOf::Ahead) => {
+                    prepared.said(&job.speaker, &job.text, &samples);
+                    continue;
+                }
+                (Err(e), PartOf::Ahead) => {
+                    tracing::debug!(
+                        speaker = %job.speaker,
+                        text = %job.text,
+                        error = %format!("{e:#}"),
+                        "a phrase could not be voiced ahead; it will be voiced when said"
+                    );
+                    continue;
+                }
             };
             if result_tx.send(result).is_err() {
                 break;
