@@ -300,6 +300,23 @@ impl OutputFilter {
                 self.pending.clear();
                 return true;
             }
+            // A bracket closing a formula, then a capital ("… (2 over x squared) Let's
+            // take", "… over h ) For example"): the model left out the full stop, and the
+            // sentence ends at the bracket, else it runs on through the next one to the
+            // budget's cut, and the listener hears both as one breathless line.
+            if !self.sentence.dropping
+                && ends_on_bracket(&self.sentence.text)
+                && clean.trim_start().starts_with(char::is_uppercase)
+            {
+                let end = self.sentence.text.trim_end().len();
+                self.sentence.text.truncate(end);
+                self.sentence.text.push('.');
+                if self.flush(out) {
+                    self.done = true;
+                    self.pending.clear();
+                    return true;
+                }
+            }
             // A closing quote or bracket after the mark ends the sentence too (`point B."`):
             // else the next sentence is judged as part of this one.
             let sentence_end = clean
@@ -407,6 +424,11 @@ impl OutputFilter {
         self.echo_allowed = allowed.into_iter().map(normalized_words).collect();
         self
     }
+}
+
+/// Whether `sentence` (three words or more) ends on a closing bracket without a stop.
+fn ends_on_bracket(sentence: &str) -> bool {
+    sentence.trim_end().ends_with(')') && sentence.split_whitespace().nth(2).is_some()
 }
 
 /// Whether `sentence`'s last quote mark opens a quote (`asked: "Is it four?`), not closes

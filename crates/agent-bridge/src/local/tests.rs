@@ -1078,6 +1078,25 @@ fn a_reply_that_ends_on_its_lead_in_does_not_say_it() {
 }
 
 #[test]
+fn a_formula_s_bracket_before_a_capital_ends_its_sentence() {
+    // Heard in study sessions: the model left out the stop after a formula, and the
+    // sentence ran on through the next one to the budget's cut.
+    let raw = "We use the definition: d y by d x equals (2 over x squared) Let's take x equals 3. Then it is six.";
+    let pieces: Vec<String> = raw.split_inclusive(' ').map(str::to_owned).collect();
+    let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(&mut f, &refs);
+    assert_eq!(
+        text,
+        "We use the definition: d y by d x equals (2 over x squared). Let's take x equals 3. Then it is six."
+    );
+    // Inside a sentence, a bracket before a small word is no end.
+    let mut inside = OutputFilter::new(names(), 40);
+    let (text, _) = run(&mut inside, &["The slope (the rate) is two. ", "Fine."]);
+    assert_eq!(text, "The slope (the rate) is two. Fine.");
+}
+
+#[test]
 fn a_list_number_after_a_colon_is_not_said() {
     let mut f = OutputFilter::new(names(), 40);
     let (text, _) = run(
