@@ -22,7 +22,7 @@ impl SentenceGuard {
         {
             return Some(Refusal::Reported);
         }
-        if self.running && self.only_calls_someone(&words) {
+        if self.running && (self.only_calls_someone(&words) || self.introduces_itself(&words)) {
             return Some(Refusal::Pleasantry);
         }
         let text = words.join(" ");
@@ -201,6 +201,23 @@ impl SentenceGuard {
                 / grams.len() as f64
         };
         share(&self.recent) >= ECHO_SHARE || share(&self.instructions) >= ECHO_SHARE
+    }
+
+    /// "My name is Mia and I am a student in a spoken study session.", "I'm Mia.": a
+    /// participant introducing itself to people it has been talking with (its persona
+    /// recited, heard in a study session's third minute).
+    pub(super) fn introduces_itself(&self, words: &[String]) -> bool {
+        let own = |at: usize| {
+            words
+                .get(at)
+                .is_some_and(|w| self.names.own.iter().any(|n| n == w))
+        };
+        let starts =
+            |head: &[&str]| words.len() > head.len() && words.iter().zip(head).all(|(w, h)| w == h);
+        starts(&["my", "name", "is"])
+            || (starts(&["i", "am"]) && own(2))
+            || (starts(&["i'm"]) && own(1))
+            || (starts(&["this", "is"]) && own(2))
     }
 
     /// "Ben?", "Oh, hello! Ms. Rivera?": names, titles and interjections only, calling

@@ -47,6 +47,28 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
 }
 
 #[test]
+fn introducing_oneself_after_the_opening_is_refused() {
+    let g = guard(&["Mia: What is a limit?"]);
+    for line in [
+        "My name is Ben and I am a student in a spoken study session.",
+        "I'm Ben.",
+        "I am Ben, a first-year student.",
+        "This is Ben speaking.",
+    ] {
+        assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
+    }
+    for line in [
+        "I am sure the slope is two.",
+        "I'm not sure what a limit is.",
+        "My answer is two.",
+    ] {
+        assert_eq!(g.check(line), None, "{line}");
+    }
+    // At the opening, an introduction is what is asked for.
+    assert_eq!(guard(&[]).check("I'm Ben."), None);
+}
+
+#[test]
 fn narrating_the_conversation_is_refused() {
     let g = guard(&["Mia: What is a limit?"]);
     // Itself in the third person, another's words reported.
