@@ -74,12 +74,14 @@ impl SentenceGuard {
     /// cars are a threat, Olivia Owl has been thinking …", said by Olivia Owl): a
     /// narrator's line as much as at its start.
     pub(super) fn narrates_itself_within(&self, words: &[String]) -> bool {
-        let own = |word: &str| self.names.own.iter().any(|n| n == word);
         (1..words.len()).any(|at| {
-            own(&words[at])
-                && !own(&words[at - 1])
-                && !TITLES.contains(&words[at - 1].as_str())
-                && self.narrates(&words[at..])
+            let titled = TITLES.contains(&words[at - 1].as_str());
+            if !self.names.is_own(&words[at], titled) || self.names.is_own(&words[at - 1], false) {
+                return false;
+            }
+            // "Yes, Ms. Rivera can explain …": from the title on.
+            let from = if titled { at - 1 } else { at };
+            from > 0 && self.narrates(&words[from..])
         })
     }
 
@@ -95,6 +97,7 @@ impl SentenceGuard {
         let mut other = false;
         let mut possessive = false;
         let mut subject = false;
+        let mut after_title = false;
         while let Some(word) = rest.peek() {
             // "Lindqvist's position: …" names its speaker like "Lindqvist says".
             let (name, s) = match word.strip_suffix("'s").or_else(|| word.strip_suffix("’s")) {
@@ -102,12 +105,15 @@ impl SentenceGuard {
                 None => (*word, false),
             };
             let is = |list: &[String]| list.iter().any(|n| n == name);
-            if is(&self.names.own) || is(&self.names.own_roles) {
+            let titled = std::mem::take(&mut after_title);
+            if self.names.is_own(name, titled) || is(&self.names.own_roles) {
                 own = true;
             } else if is(&self.names.others) || is(&self.names.other_roles) {
                 other = true;
-            } else if TITLES.contains(&name) || (subject && ["for", "the"].contains(&name)) {
-                // A title, or the inside of "Counsel for the defense".
+            } else if TITLES.contains(&name) {
+                after_title = true;
+            } else if subject && ["for", "the"].contains(&name) {
+                // The inside of "Counsel for the defense".
             } else {
                 break;
             }

@@ -126,6 +126,20 @@ struct Names {
 }
 
 impl Names {
+    /// Whether `word` is one of this participant's names; `after_title`: it follows a
+    /// title, where a name the model misspelt by a letter or two at its end counts too
+    /// ("Mr. River" for "Ms. Rivera", as a tutor called itself in study sessions; four
+    /// letters or more of its start).
+    fn is_own(&self, word: &str, after_title: bool) -> bool {
+        self.own.iter().any(|name| {
+            name == word
+                || (after_title
+                    && word.len() >= 4
+                    && name.starts_with(word)
+                    && name.len() - word.len() <= 2)
+        })
+    }
+
     fn new(own_names: &[String], other_names: &[String]) -> Self {
         let own = name_words(own_names);
         let (own_roles, other_roles) = (role_words(own_names), role_words(other_names));

@@ -246,8 +246,8 @@ pub(super) const REPORTING_PROGRESSIVE: &[&str] = &[
 /// person besides those of [`REPORTING`] ("Harriet Hawk has …", "Olivia Owl will …"):
 /// said of oneself, they tell a story about the speaker ([`narrates_oneself_with`]).
 pub(super) const NARRATING_ONLY: &[&str] = &[
-    "has", "had", "is", "was", "will", "would", "can", "knows", "hopes", "calls", "rules", "ruled",
-    "finds", "proposed", "proposes",
+    "has", "had", "is", "was", "will", "would", "can", "could", "knows", "hopes", "calls", "rules",
+    "ruled", "finds", "proposed", "proposes",
 ];
 
 /// Whether `verb` after the speaker's own name narrates the speaker: a verb of

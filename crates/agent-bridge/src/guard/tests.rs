@@ -47,6 +47,29 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
 }
 
 #[test]
+fn the_speaker_narrating_itself_behind_a_title_or_a_misspelt_name_is_refused() {
+    let tutor = SentenceGuard::new(
+        ["Ben: What is a derivative?"],
+        &names(&["tutor", "Ms. Rivera"]),
+        &names(&["student1", "Ben"]),
+    );
+    for line in [
+        "Yes, Mr. River can definitely explain derivatives in first-year calculus!",
+        "Yes, Ms. Rivera can explain derivatives.",
+        "Sure, Mr. River could definitely provide a derivative with actual numbers!",
+    ] {
+        assert_eq!(tutor.check(line), Some(Refusal::Reported), "{line}");
+    }
+    for line in [
+        "Yes, the river can flood.",
+        "Rivers can carve valleys, Ben.",
+        "Ben, a derivative is a slope.",
+    ] {
+        assert_eq!(tutor.check(line), None, "{line}");
+    }
+}
+
+#[test]
 fn introducing_oneself_after_the_opening_is_refused() {
     let g = guard(&["Mia: What is a limit?"]);
     for line in [
