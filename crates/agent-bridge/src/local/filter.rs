@@ -228,8 +228,22 @@ impl OutputFilter {
                     ..Filtered::default()
                 };
             }
-            self.pending.replace_range(nl..nl + 1, " ");
-            from = nl + 1;
+            // A line without an end mark before one that opens with a capital
+            // ("f(x) = x^2\nThen f'(x) = 2x\n\nThe slope …"): the model ended its sentence
+            // with the line; joined with a space, the formulas and the sentence after them
+            // ran on as one to the budget's cut.
+            let before = match self.pending[..nl].trim_end() {
+                "" => self.sentence.text.trim_end(),
+                before => before,
+            };
+            let ends_line = !before.is_empty()
+                && !before
+                    .trim_end_matches(['"', '”', '’', '\'', ')', ']'])
+                    .ends_with(['.', '!', '?', ':', ';', ',', '—', '…', '。', '！', '？'])
+                && line.trim_start().starts_with(char::is_uppercase);
+            let joint = if ends_line { ". " } else { " " };
+            self.pending.replace_range(nl..nl + 1, joint);
+            from = nl + joint.len();
         }
         if let Some(i) = self.pending.find("<|") {
             // A template token leaked: the reply is over.
@@ -333,6 +347,11 @@ impl OutputFilter {
             if self.sentence.dropping {
                 self.sentence.dropping = !sentence_end;
                 continue;
+            }
+            // The stop a line break put after a word already taken: against that word.
+            if clean.trim() == "." {
+                let end = self.sentence.text.trim_end().len().max(self.sentence.sent);
+                self.sentence.text.truncate(end);
             }
             self.sentence.text.push_str(&clean);
             self.sentence.words += spoken_words(&clean);

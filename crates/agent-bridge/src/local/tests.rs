@@ -1097,6 +1097,30 @@ fn a_formula_s_bracket_before_a_capital_ends_its_sentence() {
 }
 
 #[test]
+fn a_line_without_a_stop_before_a_capital_ends_its_sentence() {
+    // A tutor's answer in a study session, as the model wrote it.
+    let raw = "You can use this function to find the derivative:\nf(x) = x^2\nThen f'(x) = 2*x\n\nThe slope at 2 is 4.";
+    let pieces: Vec<String> = raw
+        .split_inclusive([' ', '\n'])
+        .map(str::to_owned)
+        .collect();
+    let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let mut f = OutputFilter::new(names(), 40);
+    let (text, _) = run(&mut f, &refs);
+    assert_eq!(
+        text,
+        "You can use this function to find the derivative: f(x) = x squared. Then f'(x) = 2x. The slope at 2 is 4."
+    );
+    // A line that goes on in small letters, or after its colon, is one sentence.
+    let mut on = OutputFilter::new(names(), 40);
+    let (text, _) = run(
+        &mut on,
+        &["The slope is\n", "two here.\n", "It is:\n", "Two."],
+    );
+    assert_eq!(text, "The slope is two here. It is: Two.");
+}
+
+#[test]
 fn a_list_number_after_a_colon_is_not_said() {
     let mut f = OutputFilter::new(names(), 40);
     let (text, _) = run(
