@@ -68,10 +68,15 @@ pub struct Voicing {
 }
 
 impl Voicing {
-    /// Hands `job` to the worker, stopping a phrase it voices ahead meanwhile.
+    /// Hands `job` to the worker, stopping a phrase it voices ahead meanwhile (unless the
+    /// job is one more such phrase): the answer whose opener was being prepared has
+    /// come, and its opener may be kept already.
     pub fn voice(&self, job: Job) {
+        let ahead = job.part_of == PartOf::Ahead;
         let _ = self.jobs.send(job);
-        self.stop_if(|call| call == Call::Ahead);
+        if !ahead {
+            self.stop_if(|call| call == Call::Ahead);
+        }
     }
 
     /// An interrupt came: turns older than `question_id` are no longer voiced, and the
@@ -176,11 +181,12 @@ pub fn spawn_synthesizer(
                 PartOf::Turn { question_id } => Some(question_id),
                 PartOf::Clip { .. } | PartOf::Ahead => None,
             };
-            begin(
-                &running,
-                backend.as_mut(),
-                turn.map_or(Call::Other, Call::Turn),
-            );
+            let call = match job.part_of {
+                PartOf::Turn { question_id } => Call::Turn(question_id),
+                PartOf::Ahead => Call::Ahead,
+                PartOf::Clip { .. } => Call::Other,
+            };
+            begin(&running, backend.as_mut(), call);
             let stale = || turn.is_some_and(|id| id < floor.load(Ordering::SeqCst));
             let started = std::time::Instant::now();
             let voiced = voice(backend.as_mut(), &job, rate, stale);
