@@ -364,6 +364,17 @@ pub fn ends_on_lead_in(said: &str) -> bool {
     said.trim_end().ends_with([':', '：'])
 }
 
+/// Whether a token's `piece` puts a colon and then a line break (":\n", ":\n\n", one
+/// token in Qwen's vocabulary): a lead-in ending its line, which [`ends_on_lead_in`] cannot
+/// see coming since the colon comes with the break. Shut like a reply's end after a colon.
+pub fn is_colon_break(piece: &str) -> bool {
+    piece
+        .rfind([':', '：'])
+        .map(|at| &piece[at..])
+        .and_then(|rest| rest.strip_prefix(':').or_else(|| rest.strip_prefix('：')))
+        .is_some_and(|after| after.contains('\n') && after.trim().is_empty())
+}
+
 /// Pushed against ending a reply on its colon, where nothing can follow: pushed only as
 /// hard as a promise's end, the model still ended there ("Let's proceed with your
 /// instruction:" was a tutor's whole line in a study session, its pleasantry before it
@@ -560,6 +571,16 @@ mod tests {
             "Letting go of the limit, the slope is six.",
         ] {
             assert!(!only_promises(said), "{said}");
+        }
+    }
+
+    #[test]
+    fn a_colon_and_a_line_break_in_one_piece_is_a_colon_break() {
+        for piece in [":\n", ":\n\n", " example:\n", "：\n", ": \n"] {
+            assert!(is_colon_break(piece), "{piece:?}");
+        }
+        for piece in [":", "\n", ": x\n", "a\n", ".\n", ":\nThe"] {
+            assert!(!is_colon_break(piece), "{piece:?}");
         }
     }
 

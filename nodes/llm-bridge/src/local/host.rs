@@ -87,10 +87,12 @@ pub(super) fn dispatch(
         "embedded model loaded"
     );
     let reply_ends = reply_ends(&model);
+    let colon_breaks = colon_breaks(&model);
     let _ = ready.send(Ok(()));
     let host = Host {
         model: &model,
         reply_ends,
+        colon_breaks,
         context: Mutex::new(context),
         gate: Mutex::new(Gate::new()),
         granted: Condvar::new(),
@@ -188,6 +190,8 @@ pub(super) struct Host<'m> {
     pub(super) template: LlamaChatTemplate,
     /// The tokens that end a reply ([`reply_ends`]).
     pub(super) reply_ends: Vec<LlamaToken>,
+    /// The tokens that end a line on a colon ([`colon_breaks`]).
+    pub(super) colon_breaks: Vec<LlamaToken>,
     pub(super) config: LocalConfig,
     pub(super) slots: Mutex<Slots>,
     /// Side requests' sequence: a copy of the participant's, so that the conversation is

@@ -49,6 +49,7 @@ impl Run<'_, '_> {
             }
         }
         steering.end_of_reply = self.host.reply_ends.clone();
+        steering.colon_breaks = self.host.colon_breaks.clone();
         steering
     }
 
@@ -119,6 +120,19 @@ pub(super) fn reply_ends(model: &LlamaModel) -> Vec<LlamaToken> {
         .collect()
 }
 
+/// The tokens that put a colon and then a line break ([`steer::is_colon_break`]).
+pub(super) fn colon_breaks(model: &LlamaModel) -> Vec<LlamaToken> {
+    let vocab = model.vocab();
+    (0..model.n_vocab())
+        .map(LlamaToken)
+        .filter(|&t| {
+            steer::is_colon_break(&String::from_utf8_lossy(
+                &vocab.token_to_piece(t, false, None),
+            ))
+        })
+        .collect()
+}
+
 /// The tokens a reply is steered against, by where they apply.
 #[derive(Debug, Default)]
 pub(super) struct Steering {
@@ -130,6 +144,9 @@ pub(super) struct Steering {
     /// The tokens that end a reply, held back while it has only promised, ends on its
     /// lead-in ([`steer::stops_short`]) or has not yet taken up the human's words.
     pub(super) end_of_reply: Vec<LlamaToken>,
+    /// The tokens that end a line on a colon, shut everywhere as a reply's end after
+    /// its colon is.
+    pub(super) colon_breaks: Vec<LlamaToken>,
     /// The human's words the turn answers.
     pub(super) answering: Option<String>,
 }
@@ -140,6 +157,11 @@ impl Steering {
     /// harder on each new `attempt`: the one before missed them.
     pub(super) fn at(&self, said: &str, insisting: bool, attempt: u32) -> Vec<(LlamaToken, f32)> {
         let mut bias = self.anywhere.clone();
+        bias.extend(
+            self.colon_breaks
+                .iter()
+                .map(|&t| (t, steer::END_AFTER_LEAD_IN_BIAS)),
+        );
         if steer::at_sentence_start(said) {
             bias.extend_from_slice(&self.sentence_start);
             if insisting {
@@ -286,5 +308,15 @@ mod tests {
             steer::END_AFTER_PROMISE_BIAS
         );
         assert_eq!(bias("The rule: multiply by the power."), 0.0);
+        // A colon and a line break in one token: shut wherever the reply is.
+        let breaks = Steering {
+            colon_breaks: vec![LlamaToken(9)],
+            ..Steering::default()
+        };
+        assert!(
+            breaks
+                .at("For example", false, 0)
+                .contains(&(LlamaToken(9), steer::END_AFTER_LEAD_IN_BIAS))
+        );
     }
 }
