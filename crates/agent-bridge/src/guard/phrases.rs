@@ -110,8 +110,11 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "how can i help",
     "how can i assist",
     "is there anything else",
-    "i'm here to help",
-    "i am here to help",
+    // "I'm here to help", and its kin heard in study sessions: "I'm here to provide you
+    // with a simple, yet interesting conversation", "I'm here to listen!", "I'm here to
+    // discuss".
+    "i'm here to",
+    "i am here to",
     "sorry for any confusion",
     "sorry for the confusion",
     "sorry for the misunderstanding",

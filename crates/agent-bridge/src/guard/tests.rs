@@ -30,6 +30,9 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
         // Heard in a study session: the tutor answering the director, and signing off.
         "Yes, I'm ready.",
         "I'm glad I could help.",
+        // Heard in study sessions, each a whole line.
+        "I'm here to provide you with a simple, yet interesting conversation on calculus.",
+        "I'm here to listen!",
     ] {
         assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
     }

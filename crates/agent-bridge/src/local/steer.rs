@@ -336,6 +336,11 @@ pub fn only_promises(said: &str) -> bool {
     let mut promised = false;
     for sentence in sentences(said) {
         let sentence = sentence.to_lowercase();
+        // "Yes, I can explain why …": the promise behind a word of assent.
+        let sentence = ["yes, ", "sure, ", "okay, ", "of course, ", "absolutely, "]
+            .iter()
+            .find_map(|assent| sentence.strip_prefix(assent))
+            .map_or(sentence.as_str(), str::trim_start);
         if PROMISES.iter().any(|p| {
             sentence
                 .strip_prefix(p)
@@ -560,6 +565,8 @@ mod tests {
             "Ms. Rivera: Yes, Ben! Let me explain that you're right.",
             "Sure. I'll show you how it works.",
             "Let me think",
+            // A study session's whole line, to a student who asked.
+            "Yes, I can explain why the derivative is not equal to a limit.",
         ] {
             assert!(only_promises(promise), "{promise}");
         }
