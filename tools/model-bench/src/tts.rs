@@ -1,6 +1,7 @@
-//! `model-bench tts [VOICE]`: what one phrase costs the neural voice (Kokoro, one
-//! thread), by its length, and how much of the clip is silence before and after it is
-//! trimmed for playback: the first phrase of a turn is what its listener waits for.
+//! `model-bench tts [VOICE]`: what one phrase costs the neural voice (Kokoro, with
+//! `TTS_THREADS` threads as the player has them, one by default), by its length, and how
+//! much of the clip is silence before and after it is trimmed for playback: the first
+//! phrase of a turn is what its listener waits for.
 
 use std::time::Instant;
 
@@ -11,6 +12,7 @@ use speech_synth::kokoro::{Kokoro, KokoroFiles, LOUD, trim_for_playback};
 const PHRASES: &[&str] = &[
     "Sure.",
     "Let me think.",
+    "Let me walk you through it.",
     "In calculus,",
     "The slope of a curve",
     "The slope of a curve element refers",
@@ -23,7 +25,16 @@ const RUNS: usize = 3;
 
 pub fn tts(voice: Option<&str>) -> eyre::Result<()> {
     let files = KokoroFiles::from_env()?;
-    let mut kokoro = Kokoro::load(&files, 1, "en-us")?;
+    let threads = match std::env::var("TTS_THREADS") {
+        Ok(threads) => threads
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|t| (1..=64).contains(t))
+            .ok_or_else(|| eyre::eyre!("TTS_THREADS={threads:?} is not 1 to 64"))?,
+        Err(_) => 1,
+    };
+    let mut kokoro = Kokoro::load(&files, threads, "en-us")?;
     let voice = kokoro
         .voice(voice.unwrap_or("jf_gongitsune"))
         .context("VOICE")?;
