@@ -16,12 +16,18 @@ impl Console {
         };
         let mut out = Vec::new();
         match id {
-            "status" => {
-                if let Some(status) = text.and_then(|t| shares::parse_status(t).ok()) {
+            "status" => match text.map(shares::parse_status) {
+                Some(Ok(status)) => {
                     self.policy.status = Some(status);
                     out.push(PageOutput::Broadcast(self.policy_msg()));
                 }
-            }
+                Some(Err(problem)) => {
+                    out.push(PageOutput::Warning(format!("a status ignored: {problem}")))
+                }
+                None => out.push(PageOutput::Warning(
+                    "a status that is not text ignored".to_owned(),
+                )),
+            },
             "utterance" => {
                 if let Some(text) = text {
                     self.utterance(text, meta, now, &mut out);

@@ -25,7 +25,7 @@ use serde_json::Value;
 pub use inputs::{levels, split_heard};
 pub use latency::{Latency, LatencyView, TurnLatency};
 pub use page::{ClientMsg, Command};
-pub use shares::{Bar, PolicyStatus};
+pub use shares::{Bar, StatusView};
 use to_pages::line_msg;
 pub use to_pages::msg;
 
@@ -130,7 +130,7 @@ pub struct Line {
 /// The policy panel.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct PolicyView {
-    pub status: Option<PolicyStatus>,
+    pub status: Option<StatusView>,
     pub last_decision: Option<String>,
     pub phase: Option<String>,
     pub exchange: Option<String>,

@@ -5,7 +5,7 @@
 //! weights (humans included, priority participants, `*`, excluded: they have no target).
 
 use serde::Serialize;
-use serde_json::Value;
+use voice_protocol::messages::{PolicyStatus, Share};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Bar {
@@ -19,9 +19,9 @@ pub struct Bar {
     pub absent: bool,
 }
 
-/// The policy's view from one `status` message.
+/// The policy's view from one `status` message: its state and the share bars.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
-pub struct PolicyStatus {
+pub struct StatusView {
     pub mode: String,
     pub cycle: u64,
     pub current_speaker: Option<String>,
@@ -31,70 +31,36 @@ pub struct PolicyStatus {
 }
 
 /// Reads a `status` JSON; `Err` names what is wrong.
-pub fn parse_status(json: &str) -> Result<PolicyStatus, String> {
-    let value: Value =
-        serde_json::from_str(json).map_err(|e| format!("status is not JSON: {e}"))?;
-    let obj = value
-        .as_object()
-        .ok_or_else(|| "status is not a JSON object".to_owned())?;
-    let text = |key: &str| obj.get(key).and_then(Value::as_str).map(str::to_owned);
-    let participants: Vec<String> = obj
-        .get("participants")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+pub fn parse_status(json: &str) -> Result<StatusView, String> {
+    let status = PolicyStatus::parse(json).map_err(|e| e.to_string())?;
+    Ok(view(status))
+}
+
+/// The bars of `status`: a weight that is no positive ratio is left out (as if the
+/// participant had a ratio of one), a participant without a weight has one.
+fn view(status: PolicyStatus) -> StatusView {
     // name → Some(ratio) | None (priority)
-    let mut weights: Vec<(String, Option<f64>)> = Vec::new();
-    for entry in obj
-        .get("weights")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(name) = entry.get("name").and_then(Value::as_str) else {
-            continue;
-        };
-        let weight = match entry.get("weight") {
-            Some(Value::String(s)) if s == "*" => None,
-            Some(v) => match v.as_f64() {
-                Some(w) if w.is_finite() && w > 0.0 => Some(w),
-                _ => continue,
-            },
-            None => Some(1.0),
-        };
-        weights.push((name.to_owned(), weight));
-    }
-    let names: Vec<String> = if participants.is_empty() {
+    let weights: Vec<(String, Option<f64>)> = status
+        .weights
+        .iter()
+        .filter_map(|entry| match entry.weight {
+            Share::Priority => Some((entry.name.clone(), None)),
+            Share::Ratio(w) if w.is_finite() && w > 0.0 => Some((entry.name.clone(), Some(w))),
+            Share::Ratio(_) => None,
+        })
+        .collect();
+    let names: Vec<String> = if status.participants.is_empty() {
         weights.iter().map(|(n, _)| n.clone()).collect()
     } else {
-        participants
+        status.participants.clone()
     };
-    let counts = obj.get("word_counts").and_then(Value::as_object);
-    let words_of = |name: &str| {
-        counts
-            .and_then(|c| c.get(name))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
+    let words_of = |name: &str| status.word_counts.get(name).unwrap_or(0);
     let weight_of = |name: &str| {
         weights
             .iter()
             .find(|(n, _)| n == name)
             .map_or(Some(1.0), |(_, w)| *w)
     };
-    let absent: Vec<String> = obj
-        .get("absent")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
     let total_ratio: f64 = names.iter().filter_map(|n| weight_of(n)).sum();
     let total_words: u64 = names
         .iter()
@@ -118,18 +84,18 @@ pub fn parse_status(json: &str) -> Result<PolicyStatus, String> {
                     .filter(|_| total_ratio > 0.0)
                     .map(|w| w / total_ratio),
                 priority: weight.is_none(),
-                absent: absent.contains(name),
+                absent: status.absent.contains(name),
             }
         })
         .collect();
-    Ok(PolicyStatus {
-        mode: text("mode").unwrap_or_default(),
-        cycle: obj.get("cycle").and_then(Value::as_u64).unwrap_or(0),
-        current_speaker: text("current_speaker"),
-        last_speaker: text("last_speaker"),
-        question_id: obj.get("question_id").and_then(Value::as_u64),
+    StatusView {
+        mode: status.mode,
+        cycle: status.cycle,
+        current_speaker: status.current_speaker,
+        last_speaker: status.last_speaker,
+        question_id: status.question_id,
         bars,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -177,6 +143,13 @@ mod tests {
     fn bad_status_is_an_error_not_a_panic() {
         assert!(parse_status("").is_err());
         assert!(parse_status("[1]").is_err());
-        assert!(parse_status(r#"{"weights":[{"weight":-1}],"word_counts":7}"#).is_ok());
+        // Not the controller's shape: an error, never a guess.
+        assert!(parse_status(r#"{"weights":[{"weight":-1}],"word_counts":7}"#).is_err());
+        // A ratio that is no positive number is left out: the participant counts as one.
+        let s = parse_status(
+            r#"{"participants":["a","b"],"weights":[{"name":"a","weight":-1},{"name":"b","weight":1.0}],"word_counts":{"a":2,"b":2}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.bars[0].target, Some(0.5));
     }
 }

@@ -42,7 +42,7 @@
 //!
 //! The engine is deterministic, allocation-free on the decision path and reads no clock.
 
-use serde::{Serialize, Serializer, ser::SerializeMap};
+use serde::{Serialize, Serializer};
 
 use crate::grammar::{Policy, Weight};
 
@@ -443,24 +443,7 @@ impl Serialize for Weight {
 }
 
 /// Word counts in pattern order, serialized as a JSON object.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WordCounts(pub Vec<(String, u64)>);
-
-impl Serialize for WordCounts {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (name, count) in &self.0 {
-            map.serialize_entry(name, count)?;
-        }
-        map.end()
-    }
-}
-
-impl WordCounts {
-    pub fn get(&self, name: &str) -> Option<u64> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, c)| *c)
-    }
-}
+pub use voice_protocol::messages::WordCounts;
 
 /// The `stats` structure of the spec, plus `last_speaker` and `question_id`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -490,8 +473,35 @@ pub enum Viability {
 }
 
 impl PolicyStats {
+    /// The stats as the controller's `status` message.
+    pub fn to_status(&self) -> voice_protocol::messages::PolicyStatus {
+        use voice_protocol::messages::{ParticipantWeight, PolicyStatus, Share};
+        PolicyStatus {
+            mode: self.mode.to_owned(),
+            participants: self.participants.clone(),
+            weights: self
+                .weights
+                .iter()
+                .map(|entry| ParticipantWeight {
+                    name: entry.name.clone(),
+                    weight: match entry.weight {
+                        Weight::Priority => Share::Priority,
+                        Weight::Ratio(w) => Share::Ratio(w),
+                    },
+                })
+                .collect(),
+            word_counts: self.word_counts.clone(),
+            cycle: self.cycle,
+            current_speaker: self.current_speaker.clone(),
+            last_speaker: self.last_speaker.clone(),
+            question_id: Some(self.question_id),
+            absent: self.absent.clone(),
+        }
+    }
+
+    /// The stats as the JSON of the `status` message.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("stats always serialize")
+        self.to_status().to_json()
     }
 }
 

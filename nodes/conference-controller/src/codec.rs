@@ -4,7 +4,7 @@
 use conference_core::{Input, NoticeLevel, Output};
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
-use voice_protocol::messages::{Interrupt, Meta, Pause, Plain, Prepare, Resume, Turn, Utterance};
+use voice_protocol::messages::{Interrupt, Meta, Pause, Prepare, Resume, Turn, Utterance};
 use voice_protocol::{ControlCommand, StreamStatus, ids, shorten};
 
 /// What a participant of this dataflow lacks (its input here, at the segmenter, at the
@@ -134,7 +134,7 @@ pub fn emit(node: &mut DoraNode, actions: Vec<Output>) -> eyre::Result<()> {
                 node_kit::send(node, Interrupt::new(kind, question_id))?;
             }
             Output::Status(stats) => {
-                node_kit::send_on(node, ids::STATUS, Plain(stats.to_json()))?;
+                node_kit::send(node, stats.to_status())?;
             }
             Output::Utterance(u) => {
                 let utterance = Utterance {

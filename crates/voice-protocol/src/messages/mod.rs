@@ -9,12 +9,14 @@ mod control;
 mod model;
 mod playback;
 mod requests;
+mod status;
 mod text;
 
 pub use control::{Interrupt, Prepare, PrepareFor, SpeechStarted, Turn};
 pub use model::{CallKind, ModelCall, ModelReply};
 pub use playback::{Audio, Held, Pause, PlaybackStarted, Played, Resume};
 pub use requests::{ClipJson, DEFAULT_MAX_WORDS, MAX_PROMPT_BYTES, Plain, Reply, SideRequest};
+pub use status::{ParticipantWeight, PolicyStatus, Share, WordCounts};
 pub use text::{Backchannel, Chunk, Segment, Transcript, Utterance};
 
 /// A metadata value as it travels.
