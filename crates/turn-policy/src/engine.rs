@@ -42,8 +42,6 @@
 //!
 //! The engine is deterministic, allocation-free on the decision path and reads no clock.
 
-use serde::{Serialize, Serializer};
-
 use crate::grammar::{Policy, Weight};
 
 /// The name that is always treated as a human participant.
@@ -427,26 +425,18 @@ impl PolicyEngine {
 }
 
 /// A participant's configured weight, as in the stats JSON.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WeightEntry {
     pub name: String,
     pub weight: Weight,
 }
 
-impl Serialize for Weight {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Weight::Priority => s.serialize_str("*"),
-            Weight::Ratio(w) => s.serialize_f64(*w),
-        }
-    }
-}
-
 /// Word counts in pattern order, serialized as a JSON object.
 pub use voice_protocol::messages::WordCounts;
 
-/// The `stats` structure of the spec, plus `last_speaker` and `question_id`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The `stats` structure of the spec, plus `last_speaker` and `question_id`; sent as
+/// [`PolicyStats::to_status`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct PolicyStats {
     pub mode: &'static str,
     pub participants: Vec<String>,

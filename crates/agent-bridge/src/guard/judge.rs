@@ -213,11 +213,7 @@ impl SentenceGuard {
     /// participant introducing itself to people it has been talking with (its persona
     /// recited, heard in a study session's third minute).
     pub(super) fn introduces_itself(&self, words: &[String]) -> bool {
-        let own = |at: usize| {
-            words
-                .get(at)
-                .is_some_and(|w| self.names.own.iter().any(|n| n == w))
-        };
+        let own = |at: usize| words.get(at).is_some_and(|w| self.names.is_own(w, false));
         let starts =
             |head: &[&str]| words.len() > head.len() && words.iter().zip(head).all(|(w, h)| w == h);
         starts(&["my", "name", "is"])

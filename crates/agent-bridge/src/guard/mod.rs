@@ -17,8 +17,8 @@ use conversation_quality::{
 
 use phrases::*;
 pub use phrases::{
-    ASSISTANT_LINES, DIRECTOR_REPLIES, DIRECTOR_REPLY_WORDS, LEAD_IN_WORDS, PLEASANTRIES, TITLES,
-    only_offers,
+    ASSENTS, ASSISTANT_LINES, DIRECTOR_REPLIES, DIRECTOR_REPLY_WORDS, LEAD_IN_WORDS, PLEASANTRIES,
+    TITLES, only_offers,
 };
 
 /// How many recent lines (by anyone) a sentence is compared with.

@@ -339,6 +339,19 @@ const OFFERING_VERBS: &[&str] = &[
 /// Words between an offer's modal and its verb ("could definitely provide").
 const OFFER_ADVERBS: &[&str] = &["definitely", "certainly", "gladly", "also", "surely", "now"];
 
+/// Words of assent an offer or a promise may stand behind ("Sure, I can show you …",
+/// "Yes, I can explain why …").
+pub const ASSENTS: &[&str] = &[
+    "sure",
+    "yes",
+    "okay",
+    "ok",
+    "well",
+    "so",
+    "certainly",
+    "absolutely",
+];
+
 /// Whether `sentence` only offers or promises to answer: "Let me explain it in two
 /// steps.", "I'll show you.", "Mr. River could definitely provide a derivative with actual
 /// numbers!" (heard as a tutor's whole answer to "Can you show me a derivative with
@@ -360,21 +373,7 @@ pub fn only_offers(sentence: &str) -> bool {
         .iter()
         .map(|w| w.to_lowercase().replace('’', "'"))
         .collect();
-    let greeting = [
-        "sure",
-        "yes",
-        "okay",
-        "ok",
-        "well",
-        "so",
-        "certainly",
-        "absolutely",
-    ];
-    let from = usize::from(
-        lower
-            .first()
-            .is_some_and(|w| greeting.contains(&w.as_str())),
-    );
+    let from = usize::from(lower.first().is_some_and(|w| ASSENTS.contains(&w.as_str())));
     let (written, lower) = (&written[from..], &lower[from..]);
     let promise = matches!(lower, [first, second, ..] if first == "let" && (second == "me" || second == "us"))
         || lower

@@ -6,7 +6,7 @@
 //! whole word is left alone: biasing a prefix such as "Th" would bend every "The").
 
 use crate::PromptLine;
-use crate::guard::{TITLES, only_offers};
+use crate::guard::{ASSENTS, TITLES, only_offers};
 use conversation_quality::{
     answers,
     words::{is_content_word, sentences, words},
@@ -337,10 +337,10 @@ pub fn only_promises(said: &str) -> bool {
     for sentence in sentences(said) {
         let sentence = sentence.to_lowercase();
         // "Yes, I can explain why …": the promise behind a word of assent.
-        let sentence = ["yes, ", "sure, ", "okay, ", "of course, ", "absolutely, "]
-            .iter()
-            .find_map(|assent| sentence.strip_prefix(assent))
-            .map_or(sentence.as_str(), str::trim_start);
+        let sentence = match sentence.split_once(", ") {
+            Some((first, rest)) if ASSENTS.contains(&first) => rest,
+            _ => sentence.as_str(),
+        };
         if PROMISES.iter().any(|p| {
             sentence
                 .strip_prefix(p)
