@@ -92,6 +92,20 @@ fn from_command(
             .collect();
         send(samples)?;
     }
+    // Stopped before the stream was read (a busy start): a command that failed by then
+    // is still the error it is.
+    if let Ok(Some(status)) = child.try_wait()
+        && !status.success()
+    {
+        let mut err = String::new();
+        if let Some(mut stderr) = child.stderr.take() {
+            let _ = stderr.read_to_string(&mut err);
+        }
+        bail!(
+            "the microphone command failed ({status}): {} (no capture device? set MIC_COMMAND)",
+            err.trim()
+        );
+    }
     let _ = child.kill();
     let _ = child.wait();
     Ok(())
