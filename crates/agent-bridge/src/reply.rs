@@ -203,9 +203,12 @@ impl ReplyPolicy {
     /// ([`RESAMPLES`]) may answer off the point and state instead of asking: a turn that
     /// does is still better than a silent one.
     pub fn filter(&self, attempt: u32) -> OutputFilter {
-        let filter = OutputFilter::new(self.names.clone(), self.max_words);
+        let mut filter = OutputFilter::new(self.names.clone(), self.max_words);
         if self.verdict {
             return filter;
+        }
+        if self.asking {
+            filter = filter.ending_after_question();
         }
         let last = attempt >= RESAMPLES;
         let mut guard = SentenceGuard::new(

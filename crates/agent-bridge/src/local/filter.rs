@@ -24,7 +24,7 @@ pub struct Filtered {
 /// (`Ben:`, `[student1]:`, `Ms. Rivera (tutor):`), role and template tags, markdown
 /// and quotes around the whole reply; stops where the model starts another speaker's
 /// line, and at the first sentence end once `max_words` words were said (or at
-/// `max_words * 2` words whatever happens).
+/// `max_words * 2` words whatever happens), or, for a turn that is to ask, once it asked.
 #[derive(Debug, Clone)]
 pub struct OutputFilter {
     names: Vec<String>,
@@ -53,6 +53,9 @@ pub struct OutputFilter {
     /// The last sentence was refused and opened a quote: what follows up to the quote's
     /// end is the rest of what it reported (`Rivera asked: "Is it four? Or five?"`).
     in_refused_quote: bool,
+    /// The turn is to ask: it ends after the first sentence that asks (what a small
+    /// model writes after its question answers it, or recites its direction).
+    ends_after_question: bool,
 }
 
 /// The sentence being written, held back until it ends (or sent on from its first
@@ -102,7 +105,14 @@ impl OutputFilter {
             said_whole_sentence: false,
             after_refusal: false,
             in_refused_quote: false,
+            ends_after_question: false,
         }
+    }
+
+    /// The reply ends after its first sentence that asks.
+    pub fn ending_after_question(mut self) -> Self {
+        self.ends_after_question = true;
+        self
     }
 
     /// Sentences are also checked by `guard` (the recent conversation, the names).

@@ -453,6 +453,22 @@ fn the_budget_ends_at_a_sentence_end() {
 }
 
 #[test]
+fn a_turn_that_is_to_ask_ends_once_it_asked() {
+    // A panelist's question, then what the small model wrote after it: its own answer
+    // and its direction recited ("The figure for which you ask questions can be: …").
+    let line = "Margins are thin. What proves the 62% margin? Manual picking costs far more. The figure for which you ask can be: 40%.";
+    let pieces: Vec<String> = line.split_inclusive(' ').map(String::from).collect();
+    let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let mut asking = OutputFilter::new(names(), 40).ending_after_question();
+    let (text, stop) = run(&mut asking, &refs);
+    assert_eq!(text.trim(), "Margins are thin. What proves the 62% margin?");
+    assert!(stop);
+    // Another turn says it all (within its budget).
+    let (text, _) = run(&mut OutputFilter::new(names(), 40), &refs);
+    assert!(text.contains("Manual picking"), "{text}");
+}
+
+#[test]
 fn chinese_counts_two_characters_a_word_and_ends_at_its_full_stop() {
     let mut f = OutputFilter::new(names(), 10);
     // Streamed in pieces of three characters, with no space anywhere.

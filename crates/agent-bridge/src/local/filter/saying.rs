@@ -152,6 +152,7 @@ impl OutputFilter {
         self.said_whole_sentence = true;
         self.words += words;
         self.words >= self.max_words
+            || (self.ends_after_question && conversation_quality::words::asks(&sentence))
     }
 }
 
