@@ -120,6 +120,36 @@ pub fn left_open_for(agent: &str, last: &PastSession) -> Option<String> {
     Some(out)
 }
 
+/// The debrief's section on what this session leaves open: what the next session's
+/// panel is told and asks about first (`name` gives a panelist's spoken name).
+pub fn render_left_open(open: &[OpenChallenge], name: impl Fn(&str) -> String) -> String {
+    let mut out = String::from(
+        "## Left open for next time
+
+",
+    );
+    if open.is_empty() {
+        out.push_str("Nothing: every answer was rated answered.\n");
+        return out;
+    }
+    out.push_str("The panel asks about these first next session:\n\n");
+    for c in open {
+        let _ = writeln!(
+            out,
+            "- **{}** on *{}*: “{}” (the answer {}).",
+            name(&c.agent),
+            c.slide_title,
+            c.question,
+            c.rating.map_or("was never rated", |r| match r {
+                Rating::Answered => "was answered",
+                Rating::Partly => "answered it partly",
+                Rating::Dodged => "dodged it",
+            })
+        );
+    }
+    out
+}
+
 /// How many of the challenges `last` left open were answered in `ratings`: rated answered
 /// by the same panelist on the same slide.
 pub fn answered_again(last: &PastSession, ratings: &[RatingRecord]) -> usize {
@@ -211,6 +241,27 @@ mod tests {
                 .unwrap()
                 .contains("never rated")
         );
+    }
+
+    #[test]
+    fn the_debrief_lists_what_the_next_panel_asks_first() {
+        let open = open_challenges(
+            &[
+                rating("skeptic", 1, Some(Rating::Dodged)),
+                rating("analyst", 2, Some(Rating::Answered)),
+                rating("contrarian", 3, None),
+            ],
+            |s| format!("Slide {s}"),
+        );
+        let text = render_left_open(&open, |agent| agent.to_uppercase());
+        assert!(text.starts_with("## Left open for next time"), "{text}");
+        assert!(
+            text.contains("- **SKEPTIC** on *Slide 1*: “skeptic's question on slide 1?” (the answer dodged it)."),
+            "{text}"
+        );
+        assert!(text.contains("CONTRARIAN") && text.contains("was never rated"));
+        assert!(!text.contains("ANALYST"), "{text}");
+        assert!(render_left_open(&[], str::to_owned).contains("Nothing"));
     }
 
     #[test]

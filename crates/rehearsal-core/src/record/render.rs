@@ -53,7 +53,12 @@ pub fn render_ratings(ratings: &[RatingRecord], deck: &Deck, config: &PanelConfi
         .filter(|r| r.rating.is_some_and(|x| x != Rating::Answered))
         .min_by_key(|r| (r.rating, r.exchange))
     else {
-        out.push_str("\nEvery rated answer met its question.\n");
+        // Unrated answers are no answers met: they stay open (the section after this).
+        if ratings.iter().all(|r| r.rating.is_none()) {
+            out.push_str("\nNo rating came before the debrief.\n");
+        } else {
+            out.push_str("\nEvery rated answer met its question.\n");
+        }
         return out;
     };
     let _ = write!(

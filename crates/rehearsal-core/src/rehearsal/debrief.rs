@@ -32,6 +32,11 @@ impl Rehearsal {
             &self.config,
         ));
         markdown.push('\n');
+        markdown.push_str(&history::render_left_open(
+            &self.open_challenges(),
+            |agent| crate::record::spoken_name(&self.config, agent),
+        ));
+        markdown.push('\n');
         let delivery = self.delivery();
         markdown.push_str(&delivery.to_markdown(|slide| self.slide_title(slide)));
         if let Some(last) = &self.panel.previous {
