@@ -391,7 +391,7 @@ impl Rehearsal {
         } else {
             self.next_deadline()
         };
-        [own, self.on_air.floor.next_wake()]
+        [own, self.on_air.floor.next_wake(), self.on_air.debrief_due]
             .into_iter()
             .flatten()
             .min()
@@ -404,7 +404,7 @@ impl Rehearsal {
             out.push(Output::Floor(change));
         }
         match input {
-            Input::Tick if self.on_air.is_closing() => {}
+            Input::Tick if self.phase() == Phase::Ended => self.debrief_if_due(now_ms, &mut out),
             Input::Tick => self.feed(Event::Tick, now_ms, &mut out),
             Input::Text {
                 agent,
@@ -452,6 +452,10 @@ impl Rehearsal {
                 if self.phase() != Phase::Ended {
                     tracing::info!("dataflow stopping: ending the session");
                     self.feed(Event::EndSession, now_ms, &mut out);
+                }
+                // Stopping: the debrief is written with the ratings that came.
+                if let Some(due) = self.on_air.debrief_due {
+                    self.debrief_if_due(due, &mut out);
                 }
                 self.finish_files(&mut out);
                 self.on_air.finished = true;

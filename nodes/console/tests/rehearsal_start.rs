@@ -194,14 +194,14 @@ async fn the_shipped_deck_rehearsed_twice_through_start_sh() {
 fn left_open(history: &Path) -> Vec<String> {
     sessions(history)
         .last()
-        .map(|s| open_questions(s))
+        .map(open_questions)
         .unwrap_or_default()
 }
 
 fn left_open_in_first_session(history: &Path) -> Vec<String> {
     sessions(history)
         .first()
-        .map(|s| open_questions(s))
+        .map(open_questions)
         .unwrap_or_default()
 }
 

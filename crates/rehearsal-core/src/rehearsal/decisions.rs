@@ -327,22 +327,57 @@ impl Rehearsal {
                 self.ask_rating(&record, now_ms, out);
             }
             Action::WriteDebrief { markdown } => {
-                out.push(Output::Debrief {
-                    markdown: markdown.clone(),
-                    figures: self.debrief_figures_json(),
-                    remembered: self.remembered(),
-                });
-                self.write(
-                    out,
-                    ContextFile::agent(MODERATOR, AgentFile::DebriefNotes),
-                    format!("\n{markdown}"),
-                    WriteMode::Append,
-                );
-                self.keep_debrief(markdown);
-                Self::record(out, now_ms, RecordEvent::Debrief { file: "debrief.md" });
+                // The panel's ratings of the last answers are asked for as the session
+                // ends: the debrief waits for them (at most `DEBRIEF_WAITS_FOR_RATINGS_MS`)
+                // rather than call them unrated.
+                if self.ratings_pending(now_ms) {
+                    tracing::info!("the debrief waits for the panel's last ratings");
+                    self.on_air.debrief_due = Some(now_ms + DEBRIEF_WAITS_FOR_RATINGS_MS);
+                } else {
+                    self.write_debrief(markdown, now_ms, out);
+                }
             }
             Action::Notice(notice) => tracing::warn!("{notice}"),
         }
         None
+    }
+}
+
+/// How long the debrief waits for the ratings asked for as the session ended.
+pub const DEBRIEF_WAITS_FOR_RATINGS_MS: u64 = 30_000;
+
+impl Rehearsal {
+    /// Writes the debrief: to the session folder (the node), the moderator's notes and
+    /// the page.
+    pub(super) fn write_debrief(&mut self, markdown: String, now_ms: u64, out: &mut Vec<Output>) {
+        self.on_air.debrief_due = None;
+        out.push(Output::Debrief {
+            markdown: markdown.clone(),
+            figures: self.debrief_figures_json(),
+            remembered: self.remembered(),
+        });
+        self.write(
+            out,
+            ContextFile::agent(MODERATOR, AgentFile::DebriefNotes),
+            format!("\n{markdown}"),
+            WriteMode::Append,
+        );
+        self.keep_debrief(markdown);
+        Self::record(out, now_ms, RecordEvent::Debrief { file: "debrief.md" });
+    }
+
+    /// Writes the debrief held for ratings once none is awaited or its wait is over.
+    pub(super) fn debrief_if_due(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        let Some(due) = self.on_air.debrief_due else {
+            return;
+        };
+        if now_ms >= due || !self.ratings_pending(now_ms) {
+            if now_ms >= due {
+                tracing::warn!("ratings still missing: the debrief is written without them");
+            }
+            let markdown = self.debrief_markdown();
+            self.write_debrief(markdown, now_ms, out);
+            self.finish_files(out);
+        }
     }
 }

@@ -271,9 +271,10 @@ impl Rehearsal {
         });
     }
 
-    /// At the end: the debrief (if the rules have not written it) and the frozen context.
+    /// At the end: the debrief (if the rules have not written it) and the frozen context;
+    /// not while the debrief waits for ratings.
     pub(super) fn finish_files(&mut self, out: &mut Vec<Output>) {
-        if self.results.frozen {
+        if self.results.frozen || self.on_air.debrief_due.is_some() {
             return;
         }
         if self.results.debrief.is_none() {

@@ -52,6 +52,8 @@ pub(super) struct OnAir {
     closing: Option<Closing>,
     /// The closing wait is over: the node leaves.
     pub(super) finished: bool,
+    /// The debrief waits for the panel's last ratings until then.
+    pub(super) debrief_due: Option<u64>,
     /// The presenter's floor: a panelist's or the moderator's voice held while they
     /// speak over it.
     pub(super) floor: ::conductor::Floor,
@@ -68,6 +70,7 @@ impl OnAir {
             opening: None,
             closing: None,
             finished: false,
+            debrief_due: None,
             floor: ::conductor::Floor::new(),
         }
     }
@@ -152,7 +155,8 @@ impl Rehearsal {
     /// Once the session has ended, the node leaves when its closing line has been heard
     /// (or after the panel's line timeout): every other node then sees its inputs close.
     pub(super) fn check_closing(&mut self, now_ms: u64) {
-        if self.on_air.finished || self.phase() != Phase::Ended {
+        if self.on_air.finished || self.phase() != Phase::Ended || self.on_air.debrief_due.is_some()
+        {
             return;
         }
         match self.on_air.closing_done(now_ms, self.line_timeout_ms()) {

@@ -95,6 +95,16 @@ impl Rehearsal {
         })
     }
 
+    /// Whether a rating asked for is still awaited (its panelist has not replied and the
+    /// request is still wanted).
+    pub(super) fn ratings_pending(&self, now_ms: u64) -> bool {
+        self.pending.requests.values().any(|r| {
+            r.rates.is_some()
+                && !r.agents.is_empty()
+                && now_ms < r.opened_ms.saturating_add(RATING_WITHIN_MS)
+        })
+    }
+
     /// A panelist's rating of an answer: its verdict and why, or unrated with the reason.
     fn rated(
         &mut self,
@@ -172,6 +182,7 @@ impl Rehearsal {
         }
         if let Some(exchange) = request.rates {
             self.rated(exchange, &agent, text, error, now_ms, out);
+            self.debrief_if_due(now_ms, out);
             return;
         }
         if let Some(error) = error {

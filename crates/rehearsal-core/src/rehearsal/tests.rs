@@ -960,6 +960,58 @@ fn the_panelist_who_asked_rates_the_answer_or_it_stays_unrated() {
 }
 
 #[test]
+fn the_debrief_waits_for_the_last_ratings_then_for_no_longer_than_its_wait() {
+    let debrief = |out: &[Output]| {
+        out.iter().find_map(|o| match o {
+            Output::Debrief { markdown, .. } => Some(markdown.clone()),
+            _ => None,
+        })
+    };
+    let ended = || {
+        let (mut c, _) = started(false);
+        skeptic_asks_about_margin(&mut c);
+        presenter(&mut c, "Our team is excellent.", 2_000);
+        let mut out = control(&mut c, "answered", 2_500);
+        out.extend(control(&mut c, "end", 3_000));
+        let id = requests(&out)
+            .into_iter()
+            .find(|r| r["kind"] == "rating")
+            .expect("a rating request")["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        // Asked for as the session ended: the debrief waits for it.
+        assert_eq!(debrief(&out), None);
+        assert!(!c.finished());
+        (c, id)
+    };
+    // The verdict comes: the debrief holds it.
+    let (mut c, id) = ended();
+    let verdict = reply(
+        "reply_skeptic",
+        Some("skeptic"),
+        Some(&id),
+        "Dodged: no figure.",
+    );
+    let markdown = debrief(&c.handle(verdict, 6_000)).expect("the debrief, once rated");
+    assert!(markdown.contains("| dodged | no figure. |"), "{markdown}");
+    assert!(
+        markdown.contains("Session 0:03"),
+        "the session's own length: {markdown}"
+    );
+    // None comes: written at the wait's end, the answer unrated.
+    let (mut c, _) = ended();
+    let due = c.next_wake().expect("a wake for the debrief");
+    assert!(due <= 3_000 + super::decisions::DEBRIEF_WAITS_FOR_RATINGS_MS);
+    assert_eq!(debrief(&c.handle(Input::Tick, due - 1)), None);
+    let markdown = debrief(&c.handle(Input::Tick, due)).expect("the debrief at the wait's end");
+    assert!(markdown.contains("| unrated |"), "{markdown}");
+    // The dataflow stops first: written with what came.
+    let (mut c, _) = ended();
+    assert!(debrief(&c.handle(Input::Stop, 4_000)).is_some());
+}
+
+#[test]
 fn the_last_session_s_open_challenges_are_told_to_their_askers_and_compared() {
     use crate::history::{OpenChallenge, PastSession};
     let last = PastSession {
