@@ -136,14 +136,14 @@ pub fn render_left_open(open: &[OpenChallenge], name: impl Fn(&str) -> String) -
     for c in open {
         let _ = writeln!(
             out,
-            "- **{}** on *{}*: “{}” (the answer {}).",
+            "- **{}** on *{}*: “{}” ({}).",
             name(&c.agent),
             c.slide_title,
             c.question,
-            c.rating.map_or("was never rated", |r| match r {
-                Rating::Answered => "was answered",
-                Rating::Partly => "answered it partly",
-                Rating::Dodged => "dodged it",
+            c.rating.map_or("never rated", |r| match r {
+                Rating::Answered => "answered",
+                Rating::Partly => "answered in part",
+                Rating::Dodged => "dodged",
             })
         );
     }
@@ -256,10 +256,10 @@ mod tests {
         let text = render_left_open(&open, |agent| agent.to_uppercase());
         assert!(text.starts_with("## Left open for next time"), "{text}");
         assert!(
-            text.contains("- **SKEPTIC** on *Slide 1*: “skeptic's question on slide 1?” (the answer dodged it)."),
+            text.contains("- **SKEPTIC** on *Slide 1*: “skeptic's question on slide 1?” (dodged)."),
             "{text}"
         );
-        assert!(text.contains("CONTRARIAN") && text.contains("was never rated"));
+        assert!(text.contains("CONTRARIAN") && text.contains("(never rated)"));
         assert!(!text.contains("ANALYST"), "{text}");
         assert!(render_left_open(&[], str::to_owned).contains("Nothing"));
     }
