@@ -41,12 +41,31 @@ pub enum PartOf {
 pub const MAX_PENDING_JOBS: usize = 4_096;
 
 /// The call the worker is making, as far as stopping it goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Call {
     /// Nothing, or a clip (cut only by its commands).
     Other,
     Turn(u64),
+    /// A phrase voiced ahead while idle: any job stops it.
     Ahead,
+    /// A phrase voiced first because this speaker's answer is coming: only that answer's
+    /// own text stops it. Other speakers' turns, written while the human still speaks,
+    /// wait behind it (they mostly go stale with the human's words); stopped by them, the
+    /// answer's openers were never ready and were voiced when said, 2.9 s after the
+    /// human's words where a kept one sounds in tens of milliseconds.
+    AheadOfAnswer(String),
+}
+
+impl Call {
+    /// Whether a job to voice for `speaker` (not a phrase ahead), just handed to the
+    /// worker, stops this call.
+    fn stopped_by_job_of(&self, speaker: &str) -> bool {
+        match self {
+            Call::Ahead => true,
+            Call::AheadOfAnswer(answering) => answering == speaker,
+            Call::Other | Call::Turn(_) => false,
+        }
+    }
 }
 
 /// The call under way, changed and read under one lock with the voice's cancel, so that
@@ -73,9 +92,10 @@ impl Voicing {
     /// come, and its opener may be kept already.
     pub fn voice(&self, job: Job) {
         let ahead = job.part_of == PartOf::Ahead;
+        let speaker = job.speaker.clone();
         let _ = self.jobs.send(job);
         if !ahead {
-            self.stop_if(|call| call == Call::Ahead);
+            self.stop_if(|call| call.stopped_by_job_of(&speaker));
         }
     }
 
@@ -86,13 +106,13 @@ impl Voicing {
             .floor
             .fetch_max(question_id, Ordering::SeqCst)
             .max(question_id);
-        self.stop_if(|call| matches!(call, Call::Turn(id) if id < floor));
+        self.stop_if(|call| matches!(call, Call::Turn(id) if *id < floor));
     }
 
-    fn stop_if(&self, stale: impl Fn(Call) -> bool) {
+    fn stop_if(&self, stale: impl Fn(&Call) -> bool) {
         if let Some(cancel) = &self.cancel {
             let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-            if stale(*running) {
+            if stale(&running) {
                 cancel();
             }
         }
@@ -183,7 +203,7 @@ pub fn spawn_synthesizer(
             };
             let call = match job.part_of {
                 PartOf::Turn { question_id } => Call::Turn(question_id),
-                PartOf::Ahead => Call::Ahead,
+                PartOf::Ahead => Call::AheadOfAnswer(job.speaker.clone()),
                 PartOf::Clip { .. } => Call::Other,
             };
             begin(&running, backend.as_mut(), call);
@@ -482,6 +502,19 @@ mod tests {
         fn speakers_to_prepare(&self) -> Vec<String> {
             vec!["tutor".into()]
         }
+    }
+
+    #[test]
+    fn an_answer_s_opener_voiced_first_is_stopped_by_its_own_turn_only() {
+        // While idle: any job stops it (real work first).
+        assert!(Call::Ahead.stopped_by_job_of("student1"));
+        // The answer is coming: another speaker's turn waits behind it, its own stops it.
+        let answering = Call::AheadOfAnswer("tutor".into());
+        assert!(!answering.stopped_by_job_of("student1"));
+        assert!(answering.stopped_by_job_of("tutor"));
+        // A turn under way is stopped by interrupts, never by a job.
+        assert!(!Call::Turn(3).stopped_by_job_of("tutor"));
+        assert!(!Call::Other.stopped_by_job_of("tutor"));
     }
 
     #[test]
