@@ -45,6 +45,7 @@ pub const PLEASANTRIES: &[&str] = &[
     "alright",
     "all right",
     "no problem",
+    "no worries",
     "great",
     "yes",
     "hi",
@@ -120,12 +121,33 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "sorry for the misunderstanding",
     "sorry for any misunderstanding",
     "apologize for",
+    // "I'm glad you found the information helpful.", a student's whole line.
+    "glad you found",
+    "hope you found",
 ];
 
 /// Answers to the director's "Your turn" and an assistant's sign-off: refused in a short
 /// sentence only ("Yes, I'm ready.", "I'm glad I could help."), where they are all it
 /// says; "I'm ready to invest if churn stays low" says something.
 pub const DIRECTOR_REPLIES: &[&str] = &["i'm ready", "i am ready", "glad i could help"];
+
+/// A verdict on someone's words and nothing more ("Ms. Rivera's statement is correct!",
+/// "I just said that Rivera's statement was correct!"): refused in a short sentence
+/// only ([`VERDICT_WORDS`]); one that goes on to say why says something.
+pub const VERDICTS_ON_WORDS: &[&str] = &[
+    "statement is correct",
+    "statement was correct",
+    "statement is right",
+    "statement was right",
+    "statement is true",
+    "answer is correct",
+    "answer was correct",
+    "point is correct",
+    "point was correct",
+];
+
+/// The longest sentence, in words, that [`VERDICTS_ON_WORDS`] can make a bare verdict.
+pub const VERDICT_WORDS: usize = 9;
 
 /// The longest sentence, in words, that [`DIRECTOR_REPLIES`] can make a bare reply.
 pub const DIRECTOR_REPLY_WORDS: usize = 6;

@@ -33,9 +33,20 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
         // Heard in study sessions, each a whole line.
         "I'm here to provide you with a simple, yet interesting conversation on calculus.",
         "I'm here to listen!",
+        // Heard in a study session (2026-12-01): a student's whole line, a verdict on
+        // another's words, and a sign-off.
+        "No worries!",
+        "Ms. Rivera's statement is correct!",
+        "I just said that Rivera's statement was correct!",
+        "I'm glad you found the information helpful.",
     ] {
         assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
     }
+    // A verdict that goes on to say why says something.
+    assert_eq!(
+        g.check("Her statement is correct because the slope of x squared at three is six."),
+        None
+    );
     // Saying something, they are no bare reply.
     assert_eq!(
         g.check("I'm ready to invest if churn stays under five percent."),
