@@ -386,6 +386,39 @@ pub fn is_colon_break(piece: &str) -> bool {
 /// refused), and a lead-in alone is never what the listener should hear.
 pub const END_AFTER_LEAD_IN_BIAS: f32 = -100.0;
 
+/// Stock replies of two words whose first word is too common to steer against alone
+/// ("You're welcome!", "You're correct!", "No problem!", "No worries!", "Of course!",
+/// "That's right!"): the guard refused them as filler about once in every four turns of
+/// a study session. Their second word is steered against right after their first opens
+/// a sentence; "You're looking at …", "No one …", "Of all …" stay free.
+pub const STOCK_SECOND_WORDS: &[(&str, &[&str])] = &[
+    ("You're", &["welcome", "correct", "right", "absolutely"]),
+    ("No", &["problem", "worries"]),
+    ("Of", &["course"]),
+    ("That's", &["right", "correct"]),
+];
+
+/// How hard a stock reply's second word is steered against.
+pub const STOCK_SECOND_WORD_BIAS: f32 = -6.0;
+
+/// The first word of a [`STOCK_SECOND_WORDS`] pair when it is all the sentence under way
+/// has said so far (its second word is next), else `None`.
+pub fn stock_opener_so_far(said: &str) -> Option<&'static str> {
+    let trimmed = said.trim_end();
+    if trimmed.len() == said.len() {
+        // The word may still go on ("No" → "Nothing"): only after its space.
+        return None;
+    }
+    let sentence_start = trimmed
+        .rfind(['.', '?', '!', '。', '？', '！', '\n'])
+        .map_or(0, |i| i + 1);
+    let sentence = trimmed[sentence_start..].trim();
+    STOCK_SECOND_WORDS
+        .iter()
+        .map(|(first, _)| *first)
+        .find(|first| sentence == *first || sentence == first.replace('\'', "’"))
+}
+
 /// Whether the next token of a reply that said `said` so far starts a sentence.
 pub fn at_sentence_start(said: &str) -> bool {
     let said = said.trim_end();
@@ -608,6 +641,21 @@ mod tests {
             "Yes, Ben!",
         ] {
             assert!(!stops_short(said), "{said}");
+        }
+    }
+
+    #[test]
+    fn a_stock_reply_s_first_word_is_found_when_it_is_all_the_sentence_said() {
+        assert_eq!(stock_opener_so_far("You're "), Some("You're"));
+        assert_eq!(stock_opener_so_far("The slope is six. No "), Some("No"));
+        assert_eq!(stock_opener_so_far("Right!\nOf "), Some("Of"));
+        // The word may go on, or more than it was said.
+        assert_eq!(stock_opener_so_far("No"), None);
+        assert_eq!(stock_opener_so_far("No one "), None);
+        assert_eq!(stock_opener_so_far("I said no "), None);
+        assert_eq!(stock_opener_so_far(""), None);
+        for (first, seconds) in STOCK_SECOND_WORDS {
+            assert!(!seconds.is_empty(), "{first}");
         }
     }
 

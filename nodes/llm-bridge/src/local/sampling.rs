@@ -48,6 +48,25 @@ impl Run<'_, '_> {
                 list.push((first, steer.bias));
             }
         }
+        // A stock reply's second word, by its first (" welcome" after "You're").
+        for (first, seconds) in steer::STOCK_SECOND_WORDS {
+            for second in *seconds {
+                let tokens = vocab.tokenize(format!(" {second}").as_bytes(), false, false);
+                let Some(&token) = tokens.first() else {
+                    continue;
+                };
+                let piece = String::from_utf8_lossy(&vocab.token_to_piece(token, false, None))
+                    .trim()
+                    .to_owned();
+                if piece == *second {
+                    steering.after_stock_opener.push((
+                        *first,
+                        token,
+                        steer::STOCK_SECOND_WORD_BIAS,
+                    ));
+                }
+            }
+        }
         steering.end_of_reply = self.host.reply_ends.clone();
         steering.colon_breaks = self.host.colon_breaks.clone();
         steering
@@ -141,6 +160,8 @@ pub(super) struct Steering {
     pub(super) anywhere: Vec<(LlamaToken, f32)>,
     pub(super) after_no_question: Vec<(LlamaToken, f32)>,
     pub(super) until_answered: Vec<(LlamaToken, f32)>,
+    /// A stock reply's second word, by its first ([`steer::STOCK_SECOND_WORDS`]).
+    pub(super) after_stock_opener: Vec<(&'static str, LlamaToken, f32)>,
     /// The tokens that end a reply, held back while it has only promised, ends on its
     /// lead-in ([`steer::stops_short`]) or has not yet taken up the human's words.
     pub(super) end_of_reply: Vec<LlamaToken>,
@@ -170,6 +191,14 @@ impl Steering {
         }
         if said.trim().is_empty() && !insisting {
             bias.extend_from_slice(&self.reply_start);
+        }
+        if let Some(first) = steer::stock_opener_so_far(said) {
+            bias.extend(
+                self.after_stock_opener
+                    .iter()
+                    .filter(|(f, _, _)| *f == first)
+                    .map(|&(_, t, b)| (t, b)),
+            );
         }
         let unanswered = self
             .answering
