@@ -57,12 +57,16 @@ enum Call {
 }
 
 impl Call {
-    /// Whether a job to voice for `speaker` (not a phrase ahead), just handed to the
-    /// worker, stops this call.
-    fn stopped_by_job_of(&self, speaker: &str) -> bool {
+    /// Whether a job to voice for `speaker` (not a phrase ahead; `turn`: its question
+    /// id, if a turn's), just handed to the worker, stops this call. The answer is a turn
+    /// newer than every turn handed over before its openers were (`answer_after`): the
+    /// speaker's turn written before the human spoke goes stale with the human's words.
+    fn stopped_by(&self, speaker: &str, turn: Option<u64>, answer_after: u64) -> bool {
         match self {
             Call::Ahead => true,
-            Call::AheadOfAnswer(answering) => answering == speaker,
+            Call::AheadOfAnswer(answering) => {
+                answering == speaker && turn.is_some_and(|id| id > answer_after)
+            }
             Call::Other | Call::Turn(_) => false,
         }
     }
@@ -84,6 +88,9 @@ pub struct Voicing {
     floor: Arc<AtomicU64>,
     running: Running,
     cancel: Option<Box<dyn Fn() + Send + Sync>>,
+    /// The newest turn handed over, and which it was when an answer's openers were.
+    newest_turn: AtomicU64,
+    answer_after: AtomicU64,
 }
 
 impl Voicing {
@@ -91,12 +98,23 @@ impl Voicing {
     /// job is one more such phrase): the answer whose opener was being prepared has
     /// come, and its opener may be kept already.
     pub fn voice(&self, job: Job) {
-        let ahead = job.part_of == PartOf::Ahead;
+        let turn = match job.part_of {
+            PartOf::Turn { question_id } => Some(question_id),
+            PartOf::Clip { .. } | PartOf::Ahead => None,
+        };
+        if let Some(id) = turn {
+            self.newest_turn.fetch_max(id, Ordering::SeqCst);
+        }
+        if job.part_of == PartOf::Ahead {
+            self.answer_after
+                .store(self.newest_turn.load(Ordering::SeqCst), Ordering::SeqCst);
+            let _ = self.jobs.send(job);
+            return;
+        }
         let speaker = job.speaker.clone();
         let _ = self.jobs.send(job);
-        if !ahead {
-            self.stop_if(|call| call.stopped_by_job_of(&speaker));
-        }
+        let answer_after = self.answer_after.load(Ordering::SeqCst);
+        self.stop_if(|call| call.stopped_by(&speaker, turn, answer_after));
     }
 
     /// An interrupt came: turns older than `question_id` are no longer voiced, and the
@@ -144,6 +162,8 @@ pub fn spawn_synthesizer(
         floor: floor.clone(),
         running: running.clone(),
         cancel: backend.canceller(),
+        newest_turn: AtomicU64::new(0),
+        answer_after: AtomicU64::new(0),
     };
     let mut prepared = Prepared::new(
         backend.speakers_to_prepare(),
@@ -507,14 +527,19 @@ mod tests {
     #[test]
     fn an_answer_s_opener_voiced_first_is_stopped_by_its_own_turn_only() {
         // While idle: any job stops it (real work first).
-        assert!(Call::Ahead.stopped_by_job_of("student1"));
-        // The answer is coming: another speaker's turn waits behind it, its own stops it.
+        assert!(Call::Ahead.stopped_by("student1", Some(3), 0));
+        assert!(Call::Ahead.stopped_by("student1", None, 0));
+        // The answer is coming (turn 6 was the newest then): another speaker's turn
+        // waits behind it, and so does the speaker's own turn written before the human
+        // spoke; the answer, newer, stops it.
         let answering = Call::AheadOfAnswer("tutor".into());
-        assert!(!answering.stopped_by_job_of("student1"));
-        assert!(answering.stopped_by_job_of("tutor"));
+        assert!(!answering.stopped_by("student1", Some(7), 6));
+        assert!(!answering.stopped_by("tutor", Some(6), 6));
+        assert!(!answering.stopped_by("tutor", None, 6));
+        assert!(answering.stopped_by("tutor", Some(7), 6));
         // A turn under way is stopped by interrupts, never by a job.
-        assert!(!Call::Turn(3).stopped_by_job_of("tutor"));
-        assert!(!Call::Other.stopped_by_job_of("tutor"));
+        assert!(!Call::Turn(3).stopped_by("tutor", Some(4), 0));
+        assert!(!Call::Other.stopped_by("tutor", Some(4), 0));
     }
 
     #[test]
