@@ -89,8 +89,8 @@ pub struct Voicing {
     running: Running,
     cancel: Option<Box<dyn Fn() + Send + Sync>>,
     /// The newest turn handed over, and which it was when an answer's openers were.
-    newest_turn: AtomicU64,
-    answer_after: AtomicU64,
+    newest_turn: Arc<AtomicU64>,
+    answer_after: Arc<AtomicU64>,
 }
 
 impl Voicing {
@@ -162,9 +162,10 @@ pub fn spawn_synthesizer(
         floor: floor.clone(),
         running: running.clone(),
         cancel: backend.canceller(),
-        newest_turn: AtomicU64::new(0),
-        answer_after: AtomicU64::new(0),
+        newest_turn: Arc::new(AtomicU64::new(0)),
+        answer_after: Arc::new(AtomicU64::new(0)),
     };
+    let (newest_turn, answer_after) = (voicing.newest_turn.clone(), voicing.answer_after.clone());
     let mut prepared = Prepared::new(
         backend.speakers_to_prepare(),
         voice_protocol::openers::PHRASES,
@@ -211,7 +212,13 @@ pub fn spawn_synthesizer(
             }
             // A phrase to voice ahead before the turns waiting (an answer is coming):
             // voiced unless it is kept already.
-            if job.part_of == PartOf::Ahead && !prepared.wants(&job.speaker, &job.text) {
+            // Once a turn newer than the answer's openers is handed over (the answer, or
+            // what follows it), the openers still queued are moot: voicing them would
+            // only delay the answer's text behind them.
+            if job.part_of == PartOf::Ahead
+                && (!prepared.wants(&job.speaker, &job.text)
+                    || newest_turn.load(Ordering::SeqCst) > answer_after.load(Ordering::SeqCst))
+            {
                 continue;
             }
             // In this order, a cancel cannot be lost: cleared first, then the job made
