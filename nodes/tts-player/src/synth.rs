@@ -53,7 +53,10 @@ enum Call {
     /// wait behind it (they mostly go stale with the human's words); stopped by them, the
     /// answer's openers were never ready and were voiced when said, 2.9 s after the
     /// human's words where a kept one sounds in tens of milliseconds.
-    AheadOfAnswer(String),
+    AheadOfAnswer {
+        speaker: String,
+        text: String,
+    },
 }
 
 impl Call {
@@ -61,11 +64,16 @@ impl Call {
     /// id, if a turn's), just handed to the worker, stops this call. The answer is a turn
     /// newer than every turn handed over before its openers were (`answer_after`): the
     /// speaker's turn written before the human spoke goes stale with the human's words.
-    fn stopped_by(&self, speaker: &str, turn: Option<u64>, answer_after: u64) -> bool {
+    /// An answer whose text is the very phrase being voiced lets it finish: it is kept,
+    /// and the answer finds it ready.
+    fn stopped_by(&self, speaker: &str, turn: Option<u64>, answer_after: u64, text: &str) -> bool {
         match self {
             Call::Ahead => true,
-            Call::AheadOfAnswer(answering) => {
-                answering == speaker && turn.is_some_and(|id| id > answer_after)
+            Call::AheadOfAnswer {
+                speaker: answering,
+                text: voicing,
+            } => {
+                answering == speaker && turn.is_some_and(|id| id > answer_after) && voicing != text
             }
             Call::Other | Call::Turn(_) => false,
         }
@@ -111,10 +119,10 @@ impl Voicing {
             let _ = self.jobs.send(job);
             return;
         }
-        let speaker = job.speaker.clone();
+        let (speaker, text) = (job.speaker.clone(), job.text.clone());
         let _ = self.jobs.send(job);
         let answer_after = self.answer_after.load(Ordering::SeqCst);
-        self.stop_if(|call| call.stopped_by(&speaker, turn, answer_after));
+        self.stop_if(|call| call.stopped_by(&speaker, turn, answer_after, &text));
     }
 
     /// An interrupt came: turns older than `question_id` are no longer voiced, and the
@@ -230,7 +238,10 @@ pub fn spawn_synthesizer(
             };
             let call = match job.part_of {
                 PartOf::Turn { question_id } => Call::Turn(question_id),
-                PartOf::Ahead => Call::AheadOfAnswer(job.speaker.clone()),
+                PartOf::Ahead => Call::AheadOfAnswer {
+                    speaker: job.speaker.clone(),
+                    text: job.text.clone(),
+                },
                 PartOf::Clip { .. } => Call::Other,
             };
             begin(&running, backend.as_mut(), call);
@@ -533,20 +544,25 @@ mod tests {
 
     #[test]
     fn an_answer_s_opener_voiced_first_is_stopped_by_its_own_turn_only() {
+        let text = "The slope is two.";
         // While idle: any job stops it (real work first).
-        assert!(Call::Ahead.stopped_by("student1", Some(3), 0));
-        assert!(Call::Ahead.stopped_by("student1", None, 0));
+        assert!(Call::Ahead.stopped_by("student1", Some(3), 0, text));
+        assert!(Call::Ahead.stopped_by("student1", None, 0, text));
         // The answer is coming (turn 6 was the newest then): another speaker's turn
         // waits behind it, and so does the speaker's own turn written before the human
-        // spoke; the answer, newer, stops it.
-        let answering = Call::AheadOfAnswer("tutor".into());
-        assert!(!answering.stopped_by("student1", Some(7), 6));
-        assert!(!answering.stopped_by("tutor", Some(6), 6));
-        assert!(!answering.stopped_by("tutor", None, 6));
-        assert!(answering.stopped_by("tutor", Some(7), 6));
+        // spoke; the answer, newer, stops it, unless it opens with the very phrase.
+        let answering = Call::AheadOfAnswer {
+            speaker: "tutor".into(),
+            text: "Let me think about that.".into(),
+        };
+        assert!(!answering.stopped_by("student1", Some(7), 6, text));
+        assert!(!answering.stopped_by("tutor", Some(6), 6, text));
+        assert!(!answering.stopped_by("tutor", None, 6, text));
+        assert!(answering.stopped_by("tutor", Some(7), 6, text));
+        assert!(!answering.stopped_by("tutor", Some(7), 6, "Let me think about that."));
         // A turn under way is stopped by interrupts, never by a job.
-        assert!(!Call::Turn(3).stopped_by("tutor", Some(4), 0));
-        assert!(!Call::Other.stopped_by("tutor", Some(4), 0));
+        assert!(!Call::Turn(3).stopped_by("tutor", Some(4), 0, text));
+        assert!(!Call::Other.stopped_by("tutor", Some(4), 0, text));
     }
 
     #[test]
