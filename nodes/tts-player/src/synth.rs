@@ -96,6 +96,8 @@ pub struct Voicing {
     floor: Arc<AtomicU64>,
     running: Running,
     cancel: Option<Box<dyn Fn() + Send + Sync>>,
+    /// An answer's openers, taken by the worker before the jobs waiting.
+    answer_openers: Sender<Job>,
     /// The newest turn handed over, and which it was when an answer's openers were.
     newest_turn: Arc<AtomicU64>,
     answer_after: Arc<AtomicU64>,
@@ -116,7 +118,8 @@ impl Voicing {
         if job.part_of == PartOf::Ahead {
             self.answer_after
                 .store(self.newest_turn.load(Ordering::SeqCst), Ordering::SeqCst);
-            let _ = self.jobs.send(job);
+            // Ahead of the jobs waiting: the answer to the human comes first.
+            let _ = self.answer_openers.send(job);
             return;
         }
         let (speaker, text) = (job.speaker.clone(), job.text.clone());
@@ -161,12 +164,14 @@ pub fn spawn_synthesizer(
 ) -> (Voicing, Receiver<PlayerInput>) {
     let floor = Arc::new(AtomicU64::new(0));
     let (job_tx, job_rx) = crossbeam_channel::bounded::<Job>(MAX_PENDING_JOBS);
+    let (openers_tx, openers_rx) = crossbeam_channel::bounded::<Job>(MAX_PENDING_JOBS);
     // One result per job at most, drained by the event loop at every turn; bounding it
     // too could leave both sides waiting on each other.
     let (result_tx, result_rx) = crossbeam_channel::unbounded();
     let running: Running = Arc::new(Mutex::new(Call::Other));
     let voicing = Voicing {
         jobs: job_tx,
+        answer_openers: openers_tx,
         floor: floor.clone(),
         running: running.clone(),
         cancel: backend.canceller(),
@@ -180,7 +185,9 @@ pub fn spawn_synthesizer(
     );
     std::thread::spawn(move || {
         loop {
-            let job = match job_rx.try_recv() {
+            // An answer's openers before the jobs waiting (those mostly go stale with the
+            // human's words); the call under way finishes first.
+            let job = match openers_rx.try_recv().or_else(|_| job_rx.try_recv()) {
                 Ok(job) => job,
                 Err(TryRecvError::Disconnected) => break,
                 Err(TryRecvError::Empty) => {
@@ -197,9 +204,15 @@ pub fn spawn_synthesizer(
                         );
                         continue;
                     }
-                    match job_rx.recv() {
-                        Ok(job) => job,
-                        Err(_) => break,
+                    crossbeam_channel::select! {
+                        recv(openers_rx) -> job => match job {
+                            Ok(job) => job,
+                            Err(_) => break,
+                        },
+                        recv(job_rx) -> job => match job {
+                            Ok(job) => job,
+                            Err(_) => break,
+                        },
                     }
                 }
             };
