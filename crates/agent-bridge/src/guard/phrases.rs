@@ -78,6 +78,7 @@ pub const PLEASANTRIES: &[&str] = &[
     "that's correct",
     "that is correct",
     "you're absolutely",
+    "you are absolutely",
     "indeed",
 ];
 
@@ -121,6 +122,15 @@ pub const ASSISTANT_LINES: &[&str] = &[
     "sorry for the misunderstanding",
     "sorry for any misunderstanding",
     "apologize for",
+    // A debater's whole line (2026-12-01): "I'm unable to engage in discussions
+    // regarding political matters due to its sensitive nature. My primary function is
+    // to provide advice on legal issues …", and the next one telling the judge the same.
+    "unable to engage",
+    "not able to engage",
+    "cannot engage in",
+    "can't engage in",
+    "not engage in discussions",
+    "my primary function",
     // "I'm glad you found the information helpful.", a student's whole line.
     "glad you found",
     "hope you found",

@@ -39,6 +39,11 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
         "Ms. Rivera's statement is correct!",
         "I just said that Rivera's statement was correct!",
         "I'm glad you found the information helpful.",
+        // Heard in a debate: an assistant declining, a bare agreement.
+        "I'm unable to engage in discussions regarding political matters due to its sensitive nature.",
+        "My primary function is to provide advice on legal issues and impartial discussion on non-political topics.",
+        "You should not engage in discussions regarding political matters due to your sensitive nature.",
+        "You are absolutely correct about your point.",
     ] {
         assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
     }
