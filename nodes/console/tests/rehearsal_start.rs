@@ -56,23 +56,7 @@ impl Started {
     fn run(args: &[&str], env: &[(&str, String)], log: &Path) -> Self {
         let root = live::repo_root();
         let mut start = Command::new("bash");
-        // The build under it must not see this test's cargo variables (a build script
-        // watching CARGO_MANIFEST_DIR would rebuild half the workspace).
-        for (name, _) in std::env::vars_os() {
-            if name.to_str().is_some_and(|n| {
-                n.starts_with("CARGO_PKG_")
-                    || [
-                        "CARGO_MANIFEST_DIR",
-                        "CARGO_MANIFEST_PATH",
-                        "CARGO_CRATE_NAME",
-                        "CARGO_PRIMARY_PACKAGE",
-                        "CARGO_TARGET_TMPDIR",
-                    ]
-                    .contains(&n)
-            }) {
-                start.env_remove(name);
-            }
-        }
+        live::outside_cargo_test(&mut start);
         start
             .current_dir(&root)
             .arg("scripts/start.sh")

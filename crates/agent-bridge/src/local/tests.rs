@@ -202,7 +202,7 @@ fn a_whole_sentence_is_marked_as_ending_one() {
     let mut f = OutputFilter::new(names(), 40);
     let mut said = Vec::new();
     for piece in [
-        "Ms. Rivera's statement is correct. ",
+        "Ms. Rivera's slope at three is six. ",
         "The quotient ",
         "rule says so. ",
     ] {
@@ -216,7 +216,7 @@ fn a_whole_sentence_is_marked_as_ending_one() {
     assert_eq!(
         said,
         [
-            ("Ms. Rivera's statement is correct. ".to_owned(), true),
+            ("Ms. Rivera's slope at three is six. ".to_owned(), true),
             ("The quotient rule says so. ".to_owned(), true)
         ]
     );

@@ -180,24 +180,7 @@ impl LiveDataflow {
         let flow = Removed(flow);
         let port = free_port();
         let mut run = Command::new(&dora);
-        // A `cargo build` under it must not see this test's CARGO_MANIFEST_DIR: a build
-        // script watching it (ring's) would rebuild half the workspace twice per run.
-        for (name, _) in std::env::vars_os() {
-            // The list of e2e_tests::outside_cargo_test (a crate this one does not use).
-            if name.to_str().is_some_and(|n| {
-                n.starts_with("CARGO_PKG_")
-                    || [
-                        "CARGO_MANIFEST_DIR",
-                        "CARGO_MANIFEST_PATH",
-                        "CARGO_CRATE_NAME",
-                        "CARGO_PRIMARY_PACKAGE",
-                        "CARGO_TARGET_TMPDIR",
-                    ]
-                    .contains(&n)
-            }) {
-                run.env_remove(name);
-            }
-        }
+        outside_cargo_test(&mut run);
         run.current_dir(&root)
             .arg("run")
             .arg(&flow.0)
@@ -228,6 +211,28 @@ impl LiveDataflow {
             port,
             out: out.to_owned(),
             _flow: flow,
+        }
+    }
+}
+
+/// Clears this test's cargo variables from `command`: a `cargo build` under it must not
+/// see CARGO_MANIFEST_DIR, or a build script watching it (ring's) rebuilds half the
+/// workspace twice per run. The list of e2e_tests::outside_cargo_test (a crate these
+/// tests do not use).
+pub fn outside_cargo_test(command: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(|n| {
+            n.starts_with("CARGO_PKG_")
+                || [
+                    "CARGO_MANIFEST_DIR",
+                    "CARGO_MANIFEST_PATH",
+                    "CARGO_CRATE_NAME",
+                    "CARGO_PRIMARY_PACKAGE",
+                    "CARGO_TARGET_TMPDIR",
+                ]
+                .contains(&n)
+        }) {
+            command.env_remove(name);
         }
     }
 }
