@@ -104,9 +104,9 @@ pub struct Voicing {
 }
 
 impl Voicing {
-    /// Hands `job` to the worker, stopping a phrase it voices ahead meanwhile (unless the
-    /// job is one more such phrase): the answer whose opener was being prepared has
-    /// come, and its opener may be kept already.
+    /// Hands `job` to the worker: an answer's opener to its own queue, taken first; any
+    /// other job to the queue of jobs waiting, stopping the phrase voiced ahead meanwhile
+    /// where [`Call::stopped_by`] says so.
     pub fn voice(&self, job: Job) {
         let turn = match job.part_of {
             PartOf::Turn { question_id } => Some(question_id),
@@ -231,11 +231,9 @@ pub fn spawn_synthesizer(
                 }
                 continue;
             }
-            // A phrase to voice ahead before the turns waiting (an answer is coming):
-            // voiced unless it is kept already.
-            // Once a turn newer than the answer's openers is handed over (the answer, or
-            // what follows it), the openers still queued are moot: voicing them would
-            // only delay the answer's text behind them.
+            // An answer's opener is voiced unless it is kept already, or a turn newer than
+            // the openers was handed over since (the answer, or what follows it): then the
+            // openers still queued would only delay the answer's text.
             if job.part_of == PartOf::Ahead
                 && (!prepared.wants(&job.speaker, &job.text)
                     || newest_turn.load(Ordering::SeqCst) > answer_after.load(Ordering::SeqCst))
