@@ -71,18 +71,11 @@ fn from_command(
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
                 let status = child.wait()?;
-                let mut err = String::new();
-                if let Some(mut stderr) = child.stderr.take() {
-                    let _ = stderr.read_to_string(&mut err);
-                }
                 if status.success() {
                     tracing::info!("the microphone stream ended");
                     break;
                 }
-                bail!(
-                    "the microphone command failed ({status}): {} (no capture device? set MIC_COMMAND)",
-                    err.trim()
-                );
+                return Err(command_failed(&mut child, status));
             }
             Err(e) => return Err(e).context("cannot read the microphone"),
         }
@@ -97,18 +90,27 @@ fn from_command(
     if let Ok(Some(status)) = child.try_wait()
         && !status.success()
     {
-        let mut err = String::new();
-        if let Some(mut stderr) = child.stderr.take() {
-            let _ = stderr.read_to_string(&mut err);
-        }
-        bail!(
-            "the microphone command failed ({status}): {} (no capture device? set MIC_COMMAND)",
-            err.trim()
-        );
+        return Err(command_failed(&mut child, status));
     }
     let _ = child.kill();
     let _ = child.wait();
     Ok(())
+}
+
+/// The error of a microphone command that exited with `status`, with what it wrote on
+/// stderr.
+fn command_failed(
+    child: &mut std::process::Child,
+    status: std::process::ExitStatus,
+) -> eyre::Report {
+    let mut err = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = stderr.read_to_string(&mut err);
+    }
+    eyre::eyre!(
+        "the microphone command failed ({status}): {} (no capture device? set MIC_COMMAND)",
+        err.trim()
+    )
 }
 
 fn from_device(
