@@ -409,10 +409,12 @@ pub fn stock_opener_so_far(said: &str) -> Option<&'static str> {
         // The word may still go on ("No" → "Nothing"): only after its space.
         return None;
     }
-    let sentence_start = trimmed
-        .rfind(['.', '?', '!', '。', '？', '！', '\n'])
-        .map_or(0, |i| i + 1);
-    let sentence = trimmed[sentence_start..].trim();
+    // The text after the last sentence end (a mark may be several bytes long: "。").
+    let sentence = trimmed
+        .rsplit(['.', '?', '!', '。', '？', '！', '\n'])
+        .next()
+        .unwrap_or_default()
+        .trim();
     STOCK_SECOND_WORDS
         .iter()
         .map(|(first, _)| *first)
@@ -654,8 +656,21 @@ mod tests {
         assert_eq!(stock_opener_so_far("No one "), None);
         assert_eq!(stock_opener_so_far("I said no "), None);
         assert_eq!(stock_opener_so_far(""), None);
+        // After a mark of several bytes too, and never a panic there.
+        assert_eq!(stock_opener_so_far("斜率是六。 "), None);
+        assert_eq!(stock_opener_so_far("斜率是六。No "), Some("No"));
+        assert_eq!(stock_opener_so_far("好！ 。 "), None);
         for (first, seconds) in STOCK_SECOND_WORDS {
             assert!(!seconds.is_empty(), "{first}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Sampling asks this after every token of any text the model writes.
+        #[test]
+        fn a_stock_reply_s_first_word_is_looked_for_in_any_text_without_a_panic(said in "\\PC{0,40}") {
+            let _ = stock_opener_so_far(&said);
+            let _ = stock_opener_so_far(&format!("{said} "));
         }
     }
 
