@@ -149,7 +149,10 @@ async fn the_shipped_deck_rehearsed_twice_through_start_sh() {
         let debrief = std::fs::read_to_string(session.join("debrief.md")).expect("debrief.md");
         eprintln!("--- debrief of session {run} ---\n{debrief}");
         if run == 1 {
-            let open = left_open(&history);
+            let open = sessions(&history)
+                .last()
+                .map(open_questions)
+                .unwrap_or_default();
             assert!(
                 !open.is_empty(),
                 "the dodged question is not left open in the presenter's history"
@@ -166,27 +169,15 @@ async fn the_shipped_deck_rehearsed_twice_through_start_sh() {
         }
     }
     // The second panel's first question is one the first session left open, asked again.
-    let open = left_open_in_first_session(&history);
-    let second = &asked_first[1];
-    assert!(
-        open.iter().any(|q| shares_most_words(q, second)),
-        "the second session's first question {second:?} is none of those left open: {open:?}"
-    );
-}
-
-/// The questions the last session in `history` left open.
-fn left_open(history: &Path) -> Vec<String> {
-    sessions(history)
-        .last()
-        .map(open_questions)
-        .unwrap_or_default()
-}
-
-fn left_open_in_first_session(history: &Path) -> Vec<String> {
-    sessions(history)
+    let open = sessions(&history)
         .first()
         .map(open_questions)
-        .unwrap_or_default()
+        .unwrap_or_default();
+    let second = &asked_first[1];
+    assert!(
+        open.iter().any(|q| asks_again(q, second)),
+        "the second session's first question {second:?} is none of those left open: {open:?}"
+    );
 }
 
 fn open_questions(session: &Value) -> Vec<String> {
@@ -211,20 +202,24 @@ fn sessions(history: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// Whether `question` and `said` share most of the words of the shorter (a question is
-/// asked again as its first sentence or two; its voice may add a lead-in).
-fn shares_most_words(question: &str, said: &str) -> bool {
+/// Whether `said` asks `question` again: most words of its first sentence (the panelist
+/// asks a question left open as its first sentence or two, and its voice may add a
+/// lead-in).
+fn asks_again(question: &str, said: &str) -> bool {
     let words = |t: &str| -> Vec<String> {
         t.split(|c: char| !c.is_alphanumeric())
             .filter(|w| w.len() > 3)
             .map(str::to_lowercase)
             .collect()
     };
-    let asked = words(question);
+    let first = question
+        .split_inclusive(['?', '.'])
+        .next()
+        .unwrap_or(question);
+    let asked = words(first);
     let heard = words(said);
     let shared = asked.iter().filter(|w| heard.contains(w)).count();
-    let shorter = asked.len().min(heard.len());
-    shorter > 0 && shared * 2 >= shorter
+    !asked.is_empty() && shared * 2 >= asked.len()
 }
 
 async fn wait_for<T>(what: &str, check: impl AsyncFnMut() -> Option<T>) -> Result<T, String> {
