@@ -123,11 +123,7 @@ pub fn left_open_for(agent: &str, last: &PastSession) -> Option<String> {
 /// The debrief's section on what this session leaves open: what the next session's
 /// panel is told and asks about first (`name` gives a panelist's spoken name).
 pub fn render_left_open(open: &[OpenChallenge], name: impl Fn(&str) -> String) -> String {
-    let mut out = String::from(
-        "## Left open for next time
-
-",
-    );
+    let mut out = String::from("## Left open for next time\n\n");
     if open.is_empty() {
         out.push_str("Nothing: every answer was rated answered.\n");
         return out;

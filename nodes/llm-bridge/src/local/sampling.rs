@@ -27,17 +27,9 @@ impl Run<'_, '_> {
             .chain(steer::against_names(lines, own))
         {
             for spelling in [steer.word.clone(), format!(" {}", steer.word)] {
-                let tokens = vocab.tokenize(spelling.as_bytes(), false, false);
-                let Some(&first) = tokens.first() else {
+                let Some(first) = whole_word_token(&vocab, &spelling, &steer.word) else {
                     continue;
                 };
-                // Only a token that is the whole word: a prefix would bend other words.
-                let piece = String::from_utf8_lossy(&vocab.token_to_piece(first, false, None))
-                    .trim()
-                    .to_owned();
-                if piece != steer.word {
-                    continue;
-                }
                 let list = match steer.place {
                     steer::Place::SentenceStart => &mut steering.sentence_start,
                     steer::Place::ReplyStart => &mut steering.reply_start,
@@ -51,14 +43,7 @@ impl Run<'_, '_> {
         // A stock reply's second word, by its first (" welcome" after "You're").
         for (first, seconds) in steer::STOCK_SECOND_WORDS {
             for second in *seconds {
-                let tokens = vocab.tokenize(format!(" {second}").as_bytes(), false, false);
-                let Some(&token) = tokens.first() else {
-                    continue;
-                };
-                let piece = String::from_utf8_lossy(&vocab.token_to_piece(token, false, None))
-                    .trim()
-                    .to_owned();
-                if piece == *second {
+                if let Some(token) = whole_word_token(&vocab, &format!(" {second}"), second) {
                     steering.after_stock_opener.push((
                         *first,
                         token,
@@ -117,6 +102,20 @@ impl Run<'_, '_> {
         }
         Ok(LlamaSampler::chain_simple(chain))
     }
+}
+
+/// The token `spelling` starts with, when it is the whole of `word`: only such a token is
+/// steered, since a prefix ("Th") would bend every word it starts.
+fn whole_word_token(
+    vocab: &llama_cpp_2::vocab::LlamaVocab<'_>,
+    spelling: &str,
+    word: &str,
+) -> Option<LlamaToken> {
+    let first = *vocab.tokenize(spelling.as_bytes(), false, false).first()?;
+    let piece = String::from_utf8_lossy(&vocab.token_to_piece(first, false, None))
+        .trim()
+        .to_owned();
+    (piece == word).then_some(first)
 }
 
 /// A grammar for a reply that opens with one of `words` and goes on to the end of the
