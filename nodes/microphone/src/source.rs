@@ -66,7 +66,9 @@ fn from_command(
     let mut stdout = child.stdout.take().expect("piped stdout");
     tracing::info!(%command, rate, "listening");
     let mut buf = vec![0u8; block_len * 2];
-    while !stopped() {
+    // Read before asking whether to stop: a command that failed at once (no device) ends
+    // its stream right away, and that is its error even when a stop came first.
+    loop {
         match stdout.read_exact(&mut buf) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
@@ -84,13 +86,9 @@ fn from_command(
             .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / 32_768.0)
             .collect();
         send(samples)?;
-    }
-    // Stopped before the stream was read (a busy start): a command that failed by then
-    // is still the error it is.
-    if let Ok(Some(status)) = child.try_wait()
-        && !status.success()
-    {
-        return Err(command_failed(&mut child, status));
+        if stopped() {
+            break;
+        }
     }
     let _ = child.kill();
     let _ = child.wait();
