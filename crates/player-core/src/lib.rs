@@ -23,6 +23,7 @@ pub mod prepared;
 pub mod records;
 mod render;
 mod segments;
+pub mod synthesis;
 pub mod voice_text;
 pub mod voices;
 
