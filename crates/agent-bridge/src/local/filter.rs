@@ -47,15 +47,22 @@ pub struct OutputFilter {
     refused: Vec<(Refusal, String)>,
     /// What was last said ended a whole sentence (not a first clause or a phrase of one).
     said_whole_sentence: bool,
-    /// The last sentence was refused and ended on an ellipsis: a next one that starts in
-    /// lower case is its rest (a quote's `…"` ended it early) and goes with it.
-    after_refusal: bool,
-    /// The last sentence was refused and opened a quote: what follows up to the quote's
-    /// end is the rest of what it reported (`Rivera asked: "Is it four? Or five?"`).
-    in_refused_quote: bool,
+    /// What the last sentence, refused, leaves to the next.
+    last_refused: LastRefused,
     /// The turn is to ask: it ends after the first sentence that asks (what a small
     /// model writes after its question answers it, or recites its direction).
     ends_after_question: bool,
+}
+
+/// What a refused sentence leaves to the text after it, which may be its rest.
+#[derive(Debug, Clone, Copy, Default)]
+struct LastRefused {
+    /// It ended on an ellipsis: a next sentence that starts in lower case is its rest (a
+    /// quote's `…"` ended it early) and goes with it.
+    ended_on_ellipsis: bool,
+    /// It opened a quote: what follows up to the quote's end is the rest of what it
+    /// reported (`Rivera asked: "Is it four? Or five?"`).
+    left_quote_open: bool,
 }
 
 /// The sentence being written, held back until it ends (or sent on from its first
@@ -103,8 +110,7 @@ impl OutputFilter {
             guard: SentenceGuard::default(),
             refused: Vec::new(),
             said_whole_sentence: false,
-            after_refusal: false,
-            in_refused_quote: false,
+            last_refused: LastRefused::default(),
             ends_after_question: false,
         }
     }
@@ -142,8 +148,7 @@ impl OutputFilter {
         }
         // Words of the next sentence already taken from the stream.
         self.sentence = Sentence::default();
-        self.after_refusal = false;
-        self.in_refused_quote = false;
+        self.last_refused = LastRefused::default();
         if self.emitted.is_empty() {
             self.started = false;
         }
@@ -304,13 +309,13 @@ impl OutputFilter {
                 }
                 continue;
             }
-            if self.in_refused_quote {
+            if self.last_refused.left_quote_open {
                 // Not said, but kept with the refusal it belongs to, for the log.
                 if let Some((_, refused)) = self.refused.last_mut() {
                     refused.push(' ');
                     refused.push_str(clean.trim());
                 }
-                self.in_refused_quote = !clean.contains(['"', '”']);
+                self.last_refused.left_quote_open = !clean.contains(['"', '”']);
                 continue;
             }
             // A first clause without a clause mark ends before a word that opens a phrase,
@@ -349,7 +354,7 @@ impl OutputFilter {
                 .ends_with(['.', '!', '?', '。', '！', '？'])
                 && !is_abbreviation(clean.trim());
             if self.sentence.text.is_empty()
-                && std::mem::take(&mut self.after_refusal)
+                && std::mem::take(&mut self.last_refused.ended_on_ellipsis)
                 && clean.trim_start().starts_with(char::is_lowercase)
             {
                 self.sentence.dropping = true;

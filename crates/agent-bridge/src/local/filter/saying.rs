@@ -97,8 +97,8 @@ impl OutputFilter {
             let end = sentence
                 .trim_end()
                 .trim_end_matches(['"', '”', '’', '\'', ')']);
-            self.after_refusal = end.ends_with("...") || end.ends_with('…');
-            self.in_refused_quote = leaves_quote_open(&sentence);
+            self.last_refused.ended_on_ellipsis = end.ends_with("...") || end.ends_with('…');
+            self.last_refused.left_quote_open = leaves_quote_open(&sentence);
             self.refused.push((refusal, sentence.trim().to_owned()));
             return false;
         }
