@@ -92,6 +92,23 @@ impl Call {
             Call::Other | Call::Turn(_) => false,
         }
     }
+
+    /// Whether this call gives way to `speaker`'s opener `text`, handed over because the
+    /// answer to the human is coming and not voiced yet: a turn's sentence (it is voiced
+    /// again after it, unless the human's words make it stale, as they mostly do) or
+    /// another phrase voiced while idle. Found in a study session: a student's sentence
+    /// of 58 characters, begun just before the human spoke, kept the answer's opener
+    /// waiting 2.7 s after the human's words.
+    pub fn gives_way_to_opener(&self, speaker: &str, text: &str) -> bool {
+        match self {
+            Call::Turn(_) => true,
+            Call::Ahead {
+                speaker: voicing_for,
+                text: voicing,
+            } => voicing_for != speaker || voicing != text,
+            Call::AheadOfAnswer { .. } | Call::Other => false,
+        }
+    }
 }
 
 /// What the voice does next.
@@ -117,6 +134,9 @@ pub struct Schedule {
     /// The newest turn handed over, and which it was when an answer's openers were.
     newest_turn: u64,
     answer_after: u64,
+    /// The call under way was stopped for an answer's opener: a turn's sentence is
+    /// voiced again after it, a phrase voiced while idle is put back.
+    set_aside: bool,
 }
 
 impl Schedule {
@@ -129,12 +149,14 @@ impl Schedule {
             floor: 0,
             newest_turn: 0,
             answer_after: 0,
+            set_aside: false,
         }
     }
 
     /// Takes `job`: an answer's opener to its own queue, taken first; any other job to the
     /// queue of jobs waiting. Returns whether the call under way is to be stopped
-    /// ([`Call::stopped_by`]).
+    /// ([`Call::gives_way_to_opener`] for an opener not kept yet, [`Call::stopped_by`]
+    /// for any other job).
     pub fn hand_over(&mut self, job: Job) -> bool {
         let turn = match job.part_of {
             PartOf::Turn { question_id } => Some(question_id),
@@ -145,8 +167,11 @@ impl Schedule {
         }
         if job.part_of == PartOf::Ahead {
             self.answer_after = self.newest_turn;
+            let stop = self.prepared.wants(&job.speaker, &job.text)
+                && self.call.gives_way_to_opener(&job.speaker, &job.text);
+            self.set_aside |= stop;
             self.answer_openers.push_back(job);
-            return false;
+            return stop;
         }
         let stop = self
             .call
@@ -173,12 +198,12 @@ impl Schedule {
     }
 
     /// Whether the call under way is no longer worth finishing: a turn older than the
-    /// newest interrupt, or a phrase voiced ahead while idle once a job waits. Asked
-    /// between the pieces of a long call.
+    /// newest interrupt, or a phrase voiced ahead while idle once a job waits, or a call
+    /// set aside for an answer's opener. Asked between the pieces of a long call.
     pub fn call_is_moot(&self) -> bool {
         match &self.call {
-            Call::Turn(id) => *id < self.floor,
-            Call::Ahead { .. } => !self.waiting.is_empty(),
+            Call::Turn(id) => *id < self.floor || self.set_aside,
+            Call::Ahead { .. } => !self.waiting.is_empty() || self.set_aside,
             Call::AheadOfAnswer { .. } | Call::Other => false,
         }
     }
@@ -241,6 +266,7 @@ impl Schedule {
         voiced: Option<Result<Vec<f32>, String>>,
     ) -> Option<PlayerInput> {
         let call = std::mem::replace(&mut self.call, Call::Other);
+        let set_aside = std::mem::take(&mut self.set_aside);
         match (voiced, job.part_of) {
             (Some(Ok(samples)), PartOf::Turn { question_id }) => {
                 self.prepared.said(&job.speaker, &job.text, &samples);
@@ -274,12 +300,22 @@ impl Schedule {
                 None
             }
             (Some(Err(_)) | None, PartOf::Ahead) => {
-                if matches!(call, Call::Ahead { .. }) && !self.waiting.is_empty() {
+                if matches!(call, Call::Ahead { .. }) && (set_aside || !self.waiting.is_empty()) {
                     self.prepared.put_back(job.speaker, job.text);
                 }
                 None
             }
-            (None, PartOf::Turn { .. } | PartOf::Clip { .. }) => None,
+            (None, PartOf::Turn { question_id }) => {
+                if set_aside && question_id >= self.floor {
+                    // Still wanted (the human's words did not make it stale): first again.
+                    self.waiting.push_front(Job {
+                        part_of: PartOf::Turn { question_id },
+                        ..job
+                    });
+                }
+                None
+            }
+            (None, PartOf::Clip { .. }) => None,
         }
     }
 }
@@ -394,6 +430,59 @@ mod tests {
         assert!(s.hand_over(turn("tutor", 6, "The slope is two.")));
         assert_eq!(s.finished(job, None), None);
         assert_eq!(voiced(s.next_call()).text, "I think the slope is the rise.");
+    }
+
+    #[test]
+    fn a_call_gives_way_to_an_answer_s_opener_not_kept_yet_and_comes_again_after_it() {
+        let mut s = schedule();
+        // Both phrases kept while idle but "Sure." for the tutor, which is being voiced.
+        let sure = voiced(s.next_call());
+        assert_eq!(sure.text, "Sure.");
+        // The same phrase as an answer's opener: the call goes on, and is kept.
+        assert!(!s.hand_over(opener("Sure.")));
+        assert_eq!(s.finished(sure, Some(Ok(vec![0.3]))), None);
+        assert_eq!(
+            voiced(s.next_call()).text,
+            "Let me think about that.",
+            "the opener kept is not voiced again; the next phrase is voiced while idle"
+        );
+        // A student's sentence under way when the answer's opener comes: it gives way.
+        let mut s = schedule();
+        s.hand_over(turn(
+            "student2",
+            3,
+            "A long sentence begun before the human spoke.",
+        ));
+        let sentence = voiced(s.next_call());
+        assert!(s.hand_over(opener("Let me think about that.")));
+        assert!(s.call_is_moot());
+        assert_eq!(s.finished(sentence, None), None);
+        assert_eq!(voiced(s.next_call()).text, "Let me think about that.");
+        // Not stale (no interrupt came): voiced again, before the jobs after it.
+        s.hand_over(turn("student1", 4, "Next."));
+        assert_eq!(
+            voiced(s.next_call()).text,
+            "A long sentence begun before the human spoke."
+        );
+        // An opener kept already stops nothing.
+        let mut s = schedule();
+        let sure = voiced(s.next_call());
+        s.finished(sure, Some(Ok(vec![0.3])));
+        s.hand_over(turn("student2", 3, "A sentence."));
+        let sentence = voiced(s.next_call());
+        assert!(!s.hand_over(opener("Sure.")));
+        assert!(!s.call_is_moot());
+        // Set aside, then made stale by the human's words: not voiced again.
+        assert!(s.hand_over(opener("Let me think about that.")));
+        s.interrupt(5);
+        assert_eq!(s.finished(sentence, None), None);
+        let opener = voiced(s.next_call());
+        assert_eq!(opener.text, "Let me think about that.");
+        s.finished(opener, Some(Ok(vec![0.4])));
+        assert!(
+            s.next_call().is_none(),
+            "every phrase kept, the sentence stale"
+        );
     }
 
     #[test]
