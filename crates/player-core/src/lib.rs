@@ -177,6 +177,9 @@ pub enum PlayerOutput {
         speaker: String,
         text: String,
     },
+    /// The hold ended without words (a backchannel, a noise): no answer is coming, and
+    /// its openers not voiced yet are no longer ahead of the turn that goes on.
+    AnswerNotComing,
     /// Ask the backend for the audio of sentence `index` of a clip.
     SynthesizeClip {
         clip_id: String,
@@ -408,7 +411,12 @@ impl Player {
                     }
                 }
             }
-            PlayerInput::Resume => self.held_since = None,
+            PlayerInput::Resume => {
+                self.held_since = None;
+                // Found in a study session: a cough's hold put the tutor's four openers
+                // ahead of the rest of its sentence, 5 s of silence once it went on.
+                events.push(PlayerOutput::AnswerNotComing);
+            }
             // The answer's opener is the first thing it says, and the turns queued now
             // will mostly go stale with the human's words: the answerer's first choices
             // are voiced first (the voice keeps those it has, and skips them).

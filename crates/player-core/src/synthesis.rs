@@ -180,6 +180,12 @@ impl Schedule {
         stop
     }
 
+    /// The hold ended without words: an answer's openers not begun yet are no longer
+    /// first (they are voiced while idle, as every phrase is).
+    pub fn answer_not_coming(&mut self) {
+        self.answer_openers.clear();
+    }
+
     /// An interrupt with `question_id` came: older turns are no longer voiced. Returns
     /// whether the call under way voices one of them, to be stopped.
     pub fn interrupt(&mut self, question_id: u64) -> bool {
@@ -483,6 +489,31 @@ mod tests {
             s.next_call().is_none(),
             "every phrase kept, the sentence stale"
         );
+    }
+
+    #[test]
+    fn openers_for_an_answer_that_is_not_coming_give_the_turn_back_its_place() {
+        let mut s = schedule();
+        s.hand_over(turn("tutor", 2, "The slope of the tangent line"));
+        s.hand_over(turn("tutor", 2, "is the derivative."));
+        let first = voiced(s.next_call());
+        // A hold: the tutor's openers come, and the sentence under way gives way.
+        assert!(s.hand_over(opener("Let me think about that.")));
+        s.hand_over(opener("Sure."));
+        s.finished(first, None);
+        let begun = voiced(s.next_call());
+        assert_eq!(begun.text, "Let me think about that.");
+        // No words came: the opener begun finishes, the other waits for an idle moment.
+        s.answer_not_coming();
+        s.finished(begun, Some(Ok(vec![0.1])));
+        assert_eq!(voiced(s.next_call()).text, "The slope of the tangent line");
+        s.finished(
+            Job {
+                ..turn("tutor", 2, "x")
+            },
+            Some(Ok(vec![0.1])),
+        );
+        assert_eq!(voiced(s.next_call()).text, "is the derivative.");
     }
 
     #[test]

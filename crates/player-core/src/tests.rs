@@ -243,8 +243,11 @@ fn an_interrupt_after_a_pause_fades_nothing_twice() {
     assert!(after.iter().all(|s| *s == 0.0));
     assert!(done(&events)[0].interrupted);
     assert_eq!(done(&events)[0].text_played, "one two");
-    // Held while nothing sounds: nothing to say.
-    assert!(p.handle(PlayerInput::Resume).is_empty());
+    // Held while nothing sounds: nothing to say but that no answer is coming.
+    assert_eq!(
+        p.handle(PlayerInput::Resume),
+        [PlayerOutput::AnswerNotComing]
+    );
     assert!(p.handle(PlayerInput::Pause).is_empty());
 }
 

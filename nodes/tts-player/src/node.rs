@@ -312,6 +312,7 @@ fn apply(
             text,
             part_of: PartOf::Ahead,
         }),
+        PlayerOutput::AnswerNotComing => voicing.answer_not_coming(),
         PlayerOutput::SynthesizeClip {
             clip_id,
             speaker,

@@ -72,6 +72,11 @@ impl Voicing {
         self.shared.work.notify_one();
     }
 
+    /// The hold ended without words: the answer's openers not begun are no longer first.
+    pub fn answer_not_coming(&self) {
+        self.shared.lock().schedule.answer_not_coming();
+    }
+
     /// An interrupt came: turns older than `question_id` are no longer voiced, and the
     /// call voicing one is stopped.
     pub fn interrupt(&self, question_id: u64) {
