@@ -29,7 +29,7 @@ impl SentenceGuard {
         if ASSISTANT_LINES.iter().any(|l| text.contains(l))
             || (words.len() <= DIRECTOR_REPLY_WORDS
                 && DIRECTOR_REPLIES.iter().any(|l| text.contains(l)))
-            || (words.len() <= VERDICT_WORDS && VERDICTS_ON_WORDS.iter().any(|l| text.contains(l)))
+            || is_bare_verdict(&words)
         {
             return Some(Refusal::Pleasantry);
         }

@@ -142,21 +142,63 @@ pub const ASSISTANT_LINES: &[&str] = &[
 pub const DIRECTOR_REPLIES: &[&str] = &["i'm ready", "i am ready", "glad i could help"];
 
 /// A verdict on someone's words and nothing more ("Ms. Rivera's statement is correct!",
-/// "I just said that Rivera's statement was correct!"): refused in a short sentence
-/// only ([`VERDICT_WORDS`]); one that goes on to say why says something.
-pub const VERDICTS_ON_WORDS: &[&str] = &[
-    "statement is correct",
-    "statement was correct",
-    "statement is right",
-    "statement was right",
-    "statement is true",
-    "answer is correct",
-    "answer was correct",
-    "point is correct",
-    "point was correct",
+/// "I just said that Rivera's statement was correct!", "Ms. Rivera's response was
+/// correct!"): what was said, a verb, then the verdict, perhaps with an adverb between;
+/// refused in a short sentence only ([`VERDICT_WORDS`]); one that goes on to say why
+/// says something.
+pub const VERDICT_SUBJECTS: &[&str] = &[
+    "statement",
+    "answer",
+    "point",
+    "response",
+    "reply",
+    "explanation",
+    "reasoning",
+    "claim",
+    "definition",
+    "example",
+    "idea",
+    "solution",
+    "calculation",
+];
+pub const VERDICT_VERBS: &[&str] = &["is", "was", "seems", "sounds"];
+pub const VERDICT_ADVERBS: &[&str] = &[
+    "absolutely",
+    "completely",
+    "totally",
+    "perfectly",
+    "entirely",
+    "quite",
+    "very",
+    "not",
+    "100%",
+];
+pub const VERDICTS: &[&str] = &[
+    "correct",
+    "right",
+    "true",
+    "accurate",
+    "valid",
+    "wrong",
+    "incorrect",
+    "spot-on",
 ];
 
-/// The longest sentence, in words, that [`VERDICTS_ON_WORDS`] can make a bare verdict.
+/// Whether `words` (lower case) are a bare verdict on someone's words (see
+/// [`VERDICT_SUBJECTS`]).
+pub fn is_bare_verdict(words: &[String]) -> bool {
+    let is =
+        |list: &[&str], word: Option<&String>| word.is_some_and(|w| list.contains(&w.as_str()));
+    words.len() <= VERDICT_WORDS
+        && (0..words.len()).any(|i| {
+            is(VERDICT_SUBJECTS, words.get(i))
+                && is(VERDICT_VERBS, words.get(i + 1))
+                && (is(VERDICTS, words.get(i + 2))
+                    || (is(VERDICT_ADVERBS, words.get(i + 2)) && is(VERDICTS, words.get(i + 3))))
+        })
+}
+
+/// The longest sentence, in words, that can be a bare verdict ([`is_bare_verdict`]).
 pub const VERDICT_WORDS: usize = 9;
 
 /// The longest sentence, in words, that [`DIRECTOR_REPLIES`] can make a bare reply.

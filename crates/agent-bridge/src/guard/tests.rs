@@ -38,6 +38,8 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
         "No worries!",
         "Ms. Rivera's statement is correct!",
         "I just said that Rivera's statement was correct!",
+        "Ms. Rivera's response was correct!",
+        "Ben's explanation is absolutely right.",
         "I'm glad you found the information helpful.",
         // Heard in a debate: an assistant declining, a bare agreement.
         "I'm unable to engage in discussions regarding political matters due to its sensitive nature.",
@@ -47,7 +49,9 @@ fn apologies_and_bare_agreement_heard_in_a_session_are_refused() {
     ] {
         assert_eq!(g.check(line), Some(Refusal::Pleasantry), "{line}");
     }
-    // A verdict that goes on to say why says something.
+    // A verdict that goes on to say why says something; so does a statement whose
+    // subject is no one's words.
+    assert_eq!(g.check("The slope is correct at every point."), None);
     assert_eq!(
         g.check("Her statement is correct because the slope of x squared at three is six."),
         None
