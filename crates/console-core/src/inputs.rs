@@ -2,6 +2,7 @@
 //! audio, decisions, auction events.
 
 use serde_json::Value;
+use voice_protocol::messages::RehearsalPhase;
 
 use crate::to_pages::{line_msg, msg};
 use crate::*;
@@ -160,15 +161,19 @@ impl Console {
                     "a board that is not a JSON object ignored".to_owned(),
                 )),
             },
-            "phase" => {
-                let phase = text.unwrap_or_default().trim().to_owned();
-                if !phase.is_empty() {
+            "phase" => match RehearsalPhase::from_name(text.unwrap_or_default()) {
+                Some(phase) => {
+                    let phase = phase.name().to_owned();
                     self.policy.phase = Some(phase.clone());
                     let line = self.push_line("phase", String::new(), None, phase, now);
                     out.push(PageOutput::Broadcast(line));
                     out.push(PageOutput::Broadcast(self.policy_msg()));
                 }
-            }
+                None => out.push(PageOutput::Warning(format!(
+                    "an unknown phase ignored: {}",
+                    voice_protocol::shorten(text.unwrap_or_default())
+                ))),
+            },
             _ if id == "text" || id.starts_with("text_") => {
                 if let Some(q) = meta.question_id
                     && text.is_some_and(|t| !t.trim().is_empty())

@@ -26,6 +26,7 @@
 
 use std::collections::VecDeque;
 use std::time::Duration;
+use voice_protocol::messages::RehearsalPhase;
 
 mod script_file;
 
@@ -116,8 +117,8 @@ pub enum PresenterInput {
         speaker: String,
         text: String,
     },
-    /// The moderator entered a phase (`presenting`, `qa`, `ended`, ...).
-    Phase(String),
+    /// The moderator entered a phase.
+    Phase(RehearsalPhase),
     /// Time passed: whatever is due now.
     Tick,
 }
@@ -241,14 +242,14 @@ impl Presenter {
     }
 
     /// The moderator entered `phase`.
-    fn on_phase(&mut self, phase: &str, now: Duration) {
-        match phase.trim() {
-            "presenting" => self.qa_open = false,
-            "ended" => {
+    fn on_phase(&mut self, phase: RehearsalPhase, now: Duration) {
+        match phase {
+            RehearsalPhase::Presenting => self.qa_open = false,
+            RehearsalPhase::Ended => {
                 self.ended = true;
                 self.qa_open = false;
             }
-            _ => {
+            RehearsalPhase::QaTrigger | RehearsalPhase::Exchange | RehearsalPhase::Resolving => {
                 if !self.qa_open {
                     self.qa_since = now;
                 }
@@ -285,7 +286,7 @@ impl Presenter {
                 speaker,
                 text,
             } => self.on_line(report, &speaker, &text, now),
-            PresenterInput::Phase(phase) => self.on_phase(&phase, now),
+            PresenterInput::Phase(phase) => self.on_phase(phase, now),
             PresenterInput::Tick => {}
         }
         self.poll(now)
@@ -556,7 +557,7 @@ steps:
                     PresenterOutput::Said { text, answer } => {
                         line += 1;
                         let part = if answer {
-                            p.on_phase("presenting", t(now));
+                            p.on_phase(RehearsalPhase::Presenting, t(now));
                             Part::Answering {
                                 exchange: 1,
                                 asker: "skeptic".into(),
@@ -573,7 +574,7 @@ steps:
                             d.slide_shown(slide, now);
                             if !asked {
                                 asked = true;
-                                p.on_phase("qa_trigger", t(now));
+                                p.on_phase(RehearsalPhase::QaTrigger, t(now));
                                 p.on_line(LineReport::Finished, "skeptic", QUESTION, t(now + 100));
                             }
                         }
@@ -639,7 +640,7 @@ steps:
         }));
         assert!(said.contains(&&PresenterOutput::Control("slide 1".into())));
         // The moderator opened Q&A (during the settle time): the script waits.
-        p.on_phase("qa_trigger", t(1_000));
+        p.on_phase(RehearsalPhase::QaTrigger, t(1_000));
         assert!(
             run(&mut p, 1_000, 10_000)
                 .iter()
@@ -664,7 +665,7 @@ steps:
             .collect();
         assert_eq!(answers[0], "Second answer.");
         assert!(answers[1].contains("move on"), "fallback: {answers:?}");
-        p.on_phase("presenting", t(20_000));
+        p.on_phase(RehearsalPhase::Presenting, t(20_000));
         let out = run(&mut p, 20_000, 30_000);
         let tail: Vec<&PresenterOutput> = out.iter().map(|(_, a)| a).collect();
         assert!(tail.contains(&&PresenterOutput::Control("end".into())));
@@ -720,7 +721,7 @@ steps:
     fn qa_that_stays_silent_times_out() {
         let mut p = Presenter::new(parse_presenter_script(SCRIPT).unwrap(), false);
         run(&mut p, 0, 1_000);
-        p.on_phase("exchange", t(1_000));
+        p.on_phase(RehearsalPhase::Exchange, t(1_000));
         let out = run(&mut p, 1_000, 70_000);
         assert!(out.iter().any(|(_, a)| *a
             == PresenterOutput::Said {

@@ -159,10 +159,7 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
             Output::Floor(FloorChange::Release) => {
                 keep_first_error(node_kit::send(node, Resume));
             }
-            Output::Phase(phase) => {
-                let name = Plain(phase.name().to_owned());
-                keep_first_error(node_kit::send_on(node, ids::PHASE, name));
-            }
+            Output::Phase(phase) => keep_first_error(node_kit::send(node, phase)),
             Output::Board(board) => {
                 keep_first_error(node_kit::send_on(node, ids::BOARD, Plain(board.to_json())));
             }

@@ -8,16 +8,17 @@
 //! heard). Outputs: `transcript` (final text, `speaker`, `session_status: ended`),
 //! `speech_started`, `control` (`slide N`, `open_qa`, `end`, ...).
 
+mod codec;
 mod settings;
 
 use std::time::Instant;
 
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
-use human_script::presenter::{LineReport, Presenter, PresenterInput, PresenterOutput};
+use human_script::presenter::{Presenter, PresenterInput, PresenterOutput};
 use node_kit::{Next, next_event};
 use voice_protocol::ids;
-use voice_protocol::messages::{Chunk, Plain, SpeechStarted, Transcript};
+use voice_protocol::messages::{Plain, SpeechStarted, Transcript};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -54,36 +55,9 @@ fn main() -> eyre::Result<()> {
             Next::Timeout => PresenterInput::Tick,
             Next::Event(event) => match *event {
                 DoraEvent::Input { id, metadata, data } => {
-                    // A phase, an utterance or a report: the text and who said it are read.
-                    let line = node_kit::decode::<Chunk>(&metadata.parameters, &data)
-                        .unwrap_or_else(|e| Chunk {
-                            text: Err(e.to_string()),
-                            ..Chunk::default()
-                        });
-                    let text = match line.text {
-                        Ok(text) => text,
-                        Err(e) => {
-                            tracing::warn!(input = %id, error = %e, "unreadable input ignored");
-                            continue;
-                        }
-                    };
-                    let speaker = line.speaker.unwrap_or_default();
-                    match id.as_str() {
-                        ids::PHASE => PresenterInput::Phase(text),
-                        ids::UTTERANCE => PresenterInput::Line {
-                            report: LineReport::Finished,
-                            speaker,
-                            text,
-                        },
-                        ids::PLAYED => PresenterInput::Line {
-                            report: LineReport::Heard,
-                            speaker,
-                            text,
-                        },
-                        other => {
-                            tracing::warn!(input = other, "unknown input ignored");
-                            PresenterInput::Tick
-                        }
+                    match codec::to_input(id.as_str(), &metadata.parameters, &data) {
+                        Some(input) => input,
+                        None => continue,
                     }
                 }
                 DoraEvent::Stop(_) => break,

@@ -71,7 +71,7 @@ fn presents_changes_slides_and_answers_questions_it_hears() {
     assert_eq!(run.texts_of("control"), ["slide 1", "end"]);
     assert_eq!(run.texts_of("speech_started").len(), 3);
     assert!(
-        run.stderr.contains("unreadable input ignored"),
+        run.stderr.contains("unreadable phase ignored"),
         "{}",
         run.stderr
     );

@@ -20,8 +20,6 @@
 //! [`Action::CallAgent`] until its [`Event::AgentTurnFinished`] (or
 //! [`Action::CancelAgent`] after `agent_timeout_ms`).
 
-use serde::{Deserialize, Serialize};
-
 use super::Rehearsal;
 use super::decisions::{Action, Event, Instruction, Notice};
 use super::exchange::Step;
@@ -31,41 +29,20 @@ use crate::phrases::PhraseKind;
 use crate::record::{Outcome, Trigger};
 use crate::select::next_role;
 
-/// Where the session is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    Presenting,
-    QaTrigger,
-    Exchange,
-    Resolving,
-    Ended,
-}
+/// Where the session is: the protocol's phase, sent on `phase` as it is.
+pub use voice_protocol::messages::RehearsalPhase as Phase;
 
-impl Phase {
-    /// The phase as sent on `phase` and written in logs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Presenting => "presenting",
-            Phase::QaTrigger => "qa_trigger",
-            Phase::Exchange => "exchange",
-            Phase::Resolving => "resolving",
-            Phase::Ended => "ended",
-        }
-    }
-
-    /// The transitions the moderator makes: the four-phase cycle, and ending from anywhere.
-    pub fn can_become(self, to: Phase) -> bool {
-        use Phase::*;
-        matches!(
-            (self, to),
-            (Presenting, QaTrigger)
-                | (QaTrigger, Exchange)
-                | (Exchange, Resolving)
-                | (Resolving, Presenting)
-                | (Presenting | QaTrigger | Exchange | Resolving, Ended)
-        )
-    }
+/// The transitions the moderator makes: the four-phase cycle, and ending from anywhere.
+pub fn can_become(from: Phase, to: Phase) -> bool {
+    use Phase::*;
+    matches!(
+        (from, to),
+        (Presenting, QaTrigger)
+            | (QaTrigger, Exchange)
+            | (Exchange, Resolving)
+            | (Resolving, Presenting)
+            | (Presenting | QaTrigger | Exchange | Resolving, Ended)
+    )
 }
 
 impl Rehearsal {
@@ -164,7 +141,7 @@ impl Rehearsal {
     }
 
     pub(super) fn transition(&mut self, to: Phase, now: u64, out: &mut Vec<Action>) {
-        debug_assert!(self.phase.can_become(to), "{:?} → {to:?}", self.phase);
+        debug_assert!(can_become(self.phase, to), "{:?} → {to:?}", self.phase);
         out.push(Action::PhaseChanged {
             from: self.phase,
             to,

@@ -7,6 +7,7 @@ use crate::{StreamStatus, keys};
 
 mod control;
 mod model;
+mod phase;
 mod playback;
 mod requests;
 mod status;
@@ -14,6 +15,7 @@ mod text;
 
 pub use control::{Interrupt, Prepare, PrepareFor, SpeechStarted, Turn};
 pub use model::{CallKind, ModelCall, ModelReply};
+pub use phase::RehearsalPhase;
 pub use playback::{Audio, Held, Pause, PlaybackStarted, Played, Resume};
 pub use requests::{ClipJson, DEFAULT_MAX_WORDS, MAX_PROMPT_BYTES, Plain, Reply, SideRequest};
 pub use status::{ParticipantWeight, PolicyStatus, Share, WordCounts};

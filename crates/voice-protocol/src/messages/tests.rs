@@ -87,6 +87,26 @@ fn audio_at_an_impossible_rate_is_refused_and_non_finite_samples_are_silenced() 
 }
 
 #[test]
+fn a_rehearsal_phase_travels_as_its_name_and_an_unknown_one_is_refused() {
+    for phase in RehearsalPhase::ALL {
+        round_trip(phase);
+        assert_eq!(phase.encode().1, phase.name());
+        assert_eq!(
+            serde_json::to_string(&phase).unwrap(),
+            format!("\"{}\"", phase.name())
+        );
+    }
+    assert_eq!(
+        RehearsalPhase::decode(&Fields::new(), " qa_trigger\n".into()),
+        Ok(RehearsalPhase::QaTrigger)
+    );
+    assert!(matches!(
+        RehearsalPhase::decode(&Fields::new(), "qa".into()),
+        Err(DecodeError::Invalid(_))
+    ));
+}
+
+#[test]
 fn a_segment_needs_its_id_and_index() {
     let segment = Segment {
         question_id: 1,

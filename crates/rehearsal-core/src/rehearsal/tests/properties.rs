@@ -123,7 +123,12 @@ impl Watch {
             match a {
                 Action::PhaseChanged { from, to } => {
                     prop_assert_eq!(*from, self.phase);
-                    prop_assert!(from.can_become(*to), "{:?} → {:?}", from, to);
+                    prop_assert!(
+                        super::super::phases::can_become(*from, *to),
+                        "{:?} → {:?}",
+                        from,
+                        to
+                    );
                     if (*from, *to) == (Phase::Resolving, Phase::Presenting) {
                         self.last_return = Some(now);
                     }
