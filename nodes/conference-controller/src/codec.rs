@@ -4,7 +4,9 @@
 use conference_core::{Input, NoticeLevel, Output};
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
-use voice_protocol::messages::{Interrupt, Meta, Pause, Prepare, Resume, Turn, Utterance};
+use voice_protocol::messages::{
+    Control, Interrupt, Message as _, Meta, Pause, Prepare, Resume, Turn, Utterance,
+};
 use voice_protocol::{ControlCommand, StreamStatus, ids, shorten};
 
 /// What a participant of this dataflow lacks (its input here, at the segmenter, at the
@@ -69,13 +71,18 @@ pub fn to_core_input(input: Received<'_>) -> Option<Input> {
         }
     };
     match id {
-        ids::CONTROL => match ControlCommand::parse(&text) {
-            Ok(command) => Some(Input::Control(command)),
-            Err(e) => {
-                tracing::warn!(error = %e, "control input ignored");
-                None
+        ids::CONTROL => {
+            let command = Control::decode(&node_kit::DoraMeta(params), text)
+                .map_err(|e| e.to_string())
+                .and_then(|c| ControlCommand::parse(&c.command).map_err(|e| e.to_string()));
+            match command {
+                Ok(command) => Some(Input::Control(command)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "control input ignored");
+                    None
+                }
             }
-        },
+        }
         ids::HUMAN | ids::HUMAN_TEXT => {
             if !StreamStatus::ends_utterance(chunk.status) {
                 tracing::debug!(text = %shorten(&text), "partial human transcript ignored");

@@ -6,7 +6,7 @@ use dora_node_api::{
     arrow_v59::{array::AsArray, datatypes::Float32Type},
 };
 use node_kit::DoraMeta;
-use voice_protocol::messages::{Audio, Meta as _, Plain, Transcript};
+use voice_protocol::messages::{Audio, Control, Meta as _, Transcript};
 use voice_protocol::{ids, keys};
 
 /// Runs `f` on an input's payload as the core reads it: samples, text, or neither (an
@@ -30,7 +30,7 @@ pub fn send(node: &mut DoraNode, out: DoraOutput) {
     let result = match out {
         DoraOutput::Control(command) => {
             tracing::info!(%command, "control from the page");
-            node_kit::send_on(node, ids::CONTROL, Plain(command))
+            node_kit::send(node, Control::new(command))
         }
         DoraOutput::HumanText { speaker, text } => {
             tracing::info!(%speaker, %text, "typed on the page");

@@ -18,7 +18,7 @@ use eyre::Context;
 use human_script::presenter::{Presenter, PresenterInput, PresenterOutput};
 use node_kit::{Next, next_event};
 use voice_protocol::ids;
-use voice_protocol::messages::{Plain, SpeechStarted, Transcript};
+use voice_protocol::messages::{Control, SpeechStarted, Transcript};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -80,7 +80,7 @@ fn main() -> eyre::Result<()> {
                 }
                 PresenterOutput::Control(command) => {
                     tracing::info!(%command, "presenter control");
-                    node_kit::send_on(&mut node, ids::CONTROL, Plain(command))?;
+                    node_kit::send(&mut node, Control::new(command))?;
                 }
                 PresenterOutput::Finished => tracing::info!("presenter script finished"),
             }

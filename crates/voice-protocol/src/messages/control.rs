@@ -1,4 +1,5 @@
-//! Who speaks when: `prepare`, `speech_started`, `turn`, `interrupt`.
+//! Who speaks when: `prepare`, `speech_started`, `turn`, `interrupt`; and the commands
+//! on a decision node's `control`.
 
 use super::{DecodeError, Fields, Message, Meta, missing, named, non_blank};
 use crate::{InterruptKind, ids, keys};
@@ -195,5 +196,39 @@ impl Message for Interrupt {
                 unknown_kind: Some(crate::shorten(&kind)),
             },
         })
+    }
+}
+
+/// A command on a decision node's `control` input, in the words of its format (`stats`,
+/// `slide 2`, `move_on`, ...): typed on a page, sent by a script, or `{"command": "…"}`.
+/// Read in lower case ([`crate::command_text`]); each format reads its own words from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Control {
+    pub command: String,
+}
+
+impl Control {
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+        }
+    }
+}
+
+impl Message for Control {
+    const OUTPUT: &'static str = ids::CONTROL;
+    type Payload = String;
+
+    fn encode(self) -> (Fields, String) {
+        (Fields::new(), self.command)
+    }
+
+    fn decode(_: &impl Meta, text: String) -> Result<Self, DecodeError> {
+        let command =
+            crate::command_text(&text).map_err(|e| DecodeError::Invalid(e.to_string()))?;
+        if command.is_empty() {
+            return Err(DecodeError::Invalid("an empty control command".to_owned()));
+        }
+        Ok(Self { command })
     }
 }

@@ -13,7 +13,7 @@ mod requests;
 mod status;
 mod text;
 
-pub use control::{Interrupt, Prepare, PrepareFor, SpeechStarted, Turn};
+pub use control::{Control, Interrupt, Prepare, PrepareFor, SpeechStarted, Turn};
 pub use model::{CallKind, ModelCall, ModelReply};
 pub use phase::RehearsalPhase;
 pub use playback::{Audio, Held, Pause, PlaybackStarted, Played, Resume};

@@ -107,6 +107,17 @@ fn a_rehearsal_phase_travels_as_its_name_and_an_unknown_one_is_refused() {
 }
 
 #[test]
+fn a_control_command_is_read_in_lower_case_from_text_or_json_and_never_empty() {
+    round_trip(Control::new("slide 2"));
+    let read = |text: &str| Control::decode(&Fields::new(), text.into());
+    assert_eq!(read(" Move_On \n"), Ok(Control::new("move_on")));
+    assert_eq!(read(r#"{"command": " STATS"}"#), Ok(Control::new("stats")));
+    for bad in ["", "  ", r#"{"cmd": "stats"}"#, "{not json"] {
+        assert!(matches!(read(bad), Err(DecodeError::Invalid(_))), "{bad:?}");
+    }
+}
+
+#[test]
 fn a_segment_needs_its_id_and_index() {
     let segment = Segment {
         question_id: 1,
