@@ -137,6 +137,8 @@ pub struct Schedule {
     /// The call under way was stopped for an answer's opener: a turn's sentence is
     /// voiced again after it, a phrase voiced while idle is put back.
     set_aside: bool,
+    /// The hold ended without words while an answer's opener was being voiced.
+    answer_withdrawn: bool,
 }
 
 impl Schedule {
@@ -150,6 +152,7 @@ impl Schedule {
             newest_turn: 0,
             answer_after: 0,
             set_aside: false,
+            answer_withdrawn: false,
         }
     }
 
@@ -167,6 +170,7 @@ impl Schedule {
         }
         if job.part_of == PartOf::Ahead {
             self.answer_after = self.newest_turn;
+            self.answer_withdrawn = false;
             let stop = self.prepared.wants(&job.speaker, &job.text)
                 && self.call.gives_way_to_opener(&job.speaker, &job.text);
             self.set_aside |= stop;
@@ -181,9 +185,15 @@ impl Schedule {
     }
 
     /// The hold ended without words: an answer's openers not begun yet are no longer
-    /// first (they are voiced while idle, as every phrase is).
-    pub fn answer_not_coming(&mut self) {
+    /// first (they are voiced while idle, as every phrase is). Returns whether the call
+    /// under way voices one of them, to be stopped: the sentence it set aside, of the
+    /// turn that goes on, is wanted now (heard in a study session: a backchannel's hold
+    /// set the tutor's next sentence aside for an opener, and the turn went on into
+    /// 6.9 s of silence).
+    pub fn answer_not_coming(&mut self) -> bool {
         self.answer_openers.clear();
+        self.answer_withdrawn = matches!(self.call, Call::AheadOfAnswer { .. });
+        self.answer_withdrawn
     }
 
     /// An interrupt with `question_id` came: older turns are no longer voiced. Returns
@@ -210,7 +220,9 @@ impl Schedule {
         match &self.call {
             Call::Turn(id) => *id < self.floor || self.set_aside,
             Call::Ahead { .. } => !self.waiting.is_empty() || self.set_aside,
-            Call::AheadOfAnswer { .. } | Call::Other => false,
+            // Once no answer is coming, its opener gives way to the turn that goes on.
+            Call::AheadOfAnswer { .. } => self.answer_withdrawn,
+            Call::Other => false,
         }
     }
 
@@ -273,6 +285,7 @@ impl Schedule {
     ) -> Option<PlayerInput> {
         let call = std::mem::replace(&mut self.call, Call::Other);
         let set_aside = std::mem::take(&mut self.set_aside);
+        self.answer_withdrawn = false;
         match (voiced, job.part_of) {
             (Some(Ok(samples)), PartOf::Turn { question_id }) => {
                 self.prepared.said(&job.speaker, &job.text, &samples);
@@ -503,9 +516,11 @@ mod tests {
         s.finished(first, None);
         let begun = voiced(s.next_call());
         assert_eq!(begun.text, "Let me think about that.");
-        // No words came: the opener begun finishes, the other waits for an idle moment.
-        s.answer_not_coming();
-        s.finished(begun, Some(Ok(vec![0.1])));
+        // No words came: the opener begun is stopped, the other waits for an idle moment,
+        // and the sentence set aside is voiced at once.
+        assert!(s.answer_not_coming());
+        assert!(s.call_is_moot());
+        s.finished(begun, None);
         assert_eq!(voiced(s.next_call()).text, "The slope of the tangent line");
         s.finished(
             Job {

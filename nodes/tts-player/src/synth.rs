@@ -74,18 +74,23 @@ impl Voicing {
 
     /// The hold ended without words: the answer's openers not begun are no longer first.
     pub fn answer_not_coming(&self) {
-        self.shared.lock().schedule.answer_not_coming();
+        let mut state = self.shared.lock();
+        if state.schedule.answer_not_coming() {
+            self.stop();
+        }
     }
 
     /// An interrupt came: turns older than `question_id` are no longer voiced, and the
     /// call voicing one is stopped.
     pub fn interrupt(&self, question_id: u64) {
-        if self.shared.lock().schedule.interrupt(question_id) {
+        let mut state = self.shared.lock();
+        if state.schedule.interrupt(question_id) {
             self.stop();
         }
     }
 
-    /// Called with the lock held.
+    /// Called with the lock held: the worker cannot begin another call meanwhile, so the
+    /// cancel stops the call the schedule named.
     fn stop(&self) {
         if let Some(cancel) = &self.cancel {
             cancel();
