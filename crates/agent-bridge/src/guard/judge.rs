@@ -250,19 +250,25 @@ impl SentenceGuard {
     }
 
     /// "I'm Dr. Okafor", "my name is Ben", "this is Mia here" with another's name.
-    /// A sentence that opens by calling the speaker by its own name ("Mia, you're
-    /// welcome!" said by Mia): the model wrote another's reply to it.
+    /// A sentence that calls the speaker by its own name, at its opening ("Mia, you're
+    /// welcome!" said by Mia) or as the whole of a clause after a word of reply ("Yes,
+    /// Ms. Rivera!" said by Ms. Rivera): the model wrote another's reply to it.
     pub(super) fn calls_itself(&self, sentence: &str) -> bool {
-        let Some((called, _)) = sentence.trim_start().split_once(',') else {
+        let is_own_name = |clause: &str| {
+            let called = words(clause);
+            !called.is_empty()
+                && called.len() <= 3
+                && called.iter().any(|w| self.names.own.contains(w))
+                && called
+                    .iter()
+                    .all(|w| self.names.own.contains(w) || TITLES.contains(&w.as_str()))
+        };
+        let mut clauses = sentence.trim_start().split([',', '!', '?', ';', ':']);
+        let Some(opening) = clauses.next() else {
             return false;
         };
-        let called = words(called);
-        !called.is_empty()
-            && called.len() <= 3
-            && called.iter().any(|w| self.names.own.contains(w))
-            && called
-                .iter()
-                .all(|w| self.names.own.contains(w) || TITLES.contains(&w.as_str()))
+        (sentence.contains(',') && is_own_name(opening))
+            || (is_reply_word(opening) && clauses.next().is_some_and(is_own_name))
     }
 
     /// "As counsel for the prosecution, I believe …" said by the defense: a sentence that
@@ -512,4 +518,14 @@ fn names_a_speaker(text: &str) -> bool {
         let verb = verb.trim_end_matches('.').to_lowercase();
         REPORTING.contains(&verb.as_str()) || SAYING.contains(&verb.as_str())
     })
+}
+
+/// "Yes", "Thank you", "Hello": a word of reply that a vocative may follow.
+fn is_reply_word(clause: &str) -> bool {
+    const REPLY_WORDS: &[&str] = &[
+        "yes", "no", "thanks", "thank", "you", "sure", "okay", "ok", "right", "well", "hi",
+        "hello", "indeed", "exactly",
+    ];
+    let words = words(clause);
+    !words.is_empty() && words.len() <= 2 && words.iter().all(|w| REPLY_WORDS.contains(&w.as_str()))
 }

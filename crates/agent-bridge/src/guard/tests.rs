@@ -629,6 +629,11 @@ fn a_speaker_calling_itself_by_name_is_refused() {
     // The guard of these tests speaks as Ben (student1).
     let g = guard(&["Mia: What is a limit?"]);
     assert_eq!(g.check("Ben, you're welcome!"), Some(Refusal::Identity));
+    // Heard in a study session (the tutor, seed 7): the vocative after a word of reply.
+    assert_eq!(g.check("Yes, Ben!"), Some(Refusal::Identity));
+    assert_eq!(g.check("Thanks, Ben."), Some(Refusal::Identity));
+    assert_ne!(g.check("Yes, Mia!"), Some(Refusal::Identity));
+    assert_eq!(g.check("Ben here!"), None);
     assert_eq!(g.check("Mia, a limit is where the values head."), None);
     // Further into a sentence, its own name is a narrator's subject.
     assert_eq!(g.check("Well, Ben thinks so."), Some(Refusal::Reported));
