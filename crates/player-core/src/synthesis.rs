@@ -521,13 +521,12 @@ mod tests {
         assert!(s.answer_not_coming());
         assert!(s.call_is_moot());
         s.finished(begun, None);
-        assert_eq!(voiced(s.next_call()).text, "The slope of the tangent line");
-        s.finished(
-            Job {
-                ..turn("tutor", 2, "x")
-            },
-            Some(Ok(vec![0.1])),
-        );
+        let sentence = voiced(s.next_call());
+        assert_eq!(sentence.text, "The slope of the tangent line");
+        assert!(matches!(
+            s.finished(sentence, Some(Ok(vec![0.1]))),
+            Some(PlayerInput::Audio { question_id: 2, .. })
+        ));
         assert_eq!(voiced(s.next_call()).text, "is the derivative.");
     }
 
@@ -582,6 +581,9 @@ mod tests {
         Turn(u8, u64),
         Opener(u8),
         Interrupt(u64),
+        NoAnswer,
+        /// Finish the call under way (stopped if the schedule says it is moot), or
+        /// begin the next.
         Next,
     }
 
@@ -590,21 +592,26 @@ mod tests {
             (0u8..3, 0u64..8).prop_map(|(s, q)| Step::Turn(s, q)),
             (0u8..2).prop_map(Step::Opener),
             (0u64..8).prop_map(Step::Interrupt),
+            Just(Step::NoAnswer),
+            Just(Step::Next),
             Just(Step::Next),
         ]
     }
 
     proptest! {
-        /// Whatever comes in whatever order: an answer's opener still wanted is never
-        /// voiced after a job waiting, no turn older than the newest interrupt is voiced,
-        /// and nothing handed over is voiced twice.
+        /// Whatever comes in whatever order, with calls under way while jobs, openers,
+        /// interrupts and holds without words come: an answer's opener still wanted is
+        /// never voiced after a job waiting, no turn older than the newest interrupt is
+        /// voiced, no turn's audio is made twice, and a turn set aside and not stale is
+        /// voiced again.
         #[test]
-        fn the_answer_first_and_nothing_stale(steps in prop::collection::vec(step(), 1..60)) {
+        fn the_answer_first_and_nothing_stale(steps in prop::collection::vec(step(), 1..80)) {
             let mut s = schedule();
             let speakers = ["tutor", "student1", "student2"];
             let mut floor = 0;
             let mut serial = 0u32;
-            let mut voiced_turns = std::collections::BTreeSet::new();
+            let mut under_way: Option<Job> = None;
+            let mut made = std::collections::BTreeSet::new();
             for step in steps {
                 match step {
                     Step::Turn(who, q) => {
@@ -613,22 +620,35 @@ mod tests {
                     }
                     Step::Opener(n) => { s.hand_over(opener(PHRASES[usize::from(n)])); }
                     Step::Interrupt(q) => { s.interrupt(q); floor = floor.max(q); }
-                    Step::Next => {
-                        let openers_wanted = s.answer_openers.iter().any(|j| s.prepared.wants(&j.speaker, &j.text))
-                            && s.newest_turn <= s.answer_after;
-                        match s.next_call() {
-                            Some(Next::Voice(job)) => {
-                                if let PartOf::Turn { question_id } = job.part_of {
-                                    prop_assert!(!openers_wanted, "a turn before the answer's opener");
-                                    prop_assert!(question_id >= floor);
-                                    prop_assert!(voiced_turns.insert(job.index), "voiced twice");
-                                }
-                                s.finished(job, Some(Ok(vec![0.1])));
+                    Step::NoAnswer => { s.answer_not_coming(); }
+                    Step::Next => match under_way.take() {
+                        Some(job) => {
+                            let stopped = s.call_is_moot();
+                            let (index, question_id) = (job.index, match job.part_of { PartOf::Turn { question_id } => Some(question_id), _ => None });
+                            let result = s.finished(job, if stopped { None } else { Some(Ok(vec![0.1])) });
+                            if let (Some(_), Some(PlayerInput::Audio { .. })) = (question_id, &result) {
+                                prop_assert!(made.insert(index), "made twice");
                             }
-                            Some(Next::Kept(_)) => prop_assert!(!openers_wanted),
-                            None => prop_assert!(!openers_wanted),
+                            if stopped && question_id.is_some_and(|q| q >= floor) {
+                                prop_assert!(s.waiting.iter().any(|j| j.index == index), "a turn set aside was lost");
+                            }
                         }
-                    }
+                        None => {
+                            let openers_wanted = s.answer_openers.iter().any(|j| s.prepared.wants(&j.speaker, &j.text))
+                                && s.newest_turn <= s.answer_after;
+                            match s.next_call() {
+                                Some(Next::Voice(job)) => {
+                                    if let PartOf::Turn { question_id } = job.part_of {
+                                        prop_assert!(!openers_wanted, "a turn before the answer's opener");
+                                        prop_assert!(question_id >= floor);
+                                        prop_assert!(!made.contains(&job.index), "voiced again once made");
+                                    }
+                                    under_way = Some(job);
+                                }
+                                Some(Next::Kept(_)) | None => prop_assert!(!openers_wanted),
+                            }
+                        }
+                    },
                 }
             }
         }
