@@ -3,7 +3,7 @@
 use dora_node_api::DoraNode;
 use moderator_core::roundtable::{Input, MODERATOR, Output};
 use node_kit::conduct::Received;
-use voice_protocol::messages::{Chunk, Control, Plain, Turn, Utterance};
+use voice_protocol::messages::{Chunk, Plain, Turn, Utterance};
 use voice_protocol::{StreamStatus, ids};
 
 /// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.
@@ -17,13 +17,7 @@ pub fn decode(input: Received<'_>) -> Option<Input> {
                 None
             }
         },
-        ids::CONTROL => match input.decode::<Control>() {
-            Ok(control) => Some(Input::Control(control.command)),
-            Err(e) => {
-                tracing::warn!(input = ids::CONTROL, error = %e, "control input ignored");
-                None
-            }
-        },
+        ids::CONTROL => input.control_command().map(Input::Control),
         reply if reply.starts_with(ids::REPLY) => {
             let meta = input.reply()?;
             Some(Input::Reply {

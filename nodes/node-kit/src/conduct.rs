@@ -10,7 +10,7 @@ use conductor::phrases::LoadReport;
 use conductor::{Call, Conductor};
 use dora_node_api::{DoraArray, Event, EventStream, MetadataParameters};
 use serde::Serialize;
-use voice_protocol::messages::{Chunk, DecodeError, Message, Meta, Reply};
+use voice_protocol::messages::{Chunk, Control, DecodeError, Message, Meta, Reply};
 
 use crate::decisions::RecordedConductor;
 use crate::{DoraMeta, InputSources, Next, Payload, TextError, next_event};
@@ -187,6 +187,18 @@ impl Received<'_> {
             Ok(text) => Some(text),
             Err(e) => {
                 tracing::warn!(input = self.id, error = %e, "unreadable input ignored");
+                None
+            }
+        }
+    }
+
+    /// The payload as a control command (its format reads the words); `None`, with a
+    /// warning, when it is unreadable or empty.
+    pub fn control_command(&self) -> Option<String> {
+        match self.decode::<Control>() {
+            Ok(control) => Some(control.command),
+            Err(e) => {
+                tracing::warn!(input = self.id, error = %e, "control input ignored");
                 None
             }
         }

@@ -7,7 +7,7 @@ use node_kit::conduct::Received;
 use rehearsal_core::rehearsal::{Input, MODERATOR, Output};
 use voice_protocol::ids;
 use voice_protocol::messages::{
-    Chunk, Control, Interrupt, Pause, Plain, Resume, Transcript, Turn, Utterance,
+    Chunk, Interrupt, Pause, Plain, Resume, Transcript, Turn, Utterance,
 };
 
 use crate::files::SessionFiles;
@@ -61,13 +61,7 @@ pub fn decode(input: Received<'_>) -> Option<Input> {
                 text,
             }
         }
-        ids::CONTROL => match input.decode::<Control>() {
-            Ok(control) => Input::Control(control.command),
-            Err(e) => {
-                tracing::warn!(input = ids::CONTROL, error = %e, "control input ignored");
-                return None;
-            }
-        },
+        ids::CONTROL => Input::Control(input.control_command()?),
         reply => {
             let meta = input.reply()?;
             Input::Reply {
