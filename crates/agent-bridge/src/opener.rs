@@ -60,7 +60,7 @@ fn asked(words: &str) -> Asked {
     if tokens.iter().any(|w| matches!(*w, "why" | "how")) {
         return Asked::Reason;
     }
-    let question = conversation_quality::words::asks(&lower)
+    let question = text::words::asks(&lower)
         || tokens
             .first()
             .is_some_and(|first| QUESTION_STARTS.contains(first));
@@ -91,7 +91,7 @@ impl Openers {
     /// not in English (the openers are English words; a Chinese answer starts on its own).
     pub fn choose(&mut self, human_words: &str) -> Option<&'static str> {
         if human_words.trim().is_empty()
-            || human_words.chars().any(voice_protocol::is_cjk)
+            || human_words.chars().any(text::script::is_cjk)
             || !human_words.chars().any(|c| c.is_ascii_alphabetic())
         {
             return None;

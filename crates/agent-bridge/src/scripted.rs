@@ -407,7 +407,7 @@ fn rating_line(prompt: &str) -> String {
         prompt
             .lines()
             .find_map(|l| l.trim().strip_prefix(label))
-            .map(conversation_quality::words::words)
+            .map(text::words::words)
             .unwrap_or_default()
     };
     let question = labelled("Your question was:");

@@ -9,7 +9,7 @@
 //! announces ("I have a question.") and a request to speak ("Can I ask something?")
 //! usually go on.
 
-use voice_protocol::script::is_cjk_letter;
+use text::script::is_cjk_letter;
 
 /// What the words so far say about the human's turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

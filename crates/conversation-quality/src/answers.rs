@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use crate::words::{is_content_word, stem, words};
+use text::words::{is_content_word, stem, words};
 
 /// The stem a figure stands for: a question asking for numbers is taken up by an answer
 /// that gives some ("show me a derivative with actual numbers" → "at 3 the slope is 6"),
@@ -64,7 +64,7 @@ pub fn takes_up_claim(question: &str, source: &str, subject: &str) -> bool {
     let mut stems = content_stems(&asked);
     stems.remove(NUMBER_STEM);
     let general = content_stems(&words(subject));
-    crate::words::sentences(source).iter().any(|sentence| {
+    text::words::sentences(source).iter().any(|sentence| {
         let shared: Vec<String> = content_stems(&words(sentence))
             .into_iter()
             .filter(|s| stems.contains(s))

@@ -30,7 +30,7 @@ pub fn is_echo(line: &[String], context: &[&[String]]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::words::words;
+    use text::words::words;
 
     fn echo(line: &str, context: &[&str]) -> bool {
         let context: Vec<Vec<String>> = context.iter().map(|l| words(l)).collect();

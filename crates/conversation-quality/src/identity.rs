@@ -2,7 +2,7 @@
 //! ("I'm Ms. Rivera" said by a student). Names come from the personas' front matter.
 
 use crate::inputs::Persona;
-use crate::words::{sentences, words};
+use text::words::{sentences, words};
 
 /// Words before a surname that are titles, not names ("Ms. Rivera" is also "Rivera").
 const TITLES: &[&str] = &[

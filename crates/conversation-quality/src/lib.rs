@@ -19,7 +19,6 @@ pub mod pleasantry;
 pub mod recital;
 mod report;
 pub mod topic;
-pub mod words;
 
 use std::collections::{HashMap, HashSet};
 
@@ -98,7 +97,7 @@ impl Scorer {
         let facts: Vec<LineFacts> = lines
             .iter()
             .map(|line| {
-                let words = words::words(&line.text);
+                let words = text::words::words(&line.text);
                 // Cut off before a word was heard: no line a listener heard, like a
                 // turn cut before its first word (counted apart, not scored).
                 let unheard = !line.human && line.interrupted && words.is_empty();
@@ -260,7 +259,7 @@ impl Scorer {
 /// Whether `text` is written in `language` (`zh` or `en`; `None` for a line without
 /// letters or a language this crate cannot tell).
 fn in_language(language: &str, text: &str) -> Option<bool> {
-    let chinese = words::mostly_chinese(text)?;
+    let chinese = text::words::mostly_chinese(text)?;
     match language {
         "zh" => Some(chinese),
         "en" => Some(!chinese),

@@ -1,7 +1,7 @@
 //! Pleasantry loops: participants thanking and agreeing with each other line after line,
 //! saying nothing. One such line is manners; two in a row is a loop starting.
 
-use crate::words::{is_stopword, sentences, words};
+use text::words::{is_stopword, sentences, words};
 
 /// Openings of stock pleasantries (matched on whole words at a sentence's start, any
 /// case): thanks, welcome, praise of the question, gladness, offers of help, agreement.

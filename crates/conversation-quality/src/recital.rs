@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::inputs::Persona;
-use crate::words::{contains_phrase, words};
+use text::words::{contains_phrase, words};
 
 /// How many consecutive words a line must share with a persona's instructions to recite
 /// them: long enough that two people saying the same thing by chance is rare.

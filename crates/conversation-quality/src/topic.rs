@@ -3,9 +3,9 @@
 use std::collections::HashSet;
 
 use crate::inputs::Agenda;
-use voice_protocol::script::is_han_or_kana;
+use text::script::is_han_or_kana;
 
-use crate::words::{contains_phrase, is_stopword, words};
+use text::words::{contains_phrase, is_stopword, words};
 
 fn is_han_word(word: &str) -> bool {
     word.chars().any(is_han_or_kana)

@@ -15,7 +15,7 @@
 mod report;
 pub mod speech;
 
-use conversation_quality::words::words;
+use text::words::words;
 
 pub use report::{AnswerDelivery, DeliveryReport, Pause, SlideDelivery};
 

@@ -3,8 +3,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use conversation_quality::{answers::addresses, words::words};
+use conversation_quality::answers::addresses;
 use serde::{Deserialize, Serialize};
+use text::words::words;
 
 use crate::{Delivery, LONG_PAUSE_MS, Line, Part, speech};
 

@@ -141,7 +141,7 @@ pub(crate) fn choose(
     let Some(last) = last else {
         return (Move::Open, None);
     };
-    let asked = conversation_quality::words::line_asks(&last.text) && last.speaker != input.me.id;
+    let asked = text::words::line_asks(&last.text) && last.speaker != input.me.id;
     let from_other_side = last.speaker != input.me.id;
     // A rotation that differs per participant, so two learners don't mirror each other.
     let turn = input.question_id / 2 + input.me.id.bytes().map(u64::from).sum::<u64>();

@@ -6,7 +6,7 @@
 //! invalid.
 
 use serde::{Deserialize, Serialize};
-use voice_protocol::script::is_cjk_letter;
+use text::script::is_cjk_letter;
 
 use crate::scenario::Phase;
 
@@ -258,7 +258,7 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-'
 }
 
-/// Whether `text` asks something ([`conversation_quality::words::line_asks`]).
+/// Whether `text` asks something ([`text::words::line_asks`]).
 pub fn is_question(text: &str) -> bool {
-    conversation_quality::words::line_asks(text)
+    text::words::line_asks(text)
 }

@@ -9,7 +9,7 @@
 //! so the summary keeps its shape whatever the agents said.
 
 use crate::phrases::{Language, join_names_in};
-use voice_protocol::script::is_cjk_letter;
+use text::script::is_cjk_letter;
 
 pub const MAX_CLAUSE_WORDS: usize = 16;
 pub const MAX_CLAUSE_CHARS: usize = 90;
@@ -194,12 +194,12 @@ fn cjk_clause(text: &str) -> Option<String> {
     (!clause.is_empty()).then_some(clause)
 }
 
-/// The sentences of `text` ([`conversation_quality::words::sentences`] in each of its
+/// The sentences of `text` ([`text::words::sentences`] in each of its
 /// lines), cut again at semicolons; the pieces carry no sentence marks (a `.` inside one,
 /// "3.5", stays).
 fn split_sentences(text: &str) -> Vec<String> {
     text.lines()
-        .flat_map(conversation_quality::words::sentences)
+        .flat_map(text::words::sentences)
         .flat_map(|sentence| sentence.split([';', '；']))
         .map(|piece| {
             clean(piece, true)

@@ -45,7 +45,7 @@ pub struct Claim {
     pub owners: Vec<String>,
 }
 
-/// Sentences of a slide body ([`conversation_quality::words::sentences`]), list items
+/// Sentences of a slide body ([`text::words::sentences`]), list items
 /// joined into their paragraph first.
 fn sentences(body: &str) -> Vec<String> {
     body.split("\n\n")
@@ -55,7 +55,7 @@ fn sentences(body: &str) -> Vec<String> {
                 .map(|l| l.trim().trim_start_matches(['-', '*', '+']).trim())
                 .collect::<Vec<_>>()
                 .join(" ");
-            conversation_quality::words::sentences(&joined)
+            text::words::sentences(&joined)
                 .into_iter()
                 .map(str::to_owned)
                 .collect::<Vec<_>>()

@@ -150,7 +150,7 @@ pub fn prepared_question(candidate: &str) -> Option<String> {
         .split("---")
         .next()
         .unwrap_or_default();
-    let asks = conversation_quality::words::asks;
+    let asks = text::words::asks;
     let mut said = String::new();
     for (n, sentence) in first_line
         .split_inclusive(['.', '?', '!'])

@@ -2,10 +2,12 @@
 //!
 //! Every rule that compares texts (slide relevance, circular answers, pile-on references,
 //! dodged answers) goes through the same deterministic normalisation: lowercase runs of
-//! letters and digits, stop words dropped, a light plural stem. No language model is
+//! letters and digits, stop words dropped, the project's one stem. No language model is
 //! involved, so the same transcript always yields the same decisions.
 
 use std::collections::BTreeSet;
+
+use ::text::words::stem;
 
 /// Function words that carry no topic. Kept short and English: decks and panels are
 /// configured in English; other scripts simply keep all their words.
@@ -172,34 +174,6 @@ pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(|w| w.trim_matches(|c| c == '\'' || c == '’'))
         .filter(|w| !w.is_empty())
         .map(|w| w.to_lowercase().replace('’', "'"))
-}
-
-/// A light plural stem so that "margin" and "margins" meet. Words ending in
-/// `ss`, `is` or `us` ("business", "analysis", "bonus") are left alone;
-/// "businesses", "taxes", "pitches" lose their `es`.
-pub fn stem(word: &str) -> String {
-    let n = word.chars().count();
-    if n > 4
-        && let Some(base) = word.strip_suffix("ies")
-    {
-        return format!("{base}y");
-    }
-    if n > 4
-        && ["sses", "xes", "ches", "shes"]
-            .iter()
-            .any(|e| word.ends_with(e))
-    {
-        return word[..word.len() - 2].to_owned();
-    }
-    if n > 3
-        && word.ends_with('s')
-        && !word.ends_with("ss")
-        && !word.ends_with("is")
-        && !word.ends_with("us")
-    {
-        return word[..word.len() - 1].to_owned();
-    }
-    word.to_owned()
 }
 
 /// Stems of the topic-carrying words of `text`, in order, duplicates kept.

@@ -23,8 +23,8 @@
 //! answer's opener, "Sure.", sent with a line break), and the first clause after it may
 //! still leave early.
 
-use conversation_quality::words::opens_phrase;
-use voice_protocol::is_cjk;
+use text::script::is_cjk;
+use text::words::opens_phrase;
 
 use crate::sanitize::sanitize;
 

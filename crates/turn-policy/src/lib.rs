@@ -11,8 +11,7 @@
 pub mod engine;
 pub mod grammar;
 pub mod sim;
-pub mod words;
 
 pub use engine::{HUMAN, LastSpeaker, PolicyEngine, PolicyStats, Viability};
 pub use grammar::{Participant, Policy, PolicyError, PolicyErrorKind, Weight};
-pub use words::count_words;
+pub use text::count_words;

@@ -11,11 +11,10 @@ pub mod hub;
 pub mod messages;
 pub mod openers;
 pub mod redact;
-pub mod script;
+
 pub mod sounds;
 
 pub use redact::{Redactor, redact};
-pub use script::is_cjk;
 
 /// Input and output ids used across the dataflows.
 pub mod ids {

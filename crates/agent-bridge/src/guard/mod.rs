@@ -10,10 +10,8 @@ mod phrases;
 
 use std::collections::{HashMap, HashSet};
 
-use conversation_quality::{
-    answers,
-    words::{asks, line_asks, sentences, words},
-};
+use conversation_quality::answers;
+use text::words::{asks, line_asks, sentences, words};
 
 use phrases::*;
 pub use phrases::{

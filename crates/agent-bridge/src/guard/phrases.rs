@@ -2,7 +2,7 @@
 //! reported speech, and the titles that end no sentence; and how an answer may set up
 //! the example it was asked for.
 
-use conversation_quality::words::words;
+use text::words::words;
 
 /// Sentences that thank, agree or encourage and say nothing else: fine as an opening,
 /// filler once the conversation runs.

@@ -3,7 +3,7 @@
 
 use super::spoken::*;
 use super::*;
-use conversation_quality::words::{is_abbreviation, opens_phrase};
+use text::words::{is_abbreviation, opens_phrase};
 
 mod saying;
 

@@ -288,5 +288,5 @@ pub(super) fn cap_chars(text: &str, max: usize) -> String {
 }
 
 pub(super) fn has_chinese(text: &str) -> bool {
-    text.chars().any(voice_protocol::script::is_han_or_kana)
+    text.chars().any(text::script::is_han_or_kana)
 }

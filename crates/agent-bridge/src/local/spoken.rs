@@ -15,7 +15,7 @@ pub(super) fn ends_piece(c: char) -> bool {
 pub(super) fn spoken_words(piece: &str) -> usize {
     let han = piece
         .chars()
-        .filter(|&c| voice_protocol::script::is_han_or_kana(c))
+        .filter(|&c| text::script::is_han_or_kana(c))
         .count();
     if han > 0 {
         return han.div_ceil(2);

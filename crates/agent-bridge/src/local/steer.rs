@@ -7,10 +7,8 @@
 
 use crate::PromptLine;
 use crate::guard::{ASSENTS, TITLES, only_offers};
-use conversation_quality::{
-    answers,
-    words::{is_content_word, sentences, words},
-};
+use conversation_quality::answers;
+use text::words::{is_content_word, sentences, words};
 
 /// Words that open the stock sentences the guard refuses as filler ("Sure, here's …",
 /// "Great question!", "Absolutely.", "Oh, hello Mia!", "Sorry to interrupt."): made

@@ -1,5 +1,5 @@
 use super::*;
-use conversation_quality::words::is_abbreviation;
+use text::words::is_abbreviation;
 
 #[test]
 fn prepared_words_are_the_quotes_first_two_sentences() {

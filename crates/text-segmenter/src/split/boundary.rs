@@ -1,8 +1,8 @@
 //! Where a sentence ends in a stream of text, and where one too long for a phrase is
 //! cut: the character classes and the boundary search of [`super::TurnSegmenter`].
 
-use conversation_quality::words::opens_phrase;
-use voice_protocol::is_cjk;
+use text::script::is_cjk;
+use text::words::opens_phrase;
 
 pub(super) fn is_terminal(c: char) -> bool {
     matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？' | '；')
@@ -149,7 +149,7 @@ pub(super) fn follows_abbreviation(buf: &str, dot: usize) -> bool {
         .rev()
         .find(|(_, c)| !(c.is_alphanumeric() || *c == '.'))
         .map_or(0, |(i, c)| i + c.len_utf8());
-    conversation_quality::words::is_abbreviation(&before[start..])
+    text::words::is_abbreviation(&before[start..])
 }
 
 /// `1.` at the start of the sentence (or of a line): a numbered list item.

@@ -151,8 +151,7 @@ impl OutputFilter {
         self.emitted.push_str(&text);
         self.said_whole_sentence = true;
         self.words += words;
-        self.words >= self.max_words
-            || (self.ends_after_question && conversation_quality::words::asks(&sentence))
+        self.words >= self.max_words || (self.ends_after_question && text::words::asks(&sentence))
     }
 }
 

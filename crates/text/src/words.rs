@@ -1,7 +1,7 @@
 //! Words, stems, stopwords and sentences: the common ground of every metric, so that two
 //! metrics never disagree about what a word is.
 
-use voice_protocol::script::is_han_or_kana;
+use crate::script::is_han_or_kana;
 
 /// Words that carry no subject of their own: they neither put a line on topic nor show
 /// that an answer took up the human's question.
@@ -85,8 +85,10 @@ pub fn is_content_word(word: &str) -> bool {
     word.chars().count() >= 3 && !is_stopword(word)
 }
 
-/// A crude suffix-stripping stem, enough for "derivatives" to meet "derivative" and
-/// "changing" to meet "change" when deciding whether an answer took up a question.
+/// A crude suffix-stripping stem, enough for "derivatives" to meet "derivative",
+/// "changing" to meet "change" and "businesses" to meet "business" (a word ending in
+/// `ss`, `is` or `us`, "analysis", "bonus", keeps its `s`). The one stem of the answers'
+/// judge, the bridge's steering and the rehearsal's topics.
 pub fn stem(word: &str) -> String {
     let w = word.to_lowercase();
     let len = w.chars().count();
@@ -96,7 +98,12 @@ pub fn stem(word: &str) -> String {
         w[..w.len() - 3].to_owned()
     } else if len > 4 && (w.ends_with("ed") || ends_with_sibilant_es(&w)) {
         w[..w.len() - 2].to_owned()
-    } else if len > 3 && w.ends_with('s') && !w.ends_with("ss") {
+    } else if len > 3
+        && w.ends_with('s')
+        && !w.ends_with("ss")
+        && !w.ends_with("is")
+        && !w.ends_with("us")
+    {
         w[..w.len() - 1].to_owned()
     } else {
         w
@@ -272,10 +279,16 @@ mod tests {
             ("cities", "city"),
             ("buses", "bus"),
             ("slopes", "slope"),
+            ("businesses", "business"),
+            ("bonuses", "bonus"),
+            ("margins", "margin"),
+            ("taxes", "tax"),
+            ("pitches", "pitch"),
         ] {
             assert_eq!(stem(a), stem(b), "{a} / {b}");
         }
         assert_ne!(stem("business"), stem("bus"));
+        assert_eq!(stem("analysis"), "analysis");
     }
 
     #[test]

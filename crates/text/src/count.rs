@@ -6,7 +6,7 @@
 //! the run together ("don't", "well-known", "3.14"). Punctuation, symbols and white space count for nothing. Hangul is
 //! written with spaces between words, so it is counted like Latin script.
 
-use voice_protocol::script::is_han_or_kana;
+use crate::script::is_han_or_kana;
 
 /// Counts the words of `text` by the rule in the module documentation.
 pub fn count_words(text: &str) -> u64 {
