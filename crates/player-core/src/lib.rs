@@ -24,6 +24,7 @@ pub mod records;
 mod render;
 mod segments;
 pub mod synthesis;
+mod utterance;
 pub mod voice_text;
 pub mod voices;
 
@@ -36,6 +37,7 @@ use voice_protocol::clips::{
 };
 
 pub use clips::{ClipAudit, ClipDeck};
+use utterance::{SegmentSlot, Utterance};
 
 /// A pause that neither a resume nor an interrupt resolves ends by itself: a safety net
 /// should the controller that holds the human's floor vanish. Longer than the
@@ -196,79 +198,6 @@ pub enum PlayerOutput {
         clip_id: String,
         reason: String,
     },
-}
-
-#[derive(Debug, Clone)]
-struct SegmentSlot {
-    text: String,
-    audio: Option<Vec<f32>>,
-    failed: bool,
-}
-
-#[derive(Debug, Clone)]
-struct Utterance {
-    speaker: String,
-    segments: BTreeMap<u32, SegmentSlot>,
-    last_index: Option<u32>,
-    playing_index: u32,
-    position: usize,
-    started_at: Option<u64>,
-    chars_played: usize,
-    text_played: String,
-}
-
-impl Utterance {
-    fn finished(&self) -> bool {
-        self.last_index
-            .is_some_and(|last| self.playing_index > last)
-    }
-
-    /// What was heard of the current segment up to `position`, cut at a word boundary
-    /// so that the context gets whole words.
-    fn partial(&self) -> Option<String> {
-        let slot = self.segments.get(&self.playing_index)?;
-        let audio = slot.audio.as_ref()?;
-        if audio.is_empty() || self.position == 0 {
-            return None;
-        }
-        let fraction = self.position as f64 / audio.len() as f64;
-        let total = slot.text.chars().count();
-        let heard = ((total as f64) * fraction).round() as usize;
-        let prefix: String = slot.text.chars().take(heard).collect();
-        let cut = match prefix.rfind(char::is_whitespace) {
-            Some(i) if heard < total => &prefix[..i],
-            _ => prefix.as_str(),
-        };
-        Some(cut.trim_end().to_owned())
-    }
-
-    /// Counts what was heard of the current segment up to `position`.
-    fn credit_partial(&mut self) {
-        if let Some(partial) = self.partial() {
-            self.push_played(&partial);
-        }
-    }
-
-    /// Everything heard so far: the segments played and the current one up to
-    /// `position`.
-    fn heard_so_far(&self) -> String {
-        match self.partial().filter(|p| !p.is_empty()) {
-            Some(partial) if self.text_played.is_empty() => partial,
-            Some(partial) => format!("{} {partial}", self.text_played),
-            None => self.text_played.clone(),
-        }
-    }
-
-    fn push_played(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        if !self.text_played.is_empty() {
-            self.text_played.push(' ');
-        }
-        self.text_played.push_str(text);
-        self.chars_played += text.chars().count();
-    }
 }
 
 /// Output of one [`Player::render`] call.

@@ -7,6 +7,7 @@
 
 mod judge;
 mod phrases;
+mod pleasantry;
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,9 +16,11 @@ use text::words::{asks, line_asks, sentences, words};
 
 use phrases::*;
 pub use phrases::{
-    ASSENTS, ASSISTANT_LINES, DIRECTOR_REPLIES, DIRECTOR_REPLY_WORDS, LEAD_IN_WORDS, PLEASANTRIES,
-    TITLES, only_offers,
+    ASSENTS, ASSISTANT_LINES, DIRECTOR_REPLIES, DIRECTOR_REPLY_WORDS, LEAD_IN_WORDS, TITLES,
+    only_offers,
 };
+pub use pleasantry::PLEASANTRIES;
+use pleasantry::is_pleasantry;
 
 /// How many recent lines (by anyone) a sentence is compared with.
 pub const RECENT_LINES: usize = 8;

@@ -1,0 +1,180 @@
+//! Pleasantries: the sentences that thank, agree or encourage and say nothing else, and
+//! how one is told from a sentence that opens with thanks and then says something.
+
+/// Sentences that thank, agree or encourage and say nothing else: fine as an opening,
+/// filler once the conversation runs.
+pub const PLEASANTRIES: &[&str] = &[
+    "thank you",
+    "thanks",
+    "you're welcome",
+    "you are welcome",
+    "great question",
+    "good question",
+    "great point",
+    "good point",
+    "i'm glad",
+    "i am glad",
+    "i'm so glad",
+    "glad to help",
+    "happy to help",
+    "feel free to ask",
+    "if you have any other questions",
+    "if you have any more questions",
+    "let me know if",
+    "i hope this helps",
+    "i agree",
+    "absolutely",
+    "exactly",
+    "well said",
+    "that's a great",
+    "that is a great",
+    "that's right",
+    "sounds good",
+    "nice to meet you",
+    "keep up the good work",
+    "you're doing great",
+    "i appreciate",
+    "sure",
+    "of course",
+    "certainly",
+    "okay",
+    "ok",
+    "alright",
+    "all right",
+    "no problem",
+    "no worries",
+    "great",
+    "yes",
+    "hi",
+    "hello",
+    "hey",
+    "welcome",
+    "let's discuss",
+    "let's continue",
+    "let's start",
+    "let's begin",
+    "let's dive in",
+    "let's dive into",
+    "sure thing",
+    "how can i help",
+    "yeah",
+    "yep",
+    "i see",
+    "i know",
+    "i understand",
+    "got it",
+    "makes sense",
+    "oh",
+    "hmm",
+    "surely",
+    "you're right",
+    "you are right",
+    "you're absolutely right",
+    "you're correct",
+    "you are correct",
+    "that's correct",
+    "that is correct",
+    "you're absolutely",
+    "you are absolutely",
+    "indeed",
+];
+
+/// A stock pleasantry with nothing besides but filler words and perhaps a name ("Thank
+/// you so much, Ben!", "Sure, I'd be happy to help!"); "Yes, the slope is 6." says
+/// something. The sentence must open with a pleasantry; every pleasantry in it is taken
+/// out before what remains is weighed.
+pub(super) fn is_pleasantry(words: &[String]) -> bool {
+    let text = format!(" {} ", words.join(" "));
+    let opens = PLEASANTRIES
+        .iter()
+        .any(|p| text.starts_with(&format!(" {p} ")));
+    if !opens {
+        return false;
+    }
+    let mut rest = text;
+    for phrase in PLEASANTRIES {
+        rest = rest.replace(&format!(" {phrase} "), " ");
+    }
+    let rest: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
+    let said = rest
+        .iter()
+        .filter(|w| !PLEASANTRY_FILLER.contains(w))
+        .count();
+    rest.len() <= 6 && said <= 1
+}
+
+/// Words a pleasantry may carry without saying anything.
+pub(super) const PLEASANTRY_FILLER: &[&str] = &[
+    // promises of content that never comes ("Sure thing, I can share some insights.")
+    "can",
+    "share",
+    "some",
+    "my",
+    "insights",
+    "thoughts",
+    "happy",
+    "topic",
+    "together",
+    "so",
+    "much",
+    "very",
+    "for",
+    "that",
+    "this",
+    "again",
+    "today",
+    "everyone",
+    "all",
+    "asking",
+    "sharing",
+    "the",
+    "question",
+    "point",
+    "a",
+    "your",
+    "you",
+    "too",
+    "feel",
+    "free",
+    "to",
+    "ask",
+    "me",
+    "know",
+    "it",
+    "is",
+    "and",
+    "indeed",
+    "really",
+    "of",
+    "course",
+    "great",
+    "good",
+    "nice",
+    "here",
+    "there",
+    "now",
+    "guys",
+    "class",
+    "let's",
+    "discuss",
+    "continue",
+    "with",
+    "on",
+    "i",
+    "we",
+    "can",
+    "do",
+    "are",
+    "right",
+    "correct",
+    "exactly",
+    "absolutely",
+    "definitely",
+    "he",
+    "she",
+    "they",
+    "i'd",
+    "be",
+    "would",
+    "love",
+];
