@@ -242,4 +242,54 @@ mod tests {
         let back: EventRecord = serde_json::from_str(&line).unwrap();
         assert_eq!(back, r);
     }
+
+    /// What the console reads of a record ([`voice_protocol::messages::AuctionEvent`])
+    /// is what the records write: a bid's agent, amount and tokens; an auction's rows.
+    #[test]
+    fn the_console_reads_what_the_records_write() {
+        use voice_protocol::messages::AuctionEvent;
+        let bid = EventRecord::new(RecordKind::Bid(BidRecord {
+            auction_id: "a-1".into(),
+            agent_id: "ana".into(),
+            bid: 3,
+            effective: 3.0,
+            kicker: false,
+            intent: BidIntent::Speak,
+            source: BidSourceKind::Heuristic,
+            desire: 0.5,
+            tokens: 7,
+            pacing: 1.0,
+            evidence: None,
+            emotion: None,
+        }));
+        let bid = AuctionEvent::of(&bid).unwrap();
+        assert_eq!(
+            (bid.event(), bid.agent(), bid.bid(), bid.tokens()),
+            ("bid", Some("ana"), Some(3), Some(7))
+        );
+        let row = |agent_id: &str, tokens_left| AuctionRow {
+            agent_id: agent_id.into(),
+            bid: 1,
+            effective: 1.0,
+            kicker: false,
+            result: BidResult::Lose,
+            tokens_left,
+        };
+        let auction = EventRecord::new(RecordKind::Auction(AuctionRecord {
+            auction_id: "a-1".into(),
+            turn: 1,
+            at_ms: 0,
+            speaker_id: None,
+            winner_id: Some("ben".into()),
+            decision: Decision::Won,
+            tokens_spent: 1,
+            guard_band_missed: false,
+            kicker_planned: false,
+            kicker_block: None,
+            rows: vec![row("ana", 2), row("ben", 5)],
+        }));
+        let auction = AuctionEvent::of(&auction).unwrap();
+        assert_eq!(auction.event(), "auction");
+        assert_eq!(auction.tokens_left(), [("ana", 2), ("ben", 5)]);
+    }
 }

@@ -2,7 +2,7 @@
 //! audio, decisions, auction events.
 
 use serde_json::Value;
-use voice_protocol::messages::RehearsalPhase;
+use voice_protocol::messages::{AuctionEvent, Board, ModeratorDecision, RehearsalPhase};
 
 use crate::to_pages::{line_msg, msg};
 use crate::*;
@@ -149,17 +149,15 @@ impl Console {
                     self.auction(text, now, &mut out);
                 }
             }
-            "board" => match text.map(serde_json::from_str::<Value>) {
-                Some(Ok(Value::Object(board))) => {
+            "board" => match Board::parse(text.unwrap_or_default()) {
+                Ok(Board(board)) => {
                     out.push(PageOutput::Broadcast(msg(
                         "board",
                         Value::Object(board.clone()),
                     )));
                     self.board = Some(board);
                 }
-                _ => out.push(PageOutput::Warning(
-                    "a board that is not a JSON object ignored".to_owned(),
-                )),
+                Err(problem) => out.push(PageOutput::Warning(format!("{problem}; ignored"))),
             },
             "phase" => match RehearsalPhase::from_name(text.unwrap_or_default()) {
                 Some(phase) => {
@@ -325,71 +323,54 @@ impl Console {
     }
 
     pub(crate) fn decision(&mut self, text: &str, now: u64, out: &mut Vec<PageOutput>) {
-        let Ok(value) = serde_json::from_str::<Value>(text) else {
-            return;
+        let decision = match ModeratorDecision::parse(text) {
+            Ok(decision) => decision,
+            Err(problem) => return out.push(PageOutput::Warning(format!("{problem}; ignored"))),
         };
-        let field = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default();
-        let action = field("action");
-        let target = field("target");
-        let reason = field("reason");
-        let mut summary = action.to_owned();
-        if !target.is_empty() {
+        let mut summary = decision.action.clone();
+        if let Some(target) = decision.target.as_deref().filter(|t| !t.is_empty()) {
             summary.push_str(" → ");
             summary.push_str(target);
         }
-        if !reason.is_empty() {
+        if !decision.reason.is_empty() {
             summary.push_str(": ");
-            summary.push_str(reason);
+            summary.push_str(&decision.reason);
         }
         let summary = page::shorten(&summary, 300);
         self.policy.last_decision = Some(summary.clone());
-        self.policy.moderator_action = (!action.is_empty()).then(|| action.to_owned());
-        if let Some(phase) = value
-            .get("next_phase")
-            .and_then(Value::as_str)
-            .or_else(|| value.get("phase").and_then(Value::as_str))
-        {
-            self.policy.phase = Some(phase.to_owned());
-        }
+        self.policy.moderator_action = (!decision.action.is_empty()).then_some(decision.action);
+        self.policy.phase = Some(decision.next_phase.unwrap_or(decision.phase));
         let line = self.push_line("decision", "moderator".to_owned(), None, summary, now);
         out.push(PageOutput::Broadcast(line));
         out.push(PageOutput::Broadcast(self.policy_msg()));
     }
 
     pub(crate) fn auction(&mut self, text: &str, now: u64, out: &mut Vec<PageOutput>) {
-        let Ok(value) = serde_json::from_str::<Value>(text) else {
-            return;
+        let record = match AuctionEvent::parse(text) {
+            Ok(record) => record,
+            Err(problem) => return out.push(PageOutput::Warning(format!("{problem}; ignored"))),
         };
-        let event = value
-            .get("event")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let str_of = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
-        match event.as_str() {
+        match record.event() {
             "bid" => {
-                if let Some(agent) = str_of("agent_id") {
-                    let entry = self.policy.auction.entry(agent).or_default();
-                    entry.bid = value.get("bid").and_then(Value::as_u64);
-                    entry.tokens = value.get("tokens").and_then(Value::as_u64).or(entry.tokens);
+                if let Some(agent) = record.agent() {
+                    let entry = self.policy.auction.entry(agent.to_owned()).or_default();
+                    entry.bid = record.bid();
+                    entry.tokens = record.tokens().or(entry.tokens);
                     out.push(PageOutput::Broadcast(self.policy_msg()));
                 }
             }
             "segment" | "timing" | "bid_fallback" => {}
-            _ => {
-                if let Some(rows) = value.get("rows").and_then(Value::as_array) {
-                    for row in rows {
-                        if let Some(agent) = row.get("agent_id").and_then(Value::as_str) {
-                            let entry = self.policy.auction.entry(agent.to_owned()).or_default();
-                            if let Some(t) = row.get("tokens_left").and_then(Value::as_u64) {
-                                entry.tokens = Some(t);
-                            }
-                        }
-                    }
+            event => {
+                for (agent, tokens) in record.tokens_left() {
+                    self.policy
+                        .auction
+                        .entry(agent.to_owned())
+                        .or_default()
+                        .tokens = Some(tokens);
                 }
-                let summary = auction_summary(&event, &value);
+                let summary = auction_summary(&record);
                 self.policy.last_decision = Some(summary.clone());
-                let line = self.push_line("auction", event, None, summary, now);
+                let line = self.push_line("auction", event.to_owned(), None, summary, now);
                 out.push(PageOutput::Broadcast(line));
                 out.push(PageOutput::Broadcast(self.policy_msg()));
             }
@@ -441,23 +422,18 @@ pub(crate) fn shorten_id(id: &str) -> String {
     page::shorten(id, 40)
 }
 
-pub(crate) fn auction_summary(event: &str, value: &Value) -> String {
-    let mut parts = Vec::new();
-    if let Some(obj) = value.as_object() {
-        for (k, v) in obj {
-            if matches!(k.as_str(), "event" | "provenance" | "rows") {
-                continue;
-            }
+pub(crate) fn auction_summary(record: &AuctionEvent) -> String {
+    let parts: Vec<String> = record
+        .details()
+        .filter(|(_, v)| !v.is_null())
+        .take(6)
+        .map(|(k, v)| {
             let v = match v {
                 Value::String(s) => s.clone(),
-                Value::Null => continue,
                 other => other.to_string(),
             };
-            parts.push(format!("{k}={}", page::shorten(&v, 60)));
-            if parts.len() >= 6 {
-                break;
-            }
-        }
-    }
-    page::shorten(&format!("{event} {}", parts.join(" ")), 300)
+            format!("{k}={}", page::shorten(&v, 60))
+        })
+        .collect();
+    page::shorten(&format!("{} {}", record.event(), parts.join(" ")), 300)
 }

@@ -367,11 +367,9 @@ proptest! {
                     last_qid = q;
                 }
                 match output {
-                    Output::Decision(json) => {
-                        let record: serde_json::Value = serde_json::from_str(&json).unwrap();
-                        let d: Decision = serde_json::from_value(record.clone()).unwrap();
+                    Output::Decision(d) => {
                         if d.is_interrupt {
-                            let phase: Phase = serde_json::from_value(record["phase"].clone()).unwrap();
+                            let phase: Phase = serde_json::from_value(d.phase.clone().into()).unwrap();
                             let cfg = scenario.phase(phase.phase_type().unwrap()).unwrap();
                             prop_assert!(cfg.allow_interrupt);
                             let target = d.target.clone().unwrap();

@@ -5,7 +5,7 @@ use auction_core::{
 };
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
-use voice_protocol::messages::{ClipJson, DecodeError, Interrupt, Plain, Turn, Utterance};
+use voice_protocol::messages::{AuctionEvent, ClipJson, DecodeError, Interrupt, Turn, Utterance};
 use voice_protocol::{InterruptKind, ids};
 
 /// Decodes one input; `None` (with a warning) when it cannot be used.
@@ -132,15 +132,26 @@ pub fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                     }
                     _ => {}
                 }
-                node_kit::send_on(node, ids::AUCTION, Plain(record.to_json_line()))?;
+                send_record(node, &record)?;
             }
             Output::Ended(reason) => {
                 tracing::info!(?reason, "the auction session ended");
                 // The end is on record for the session log too.
                 let record = EventRecord::new(RecordKind::SessionEnd(SessionEndRecord { reason }));
-                node_kit::send_on(node, ids::AUCTION, Plain(record.to_json_line()))?;
+                send_record(node, &record)?;
             }
         }
     }
     Ok(())
+}
+
+/// An event record on `auction`, for the console and the session's events file.
+fn send_record(node: &mut DoraNode, record: &EventRecord) -> eyre::Result<()> {
+    match AuctionEvent::of(record) {
+        Ok(event) => node_kit::send(node, event),
+        Err(error) => {
+            tracing::warn!(%error, "an auction record not sent");
+            Ok(())
+        }
+    }
 }

@@ -3,7 +3,7 @@
 use dora_node_api::DoraNode;
 use moderator_core::roundtable::{Input, MODERATOR, Output};
 use node_kit::conduct::Received;
-use voice_protocol::messages::{Chunk, Plain, Turn, Utterance};
+use voice_protocol::messages::{Chunk, Turn, Utterance};
 use voice_protocol::{StreamStatus, ids};
 
 /// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.
@@ -94,8 +94,8 @@ pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 node_kit::send(node, utterance)?;
             }
             Output::Request(request) => node_kit::send(node, request)?,
-            Output::Decision(json) => node_kit::send_on(node, ids::DECISION, Plain(json))?,
-            Output::Status(json) => node_kit::send_on(node, ids::STATUS, Plain(json))?,
+            Output::Decision(decision) => node_kit::send(node, decision)?,
+            Output::Status(status) => node_kit::send(node, status)?,
         }
     }
     Ok(())

@@ -7,7 +7,7 @@ use node_kit::conduct::Received;
 use rehearsal_core::rehearsal::{Input, MODERATOR, Output};
 use voice_protocol::ids;
 use voice_protocol::messages::{
-    Chunk, Interrupt, Pause, Plain, Resume, Transcript, Turn, Utterance,
+    Board, Chunk, Interrupt, Pause, Resume, Transcript, Turn, Utterance,
 };
 
 use crate::files::SessionFiles;
@@ -160,9 +160,10 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
                 keep_first_error(node_kit::send(node, Resume));
             }
             Output::Phase(phase) => keep_first_error(node_kit::send(node, phase)),
-            Output::Board(board) => {
-                keep_first_error(node_kit::send_on(node, ids::BOARD, Plain(board.to_json())));
-            }
+            Output::Board(board) => match Board::of(&board) {
+                Ok(board) => keep_first_error(node_kit::send(node, board)),
+                Err(error) => tracing::warn!(%error, "the board not sent"),
+            },
             Output::Context { file, text, mode } => files.write(&file, &text, mode),
             Output::Record(record) => files.record(&record),
             Output::Debrief {

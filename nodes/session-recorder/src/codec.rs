@@ -6,7 +6,9 @@ use dora_node_api::MetadataParameters;
 use node_kit::DoraMeta;
 use session_log::Observed;
 use voice_protocol::ids;
-use voice_protocol::messages::{Chunk, Message, Played, Utterance};
+use voice_protocol::messages::{
+    AuctionEvent, Chunk, Message, ModeratorDecision, Played, Utterance,
+};
 
 /// Reads one input's text as an observation; `None` for what is not recorded. An input
 /// of no known id is named once (in `unknown`), and only its `error` reports count.
@@ -46,7 +48,14 @@ pub fn observed(
             }
         }
         ids::PLAYBACK_STARTED => Observed::PlaybackStarted { question_id },
-        ids::DECISION => Observed::Decision { detail: text },
+        // Written as it came, once it reads as a decision.
+        ids::DECISION => match ModeratorDecision::parse(&text) {
+            Ok(_) => Observed::Decision { detail: text },
+            Err(error) => {
+                tracing::warn!(%error, "a decision not recorded");
+                return None;
+            }
+        },
         other => match Chunk::decode(&meta, Ok(text)).map(|c| c.error) {
             Ok(Some(message)) => Observed::Error {
                 source: other.to_owned(),
@@ -68,17 +77,13 @@ pub fn observed(
 /// A conductor's event record (a JSON object), stamped with the session time `t_ms`, as
 /// its line of `events.jsonl`; `None` (with a warning) for anything else.
 pub fn event_record(id: &str, text: &str, t_ms: u64) -> Option<String> {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Object(mut record)) => {
+    match AuctionEvent::parse(text) {
+        Ok(AuctionEvent(mut record)) => {
             record.insert("t_ms".into(), t_ms.into());
             Some(serde_json::Value::Object(record).to_string())
         }
-        _ => {
-            tracing::warn!(
-                input = id,
-                text = %voice_protocol::shorten(text),
-                "event record is not a JSON object; ignored"
-            );
+        Err(error) => {
+            tracing::warn!(input = id, %error, "event record ignored");
             None
         }
     }

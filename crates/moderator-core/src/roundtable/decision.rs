@@ -31,6 +31,21 @@ pub enum ModeratorAction {
 }
 
 impl ModeratorAction {
+    /// The spec's spelling, as the decision records carry it (`SWITCH_PHASE`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModeratorAction::AllowSpeech => "ALLOW_SPEECH",
+            ModeratorAction::RejectSpeech => "REJECT_SPEECH",
+            ModeratorAction::PromptQuestion => "PROMPT_QUESTION",
+            ModeratorAction::CallAgent => "CALL_AGENT",
+            ModeratorAction::ForceSummary => "FORCE_SUMMARY",
+            ModeratorAction::SwitchPhase => "SWITCH_PHASE",
+            ModeratorAction::EndDiscussion => "END_DISCUSSION",
+            ModeratorAction::Wait => "WAIT",
+            ModeratorAction::WarnAgent => "WARN_AGENT",
+        }
+    }
+
     /// Whether the floor goes to `target`.
     pub fn grants_floor(self) -> bool {
         matches!(

@@ -58,7 +58,7 @@ impl Roundtable {
             reason = %d.reason,
             "decision"
         );
-        out.push(Output::Decision(self.decision_json(d, now_ms)));
+        out.push(Output::Decision(self.decision_record(d, now_ms)));
     }
 
     /// A moderator line: said as a complete text and kept as an utterance.

@@ -86,10 +86,10 @@ pub enum Output {
     },
     /// `request`: the broadcast intent request.
     Request(SideRequest),
-    /// `decision`: one decision record (Utf8 JSON).
-    Decision(String),
-    /// `status`: the answer to a `stats` command (Utf8 JSON).
-    Status(String),
+    /// `decision`: one decision record.
+    Decision(voice_protocol::messages::ModeratorDecision),
+    /// `status`: the answer to a `stats` command.
+    Status(voice_protocol::messages::RoundtableStatus),
 }
 
 /// A decoded input, for the common interface ([`::conductor::Conductor::handle`]); each

@@ -195,11 +195,11 @@ fn a_session_runs_through_every_phase_and_ends_with_the_closing_line() {
         let phases: std::collections::BTreeSet<String> = all
             .iter()
             .filter_map(|o| match o {
-                Output::Decision(j) => Some(serde_json::from_str::<serde_json::Value>(j).unwrap()),
+                Output::Decision(d) => Some([Some(d.phase.clone()), d.next_phase.clone()]),
                 _ => None,
             })
-            .flat_map(|d| [d["phase"].clone(), d["next_phase"].clone()])
-            .filter_map(|v| v.as_str().map(str::to_owned))
+            .flatten()
+            .flatten()
             .collect();
         for p in ["opening", "free_discussion", "closing", "ended"] {
             assert!(phases.contains(p), "{p} missing from {phases:?}");
@@ -413,12 +413,12 @@ fn chunks_of_others_and_stale_turns_are_dropped() {
 fn stop_ends_with_the_closing_line_and_stats_report() {
     let mut c = conductor(true);
     c.start(0);
-    let status: serde_json::Value = match &c.on_control("{\"command\":\"STATS\"}", 1)[..] {
-        [Output::Status(j)] => serde_json::from_str(j).unwrap(),
+    let status = match &c.on_control("{\"command\":\"STATS\"}", 1)[..] {
+        [Output::Status(status)] => status.clone(),
         other => panic!("{other:?}"),
     };
-    assert_eq!(status["phase"], "opening");
-    assert_eq!(status["current_speaker"], "a");
+    assert_eq!(status.phase, "opening");
+    assert_eq!(status.current_speaker.as_deref(), Some("a"));
     assert!(c.on_control("dance", 1).is_empty());
     let out = c.on_control("stop", 2);
     let (closing, kind) = *lines(&out).last().unwrap();
@@ -530,11 +530,10 @@ fn collect(out: &[Output]) -> Option<u64> {
 fn phase_changes(out: &[Output]) -> Vec<(Phase, Phase, bool)> {
     out.iter()
         .filter_map(|o| match o {
-            Output::Decision(json) => {
-                let d: serde_json::Value = serde_json::from_str(json).unwrap();
-                let to: Phase = serde_json::from_value(d["next_phase"].clone()).ok()?;
-                let from: Phase = serde_json::from_value(d["phase"].clone()).unwrap();
-                Some((from, to, d["is_rollback"].as_bool().unwrap()))
+            Output::Decision(d) => {
+                let to: Phase = serde_json::from_value(d.next_phase.clone()?.into()).unwrap();
+                let from: Phase = serde_json::from_value(d.phase.clone().into()).unwrap();
+                Some((from, to, d.is_rollback))
             }
             _ => None,
         })

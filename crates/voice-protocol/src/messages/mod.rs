@@ -9,6 +9,7 @@ mod control;
 mod model;
 mod phase;
 mod playback;
+mod records;
 mod requests;
 mod status;
 mod text;
@@ -17,7 +18,8 @@ pub use control::{Control, Interrupt, Prepare, PrepareFor, SpeechStarted, Turn};
 pub use model::{CallKind, ModelCall, ModelReply};
 pub use phase::RehearsalPhase;
 pub use playback::{Audio, Held, Pause, PlaybackStarted, Played, Resume};
-pub use requests::{ClipJson, DEFAULT_MAX_WORDS, MAX_PROMPT_BYTES, Plain, Reply, SideRequest};
+pub use records::{AuctionEvent, Board, ModeratorDecision, Object, RoundtableStatus};
+pub use requests::{ClipJson, DEFAULT_MAX_WORDS, MAX_PROMPT_BYTES, Reply, SideRequest};
 pub use status::{ParticipantWeight, PolicyStatus, Share, WordCounts};
 pub use text::{Backchannel, Chunk, Segment, Transcript, Utterance};
 

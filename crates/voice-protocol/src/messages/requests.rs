@@ -1,4 +1,4 @@
-//! Side requests and texts sent as they are: requests, replies, plain messages, clip JSON.
+//! Side requests, their replies, and clip JSON.
 
 use serde::{Deserialize, Serialize};
 
@@ -247,25 +247,6 @@ impl Message for Reply {
             error: string(keys::ERROR),
             text,
         })
-    }
-}
-
-/// A message that is its text alone, without metadata: a command, a JSON record, a side
-/// request, a phase name. Sent on the output its sender names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Plain(pub String);
-
-impl Message for Plain {
-    /// Plain messages are sent on an output the sender names.
-    const OUTPUT: &'static str = "";
-    type Payload = String;
-
-    fn encode(self) -> (Fields, String) {
-        (Fields::new(), self.0)
-    }
-
-    fn decode(_: &impl Meta, text: String) -> Result<Self, DecodeError> {
-        Ok(Self(text))
     }
 }
 
