@@ -134,6 +134,8 @@ pub fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 }
                 send_record(node, &record)?;
             }
+            Output::Notice(notice) if notice.is_warning() => tracing::warn!("{notice}"),
+            Output::Notice(notice) => tracing::debug!("{notice}"),
             Output::Ended(reason) => {
                 tracing::info!(?reason, "the auction session ended");
                 // The end is on record for the session log too.

@@ -122,6 +122,8 @@ pub enum EndReason {
 /// What the node must do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// Something to report, for the log ([`super::Output::Notice`]).
+    Notice(super::Notice),
     RequestSegment(SegmentRequest),
     /// Ask `agent` for a JSON bid, answered by `BidReceived` or `LlmBidTimeout`.
     RequestBid {

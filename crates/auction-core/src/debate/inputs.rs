@@ -11,6 +11,7 @@ use voice_protocol::clips::{
 
 use std::collections::BTreeMap;
 
+use super::Notice;
 use super::events::{BeatPlan, Event, SegmentRequest};
 use super::outputs::Output;
 use super::prompts::split_sentences;
@@ -148,7 +149,10 @@ impl AuctionDebate {
             .collect();
         for q in expired {
             let s = self.wire.segments.remove(&q).expect("listed");
-            tracing::warn!(agent = %s.req.agent, segment = %s.req.segment_id, "segment not ready in time; skipped");
+            out.push(Output::Notice(Notice::SegmentLate {
+                agent: s.req.agent.clone(),
+                segment_id: s.req.segment_id.clone(),
+            }));
             out.extend(self.abandon(&s));
             let actions = self.decide(
                 Event::SegmentFailed {
@@ -159,7 +163,9 @@ impl AuctionDebate {
             out.extend(self.carry_out(actions, now));
         }
         for (id, kind) in self.wire.requests.take_expired(now) {
-            tracing::warn!(request = %id, "side request not answered in time");
+            out.push(Output::Notice(Notice::RequestUnanswered {
+                request_id: id.clone(),
+            }));
             let event = unanswered(kind);
             let actions = self.decide(event, now);
             out.extend(self.carry_out(actions, now));
@@ -173,7 +179,9 @@ impl AuctionDebate {
             .collect();
         for clip_id in expired {
             self.wire.synthesizing.remove(&clip_id);
-            tracing::warn!(%clip_id, "clip not synthesized in time; dropped");
+            out.push(Output::Notice(Notice::ClipLate {
+                clip_id: clip_id.clone(),
+            }));
             out.push(Output::Command(ClipCommand::Discard {
                 clip_id: clip_id.clone(),
             }));
@@ -197,189 +205,201 @@ impl AuctionDebate {
 
     pub fn handle(&mut self, incoming: Input, now: u64) -> Vec<Output> {
         let mut out = Vec::new();
-        let event = match incoming {
-            // A restarted bridge lost the segments it was writing: each fails now, as a
-            // failed generation does (the round need not wait for a timeout).
-            Input::Restarted { input } => {
-                let lost: Vec<u64> = self
-                    .wire
-                    .segments
-                    .iter()
-                    .filter(|(_, s)| s.req.agent == input && s.stage == Stage::Generating)
-                    .map(|(q, _)| *q)
-                    .collect();
-                for question_id in lost {
-                    let failed = Input::Text {
-                        agent: input.clone(),
-                        question_id,
-                        text: String::new(),
-                        ended: true,
-                        error: Some("the participant's bridge restarted".into()),
+        let event =
+            match incoming {
+                // A restarted bridge lost the segments it was writing: each fails now, as a
+                // failed generation does (the round need not wait for a timeout).
+                Input::Restarted { input } => {
+                    let lost: Vec<u64> = self
+                        .wire
+                        .segments
+                        .iter()
+                        .filter(|(_, s)| s.req.agent == input && s.stage == Stage::Generating)
+                        .map(|(q, _)| *q)
+                        .collect();
+                    for question_id in lost {
+                        let failed = Input::Text {
+                            agent: input.clone(),
+                            question_id,
+                            text: String::new(),
+                            ended: true,
+                            error: Some("the participant's bridge restarted".into()),
+                        };
+                        out.extend(self.handle(failed, now));
+                    }
+                    return out;
+                }
+                Input::Text {
+                    agent,
+                    question_id,
+                    text,
+                    ended,
+                    error,
+                } => {
+                    let Some(s) = self.wire.segments.get_mut(&question_id) else {
+                        out.push(Output::Notice(Notice::StrayText { agent, question_id }));
+                        return out;
                     };
-                    out.extend(self.handle(failed, now));
-                }
-                return out;
-            }
-            Input::Text {
-                agent,
-                question_id,
-                text,
-                ended,
-                error,
-            } => {
-                let Some(s) = self.wire.segments.get_mut(&question_id) else {
-                    tracing::debug!(%agent, question_id, "text of no pending segment ignored");
-                    return out;
-                };
-                if s.req.agent != agent || s.stage != Stage::Generating {
-                    tracing::debug!(%agent, question_id, "unexpected text ignored");
-                    return out;
-                }
-                if s.streamed.push(&text) {
-                    tracing::warn!(%agent, question_id, "segment too long; the rest is not kept");
-                }
-                if !ended {
-                    return out;
-                }
-                let payload = parse_segment_payload(s.streamed.as_str());
-                let sentences = split_sentences(&payload.text);
-                if error.is_some() || sentences.is_empty() {
-                    let s = self.wire.segments.remove(&question_id).expect("present");
-                    tracing::warn!(%agent, error = error.as_deref().unwrap_or("empty text"), "segment generation failed");
-                    Event::SegmentFailed {
-                        segment_id: s.req.segment_id,
+                    if s.req.agent != agent || s.stage != Stage::Generating {
+                        out.push(Output::Notice(Notice::UnexpectedText {
+                            agent,
+                            question_id,
+                        }));
+                        return out;
                     }
-                } else {
-                    s.stage = Stage::Synthesizing;
-                    s.text = sentences.join(" ");
-                    s.mood = payload.mood;
-                    let spec = ClipSpec {
-                        clip_id: s.req.clip_id.clone(),
-                        speaker: agent.clone(),
-                        question_id,
-                        sentences,
-                        // A segment plays from its first sentence: its whole synthesis
-                        // would outlast the clip before it.
-                        ready_at_first_sentence: true,
-                    };
-                    self.wire
-                        .clips
-                        .insert(spec.clip_id.clone(), ClipInfo { agent, question_id });
-                    out.push(Output::Clip(spec));
-                    return out;
-                }
-            }
-            Input::Reply {
-                request_id,
-                text,
-                error,
-            } => {
-                let Some(kind) = self.wire.requests.take(&request_id) else {
-                    tracing::debug!(request = %request_id, "reply to no pending request ignored");
-                    return out;
-                };
-                match (kind, error) {
-                    (RequestKind::Kicker { clip_id }, e) => Event::KickerReady {
-                        clip_id,
-                        text: if e.is_some() { String::new() } else { text },
-                    },
-                    (RequestKind::Interjection { clip_id }, e) => Event::InterjectionReady {
-                        clip_id,
-                        text: if e.is_some() { String::new() } else { text },
-                    },
-                    (RequestKind::Bid { agent, auction_id }, Some(_)) => {
-                        Event::LlmBidTimeout { agent, auction_id }
+                    if s.streamed.push(&text) {
+                        out.push(Output::Notice(Notice::SegmentTooLong {
+                            agent: agent.clone(),
+                            question_id,
+                        }));
                     }
-                    (RequestKind::Bid { agent, auction_id }, None) => Event::BidReceived {
-                        agent,
-                        auction_id,
-                        text,
-                    },
-                }
-            }
-            Input::ClipReady(ready) => {
-                if self.wire.synthesizing.remove(&ready.clip_id).is_some() {
-                    match ready.error {
-                        Some(_) => Event::ClipFailed {
-                            clip_id: ready.clip_id,
-                        },
-                        None => Event::ClipReady {
-                            clip_id: ready.clip_id,
-                        },
+                    if !ended {
+                        return out;
                     }
-                } else if let Some((&q, _)) =
-                    self.wire.segments.iter().find(|(_, s)| {
-                        s.req.clip_id == ready.clip_id && s.stage == Stage::Synthesizing
-                    })
-                {
-                    let s = self.wire.segments.remove(&q).expect("found");
-                    if ready.error.is_some() {
+                    let payload = parse_segment_payload(s.streamed.as_str());
+                    let sentences = split_sentences(&payload.text);
+                    if error.is_some() || sentences.is_empty() {
+                        let s = self.wire.segments.remove(&question_id).expect("present");
+                        out.push(Output::Notice(Notice::SegmentFailed {
+                            agent: agent.clone(),
+                            error: error.unwrap_or_else(|| "empty text".to_owned()),
+                        }));
                         Event::SegmentFailed {
                             segment_id: s.req.segment_id,
                         }
                     } else {
-                        // Sentences still being synthesized are planned at the
-                        // speaking rate; the player's beats say where they really end.
-                        let pending: Vec<usize> = split_sentences(&s.text)
-                            .iter()
-                            .skip(ready.sentence_ms.len())
-                            .take(ready.pending)
-                            .map(|sentence| sentence.split_whitespace().count())
-                            .collect();
-                        let (beats, planned_ms) =
-                            planned_beats(&ready.sentence_ms, &pending, self.words_per_ms());
-                        Event::SegmentReady {
-                            agent: s.req.agent,
-                            segment_id: s.req.segment_id,
-                            text: s.text,
-                            beats,
-                            planned_ms: Some(planned_ms),
-                            mood: s.mood,
-                        }
+                        s.stage = Stage::Synthesizing;
+                        s.text = sentences.join(" ");
+                        s.mood = payload.mood;
+                        let spec = ClipSpec {
+                            clip_id: s.req.clip_id.clone(),
+                            speaker: agent.clone(),
+                            question_id,
+                            sentences,
+                            // A segment plays from its first sentence: its whole synthesis
+                            // would outlast the clip before it.
+                            ready_at_first_sentence: true,
+                        };
+                        self.wire
+                            .clips
+                            .insert(spec.clip_id.clone(), ClipInfo { agent, question_id });
+                        out.push(Output::Clip(spec));
+                        return out;
                     }
-                } else {
-                    tracing::debug!(clip_id = %ready.clip_id, "clip_ready of a clip no longer wanted");
-                    out.push(Output::Command(ClipCommand::Discard {
-                        clip_id: ready.clip_id,
-                    }));
-                    return out;
                 }
-            }
-            Input::ClipStarted(s) => Event::ClipStarted {
-                at_ms: self.player_time(s.at_ms, now),
-                clip_id: s.clip_id,
-            },
-            Input::Beat(b) => Event::BeatReached {
-                at_ms: self.player_time(b.at_ms, now),
-                clip_id: b.clip_id,
-                beat: b.beat,
-            },
-            Input::ClipFinished(f) => {
-                let at_ms = self.player_time(f.end_ms, now);
-                let Some(info) = self.wire.clips.remove(&f.clip_id) else {
-                    tracing::debug!(clip_id = %f.clip_id, "end of an unknown clip ignored");
-                    return out;
-                };
-                if let Some(last) = f.text_played.split_inclusive(['.', '!', '?']).next_back() {
-                    self.wire
-                        .last_words
-                        .insert(info.agent.clone(), last.trim().to_owned());
+                Input::Reply {
+                    request_id,
+                    text,
+                    error,
+                } => {
+                    let Some(kind) = self.wire.requests.take(&request_id) else {
+                        out.push(Output::Notice(Notice::StrayReply { request_id }));
+                        return out;
+                    };
+                    match (kind, error) {
+                        (RequestKind::Kicker { clip_id }, e) => Event::KickerReady {
+                            clip_id,
+                            text: if e.is_some() { String::new() } else { text },
+                        },
+                        (RequestKind::Interjection { clip_id }, e) => Event::InterjectionReady {
+                            clip_id,
+                            text: if e.is_some() { String::new() } else { text },
+                        },
+                        (RequestKind::Bid { agent, auction_id }, Some(_)) => {
+                            Event::LlmBidTimeout { agent, auction_id }
+                        }
+                        (RequestKind::Bid { agent, auction_id }, None) => Event::BidReceived {
+                            agent,
+                            auction_id,
+                            text,
+                        },
+                    }
                 }
-                if !f.overlay {
-                    self.wire.last_voice = Some(info.agent.clone());
+                Input::ClipReady(ready) => {
+                    if self.wire.synthesizing.remove(&ready.clip_id).is_some() {
+                        match ready.error {
+                            Some(_) => Event::ClipFailed {
+                                clip_id: ready.clip_id,
+                            },
+                            None => Event::ClipReady {
+                                clip_id: ready.clip_id,
+                            },
+                        }
+                    } else if let Some((&q, _)) = self.wire.segments.iter().find(|(_, s)| {
+                        s.req.clip_id == ready.clip_id && s.stage == Stage::Synthesizing
+                    }) {
+                        let s = self.wire.segments.remove(&q).expect("found");
+                        if ready.error.is_some() {
+                            Event::SegmentFailed {
+                                segment_id: s.req.segment_id,
+                            }
+                        } else {
+                            // Sentences still being synthesized are planned at the
+                            // speaking rate; the player's beats say where they really end.
+                            let pending: Vec<usize> = split_sentences(&s.text)
+                                .iter()
+                                .skip(ready.sentence_ms.len())
+                                .take(ready.pending)
+                                .map(|sentence| sentence.split_whitespace().count())
+                                .collect();
+                            let (beats, planned_ms) =
+                                planned_beats(&ready.sentence_ms, &pending, self.words_per_ms());
+                            Event::SegmentReady {
+                                agent: s.req.agent,
+                                segment_id: s.req.segment_id,
+                                text: s.text,
+                                beats,
+                                planned_ms: Some(planned_ms),
+                                mood: s.mood,
+                            }
+                        }
+                    } else {
+                        out.push(Output::Notice(Notice::ClipUnwanted {
+                            clip_id: ready.clip_id.clone(),
+                        }));
+                        out.push(Output::Command(ClipCommand::Discard {
+                            clip_id: ready.clip_id,
+                        }));
+                        return out;
+                    }
                 }
-                out.push(Output::Utterance {
-                    speaker: info.agent,
-                    question_id: info.question_id,
-                    text: f.text_played,
-                    interrupted: f.interrupted,
-                });
-                Event::ClipFinished {
-                    clip_id: f.clip_id,
-                    at_ms,
+                Input::ClipStarted(s) => Event::ClipStarted {
+                    at_ms: self.player_time(s.at_ms, now),
+                    clip_id: s.clip_id,
+                },
+                Input::Beat(b) => Event::BeatReached {
+                    at_ms: self.player_time(b.at_ms, now),
+                    clip_id: b.clip_id,
+                    beat: b.beat,
+                },
+                Input::ClipFinished(f) => {
+                    let at_ms = self.player_time(f.end_ms, now);
+                    let Some(info) = self.wire.clips.remove(&f.clip_id) else {
+                        out.push(Output::Notice(Notice::UnknownClipEnd {
+                            clip_id: f.clip_id,
+                        }));
+                        return out;
+                    };
+                    if let Some(last) = f.text_played.split_inclusive(['.', '!', '?']).next_back() {
+                        self.wire
+                            .last_words
+                            .insert(info.agent.clone(), last.trim().to_owned());
+                    }
+                    if !f.overlay {
+                        self.wire.last_voice = Some(info.agent.clone());
+                    }
+                    out.push(Output::Utterance {
+                        speaker: info.agent,
+                        question_id: info.question_id,
+                        text: f.text_played,
+                        interrupted: f.interrupted,
+                    });
+                    Event::ClipFinished {
+                        clip_id: f.clip_id,
+                        at_ms,
+                    }
                 }
-            }
-        };
+            };
         let actions = self.decide(event, now);
         out.extend(self.carry_out(actions, now));
         out
@@ -502,17 +522,34 @@ mod tests {
             },
             3_000,
         );
-        assert_eq!(after_restart, after_error);
+        // The same decisions; the error alone is also reported as a failed generation.
+        let decisions = |out: &[Output]| -> Vec<Output> {
+            out.iter()
+                .filter(|o| !matches!(o, Output::Notice(_)))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(decisions(&after_restart), decisions(&after_error));
         assert!(!after_restart.is_empty());
-        // The segment is gone: late text for it is ignored.
+        assert!(after_error.iter().any(|o| matches!(
+            o,
+            Output::Notice(Notice::SegmentFailed { error, .. }) if error == "model down"
+        )));
+        // The segment is gone: late text for it is ignored, and said to be.
         let late = Input::Text {
-            agent,
+            agent: agent.clone(),
             question_id: q,
             text: "Late.".into(),
             ended: true,
             error: None,
         };
-        assert!(restarted.handle(late, 3_100).is_empty());
+        assert_eq!(
+            restarted.handle(late, 3_100),
+            [Output::Notice(Notice::StrayText {
+                agent,
+                question_id: q
+            })]
+        );
     }
 
     #[test]

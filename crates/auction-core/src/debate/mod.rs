@@ -60,6 +60,7 @@ mod events;
 mod flow;
 mod inputs;
 mod limits;
+mod notice;
 mod outputs;
 mod prompts;
 mod resolve;
@@ -87,6 +88,7 @@ pub use events::{
 };
 pub use inputs::Input;
 use inputs::Wire;
+pub use notice::Notice;
 pub use outputs::Output;
 pub use prompts::{role_name, segment_instruction, split_sentences};
 pub use setup::{AUCTION_FORMAT, AuctionSetup, Timeouts};

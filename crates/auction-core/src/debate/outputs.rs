@@ -37,6 +37,8 @@ pub enum Output {
     Command(ClipCommand),
     Record(EventRecord),
     Ended(EndReason),
+    /// Something late, stray or failed, for the log.
+    Notice(super::Notice),
 }
 
 impl AuctionDebate {
@@ -92,6 +94,7 @@ impl AuctionDebate {
         let mut out = Vec::new();
         for action in actions {
             match action {
+                Action::Notice(notice) => out.push(Output::Notice(notice)),
                 Action::RequestSegment(req) => {
                     let question_id = self.fresh_question_id();
                     // What the segment answers: the interrupter, or the last other voice.

@@ -183,7 +183,10 @@ impl AuctionDebate {
         let auction_id = round.auction_id.clone();
         let flight = self.in_flight();
         if let Err(refusal) = self.admit_request(agent, &flight, now) {
-            tracing::debug!(agent = %self.agents[agent].name, reason = refusal.reason(), "interjection not asked");
+            out.push(Action::Notice(super::Notice::InterjectionNotAsked {
+                agent: self.agents[agent].name.clone(),
+                reason: refusal.reason(),
+            }));
             return;
         }
         let kind = InterjectionKind::for_mood(&self.agents[agent].emotion.mood());

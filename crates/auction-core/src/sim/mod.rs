@@ -373,7 +373,7 @@ impl Sim<'_> {
                         }
                     }
                 }
-                Action::CancelSegment { .. } => {}
+                Action::CancelSegment { .. } | Action::Notice(_) => {}
                 Action::Record(r) => {
                     match &r.kind {
                         crate::records::RecordKind::Interrupt(_) => self.report.interrupts += 1,
