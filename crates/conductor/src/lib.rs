@@ -20,6 +20,16 @@ pub use floor::{Floor, FloorChange};
 pub use playback::Unheard;
 pub use requests::{Requests, Round, RoundReply};
 
+/// How loud a core's notice (what it reports without deciding) is in its node's log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeLevel {
+    /// Routine: a stray or stale message ignored.
+    Debug,
+    Info,
+    /// The listener may miss something by it.
+    Warning,
+}
+
 /// A conductor: decisions only, no I/O, no clock (time is passed in, in milliseconds of
 /// the run).
 pub trait Conductor {

@@ -246,13 +246,7 @@ pub enum Notice {
 }
 
 /// How loud a [`Notice`] is in the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoticeLevel {
-    /// Routine (stale text dropped, floor open).
-    Debug,
-    Info,
-    Warning,
-}
+pub use ::conductor::NoticeLevel;
 
 impl Notice {
     pub fn level(&self) -> NoticeLevel {

@@ -26,6 +26,7 @@ fn main() {
             now += 500;
             match output {
                 Output::Decision(record) => println!("    [{record}]"),
+                Output::Notice(notice) => println!("    ({notice})"),
                 Output::Line { text, kind, .. } => {
                     println!("MODERATOR ({}): {text}", kind.as_str())
                 }

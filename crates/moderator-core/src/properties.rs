@@ -423,7 +423,7 @@ proptest! {
                             closing_said = true;
                         }
                     }
-                    Output::Utterance { .. } | Output::Status(_) => {}
+                    Output::Utterance { .. } | Output::Status(_) | Output::Notice(_) => {}
                 }
             }
             ended = rt.is_ended();

@@ -134,8 +134,7 @@ pub fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 }
                 send_record(node, &record)?;
             }
-            Output::Notice(notice) if notice.is_warning() => tracing::warn!("{notice}"),
-            Output::Notice(notice) => tracing::debug!("{notice}"),
+            Output::Notice(notice) => node_kit::conduct::log_notice(notice.level(), &notice),
             Output::Ended(reason) => {
                 tracing::info!(?reason, "the auction session ended");
                 // The end is on record for the session log too.

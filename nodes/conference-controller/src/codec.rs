@@ -1,7 +1,7 @@
 //! The controller's messages: dora inputs into the core's, the core's decisions out, and
 //! what the player is told besides them (from the inputs' metadata).
 
-use conference_core::{Input, NoticeLevel, Output};
+use conference_core::{Input, Output};
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
 use voice_protocol::messages::{
@@ -154,11 +154,7 @@ pub fn emit(node: &mut DoraNode, actions: Vec<Output>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, utterance)?;
             }
-            Output::Notice(notice) => match notice.level() {
-                NoticeLevel::Warning => tracing::warn!("{notice}"),
-                NoticeLevel::Info => tracing::info!("{notice}"),
-                NoticeLevel::Debug => tracing::debug!("{notice}"),
-            },
+            Output::Notice(notice) => node_kit::conduct::log_notice(notice.level(), &notice),
         }
     }
     Ok(())

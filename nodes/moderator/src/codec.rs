@@ -61,6 +61,7 @@ pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 question_id,
                 instruction,
             } => {
+                tracing::info!(%agent, question_id, "turn");
                 let turn = Turn {
                     question_id,
                     speaker: agent,
@@ -74,6 +75,7 @@ pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 text,
                 kind,
             } => {
+                tracing::info!(question_id, kind = kind.as_str(), %text, "moderator");
                 let line = Chunk {
                     kind: Some(kind.as_str().to_owned()),
                     ..Chunk::line(question_id, MODERATOR, text)
@@ -85,6 +87,7 @@ pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 question_id,
                 text,
             } => {
+                tracing::info!(%speaker, question_id, text = %voice_protocol::shorten(&text), "utterance finished");
                 let utterance = Utterance {
                     question_id,
                     speaker,
@@ -94,7 +97,12 @@ pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 node_kit::send(node, utterance)?;
             }
             Output::Request(request) => node_kit::send(node, request)?,
-            Output::Decision(decision) => node_kit::send(node, decision)?,
+            Output::Decision(decision) => {
+                let target = decision.target.as_deref().unwrap_or("-");
+                tracing::info!(phase = %decision.phase, action = %decision.action, target, reason = %decision.reason, "decision");
+                node_kit::send(node, decision)?
+            }
+            Output::Notice(notice) => node_kit::conduct::log_notice(notice.level(), &notice),
             Output::Status(status) => node_kit::send(node, status)?,
         }
     }

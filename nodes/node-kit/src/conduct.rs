@@ -245,6 +245,15 @@ impl Received<'_> {
     }
 }
 
+/// Writes a core's notice to the log at its level.
+pub fn log_notice(level: conductor::NoticeLevel, notice: &impl std::fmt::Display) {
+    match level {
+        conductor::NoticeLevel::Warning => tracing::warn!("{notice}"),
+        conductor::NoticeLevel::Info => tracing::info!("{notice}"),
+        conductor::NoticeLevel::Debug => tracing::debug!("{notice}"),
+    }
+}
+
 /// The phrase library file named by `variable`, if set: its path and text.
 pub fn read_phrases(variable: &str) -> eyre::Result<Option<(String, String)>> {
     let Some(path) = crate::env_opt(variable) else {

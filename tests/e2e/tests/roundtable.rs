@@ -116,4 +116,8 @@ fn roundtable_moves_through_every_phase_and_ends_by_itself() {
     assert_one_voice_in_order(&timeline);
     // The conductor's decision log replays to the same decisions.
     e2e_tests::assert_replays_identically(&dir);
+    if let Some(keep) = std::env::var_os("E2E_KEEP_DECISIONS") {
+        // Re-recording the replay fixture: `tools/replay/tests/recorded/roundtable`.
+        std::fs::copy(dir.join("decisions/moderator.jsonl"), keep).unwrap();
+    }
 }

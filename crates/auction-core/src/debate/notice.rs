@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use ::conductor::NoticeLevel;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {
     /// A segment's text did not come in time: the segment is skipped.
@@ -34,64 +36,64 @@ pub enum Notice {
 }
 
 impl Notice {
-    /// Whether the listener may miss something by it (a warning), rather than a stray
-    /// message ignored.
-    pub fn is_warning(&self) -> bool {
-        matches!(
-            self,
+    /// A warning where the listener may miss something by it; a stray message ignored is
+    /// routine.
+    pub fn level(&self) -> NoticeLevel {
+        match self {
             Notice::SegmentLate { .. }
-                | Notice::RequestUnanswered { .. }
-                | Notice::ClipLate { .. }
-                | Notice::SegmentTooLong { .. }
-                | Notice::SegmentFailed { .. }
-        )
+            | Notice::RequestUnanswered { .. }
+            | Notice::ClipLate { .. }
+            | Notice::SegmentTooLong { .. }
+            | Notice::SegmentFailed { .. } => NoticeLevel::Warning,
+            _ => NoticeLevel::Debug,
+        }
     }
 }
 
+/// The original words of each notice first, then what it is about.
 impl fmt::Display for Notice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Notice::SegmentLate { agent, segment_id } => {
                 write!(
                     f,
-                    "segment {segment_id} of {agent} not ready in time; skipped"
+                    "segment not ready in time; skipped: {agent}, {segment_id}"
                 )
             }
             Notice::RequestUnanswered { request_id } => {
-                write!(f, "side request {request_id} not answered in time")
+                write!(f, "side request not answered in time: {request_id}")
             }
             Notice::ClipLate { clip_id } => {
-                write!(f, "clip {clip_id} not synthesized in time; dropped")
+                write!(f, "clip not synthesized in time; dropped: {clip_id}")
             }
             Notice::StrayText { agent, question_id } => write!(
                 f,
-                "text of {agent} for question {question_id}, which no segment waits for, ignored"
+                "text of no pending segment ignored: {agent}, question {question_id}"
             ),
-            Notice::UnexpectedText { agent, question_id } => write!(
-                f,
-                "unexpected text of {agent} for question {question_id} ignored"
-            ),
-            Notice::SegmentTooLong { agent, question_id } => write!(
-                f,
-                "segment of {agent} (question {question_id}) too long; the rest is not kept"
-            ),
-            Notice::SegmentFailed { agent, error } => {
-                write!(f, "segment generation of {agent} failed: {error}")
-            }
-            Notice::StrayReply { request_id } => {
+            Notice::UnexpectedText { agent, question_id } => {
                 write!(
                     f,
-                    "reply to {request_id}, which no request waits for, ignored"
+                    "unexpected text ignored: {agent}, question {question_id}"
                 )
             }
+            Notice::SegmentTooLong { agent, question_id } => write!(
+                f,
+                "segment too long; the rest is not kept: {agent}, question {question_id}"
+            ),
+            Notice::SegmentFailed { agent, error } => {
+                write!(f, "segment generation failed: {agent}: {error}")
+            }
+            Notice::StrayReply { request_id } => {
+                write!(f, "reply to no pending request ignored: {request_id}")
+            }
             Notice::ClipUnwanted { clip_id } => {
-                write!(f, "clip {clip_id} ready but no longer wanted; discarded")
+                write!(f, "clip_ready of a clip no longer wanted: {clip_id}")
             }
             Notice::UnknownClipEnd { clip_id } => {
-                write!(f, "end of an unknown clip {clip_id} ignored")
+                write!(f, "end of an unknown clip ignored: {clip_id}")
             }
             Notice::InterjectionNotAsked { agent, reason } => {
-                write!(f, "interjection of {agent} not asked: {reason}")
+                write!(f, "interjection not asked: {agent}: {reason}")
             }
         }
     }

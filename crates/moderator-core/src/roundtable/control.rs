@@ -5,7 +5,7 @@ use voice_protocol::messages::{ModeratorDecision, RoundtableStatus};
 use voice_protocol::shorten;
 
 use super::decision::Decision;
-use super::{Output, Roundtable};
+use super::{Notice, Output, Roundtable};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Control {
@@ -21,16 +21,15 @@ impl Roundtable {
             Some(Control::Stats) => out.push(Output::Status(self.status())),
             Some(Control::Stop) => {
                 if self.close.ending.is_none() {
-                    tracing::info!("stop requested: closing the roundtable");
+                    out.push(Output::Notice(Notice::StopRequested));
                     self.floor = None;
                     self.pacing.held = None;
                     self.stop_rounds(now_ms, &mut out);
                 }
             }
-            None => tracing::warn!(
-                command = %shorten(text),
-                "unknown control command ignored (expected stats or stop)"
-            ),
+            None => out.push(Output::Notice(Notice::UnknownCommand {
+                command: shorten(text),
+            })),
         }
         out
     }

@@ -1,9 +1,7 @@
 //! The floor holder's streamed text, assembled into its utterance; chunks of anyone
 //! else, or of an older turn, are dropped.
 
-use voice_protocol::shorten;
-
-use super::{Output, Roundtable, pacing::Held};
+use super::{Notice, Output, Roundtable, pacing::Held};
 
 #[derive(Debug, Clone)]
 pub(super) struct Floor {
@@ -25,14 +23,15 @@ impl Roundtable {
     ) -> Vec<Output> {
         let mut out = Vec::new();
         if self.scenario().agent(input).is_none() {
-            tracing::warn!(
-                input,
-                "unknown input ignored (not an agent of the scenario, `reply*`, `playback_done` or `control`)"
-            );
+            out.push(Output::Notice(Notice::UnknownInput {
+                input: input.to_owned(),
+            }));
             return out;
         }
         let Some(question_id) = question_id else {
-            tracing::warn!(input, "text without question_id ignored");
+            out.push(Output::Notice(Notice::NoQuestionId {
+                input: input.to_owned(),
+            }));
             return out;
         };
         let Some(floor) = self
@@ -40,15 +39,16 @@ impl Roundtable {
             .as_mut()
             .filter(|f| f.agent == input && f.question_id == question_id)
         else {
-            tracing::debug!(
-                input,
+            out.push(Output::Notice(Notice::NotTheirFloor {
+                input: input.to_owned(),
                 question_id,
-                "text of an agent without the floor (or a stale turn) dropped"
-            );
+            }));
             return out;
         };
         if floor.text.push(text) {
-            tracing::warn!(agent = input, "utterance too long; the rest is not kept");
+            out.push(Output::Notice(Notice::TooLong {
+                agent: input.to_owned(),
+            }));
         }
         if !ends {
             return out;
@@ -57,10 +57,13 @@ impl Roundtable {
             return out;
         };
         if let Some(error) = error {
-            tracing::warn!(agent = %floor.agent, question_id, %error, "the agent's generation failed");
+            out.push(Output::Notice(Notice::GenerationFailed {
+                agent: floor.agent.clone(),
+                question_id,
+                error: error.to_owned(),
+            }));
         }
         let text = floor.text.as_str().trim().to_owned();
-        tracing::info!(agent = %floor.agent, question_id, text = %shorten(&text), "utterance finished");
         if !text.is_empty() {
             out.push(Output::Utterance {
                 speaker: floor.agent.clone(),
@@ -79,7 +82,9 @@ impl Roundtable {
         });
         if self.too_much_unplayed() {
             self.pacing.last_progress_ms = now_ms;
-            tracing::debug!(unheard = ?self.pacing.unplayed.ids().collect::<Vec<_>>(), "waiting for playback before the next decision");
+            out.push(Output::Notice(Notice::WaitingForPlayback {
+                unheard: self.pacing.unplayed.ids().collect(),
+            }));
         } else {
             self.deliver_held(now_ms, &mut out);
         }

@@ -5,7 +5,7 @@ use ::conductor::RoundReply;
 use voice_protocol::messages::SideRequest;
 use voice_protocol::shorten;
 
-use super::{Output, Roundtable};
+use super::{Notice, Output, Roundtable};
 use crate::intent::{
     HeuristicContext, Intent, heuristic_intent, is_question, mentions_name, parse_intent,
 };
@@ -56,28 +56,37 @@ impl Roundtable {
                 .to_owned(),
         };
         if self.scenario().agent(&agent).is_none() {
-            tracing::warn!(input, speaker = %agent, "reply from an unknown agent ignored");
+            out.push(Output::Notice(Notice::UnknownReplier {
+                input: input.to_owned(),
+                speaker: agent,
+            }));
             return out;
         }
         let Some(intake) = self.intake.as_mut() else {
-            tracing::debug!(%agent, "reply outside an intent round ignored");
+            out.push(Output::Notice(Notice::ReplyOutsideRound { agent }));
             return out;
         };
         let question_id = intake.question_id;
         match intake.round.reply(request_id, &agent) {
             RoundReply::Counted => {}
             RoundReply::Stale => {
-                tracing::debug!(%agent, request = ?request_id, "reply to an older request ignored");
+                out.push(Output::Notice(Notice::StaleReply {
+                    agent,
+                    request_id: request_id.map(str::to_owned),
+                }));
                 return out;
             }
             RoundReply::NotWaited => {
-                tracing::debug!(%agent, "repeated reply ignored");
+                out.push(Output::Notice(Notice::RepeatedReply { agent }));
                 return out;
             }
         }
         let answer = match error {
             Some(error) => {
-                tracing::debug!(%agent, %error, "intent not answered; using the heuristic");
+                out.push(Output::Notice(Notice::IntentNotAnswered {
+                    agent: agent.clone(),
+                    error: error.to_owned(),
+                }));
                 None
             }
             None => {
@@ -142,7 +151,7 @@ impl Roundtable {
     }
 
     /// Counts the round that ends now as answered or silent.
-    pub(super) fn close_intake(&mut self) {
+    pub(super) fn close_intake(&mut self, out: &mut Vec<Output>) {
         let Some(intake) = self.intake.as_ref() else {
             return;
         };
@@ -152,11 +161,10 @@ impl Roundtable {
         }
         self.silent_intent_rounds += 1;
         if self.silent_intent_rounds == SILENT_ROUNDS_BEFORE_A_SHORT_WAIT {
-            tracing::info!(
-                rounds = self.silent_intent_rounds,
-                wait_ms = self.intent_window_ms(),
-                "no agent answered its intent in time: later rounds wait less for them"
-            );
+            out.push(Output::Notice(Notice::ShorterIntentWait {
+                rounds: self.silent_intent_rounds,
+                wait_ms: self.intent_window_ms(),
+            }));
         }
     }
 
@@ -189,7 +197,10 @@ impl Roundtable {
             let question_id = intake.question_id;
             let silent = intake.round.expired(now_ms);
             for agent in silent {
-                tracing::info!(%agent, question_id, "no intent in time; using the heuristic");
+                out.push(Output::Notice(Notice::IntentLate {
+                    agent: agent.clone(),
+                    question_id,
+                }));
                 self.intent(question_id, &agent, None, now_ms, out);
             }
         }
@@ -214,12 +225,15 @@ impl Roundtable {
             Some(answer) => match parse_intent(agent, answer) {
                 Ok(intent) => intent,
                 Err(e) => {
-                    tracing::warn!(%agent, answer = %shorten(answer), error = %e, "invalid intent answer; using the heuristic");
+                    out.push(Output::Notice(Notice::InvalidIntent {
+                        agent: agent.to_owned(),
+                        answer: shorten(answer),
+                        error: e.to_string(),
+                    }));
                     heuristic(self)
                 }
             },
         };
-        tracing::debug!(%agent, kind = intent.kind.as_str(), urgency = intent.urgency, "intent");
         self.take_intent(question_id, intent, now_ms, out);
     }
 

@@ -51,13 +51,6 @@ impl Roundtable {
     /// A decision taken: counted, logged and recorded.
     pub(super) fn record(&mut self, d: &Decision, now_ms: u64, out: &mut Vec<Output>) {
         self.decisions += 1;
-        tracing::info!(
-            phase = %self.state.phase,
-            action = ?d.action,
-            target = d.target.as_deref().unwrap_or("-"),
-            reason = %d.reason,
-            "decision"
-        );
         out.push(Output::Decision(self.decision_record(d, now_ms)));
     }
 
@@ -68,7 +61,6 @@ impl Roundtable {
         self.said.lines_said += 1;
         self.said.last_line = Some((None, text.clone()));
         self.remember(RecentEvent::ModeratorLine { kind });
-        tracing::info!(question_id, kind = kind.as_str(), %text, "moderator");
         if matches!(kind, LineKind::Call | LineKind::Question) {
             self.said.pending_prompt = Some(text.clone());
         }

@@ -26,6 +26,7 @@ pub mod decision;
 mod floor;
 mod intake;
 mod lines;
+mod notice;
 mod pacing;
 mod round;
 mod setup;
@@ -34,6 +35,7 @@ pub mod state;
 mod tests;
 
 pub use intake::request_id_for;
+pub use notice::Notice;
 pub use setup::{ROUNDTABLE_FORMAT, RoundtableSetup};
 
 use crate::phrases::RoundtablePhrases;
@@ -90,6 +92,8 @@ pub enum Output {
     Decision(voice_protocol::messages::ModeratorDecision),
     /// `status`: the answer to a `stats` command.
     Status(voice_protocol::messages::RoundtableStatus),
+    /// Something ignored, late or ending, for the log.
+    Notice(Notice),
 }
 
 /// A decoded input, for the common interface ([`::conductor::Conductor::handle`]); each
@@ -228,16 +232,15 @@ impl Roundtable {
         }
         if self.close.ending.is_some() {
             if now_ms >= self.playback_deadline() {
-                tracing::warn!("the closing line was not reported as heard in time; ending anyway");
+                out.push(Output::Notice(Notice::ClosingNotHeard));
                 self.close.finished = true;
             }
             return out;
         }
         if self.pacing.held.is_some() && now_ms >= self.hold_deadline() {
-            tracing::warn!(
-                unheard = ?self.pacing.unplayed.ids().collect::<Vec<_>>(),
-                "no playback report in time; the conversation goes on"
-            );
+            out.push(Output::Notice(Notice::PlaybackLate {
+                unheard: self.pacing.unplayed.ids().collect(),
+            }));
             self.pacing.unplayed.clear();
             self.deliver_held(now_ms, &mut out);
         }

@@ -2,7 +2,7 @@
 //! are still unheard, up to the playback timeout, and always goes on before its speaker
 //! would count as absent.
 
-use super::{Output, Roundtable};
+use super::{Notice, Output, Roundtable};
 
 #[derive(Debug, Clone)]
 pub(super) struct Held {
@@ -32,7 +32,7 @@ impl Roundtable {
         self.pacing.unplayed.heard(question_id);
         if let Some(closing) = self.close.ending {
             if closing.is_none_or(|q| q <= question_id) {
-                tracing::info!("the closing line was heard");
+                out.push(Output::Notice(Notice::ClosingHeard));
                 self.close.finished = true;
             }
             return out;

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::decision::{Decision, ModeratorAction, RecentEvent};
-use super::{MAX_KEPT_CHARS, Output, Roundtable};
+use super::{MAX_KEPT_CHARS, Notice, Output, Roundtable};
 use super::{decide, state};
 use crate::intent::Intent;
 use crate::phrases::LineKind;
@@ -172,7 +172,7 @@ impl Roundtable {
         else {
             return;
         };
-        self.close_intake();
+        self.close_intake(out);
         let all: Vec<Intent> = self
             .scenario()
             .agents
@@ -349,7 +349,6 @@ impl Roundtable {
         };
         self.state = state::apply_decision(&self.state, decision);
         self.said.phase_utterances.clear();
-        tracing::info!(%from, %to, is_rollback = decision.is_rollback, "phase");
         let topic = self.scenario().topic.clone();
         if from == Phase::NotStarted {
             let moderator = self.scenario().moderator.name.clone();
@@ -407,7 +406,6 @@ impl Roundtable {
             deadline_ms: now_ms.saturating_add(timeout),
             is_interrupt: decision.is_interrupt,
         };
-        tracing::info!(%agent, question_id, is_interrupt = decision.is_interrupt, "turn");
         self.intake = None;
         let instruction = match self.said.pending_prompt.take() {
             Some(said) => format!("The moderator said: {said}\n{instruction}"),
@@ -430,11 +428,11 @@ impl Roundtable {
             let text = self.phrases.closing(self.language(), &names);
             self.say(text, LineKind::Closing, out);
         }
-        let from = self.state.phase;
         self.state = state::update_state_after_phase_switch(&self.state, Phase::Ended, false);
-        tracing::info!(%from, to = %Phase::Ended, is_rollback = false, "phase");
         self.stage = Stage::Ended;
-        tracing::info!(decisions = self.decisions, "the roundtable has ended");
+        out.push(Output::Notice(Notice::Ended {
+            decisions: self.decisions,
+        }));
         self.floor = None;
         self.pacing.held = None;
         self.intake = None;
