@@ -42,9 +42,10 @@ pub use voice_protocol::messages::SideRequest;
 use voice_protocol::{InterruptKind, StreamStatus};
 
 pub use debrief::DebriefFigures;
-pub(crate) use decisions::Event;
 #[cfg(test)]
-pub(crate) use decisions::{Action, Notice};
+pub(crate) use decisions::Action;
+pub(crate) use decisions::Event;
+pub use decisions::Notice;
 pub use decisions::{CandidatePurpose, Instruction};
 pub use files::{AgentFile, ContextFile, MODERATOR, Record, RecordEvent, SharedFile, WriteMode};
 pub use phases::Phase;
@@ -177,6 +178,8 @@ pub enum Output {
     Board(Board),
     /// Freeze the context session (no more writes follow).
     FreezeContext,
+    /// Something ignored, missing or under way, for the log.
+    Notice(Notice),
 }
 
 /// The pitch-rehearsal moderator.
@@ -367,7 +370,7 @@ impl Rehearsal {
             }
         }
         self.feed(Event::Tick, now_ms, &mut out);
-        self.check_closing(now_ms);
+        self.check_closing(now_ms, &mut out);
         self.board(now_ms, &mut out);
         out
     }
@@ -400,7 +403,7 @@ impl Rehearsal {
     pub fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Output> {
         let mut out = Vec::new();
         if let Some(change) = self.on_air.floor.tick(now_ms) {
-            tracing::info!("nobody took the floor in time: the voice goes on");
+            out.push(Output::Notice(Notice::FloorNotTaken));
             out.push(Output::Floor(change));
         }
         match input {
@@ -427,20 +430,22 @@ impl Rehearsal {
             } => self.presenter_line(speaker, &text, ended, now_ms, &mut out),
             Input::Control(text) => match parse_control(&text) {
                 Ok(control) => self.control(control, &text, now_ms, &mut out),
-                Err(e) => tracing::warn!("control input ignored: {e}"),
+                Err(e) => out.push(Output::Notice(Notice::BadControl {
+                    error: e.to_string(),
+                })),
             },
             Input::Restarted { input } => self.restarted(&input, now_ms, &mut out),
             Input::SpeechStarted { onset_us } => {
                 self.results.delivery.speech_started(now_ms);
                 if let Some(change) = self.on_air.floor.speech_started(onset_us, now_ms) {
-                    tracing::info!("the presenter speaks over the panel: the voice is held");
+                    out.push(Output::Notice(Notice::VoiceHeld));
                     out.push(Output::Floor(change));
                 }
                 self.feed(Event::PresenterSpeechStarted, now_ms, &mut out)
             }
             Input::Backchannel => {
                 if let Some(change) = self.on_air.floor.no_words() {
-                    tracing::info!("only an acknowledgement: the voice goes on");
+                    out.push(Output::Notice(Notice::VoiceGoesOn));
                     out.push(Output::Floor(change));
                 }
             }
@@ -450,7 +455,7 @@ impl Rehearsal {
             Input::Played { question_id } => self.played(question_id, now_ms, &mut out),
             Input::Stop => {
                 if self.phase() != Phase::Ended {
-                    tracing::info!("dataflow stopping: ending the session");
+                    out.push(Output::Notice(Notice::Stopping));
                     self.feed(Event::EndSession, now_ms, &mut out);
                 }
                 // Stopping: the debrief is written with the ratings that came.
@@ -461,7 +466,7 @@ impl Rehearsal {
                 self.on_air.finished = true;
             }
         }
-        self.check_closing(now_ms);
+        self.check_closing(now_ms, &mut out);
         self.board(now_ms, &mut out);
         out
     }

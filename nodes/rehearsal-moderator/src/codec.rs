@@ -110,6 +110,7 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
                 text,
                 kind,
             } => {
+                tracing::info!(kind = kind.slug(), question_id, %text, "moderator says");
                 let line = Chunk {
                     line_kind: Some(kind.slug().to_owned()),
                     ..Chunk::line(question_id, MODERATOR, text)
@@ -159,7 +160,10 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
             Output::Floor(FloorChange::Release) => {
                 keep_first_error(node_kit::send(node, Resume));
             }
-            Output::Phase(phase) => keep_first_error(node_kit::send(node, phase)),
+            Output::Phase(phase) => {
+                tracing::info!(phase = phase.name(), "phase");
+                keep_first_error(node_kit::send(node, phase));
+            }
             Output::Board(board) => match Board::of(&board) {
                 Ok(board) => keep_first_error(node_kit::send(node, board)),
                 Err(error) => tracing::warn!(%error, "the board not sent"),
@@ -172,6 +176,7 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
                 remembered,
             } => files.debrief(&markdown, &figures, remembered),
             Output::FreezeContext => files.freeze(),
+            Output::Notice(notice) => node_kit::conduct::log_notice(notice.level(), &notice),
         }
     }
     sent

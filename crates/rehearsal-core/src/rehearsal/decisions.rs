@@ -127,9 +127,12 @@ pub(crate) enum Action {
     Notice(Notice),
 }
 
-/// Events that were ignored or handled unusually; worth a log line.
+/// What the rehearsal reports without deciding: a message ignored, an answer or a
+/// report missing, the voice held or let go. The core returns each as
+/// [`Output::Notice`] (tests and `replay` see it); the node writes it to the log at its
+/// [`Notice::level`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub(crate) enum Notice {
+pub enum Notice {
     #[error("no agent named `{0}` on the panel")]
     UnknownAgent(String),
     #[error("slide {0} is not in the deck")]
@@ -150,6 +153,132 @@ pub(crate) enum Notice {
     EmptyCandidate(String),
     #[error("`{agent}` did not finish its turn in time; cancelled")]
     AgentTimedOut { agent: String },
+    #[error("a rating without a verdict is left unrated: {agent}, exchange {exchange}: {reply}")]
+    Unrated {
+        agent: String,
+        exchange: u64,
+        reply: String,
+    },
+    #[error("reply without speaker ignored: {input}")]
+    ReplyWithoutSpeaker { input: String },
+    #[error("reply without request_id ignored: {input}")]
+    ReplyWithoutRequestId { input: String },
+    #[error("reply to an unknown request ignored: {request_id}")]
+    StrayReply { request_id: String },
+    #[error("candidate question not prepared: {agent}, {request_id}: {error}")]
+    CandidateNotPrepared {
+        agent: String,
+        request_id: String,
+        error: String,
+    },
+    #[error("candidate question off the slide; not offered: {agent}, relevance {relevance:.2}")]
+    CandidateOffSlide { agent: String, relevance: f64 },
+    #[error("candidate question asked before; not offered: {agent}: {asked}")]
+    CandidateAskedBefore { agent: String, asked: String },
+    #[error("prepared question asked since; not used: {agent}: {asked}")]
+    PreparedAskedSince { agent: String, asked: String },
+    #[error("still preparing; not asked again: {agent}, {kind}")]
+    StillPreparing { agent: String, kind: &'static str },
+    #[error("panelist turn cancelled: {agent}, question {question_id}")]
+    TurnCancelled { agent: String, question_id: u64 },
+    #[error("exchange logged: {exchange}, {agent}, {outcome}")]
+    ExchangeLogged {
+        exchange: u64,
+        agent: String,
+        outcome: &'static str,
+    },
+    #[error("the debrief waits for the panel's last ratings")]
+    DebriefWaits,
+    #[error("ratings still missing: the debrief is written without them")]
+    RatingsMissing,
+    #[error("the session is over and its closing line was heard")]
+    ClosingHeard,
+    #[error("the closing line was not reported as played in time; leaving")]
+    ClosingNotHeard,
+    #[error("notices not heard yet are cut: an exchange starts ({lines:?})")]
+    NoticesCut { lines: Vec<u64> },
+    #[error("playback_done without question_id ignored")]
+    PlayedWithoutQuestionId,
+    #[error("playback_started without question_id ignored")]
+    StartedWithoutQuestionId,
+    #[error("Q&A trigger → first moderator audio: {command}, {latency_ms:.1} ms")]
+    FirstAudio { command: String, latency_ms: f64 },
+    #[error("unknown input ignored: {input}")]
+    UnknownInput { input: String },
+    #[error("unreadable text; keeping only its session_status: {input}: {error}")]
+    UnreadableText { input: String, error: String },
+    #[error("unreadable input ignored: {input}: {error}")]
+    UnreadableInput { input: String, error: String },
+    #[error("text without question_id ignored: {input}")]
+    NoQuestionId { input: String },
+    #[error("text of no current call ignored: {input}, question {question_id}")]
+    NoCurrentCall { input: String, question_id: u64 },
+    #[error(
+        "text from the wrong panelist ignored: {input}, question {question_id}, expected {expected}"
+    )]
+    WrongPanelist {
+        input: String,
+        question_id: u64,
+        expected: String,
+    },
+    #[error("panelist turn too long; the rest is not kept: {agent}, question {question_id}")]
+    TooLong { agent: String, question_id: u64 },
+    #[error("panelist turn failed: {agent}, question {question_id}: {error}")]
+    TurnFailed {
+        agent: String,
+        question_id: u64,
+        error: String,
+    },
+    #[error("partial presenter transcript ignored: {text}")]
+    PartialTranscript { text: String },
+    #[error("empty presenter transcript ignored")]
+    EmptyTranscript,
+    #[error("the presenter took the floor: the held voice is cut (question {question_id})")]
+    HeldVoiceCut { question_id: u64 },
+    #[error("control: {command}")]
+    Control { command: String },
+    #[error("control input ignored: {error}")]
+    BadControl { error: String },
+    #[error("nobody took the floor in time: the voice goes on")]
+    FloorNotTaken,
+    #[error("the presenter speaks over the panel: the voice is held")]
+    VoiceHeld,
+    #[error("only an acknowledgement: the voice goes on")]
+    VoiceGoesOn,
+    #[error("dataflow stopping: ending the session")]
+    Stopping,
+}
+
+impl Notice {
+    /// A warning where something the session needed is missing or refused; routine
+    /// drops are debug; the session's steps are info.
+    pub fn level(&self) -> ::conductor::NoticeLevel {
+        use ::conductor::NoticeLevel::{Debug, Info, Warning};
+        match self {
+            Notice::StrayReply { .. }
+            | Notice::CandidateNotPrepared { .. }
+            | Notice::CandidateOffSlide { .. }
+            | Notice::CandidateAskedBefore { .. }
+            | Notice::PreparedAskedSince { .. }
+            | Notice::StillPreparing { .. }
+            | Notice::NoCurrentCall { .. }
+            | Notice::PartialTranscript { .. }
+            | Notice::EmptyTranscript => Debug,
+            Notice::TurnCancelled { .. }
+            | Notice::ExchangeLogged { .. }
+            | Notice::DebriefWaits
+            | Notice::ClosingHeard
+            | Notice::NoticesCut { .. }
+            | Notice::FirstAudio { .. }
+            | Notice::HeldVoiceCut { .. }
+            | Notice::Control { .. }
+            | Notice::FloorNotTaken
+            | Notice::VoiceHeld
+            | Notice::VoiceGoesOn
+            | Notice::Stopping => Info,
+            _ => Warning,
+        }
+    }
 }
 
 /// A pre-generated question.
@@ -245,7 +374,10 @@ impl Rehearsal {
                     .calls
                     .retain(|_, c| !(c.agent == agent && c.call_id == question_id));
                 let q = self.fresh_question_id();
-                tracing::info!(%agent, question_id = q, "panelist turn cancelled");
+                out.push(Output::Notice(Notice::TurnCancelled {
+                    agent: agent.clone(),
+                    question_id: q,
+                }));
                 out.push(Output::Interrupt {
                     question_id: q,
                     kind: InterruptKind::Cancel,
@@ -273,7 +405,7 @@ impl Rehearsal {
                 let within = 2 * self.config().thresholds.candidate_refresh_ms;
                 for agent in agents {
                     if self.awaits_reply(&agent, now_ms) {
-                        tracing::debug!(%agent, kind, "still preparing; not asked again");
+                        out.push(Output::Notice(Notice::StillPreparing { agent, kind }));
                         continue;
                     }
                     let id = self.pending.requests.open(
@@ -294,11 +426,9 @@ impl Rehearsal {
                             .taking_up(takes_up.clone())
                             .asking(),
                     ));
-                    tracing::debug!(request = %id, slide, kind, "candidate question requested");
                 }
             }
             Action::PhaseChanged { from, to } => {
-                tracing::info!(from = from.name(), to = to.name(), "phase");
                 out.push(Output::Phase(to));
                 Self::record(
                     out,
@@ -331,13 +461,13 @@ impl Rehearsal {
                 // ends: the debrief waits for them (at most `DEBRIEF_WAITS_FOR_RATINGS_MS`)
                 // rather than call them unrated.
                 if self.ratings_pending(now_ms) {
-                    tracing::info!("the debrief waits for the panel's last ratings");
+                    out.push(Output::Notice(Notice::DebriefWaits));
                     self.on_air.debrief_due = Some(now_ms + DEBRIEF_WAITS_FOR_RATINGS_MS);
                 } else {
                     self.write_debrief(markdown, now_ms, out);
                 }
             }
-            Action::Notice(notice) => tracing::warn!("{notice}"),
+            Action::Notice(notice) => out.push(Output::Notice(notice)),
         }
         None
     }
@@ -373,7 +503,7 @@ impl Rehearsal {
         };
         if now_ms >= due || !self.ratings_pending(now_ms) {
             if now_ms >= due {
-                tracing::warn!("ratings still missing: the debrief is written without them");
+                out.push(Output::Notice(Notice::RatingsMissing));
             }
             let markdown = self.debrief_markdown();
             self.write_debrief(markdown, now_ms, out);

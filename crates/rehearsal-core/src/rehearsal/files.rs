@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::Instruction;
 use super::Output;
 use super::Rehearsal;
+use super::decisions::Notice;
 use crate::messages;
 use crate::rating::Rating;
 use crate::record::ExchangeRecord;
@@ -196,7 +197,11 @@ impl Rehearsal {
         out: &mut Vec<Output>,
     ) {
         let outcome = messages::outcome_label(record.outcome);
-        tracing::info!(exchange = record.id, agent = %record.agent, outcome, "exchange logged");
+        out.push(Output::Notice(Notice::ExchangeLogged {
+            exchange: record.id,
+            agent: record.agent.clone(),
+            outcome,
+        }));
         self.write(
             out,
             ContextFile::Shared(SharedFile::ExchangeHistory),

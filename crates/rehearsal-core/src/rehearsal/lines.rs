@@ -10,6 +10,7 @@ use voice_protocol::InterruptKind;
 use super::Output;
 use super::Rehearsal;
 use super::decisions::Event;
+use super::decisions::Notice;
 use super::files::{MODERATOR, RecordEvent};
 use super::phases::Phase;
 use crate::phrases::PhraseKind;
@@ -154,18 +155,18 @@ impl Rehearsal {
 
     /// Once the session has ended, the node leaves when its closing line has been heard
     /// (or after the panel's line timeout): every other node then sees its inputs close.
-    pub(super) fn check_closing(&mut self, now_ms: u64) {
+    pub(super) fn check_closing(&mut self, now_ms: u64, out: &mut Vec<Output>) {
         if self.on_air.finished || self.phase() != Phase::Ended || self.on_air.debrief_due.is_some()
         {
             return;
         }
         match self.on_air.closing_done(now_ms, self.line_timeout_ms()) {
             Some(true) => {
-                tracing::info!("the session is over and its closing line was heard");
+                out.push(Output::Notice(Notice::ClosingHeard));
                 self.on_air.finished = true;
             }
             Some(false) => {
-                tracing::warn!("the closing line was not reported as played in time; leaving");
+                out.push(Output::Notice(Notice::ClosingNotHeard));
                 self.on_air.finished = true;
             }
             None => {}
@@ -185,7 +186,9 @@ impl Rehearsal {
         // The cut has an id of its own, so every id names one decision, in order.
         if kind == PhraseKind::Transition && !self.on_air.unheard_notices.is_empty() {
             let moot = self.on_air.drop_notices();
-            tracing::info!(lines = ?moot, "notices not heard yet are cut: an exchange starts");
+            out.push(Output::Notice(Notice::NoticesCut {
+                lines: moot.into_iter().collect(),
+            }));
             let cut = self.fresh_question_id();
             out.push(Output::Interrupt {
                 question_id: cut,
@@ -193,7 +196,6 @@ impl Rehearsal {
             });
         }
         let q = self.fresh_question_id();
-        tracing::info!(kind = kind.slug(), question_id = q, %text, "moderator says");
         out.push(Output::Line {
             question_id: q,
             text: text.clone(),
@@ -239,7 +241,7 @@ impl Rehearsal {
 
     pub(super) fn played(&mut self, question_id: Option<u64>, now_ms: u64, out: &mut Vec<Output>) {
         let Some(q) = question_id else {
-            tracing::warn!("playback_done without question_id ignored");
+            out.push(Output::Notice(Notice::PlayedWithoutQuestionId));
             return;
         };
         self.on_air.floor.voice_ended(q);
@@ -257,14 +259,17 @@ impl Rehearsal {
         out: &mut Vec<Output>,
     ) {
         let Some(q) = question_id else {
-            tracing::warn!("playback_started without question_id ignored");
+            out.push(Output::Notice(Notice::StartedWithoutQuestionId));
             return;
         };
         self.results.delivery.voice_started(q, now_ms);
         self.on_air.floor.voice_started(q);
         if let Some(opening) = self.on_air.awaiting_audio.remove(&q) {
             let latency = now_ms.saturating_sub(opening.at_ms) as f64;
-            tracing::info!(command = %opening.command, latency_ms = format!("{latency:.1}"), "Q&A trigger → first moderator audio");
+            out.push(Output::Notice(Notice::FirstAudio {
+                command: opening.command.clone(),
+                latency_ms: latency,
+            }));
             Self::record(
                 out,
                 now_ms,

@@ -223,7 +223,7 @@ impl Rehearsal {
         // as it was; then the questions it prepares.
         let candidate = self
             .left_open_question(agent)
-            .or_else(|| self.prepared_question(agent));
+            .or_else(|| self.prepared_question(agent, out));
         let transition_line = self.say(PhraseKind::Transition, Some(agent), slide, out);
         let id = self.numbers.exchange();
         self.qa.exchange = Some(Exchange {
@@ -253,11 +253,18 @@ impl Rehearsal {
     /// The question `agent` prepared, unless the panel has asked it since, in other
     /// words: it was checked when it came, but another panelist may have asked the same
     /// while it waited for its turn.
-    pub(super) fn prepared_question(&mut self, agent: usize) -> Option<String> {
+    pub(super) fn prepared_question(
+        &mut self,
+        agent: usize,
+        out: &mut Vec<Action>,
+    ) -> Option<String> {
         let candidate = self.panel.agents[agent].candidate.take()?.text;
         match self.asked_before(&candidate) {
             Some(asked) => {
-                tracing::debug!(agent, %asked, "prepared question asked since; not used");
+                out.push(Action::Notice(Notice::PreparedAskedSince {
+                    agent: self.config.agents[agent].name.clone(),
+                    asked,
+                }));
                 None
             }
             None => Some(candidate),

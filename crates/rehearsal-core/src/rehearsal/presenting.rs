@@ -305,12 +305,14 @@ impl Rehearsal {
         out: &mut Vec<Output>,
     ) {
         if !ended {
-            tracing::debug!(text = %shorten(text), "partial presenter transcript ignored");
+            out.push(Output::Notice(Notice::PartialTranscript {
+                text: shorten(text),
+            }));
             return;
         }
         let text = text.trim().to_owned();
         if text.is_empty() {
-            tracing::debug!("empty presenter transcript ignored");
+            out.push(Output::Notice(Notice::EmptyTranscript));
             if let Some(change) = self.on_air.floor.no_words() {
                 out.push(Output::Floor(change));
             }
@@ -330,10 +332,7 @@ impl Rehearsal {
         // their words, so that these are not), and what was heard of it stands.
         if self.on_air.floor.words() {
             let cut = self.fresh_question_id();
-            tracing::info!(
-                question_id = cut,
-                "the presenter took the floor: the held voice is cut"
-            );
+            out.push(Output::Notice(Notice::HeldVoiceCut { question_id: cut }));
             out.push(Output::Interrupt {
                 question_id: cut,
                 kind: InterruptKind::Cancel,
@@ -379,7 +378,9 @@ impl Rehearsal {
         out: &mut Vec<Output>,
     ) {
         let command = raw.trim().to_owned();
-        tracing::info!(%command, "control");
+        out.push(Output::Notice(Notice::Control {
+            command: command.clone(),
+        }));
         Self::record(
             out,
             now_ms,

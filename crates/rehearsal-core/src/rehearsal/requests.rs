@@ -5,6 +5,7 @@ use voice_protocol::{ids, messages::SideRequest, shorten};
 
 use super::Output;
 use super::Rehearsal;
+use super::decisions::Notice;
 use super::decisions::{CandidatePurpose, Event};
 use super::files::{AgentFile, ContextFile, RecordEvent, WriteMode};
 use crate::messages;
@@ -130,7 +131,11 @@ impl Rehearsal {
                 record.why = why;
             }
             (None, None) => {
-                tracing::warn!(%agent, exchange, reply = %shorten(text), "a rating without a verdict is left unrated");
+                out.push(Output::Notice(Notice::Unrated {
+                    agent: agent.to_owned(),
+                    exchange,
+                    reply: shorten(text),
+                }));
                 record.why = format!("unrated: the reply gave no verdict ({})", shorten(text));
             }
         }
@@ -161,15 +166,19 @@ impl Rehearsal {
                 .filter(|s| !s.is_empty())
         });
         let Some(agent) = agent else {
-            tracing::warn!(input, "reply without speaker ignored");
+            out.push(Output::Notice(Notice::ReplyWithoutSpeaker {
+                input: input.to_owned(),
+            }));
             return;
         };
         let Some(request_id) = request_id else {
-            tracing::warn!(input, "reply without request_id ignored");
+            out.push(Output::Notice(Notice::ReplyWithoutRequestId {
+                input: input.to_owned(),
+            }));
             return;
         };
         let Some(request) = self.pending.requests.get(&request_id) else {
-            tracing::debug!(request = %request_id, "reply to an unknown request ignored");
+            out.push(Output::Notice(Notice::StrayReply { request_id }));
             return;
         };
         if !request.agents.contains(&agent) {
@@ -186,12 +195,16 @@ impl Rehearsal {
             return;
         }
         if let Some(error) = error {
-            tracing::debug!(%agent, request = %request_id, %error, "candidate question not prepared");
+            out.push(Output::Notice(Notice::CandidateNotPrepared {
+                agent,
+                request_id,
+                error,
+            }));
             return;
         }
         let text = text.trim().to_owned();
         if text.is_empty() {
-            tracing::debug!(%agent, "empty candidate question ignored");
+            out.push(Output::Notice(Notice::EmptyCandidate(agent)));
             return;
         }
         let (slide, purpose) = (request.slide, request.purpose);
@@ -219,12 +232,18 @@ impl Rehearsal {
         );
         if relevance < self.config().thresholds.min_candidate_relevance {
             // Not worth asking: the panelist will be called on the slide itself.
-            tracing::debug!(%agent, relevance, "candidate question off the slide; not offered");
+            out.push(Output::Notice(Notice::CandidateOffSlide {
+                agent,
+                relevance,
+            }));
             return;
         }
         if let Some(asked) = self.asked_before(&text) {
             // The panel does not ask again, in other words, what it asked this session.
-            tracing::debug!(%agent, %asked, "candidate question asked before; not offered");
+            out.push(Output::Notice(Notice::CandidateAskedBefore {
+                agent,
+                asked,
+            }));
             return;
         }
         self.feed(

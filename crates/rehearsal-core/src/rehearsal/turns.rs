@@ -5,6 +5,7 @@ use voice_protocol::StreamStatus;
 
 use super::Output;
 use super::Rehearsal;
+use super::decisions::Notice;
 use super::decisions::{Event, Instruction};
 use super::files::{AgentFile, ContextFile, Record, RecordEvent, WriteMode};
 use crate::messages;
@@ -106,37 +107,53 @@ impl Rehearsal {
         let text = match text {
             Ok(text) if panelist => text,
             Ok(_) => {
-                tracing::warn!(input = agent, "unknown input ignored");
+                out.push(Output::Notice(Notice::UnknownInput {
+                    input: agent.to_owned(),
+                }));
                 return;
             }
             // An `ended` chunk still ends the turn.
             Err(e) if panelist && status.is_some() => {
-                tracing::warn!(input = agent, error = %e, "unreadable text; keeping only its session_status");
+                out.push(Output::Notice(Notice::UnreadableText {
+                    input: agent.to_owned(),
+                    error: e,
+                }));
                 String::new()
             }
             Err(e) => {
-                tracing::warn!(input = agent, error = %e, "unreadable input ignored");
+                out.push(Output::Notice(Notice::UnreadableInput {
+                    input: agent.to_owned(),
+                    error: e,
+                }));
                 return;
             }
         };
         let Some(q) = question_id else {
-            tracing::warn!(input = agent, "text without question_id ignored");
+            out.push(Output::Notice(Notice::NoQuestionId {
+                input: agent.to_owned(),
+            }));
             return;
         };
         let Some(call) = self.pending.calls.get_mut(&q) else {
-            tracing::debug!(
-                input = agent,
-                question_id = q,
-                "text of no current call ignored"
-            );
+            out.push(Output::Notice(Notice::NoCurrentCall {
+                input: agent.to_owned(),
+                question_id: q,
+            }));
             return;
         };
         if call.agent != agent {
-            tracing::warn!(input = agent, question_id = q, expected = %call.agent, "text from the wrong panelist ignored");
+            out.push(Output::Notice(Notice::WrongPanelist {
+                input: agent.to_owned(),
+                question_id: q,
+                expected: call.agent.clone(),
+            }));
             return;
         }
         if call.text.push(&text) {
-            tracing::warn!(%agent, question_id = q, "panelist turn too long; the rest is not kept");
+            out.push(Output::Notice(Notice::TooLong {
+                agent: agent.to_owned(),
+                question_id: q,
+            }));
         }
         if !StreamStatus::ends_utterance(status) {
             return;
@@ -145,7 +162,11 @@ impl Rehearsal {
             return;
         };
         if let Some(error) = error {
-            tracing::warn!(%agent, question_id = q, %error, "panelist turn failed");
+            out.push(Output::Notice(Notice::TurnFailed {
+                agent: agent.to_owned(),
+                question_id: q,
+                error,
+            }));
         }
         let spoken = call.text.as_str().trim().to_owned();
         out.push(Output::Utterance {
