@@ -28,6 +28,7 @@ mod decisions;
 mod exchange;
 mod files;
 mod lines;
+mod notice;
 mod panel;
 mod phases;
 mod presenting;
@@ -45,9 +46,9 @@ pub use debrief::DebriefFigures;
 #[cfg(test)]
 pub(crate) use decisions::Action;
 pub(crate) use decisions::Event;
-pub use decisions::Notice;
 pub use decisions::{CandidatePurpose, Instruction};
 pub use files::{AgentFile, ContextFile, MODERATOR, Record, RecordEvent, SharedFile, WriteMode};
+pub use notice::Notice;
 pub use phases::Phase;
 pub use setup::{Briefing, REHEARSAL_FORMAT, RehearsalSetup};
 pub use turns::Turn;

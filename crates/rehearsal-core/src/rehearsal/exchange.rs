@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::Rehearsal;
-use super::decisions::{Action, CandidatePurpose, Instruction, Notice};
+use super::decisions::{Action, CandidatePurpose, Instruction};
+use super::notice::Notice;
 use super::phases::Phase;
 use crate::config::{Intensity, Thresholds};
 use crate::phrases::PhraseKind;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::Instruction;
 use super::Output;
 use super::Rehearsal;
-use super::decisions::Notice;
+use super::notice::Notice;
 use crate::messages;
 use crate::rating::Rating;
 use crate::record::ExchangeRecord;

@@ -10,8 +10,8 @@ use voice_protocol::InterruptKind;
 use super::Output;
 use super::Rehearsal;
 use super::decisions::Event;
-use super::decisions::Notice;
 use super::files::{MODERATOR, RecordEvent};
+use super::notice::Notice;
 use super::phases::Phase;
 use crate::phrases::PhraseKind;
 

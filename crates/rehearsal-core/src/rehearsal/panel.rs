@@ -4,8 +4,9 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use super::Rehearsal;
-use super::decisions::{Action, Candidate, CandidatePurpose, Notice};
+use super::decisions::{Action, Candidate, CandidatePurpose};
 use super::exchange::Speaking;
+use super::notice::Notice;
 use super::phases::Phase;
 use crate::config::InteractionMode;
 use crate::config::Role;

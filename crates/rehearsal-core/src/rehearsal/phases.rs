@@ -21,9 +21,10 @@
 //! [`Action::CancelAgent`] after `agent_timeout_ms`).
 
 use super::Rehearsal;
-use super::decisions::{Action, Event, Instruction, Notice};
+use super::decisions::{Action, Event, Instruction};
 use super::exchange::Step;
 use super::exchange::{Break, Exchange};
+use super::notice::Notice;
 use crate::config::InteractionMode;
 use crate::phrases::PhraseKind;
 use crate::record::{Outcome, Trigger};

@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use voice_protocol::{InterruptKind, ids, shorten};
 
-use super::decisions::{Action, Event, Notice};
+use super::decisions::{Action, Event};
 use super::exchange::Step;
 use super::files::{ContextFile, RecordEvent, SharedFile, WriteMode};
 use super::lines::Opening;
+use super::notice::Notice;
 use super::phases::Phase;
 use super::{Output, Rehearsal};
 use crate::config::{InteractionMode, Thresholds};

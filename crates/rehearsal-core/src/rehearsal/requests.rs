@@ -5,9 +5,9 @@ use voice_protocol::{ids, messages::SideRequest, shorten};
 
 use super::Output;
 use super::Rehearsal;
-use super::decisions::Notice;
 use super::decisions::{CandidatePurpose, Event};
 use super::files::{AgentFile, ContextFile, RecordEvent, WriteMode};
+use super::notice::Notice;
 use crate::messages;
 use crate::rating::{
     RATING_KIND, RATING_MAX_WORDS, RATING_VERDICTS, RATING_WITHIN_MS, RatingRecord, parse_rating,

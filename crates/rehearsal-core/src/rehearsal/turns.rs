@@ -5,9 +5,9 @@ use voice_protocol::StreamStatus;
 
 use super::Output;
 use super::Rehearsal;
-use super::decisions::Notice;
 use super::decisions::{Event, Instruction};
 use super::files::{AgentFile, ContextFile, Record, RecordEvent, WriteMode};
+use super::notice::Notice;
 use crate::messages;
 
 /// A panelist's turn (`turn`); the node adds the assembled context.
