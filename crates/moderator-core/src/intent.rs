@@ -257,8 +257,3 @@ pub fn mentions_name(text: &str, name: &str) -> bool {
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-'
 }
-
-/// Whether `text` asks something ([`text::words::line_asks`]).
-pub fn is_question(text: &str) -> bool {
-    text::words::line_asks(text)
-}

@@ -20,8 +20,8 @@ pub mod scenario;
 pub mod summary;
 
 pub use intent::{
-    HeuristicContext, Intent, IntentError, IntentKind, heuristic_intent, is_question,
-    mentions_name, parse_intent,
+    HeuristicContext, Intent, IntentError, IntentKind, heuristic_intent, mentions_name,
+    parse_intent,
 };
 pub use phrases::{Language, LineKind};
 pub use roundtable::Roundtable;

@@ -247,7 +247,7 @@ impl RoundtablePhrases {
         let names = join_names_in(lang, names);
         let values = [("moderator", moderator), ("names", names.as_str())];
         let next = self.line(lang, next, 0, &values);
-        let question = crate::intent::is_question(topic);
+        let question = text::words::line_asks(topic);
         // The topic ends a sentence: a question as it is, a subject with a full stop.
         let end = match lang {
             Language::Zh if !topic.ends_with(['。', '！', '？', '.', '!', '?']) => "。",

@@ -596,9 +596,9 @@ fn name_mentions_and_questions() {
     assert!(mentions_name("我想听听经济学家的看法", "经济学家"));
     assert!(mentions_name("agent-2: please", "agent-2"));
     assert!(!mentions_name("agent-22 please", "agent-2"));
-    assert!(is_question("Really?"));
-    assert!(is_question("真的吗？"));
-    assert!(!is_question("Yes."));
+    assert!(text::words::line_asks("Really?"));
+    assert!(text::words::line_asks("真的吗？"));
+    assert!(!text::words::line_asks("Yes."));
 }
 
 // ----- phrases and summary ------------------------------------------------------------------

@@ -6,9 +6,7 @@ use voice_protocol::messages::SideRequest;
 use voice_protocol::shorten;
 
 use super::{Notice, Output, Roundtable};
-use crate::intent::{
-    HeuristicContext, Intent, heuristic_intent, is_question, mentions_name, parse_intent,
-};
+use crate::intent::{HeuristicContext, Intent, heuristic_intent, mentions_name, parse_intent};
 use crate::scenario::Phase;
 
 /// Characters of the last line quoted in an intent request.
@@ -113,7 +111,7 @@ impl Roundtable {
             .map(|a| a.id.as_str())
             .collect();
         Some(HeuristicContext {
-            is_question: is_question(&last_text),
+            is_question: text::words::line_asks(&last_text),
             addressed,
             last_speaker,
             last_text,

@@ -149,7 +149,7 @@ impl Record {
 
     /// The JSON line, stamped with the wall clock the node reads. A record that cannot be
     /// written as JSON (none can today: its fields are plain data) leaves a line that
-    /// says so, not a stopped moderator.
+    /// says so, with the error, not a stopped moderator.
     pub fn to_json(&self, unix_ms: u64) -> String {
         #[derive(Serialize)]
         struct Line<'a> {
@@ -164,7 +164,6 @@ impl Record {
             event: &self.event,
         })
         .unwrap_or_else(|error| {
-            tracing::warn!(event = self.event.name(), %error, "a record not written as JSON");
             serde_json::json!({ "t_ms": self.t_ms, "unix_ms": unix_ms,
                 "event": self.event.name(), "error": error.to_string() })
             .to_string()
