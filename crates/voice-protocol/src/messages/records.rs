@@ -17,6 +17,51 @@ use crate::{ids, shorten};
 /// A JSON object as a record travels.
 pub type Object = Map<String, Value>;
 
+/// A record typed field by field travels as its JSON: `Display` is that JSON, `Debug` the
+/// same quoted (the decision logs record it so, and the logs recorded before the record
+/// was typed replay unchanged), `parse` reads it back with `what` it is in the error.
+macro_rules! json_record {
+    ($record:ty, $output:expr, $what:literal) => {
+        impl std::fmt::Display for $record {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&json(self))
+            }
+        }
+
+        impl std::fmt::Debug for $record {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{:?}", json(self))
+            }
+        }
+
+        impl $record {
+            /// The record from its JSON.
+            pub fn parse(text: &str) -> Result<Self, DecodeError> {
+                serde_json::from_str(text).map_err(|e| {
+                    DecodeError::Invalid(format!(
+                        concat!($what, " that is not the roundtable's ({}): {}"),
+                        e,
+                        shorten(text)
+                    ))
+                })
+            }
+        }
+
+        impl Message for $record {
+            const OUTPUT: &'static str = $output;
+            type Payload = String;
+
+            fn encode(self) -> (Fields, String) {
+                (Fields::new(), json(&self))
+            }
+
+            fn decode(_: &impl Meta, text: String) -> Result<Self, DecodeError> {
+                Self::parse(&text)
+            }
+        }
+    };
+}
+
 /// The roundtable moderator's decision, on `decision`: the spec's decision (its action
 /// in the spec's spelling, `SWITCH_PHASE`), then its number, when it was taken and the
 /// phase it was taken in. Read back, only `action` and `phase` are required, so that a
@@ -46,45 +91,7 @@ pub struct ModeratorDecision {
     pub phase: String,
 }
 
-/// Its JSON.
-impl std::fmt::Display for ModeratorDecision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&json(self))
-    }
-}
-
-/// A decision's `Debug` is the JSON it travels as, quoted: the decision logs record it
-/// so, and the logs recorded before the decision was typed replay unchanged.
-impl std::fmt::Debug for ModeratorDecision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", json(self))
-    }
-}
-
-impl Message for ModeratorDecision {
-    const OUTPUT: &'static str = ids::DECISION;
-    type Payload = String;
-
-    fn encode(self) -> (Fields, String) {
-        (Fields::new(), json(&self))
-    }
-
-    fn decode(_: &impl Meta, text: String) -> Result<Self, DecodeError> {
-        Self::parse(&text)
-    }
-}
-
-impl ModeratorDecision {
-    /// A decision from its JSON.
-    pub fn parse(text: &str) -> Result<Self, DecodeError> {
-        serde_json::from_str(text).map_err(|e| {
-            DecodeError::Invalid(format!(
-                "a decision that is not the roundtable's ({e}): {}",
-                shorten(text)
-            ))
-        })
-    }
-}
+json_record!(ModeratorDecision, ids::DECISION, "a decision");
 
 /// The roundtable's state, on `status` when a `stats` command asks for it.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,37 +111,7 @@ pub struct RoundtableStatus {
     pub ended: bool,
 }
 
-/// Its JSON.
-impl std::fmt::Display for RoundtableStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&json(self))
-    }
-}
-
-/// As [`ModeratorDecision`]'s: the JSON it travels as, quoted.
-impl std::fmt::Debug for RoundtableStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", json(self))
-    }
-}
-
-impl Message for RoundtableStatus {
-    const OUTPUT: &'static str = ids::STATUS;
-    type Payload = String;
-
-    fn encode(self) -> (Fields, String) {
-        (Fields::new(), json(&self))
-    }
-
-    fn decode(_: &impl Meta, text: String) -> Result<Self, DecodeError> {
-        serde_json::from_str(&text).map_err(|e| {
-            DecodeError::Invalid(format!(
-                "a status that is not the roundtable's ({e}): {}",
-                shorten(&text)
-            ))
-        })
-    }
-}
+json_record!(RoundtableStatus, ids::STATUS, "a status");
 
 /// The rehearsal's board as the page draws it, on `board`: the slide on show, the phase,
 /// the panel, the exchange, the hands, the time left, the debrief.
