@@ -1,10 +1,11 @@
-//! The shape every conductor has (crates/conductor/README.md): a sans-IO state
+//! The shape every core that decides has (crates/conductor/README.md): a sans-IO state
 //! machine fed decoded inputs with the time, answering with what to send or write, and
-//! telling when it must be woken. The conference controller
+//! telling when it must be woken ([`Core`]). The conductors, the cores that hand out
+//! turns, share the rest of this crate. The conference controller
 //! (`conference_core::Conference`), the roundtable moderator (`moderator_core::Roundtable`),
 //! the pitch-rehearsal moderator (`rehearsal_core::Rehearsal`) and the organic auction
 //! (`auction_core::AuctionDebate`) implement it. Each starts from what its format needs
-//! ([`Conductor::Opening`]: nothing for the controller, the roundtable and the auction,
+//! ([`Core::Opening`]: nothing for the controller, the roundtable and the auction,
 //! the briefing texts for the rehearsal).
 //!
 //! [`drive`] runs any of them over timed inputs the way its node does (due wake-ups
@@ -30,30 +31,40 @@ pub enum NoticeLevel {
     Warning,
 }
 
-/// A conductor: decisions only, no I/O, no clock (time is passed in, in milliseconds of
-/// the run).
-pub trait Conductor {
+/// A core: one sans-IO state machine that decides, with no I/O and no clock (time is
+/// passed in, in milliseconds of the run). Every node that decides runs one: the
+/// conductors (who hands out turns) and the segmenter so far. A core without waits of its
+/// own keeps the defaults of `start`, `tick`, `next_wake` and `finished`.
+pub trait Core {
     /// A decoded input (a chunk, a reply, a playback report, a control, ...).
     type Input;
-    /// Something to send or write (a turn, a line, a request, a record, ...).
+    /// Something to send or write (a turn, a line, a request, a record, a notice, ...).
     type Output;
-    /// What the conductor opens the session with, besides its own configuration.
+    /// What the core opens the session with, besides its own configuration.
     type Opening;
 
     /// Opens the session at `now_ms` (first lines, first turn, files to write).
-    fn start(&mut self, opening: &Self::Opening, now_ms: u64) -> Vec<Self::Output>;
+    fn start(&mut self, _opening: &Self::Opening, _now_ms: u64) -> Vec<Self::Output> {
+        Vec::new()
+    }
 
     /// Decides on one input at `now_ms`.
     fn handle(&mut self, input: Self::Input, now_ms: u64) -> Vec<Self::Output>;
 
     /// Time passed: the waits that ran out by `now_ms` give up.
-    fn tick(&mut self, now_ms: u64) -> Vec<Self::Output>;
+    fn tick(&mut self, _now_ms: u64) -> Vec<Self::Output> {
+        Vec::new()
+    }
 
-    /// When [`Conductor::tick`] must be called at the latest; `None`: nothing waits.
-    fn next_wake(&self) -> Option<u64>;
+    /// When [`Core::tick`] must be called at the latest; `None`: nothing waits.
+    fn next_wake(&self) -> Option<u64> {
+        None
+    }
 
     /// The conversation is over: the node may leave.
-    fn finished(&self) -> bool;
+    fn finished(&self) -> bool {
+        false
+    }
 }
 
 /// The most characters an utterance keeps, the controller's and every conductor's: far
@@ -100,7 +111,7 @@ impl Utterance {
 
 /// Makes one recorded [`Call`]: how a node calls its conductor, and how a replay calls it
 /// again.
-pub fn call<C: Conductor>(
+pub fn call<C: Core>(
     conductor: &mut C,
     opening: &C::Opening,
     call: Call<C::Input>,
@@ -118,7 +129,7 @@ pub fn call<C: Conductor>(
 /// of time for [`drive`] and for the nodes' loop (which ticks at the time it is, before
 /// each input and whenever its wait runs out). A conductor that keeps asking for the same
 /// instant is ticked once for it. Returns what the ticks decided, with their times.
-pub fn tick_due<C: Conductor>(
+pub fn tick_due<C: Core>(
     conductor: &mut C,
     now_ms: u64,
     mut tick_at: impl FnMut(u64) -> u64,
@@ -140,7 +151,7 @@ pub fn tick_due<C: Conductor>(
 /// each input, and after the last until `until_ms`, every wake-up that falls due is
 /// ticked ([`tick_due`], at the wake-up's own time: the clock of a run without waits
 /// jumps to it). Returns every output with the time it was decided at.
-pub fn drive<C: Conductor>(
+pub fn drive<C: Core>(
     conductor: &mut C,
     inputs: impl IntoIterator<Item = (u64, C::Input)>,
     until_ms: u64,
@@ -165,7 +176,7 @@ mod tests {
         done: bool,
     }
 
-    impl Conductor for Asker {
+    impl Core for Asker {
         type Input = &'static str;
         type Output = String;
         type Opening = ();
@@ -261,7 +272,7 @@ mod tests {
 
         /// Asks for instant 5 whatever happens.
         struct Stuck(u32);
-        impl Conductor for Stuck {
+        impl Core for Stuck {
             type Input = ();
             type Output = u32;
             type Opening = ();

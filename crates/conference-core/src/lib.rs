@@ -123,7 +123,7 @@ pub enum Input {
 /// The controller is a conductor like the others (crates/conductor/README.md):
 /// its node runs on the same loop, its calls are recorded and replayed the same way.
 /// [`Input::Start`] and [`Input::Tick`] are the trait's own calls.
-impl conductor::Conductor for Conference {
+impl conductor::Core for Conference {
     type Input = Input;
     type Output = Output;
     type Opening = ();

@@ -982,11 +982,11 @@ fn a_restarted_player_is_not_waited_for() {
 
 #[test]
 fn as_a_conductor_it_decides_what_its_own_calls_decide_and_wakes_on_the_deadline() {
-    use conductor::Conductor as _;
+    use conductor::Core as _;
     let mut direct = conference(STUDY);
     let mut conducted = conference(STUDY);
     let first = direct.handle(Input::Start, 5);
-    assert_eq!(conductor::Conductor::start(&mut conducted, &(), 5), first);
+    assert_eq!(conductor::Core::start(&mut conducted, &(), 5), first);
     // The wake-up is the core's own deadline.
     let deadline = direct.next_deadline().expect("a turn is running");
     let wake = conducted.next_wake().expect("a turn is running");

@@ -4,7 +4,7 @@
 //! - [`intent`]: agents' intents, the strict parser of a model's JSON answer and the
 //!   deterministic heuristic used offline and as the fallback.
 //! - [`roundtable`]: [`Roundtable`], the one state machine a `moderator` node runs (a
-//!   [`conductor::Conductor`]): rounds and phases, intents, the floor, pacing; its
+//!   [`conductor::Core`]): rounds and phases, intents, the floor, pacing; its
 //!   [`roundtable::decide`] holds the spec's `decide_next_action(state, intents,
 //!   recent_events)` (phases with rollback, the nine moderator actions, intervention
 //!   levels) and [`roundtable::state`] the state updates.

@@ -1,5 +1,5 @@
 //! The pitch-rehearsal moderator as one state machine: [`Rehearsal`], the
-//! [`conductor::Conductor`] the `rehearsal-moderator` node runs
+//! [`conductor::Core`] the `rehearsal-moderator` node runs
 //! (`handle(input, now_ms) -> Vec<Output>`). Its state is a handful of sub-states, each
 //! an owned type in the module of the rules that use it:
 //!
@@ -473,7 +473,7 @@ impl Rehearsal {
     }
 }
 
-impl ::conductor::Conductor for Rehearsal {
+impl ::conductor::Core for Rehearsal {
     type Input = Input;
     type Output = Output;
     /// The setup the conductor was built from holds the briefing it opens with.

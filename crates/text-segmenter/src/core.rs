@@ -9,11 +9,16 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use voice_protocol::{StaleFilter, StreamStatus};
 
 use crate::split::{SegmenterConfig, TurnSegmenter};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The format name of the segmenter's decision log (`decisions/<node-id>.jsonl`).
+pub const SEGMENTER_FORMAT: &str = "segmenter";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SegmenterInput {
     Text {
         speaker: String,
@@ -37,6 +42,13 @@ pub struct Segment {
     /// No more segments of this turn follow.
     pub last: bool,
     pub text: String,
+}
+
+/// What the segmenter decides: a segment to send, or a notice for the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SegmenterOutput {
+    Segment(Segment),
+    Notice(SegmenterNotice),
 }
 
 /// Text that was dropped for a reason worth a warning (stale text after an interrupt is
@@ -71,7 +83,6 @@ pub struct SegmenterCore {
     turns: BTreeMap<u64, Turn>,
     /// The newest turn that has released a segment: older turns can no longer start.
     released_through: u64,
-    notices: Vec<SegmenterNotice>,
 }
 
 impl SegmenterCore {
@@ -81,13 +92,7 @@ impl SegmenterCore {
             stale: StaleFilter::new(),
             turns: BTreeMap::new(),
             released_through: 0,
-            notices: Vec::new(),
         }
-    }
-
-    /// What was dropped since the last call, for the node to log.
-    pub fn take_notices(&mut self) -> Vec<SegmenterNotice> {
-        std::mem::take(&mut self.notices)
     }
 
     /// Turns still open (for diagnostics and tests).
@@ -95,7 +100,8 @@ impl SegmenterCore {
         self.turns.len()
     }
 
-    pub fn handle(&mut self, input: SegmenterInput) -> Vec<Segment> {
+    fn segment(&mut self, input: SegmenterInput) -> Vec<SegmenterOutput> {
+        let notice = |n| vec![SegmenterOutput::Notice(n)];
         match input {
             SegmenterInput::Interrupt { question_id } => {
                 self.stale.interrupt(question_id);
@@ -117,21 +123,21 @@ impl SegmenterCore {
                     return Vec::new();
                 }
                 if behind {
-                    if !text.trim().is_empty() {
-                        self.notices.push(if question_id < self.released_through {
-                            SegmenterNotice::OutOfOrder {
-                                speaker,
-                                question_id,
-                                newer: self.released_through,
-                            }
-                        } else {
-                            SegmenterNotice::AfterEnd {
-                                speaker,
-                                question_id,
-                            }
-                        });
+                    if text.trim().is_empty() {
+                        return Vec::new();
                     }
-                    return Vec::new();
+                    return notice(if question_id < self.released_through {
+                        SegmenterNotice::OutOfOrder {
+                            speaker,
+                            question_id,
+                            newer: self.released_through,
+                        }
+                    } else {
+                        SegmenterNotice::AfterEnd {
+                            speaker,
+                            question_id,
+                        }
+                    });
                 }
                 let config = self.config;
                 let turn = self.turns.entry(question_id).or_insert_with(|| Turn {
@@ -142,13 +148,13 @@ impl SegmenterCore {
                     ended: false,
                 });
                 if turn.ended {
-                    if !text.trim().is_empty() {
-                        self.notices.push(SegmenterNotice::AfterEnd {
-                            speaker,
-                            question_id,
-                        });
+                    if text.trim().is_empty() {
+                        return Vec::new();
                     }
-                    return Vec::new();
+                    return notice(SegmenterNotice::AfterEnd {
+                        speaker,
+                        question_id,
+                    });
                 }
                 let mut texts = turn.splitter.push_text(&text, ends_sentence);
                 let ended = StreamStatus::ends_utterance(status);
@@ -182,7 +188,7 @@ impl SegmenterCore {
     }
 
     /// Emits what may leave: the oldest open turn streams, later ones wait for it.
-    fn release(&mut self) -> Vec<Segment> {
+    fn release(&mut self) -> Vec<SegmenterOutput> {
         let mut out = Vec::new();
         while let Some(mut entry) = self.turns.first_entry() {
             if !entry.get().queued.is_empty() {
@@ -194,7 +200,18 @@ impl SegmenterCore {
             }
             entry.remove();
         }
-        out
+        out.into_iter().map(SegmenterOutput::Segment).collect()
+    }
+}
+
+/// The segmenter has no waits of its own: text in, segments out, whatever the time.
+impl conductor::Core for SegmenterCore {
+    type Input = SegmenterInput;
+    type Output = SegmenterOutput;
+    type Opening = ();
+
+    fn handle(&mut self, input: SegmenterInput, _now_ms: u64) -> Vec<SegmenterOutput> {
+        self.segment(input)
     }
 }
 
@@ -202,6 +219,22 @@ impl SegmenterCore {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The segments and the notices `input` gives.
+    fn feed(c: &mut SegmenterCore, input: SegmenterInput) -> (Vec<Segment>, Vec<SegmenterNotice>) {
+        let (mut segments, mut notices) = (Vec::new(), Vec::new());
+        for output in conductor::Core::handle(c, input, 0) {
+            match output {
+                SegmenterOutput::Segment(s) => segments.push(s),
+                SegmenterOutput::Notice(n) => notices.push(n),
+            }
+        }
+        (segments, notices)
+    }
+
+    fn segments(c: &mut SegmenterCore, input: SegmenterInput) -> Vec<Segment> {
+        feed(c, input).0
+    }
 
     fn text(speaker: &str, q: u64, t: &str, status: Option<StreamStatus>) -> SegmenterInput {
         SegmenterInput::Text {
@@ -224,58 +257,63 @@ mod tests {
     #[test]
     fn a_turn_arriving_after_a_newer_one_is_dropped_with_a_notice() {
         let mut c = core();
-        let out = c.handle(text("ann", 5, "Newer turn.", Some(StreamStatus::Ended)));
-        assert_eq!(out.len(), 1);
-        assert!(c.take_notices().is_empty());
-        assert!(
-            c.handle(text("bob", 4, "Older turn.", Some(StreamStatus::Ended)))
-                .is_empty()
+        let (out, notices) = feed(
+            &mut c,
+            text("ann", 5, "Newer turn.", Some(StreamStatus::Ended)),
         );
+        assert_eq!((out.len(), notices.len()), (1, 0));
         assert_eq!(
-            c.take_notices(),
-            [SegmenterNotice::OutOfOrder {
-                speaker: "bob".into(),
-                question_id: 4,
-                newer: 5
-            }]
+            feed(
+                &mut c,
+                text("bob", 4, "Older turn.", Some(StreamStatus::Ended))
+            ),
+            (
+                vec![],
+                vec![SegmenterNotice::OutOfOrder {
+                    speaker: "bob".into(),
+                    question_id: 4,
+                    newer: 5
+                }]
+            )
         );
-        assert!(c.handle(text("ann", 5, "More.", None)).is_empty());
+        let (out, notices) = feed(&mut c, text("ann", 5, "More.", None));
+        assert!(out.is_empty());
         assert!(matches!(
-            &c.take_notices()[..],
+            &notices[..],
             [SegmenterNotice::AfterEnd { question_id: 5, .. }]
         ));
         // Stale text after an interrupt is routine: dropped quietly.
-        c.handle(SegmenterInput::Interrupt { question_id: 9 });
-        assert!(c.handle(text("bob", 8, "Old.", None)).is_empty());
-        assert!(c.take_notices().is_empty());
+        feed(&mut c, SegmenterInput::Interrupt { question_id: 9 });
+        assert_eq!(feed(&mut c, text("bob", 8, "Old.", None)), (vec![], vec![]));
     }
 
     #[test]
     fn segments_carry_metadata_and_a_last_flag() {
         let mut c = core();
-        let out = c.handle(text(
-            "tutor",
-            1,
-            "First one. Second",
-            Some(StreamStatus::Started),
-        ));
+        let out = segments(
+            &mut c,
+            text("tutor", 1, "First one. Second", Some(StreamStatus::Started)),
+        );
         assert_eq!(out.len(), 1);
         assert_eq!(
             (out[0].index, out[0].last, out[0].text.as_str()),
             (0, false, "First one.")
         );
-        let out = c.handle(text("tutor", 1, " one.", Some(StreamStatus::Ended)));
+        let out = segments(&mut c, text("tutor", 1, " one.", Some(StreamStatus::Ended)));
         assert_eq!(
             (out[0].index, out[0].last, out[0].text.as_str()),
             (1, true, "Second one.")
         );
         // Ended after everything already left: an empty closing segment.
-        let out = c.handle(text("ben", 2, "Hi there. ", Some(StreamStatus::Started)));
+        let out = segments(
+            &mut c,
+            text("ben", 2, "Hi there. ", Some(StreamStatus::Started)),
+        );
         assert_eq!(out.len(), 0, "the end of `Hi there.` is not certain yet");
-        let out = c.handle(text("ben", 2, "", Some(StreamStatus::Ended)));
+        let out = segments(&mut c, text("ben", 2, "", Some(StreamStatus::Ended)));
         assert_eq!(out.len(), 1);
         assert!(out[0].last);
-        let out = c.handle(text("mia", 3, "Ok. So", None));
+        let out = segments(&mut c, text("mia", 3, "Ok. So", None));
         assert_eq!(out.last().unwrap().text, "So");
         assert!(out.last().unwrap().last);
         assert_eq!(c.open_turns(), 0);
@@ -284,13 +322,19 @@ mod tests {
     #[test]
     fn later_turns_wait_for_earlier_ones() {
         let mut c = core();
-        c.handle(text("tutor", 1, "One. Two", Some(StreamStatus::Started)));
+        segments(
+            &mut c,
+            text("tutor", 1, "One. Two", Some(StreamStatus::Started)),
+        );
         // Turn 2 streams while turn 1 has not ended: held back.
         assert!(
-            c.handle(text("ben", 2, "Hello. World.", Some(StreamStatus::Ended)))
-                .is_empty()
+            segments(
+                &mut c,
+                text("ben", 2, "Hello. World.", Some(StreamStatus::Ended))
+            )
+            .is_empty()
         );
-        let out = c.handle(text("tutor", 1, ".", Some(StreamStatus::Ended)));
+        let out = segments(&mut c, text("tutor", 1, ".", Some(StreamStatus::Ended)));
         let order: Vec<(u64, &str)> = out
             .iter()
             .map(|s| (s.question_id, s.text.as_str()))
@@ -301,24 +345,22 @@ mod tests {
     #[test]
     fn interrupts_drop_older_turns() {
         let mut c = core();
-        c.handle(text(
-            "tutor",
-            1,
-            "Talking. And",
-            Some(StreamStatus::Started),
-        ));
-        assert!(
-            c.handle(SegmenterInput::Interrupt { question_id: 2 })
-                .is_empty()
+        segments(
+            &mut c,
+            text("tutor", 1, "Talking. And", Some(StreamStatus::Started)),
         );
+        assert!(segments(&mut c, SegmenterInput::Interrupt { question_id: 2 }).is_empty());
         assert!(
-            c.handle(text("tutor", 1, " more. Yes.", Some(StreamStatus::Ended)))
-                .is_empty()
+            segments(
+                &mut c,
+                text("tutor", 1, " more. Yes.", Some(StreamStatus::Ended))
+            )
+            .is_empty()
         );
-        let out = c.handle(text("tutor", 3, "Fresh start.", None));
+        let out = segments(&mut c, text("tutor", 3, "Fresh start.", None));
         assert_eq!(out[0].question_id, 3);
         // A late chunk of a finished turn does not reopen it.
-        assert!(c.handle(text("tutor", 3, "Again.", None)).is_empty());
+        assert!(segments(&mut c, text("tutor", 3, "Again.", None)).is_empty());
     }
 
     proptest! {
@@ -358,7 +400,7 @@ mod tests {
                     1 => text("x", q, &t, Some(StreamStatus::Ended)),
                     _ => { newest_interrupt = newest_interrupt.max(q); SegmenterInput::Interrupt { question_id: q } }
                 };
-                for seg in c.handle(input) {
+                for seg in segments(&mut c, input) {
                     prop_assert!(seg.question_id >= newest_interrupt);
                     prop_assert!(!sanitize_needed(&seg.text));
                     // Within a turn indices increase by one; turns never go backwards.

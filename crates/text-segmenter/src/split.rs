@@ -35,7 +35,7 @@ use boundary::{
     long_sentence_cut,
 };
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmenterConfig {
     /// Shorter segments are merged with the next one.
     pub min_chars: usize,

@@ -18,7 +18,7 @@ use auction_core::{AUCTION_FORMAT, Input};
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use node_kit::conduct::{Conversions, Received};
-use node_kit::decisions::{DecisionWriter, RecordedConductor};
+use node_kit::decisions::{DecisionWriter, Recorded};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -41,14 +41,16 @@ fn main() -> eyre::Result<()> {
     // and replay").
     let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&folder, node.id().as_ref(), AUCTION_FORMAT, &recipe);
-    let mut conductor = RecordedConductor::new(conductor, (), log);
+    let mut conductor = Recorded::new(conductor, (), log);
     // The session ends by itself after `max_segments` (the last clip heard); the node then
     // exits, which closes every other node's inputs and ends the dataflow.
     let participants = &recipe.participants;
     let mut conversions = Conversions {
         decode: |input: Received<'_>| codec::decode(input, participants),
-        restarted: |input: &str| Input::Restarted {
-            input: input.to_owned(),
+        restarted: |input: &str| {
+            Some(Input::Restarted {
+                input: input.to_owned(),
+            })
         },
         closed: |_: &str| None,
         emit: |out| codec::send(&mut node, out),

@@ -16,7 +16,7 @@ use conference_core::{CONTROLLER_FORMAT, Conference, Input};
 use dora_node_api::DoraNode;
 use eyre::Context;
 use node_kit::conduct::Conversions;
-use node_kit::decisions::{DecisionWriter, RecordedConductor};
+use node_kit::decisions::{DecisionWriter, Recorded};
 
 fn main() -> eyre::Result<()> {
     node_kit::init_tracing();
@@ -33,11 +33,13 @@ fn main() -> eyre::Result<()> {
     // replay").
     let session = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&session, node.id().as_ref(), CONTROLLER_FORMAT, &setup);
-    let mut conference = RecordedConductor::new(Conference::new(engine, setup.config()), (), log);
+    let mut conference = Recorded::new(Conference::new(engine, setup.config()), (), log);
     let mut conversions = Conversions {
         decode: codec::to_core_input,
-        restarted: |input: &str| Input::Restarted {
-            input: input.to_owned(),
+        restarted: |input: &str| {
+            Some(Input::Restarted {
+                input: input.to_owned(),
+            })
         },
         closed: |input: &str| {
             Some(Input::InputClosed {

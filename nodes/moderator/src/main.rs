@@ -21,7 +21,7 @@ use node_kit::conduct::{Conversions, Ending};
 use voice_protocol::ids;
 
 use moderator_core::roundtable::{Input, ROUNDTABLE_FORMAT};
-use node_kit::decisions::{DecisionWriter, RecordedConductor};
+use node_kit::decisions::{DecisionWriter, Recorded};
 
 fn main() -> eyre::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -67,11 +67,13 @@ fn main() -> eyre::Result<()> {
     // and replay").
     let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
     let log = DecisionWriter::open(&folder, node.id().as_ref(), ROUNDTABLE_FORMAT, &setup);
-    let mut conductor = RecordedConductor::new(conductor, (), log);
+    let mut conductor = Recorded::new(conductor, (), log);
     let mut conversions = Conversions {
         decode: codec::decode,
-        restarted: |input: &str| Input::Restarted {
-            input: input.to_owned(),
+        restarted: |input: &str| {
+            Some(Input::Restarted {
+                input: input.to_owned(),
+            })
         },
         closed: |_: &str| None,
         emit: |out| codec::emit(&mut node, out),

@@ -7,12 +7,12 @@
 use std::time::Duration;
 
 use conductor::phrases::LoadReport;
-use conductor::{Call, Conductor};
+use conductor::{Call, Core};
 use dora_node_api::{DoraArray, Event, EventStream, MetadataParameters};
 use serde::Serialize;
 use voice_protocol::messages::{Chunk, Control, DecodeError, Message, Meta, Reply};
 
-use crate::decisions::RecordedConductor;
+use crate::decisions::Recorded;
 use crate::{DoraMeta, InputSources, Next, Payload, TextError, next_event};
 
 /// The shortest wait for input between two ticks: a conductor that still asks for a
@@ -32,9 +32,9 @@ pub enum Ending {
 
 /// A recorded conductor is a conductor: every call it passes on is written to the
 /// decision log, so the loop below records what it does.
-impl<C> Conductor for RecordedConductor<C>
+impl<C> Core for Recorded<C>
 where
-    C: Conductor,
+    C: Core,
     C::Input: Serialize + Clone,
     C::Output: std::fmt::Debug,
 {
@@ -68,7 +68,7 @@ where
 pub struct Conversions<D, R, K, E> {
     /// An input as the conductor's; `None` when it cannot be used (the function warns).
     pub decode: D,
-    /// The input the conductor gets for each input an upstream node's restart broke off.
+    /// The input the core gets for each input an upstream node's restart broke off, if any.
     pub restarted: R,
     /// The input the conductor gets when an input closed (its sender is gone), if any.
     pub closed: K,
@@ -89,9 +89,9 @@ pub fn run<C, D, R, K, E>(
     conversions: &mut Conversions<D, R, K, E>,
 ) -> eyre::Result<Ending>
 where
-    C: Conductor<Opening = ()>,
+    C: Core<Opening = ()>,
     D: FnMut(Received<'_>) -> Option<C::Input>,
-    R: FnMut(&str) -> C::Input,
+    R: FnMut(&str) -> Option<C::Input>,
     K: FnMut(&str) -> Option<C::Input>,
     E: FnMut(Vec<C::Output>) -> eyre::Result<()>,
 {
@@ -129,7 +129,7 @@ where
                     tracing::warn!(node = %id, "an upstream node restarted");
                     sources
                         .fed_by(id.as_ref())
-                        .map(&mut conversions.restarted)
+                        .filter_map(&mut conversions.restarted)
                         .collect()
                 }
                 Event::InputClosed { id } => {

@@ -74,15 +74,15 @@ impl DecisionWriter {
 
 /// A conductor whose every call is made through [`conductor::call`] and recorded: a node's
 /// way to call its conductor, so that `replay` makes the very same calls.
-pub struct RecordedConductor<C: conductor::Conductor> {
+pub struct Recorded<C: conductor::Core> {
     pub conductor: C,
     opening: C::Opening,
     log: DecisionWriter,
 }
 
-impl<C> RecordedConductor<C>
+impl<C> Recorded<C>
 where
-    C: conductor::Conductor,
+    C: conductor::Core,
     C::Input: Serialize + Clone,
     C::Output: std::fmt::Debug,
 {
@@ -122,7 +122,7 @@ mod tests {
     /// Counts what it is told; says how many at each tick.
     struct Counter(u64);
 
-    impl conductor::Conductor for Counter {
+    impl conductor::Core for Counter {
         type Input = u64;
         type Output = String;
         type Opening = u64;
@@ -151,7 +151,7 @@ mod tests {
         use conductor::Call;
         let dir = std::env::temp_dir().join(format!("decisions-{}", std::process::id()));
         let log = DecisionWriter::open(&dir, "counter", "counter", &10u64);
-        let mut recorded = RecordedConductor::new(Counter(0), 10, log);
+        let mut recorded = Recorded::new(Counter(0), 10, log);
         assert_eq!(recorded.call(Call::Start, 0), ["from 10"]);
         recorded.call(Call::Input(5), 20);
         assert_eq!(recorded.call(Call::Tick, 30), ["15 at 30"]);

@@ -20,7 +20,7 @@ use std::time::Instant;
 use dora_node_api::DoraNode;
 use eyre::{Context, eyre};
 use node_kit::conduct::Conversions;
-use node_kit::decisions::{DecisionWriter, RecordedConductor};
+use node_kit::decisions::{DecisionWriter, Recorded};
 use rehearsal_core::rehearsal::{Config, Input, REHEARSAL_FORMAT, RehearsalSetup};
 use voice_protocol::ids;
 
@@ -90,11 +90,13 @@ fn main() -> eyre::Result<()> {
     let sources = node_kit::InputSources::of(&node);
     let start = Instant::now();
     let now = || start.elapsed().as_millis() as u64;
-    let mut conductor = RecordedConductor::new(rehearsal, recorded, log);
+    let mut conductor = Recorded::new(rehearsal, recorded, log);
     let mut conversions = Conversions {
         decode: codec::decode,
-        restarted: |input: &str| Input::Restarted {
-            input: input.to_owned(),
+        restarted: |input: &str| {
+            Some(Input::Restarted {
+                input: input.to_owned(),
+            })
         },
         closed: |_: &str| None,
         emit: |out| codec::emit(&mut node, &mut files, out),

@@ -89,3 +89,49 @@ fn node_hub_text_without_metadata_is_one_utterance() {
         ["First.", "Then more.", "Hello there.", "How are you?"]
     );
 }
+
+/// Every input the segmenter decided on is in its decision log, and `replay` makes the
+/// same decisions from it (a notice among them).
+#[test]
+fn its_decisions_are_recorded_and_replay_the_same() {
+    let session = std::env::temp_dir().join(format!("segmenter-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&session);
+    let run = run_node(
+        Path::new(BIN),
+        &[("SESSION_DIR", session.to_str().unwrap())],
+        vec![
+            chunk(
+                0.01,
+                "tutor",
+                "Derivatives measure change. They",
+                "started",
+                2,
+            ),
+            chunk(0.02, "tutor", " are slopes.", "ended", 2),
+            chunk(0.03, "student1", "An older turn, too late.", "ended", 1),
+            input(
+                0.04,
+                "interrupt",
+                json!(["reset"]),
+                meta(&[("question_id", json!(4))]),
+            ),
+            chunk(0.05, "student1", "Stale words.", "ended", 3),
+            stop(0.2),
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(run.texts_of("segment").len(), 2, "{:?}", run.texts());
+    let replays = replay::replay_session(&session, None, &[]).expect("a decision log");
+    assert_eq!(replays.len(), 1);
+    assert_eq!(replays[0].format, "segmenter");
+    let comparison = &replays[0].segments[0];
+    assert_eq!(
+        (comparison.steps, comparison.first_difference.is_none()),
+        (6, true),
+        "the start and five inputs: {comparison:?}"
+    );
+    // Two segments and the late turn's notice were decided and compared.
+    assert_eq!(comparison.decisions, 3);
+    std::fs::remove_dir_all(&session).unwrap();
+}

@@ -220,6 +220,7 @@ pub fn wav(data: &[u8]) {
 /// The segmenter fed a stream: `\x01` ends a turn, `\x02` is an interrupt, `\x03` starts
 /// the next turn; the rest is text in pieces.
 pub fn segmenter(data: &[u8]) {
+    use conductor::Core;
     use text_segmenter::{SegmenterConfig, SegmenterCore, SegmenterInput};
     use voice_protocol::StreamStatus;
     let text = text(data);
@@ -233,23 +234,26 @@ pub fn segmenter(data: &[u8]) {
             _ => (piece, None),
         };
         let ends = mark == Some('\u{1}');
-        let _ = core.handle(SegmenterInput::Text {
-            speaker: "tutor".into(),
-            question_id,
-            text: body.to_owned(),
-            status: if ends {
-                Some(StreamStatus::Ended)
-            } else {
-                status
+        let _ = core.handle(
+            SegmenterInput::Text {
+                speaker: "tutor".into(),
+                question_id,
+                text: body.to_owned(),
+                status: if ends {
+                    Some(StreamStatus::Ended)
+                } else {
+                    status
+                },
+                // A writer's word on sentence ends is a hint the splitter must survive.
+                ends_sentence: body.len() % 2 == 1,
             },
-            // A writer's word on sentence ends is a hint the splitter must survive.
-            ends_sentence: body.len() % 2 == 1,
-        });
+            0,
+        );
         status = Some(StreamStatus::Ongoing);
         match mark {
             Some('\u{2}') => {
                 question_id += 1;
-                let _ = core.handle(SegmenterInput::Interrupt { question_id });
+                let _ = core.handle(SegmenterInput::Interrupt { question_id }, 0);
             }
             Some('\u{1}' | '\u{3}') => {
                 question_id += 1;
@@ -258,7 +262,6 @@ pub fn segmenter(data: &[u8]) {
             _ => {}
         }
     }
-    let _ = core.take_notices();
 }
 
 /// Text on its way to a voice: the player's neutralising and cutting into pieces.

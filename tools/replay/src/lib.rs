@@ -10,6 +10,7 @@ use conference_core::{self as controller, CONTROLLER_FORMAT, ControllerSetup};
 use decision_log::{Comparison, Segment};
 use moderator_core::roundtable::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
 use rehearsal_core::rehearsal::{self, REHEARSAL_FORMAT, RehearsalSetup};
+use text_segmenter::{SEGMENTER_FORMAT, SegmenterConfig, SegmenterCore, SegmenterInput};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
@@ -187,9 +188,20 @@ fn replay_log(
                 },
             )?
         }
+        SEGMENTER_FORMAT => {
+            refuse_overrides(&format, overrides)?;
+            replay_segments(
+                text,
+                &mut traced,
+                |config: &SegmenterConfig| Ok(SegmenterCore::new(*config)),
+                |core, call: &Call<SegmenterInput>, at_ns| {
+                    conductor::call(core, &(), call.clone(), at_ns / 1_000_000)
+                },
+            )?
+        }
         other => {
             return Err(LogProblem::Read(format!(
-                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT}, {REHEARSAL_FORMAT})"
+                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT}, {REHEARSAL_FORMAT}, {SEGMENTER_FORMAT})"
             )));
         }
     };
@@ -238,8 +250,8 @@ where
     Ok(comparisons)
 }
 
-/// The conductors' settings are files (scenario, auction config, panel): no `--set` for
-/// them yet.
+/// The conductors' settings are files (scenario, auction config, panel), the segmenter's
+/// are few: no `--set` for them yet.
 fn refuse_overrides(format: &str, overrides: &[(String, String)]) -> Result<(), LogProblem> {
     match overrides.first() {
         Some((key, _)) => Err(LogProblem::Setup(format!(

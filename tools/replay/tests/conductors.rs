@@ -8,7 +8,7 @@ use std::{
 };
 
 use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup, Timeouts};
-use conductor::{Call, Conductor};
+use conductor::{Call, Core};
 use moderator_core::SAMPLE_SCENARIO;
 use moderator_core::roundtable::{Config, Input, Output, ROUNDTABLE_FORMAT, RoundtableSetup};
 use serde::Serialize;
@@ -23,7 +23,7 @@ struct Logged<C> {
     log: String,
 }
 
-impl<C: Conductor> Logged<C>
+impl<C: Core> Logged<C>
 where
     C::Input: Serialize + Clone,
     C::Output: std::fmt::Debug,
@@ -42,7 +42,7 @@ where
     }
 }
 
-impl<C: Conductor> Conductor for Logged<C>
+impl<C: Core> Core for Logged<C>
 where
     C::Input: Serialize + Clone,
     C::Output: std::fmt::Debug,

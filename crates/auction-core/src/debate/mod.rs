@@ -1,5 +1,5 @@
 //! [`AuctionDebate`]: the auction-debate format as one sans-IO state machine. Its node
-//! drives it through [`conductor::Conductor`]: [`Input`]s (a participant's streamed text,
+//! drives it through [`conductor::Core`]: [`Input`]s (a participant's streamed text,
 //! replies to side requests, the player's clip reports) in, [`Output`]s (turns, side
 //! requests, clips and commands, utterances, records) out. The offline simulation
 //! ([`crate::sim`]) and the scenario tests drive its decisions directly:
@@ -332,7 +332,7 @@ fn record(kind: RecordKind) -> Action {
     Action::Record(EventRecord::new(kind))
 }
 
-impl ::conductor::Conductor for AuctionDebate {
+impl ::conductor::Core for AuctionDebate {
     type Input = Input;
     type Output = Output;
     type Opening = ();

@@ -1,5 +1,5 @@
 //! [`Roundtable`]: the moderated roundtable as one sans-IO state machine, the
-//! [`conductor::Conductor`] a `moderator` node runs.
+//! [`conductor::Core`] a `moderator` node runs.
 //!
 //! A round goes: intents are asked of every agent (an [`Output::Request`]); each reply
 //! is parsed strictly, or replaced by the heuristic on an error, an invalid answer or at
@@ -96,7 +96,7 @@ pub enum Output {
     Notice(Notice),
 }
 
-/// A decoded input, for the common interface ([`::conductor::Conductor::handle`]); each
+/// A decoded input, for the common interface ([`::conductor::Core::handle`]); each
 /// variant is one of the `on_*` methods.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -250,7 +250,7 @@ impl Roundtable {
     }
 }
 
-impl ::conductor::Conductor for Roundtable {
+impl ::conductor::Core for Roundtable {
     type Input = Input;
     type Output = Output;
     type Opening = ();

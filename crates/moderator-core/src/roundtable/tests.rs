@@ -47,9 +47,7 @@ fn the_common_interface_plays_a_whole_session() {
             .into_iter()
             .collect();
         now += 10;
-        let until = ::conductor::Conductor::next_wake(&c)
-            .unwrap_or(now)
-            .max(now);
+        let until = ::conductor::Core::next_wake(&c).unwrap_or(now).max(now);
         pending = ::conductor::drive(&mut c, inputs, until)
             .into_iter()
             .map(|(_, o)| o)
@@ -68,7 +66,7 @@ fn a_restarted_bridge_ends_its_turn_at_once_with_what_it_had_said() {
         quiet(&c.on_restarted(other, 20)),
         "not the speaker's bridge"
     );
-    let out = ::conductor::Conductor::handle(
+    let out = ::conductor::Core::handle(
         &mut c,
         Input::Restarted {
             input: agent.clone(),
@@ -83,7 +81,7 @@ fn a_restarted_bridge_ends_its_turn_at_once_with_what_it_had_said() {
     let mut now = 30;
     let mut next = turn(&out);
     while next.is_none() {
-        now = ::conductor::Conductor::next_wake(&c)
+        now = ::conductor::Core::next_wake(&c)
             .expect("a wake-up")
             .max(now);
         assert!(now < 30 + 90_000, "waited for the speech timeout");
