@@ -18,6 +18,7 @@
 //! [`voice_text`] prepares text for a voice: neutralised, capped and cut into pieces.
 
 pub mod clips;
+mod heard;
 pub mod human;
 pub mod prepared;
 pub mod records;
@@ -431,8 +432,8 @@ impl Player {
                             start_ms: self.ms(start),
                             end_ms: self.now_ms(),
                             interrupted: true,
-                            chars_played: utterance.chars_played,
-                            text_played: utterance.text_played,
+                            chars_played: utterance.heard.chars(),
+                            text_played: utterance.heard.into_text(),
                         }));
                     }
                 }

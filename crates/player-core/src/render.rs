@@ -54,8 +54,8 @@ impl Player {
                     start_ms: samples_to_ms(utterance.started_at.unwrap_or(at), rate),
                     end_ms: samples_to_ms(at, rate),
                     interrupted: false,
-                    chars_played: utterance.chars_played,
-                    text_played: utterance.text_played,
+                    chars_played: utterance.heard.chars(),
+                    text_played: utterance.heard.into_text(),
                 }));
                 continue;
             }
@@ -93,7 +93,7 @@ impl Player {
             utterance.position += n;
             rendered.speaker = Some((utterance.speaker.clone(), question_id));
             if let Some(text) = text {
-                utterance.push_played(text.trim());
+                utterance.heard.push(&text);
                 utterance.playing_index += 1;
                 utterance.position = 0;
             }

@@ -59,8 +59,7 @@ impl Player {
             playing_index: if joined_late { index } else { 0 },
             position: 0,
             started_at: None,
-            chars_played: 0,
-            text_played: String::new(),
+            heard: Default::default(),
         });
         if utterance.segments.contains_key(&index) {
             return; // a duplicate: the first copy stands

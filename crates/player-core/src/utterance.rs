@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::heard::{Heard, heard_part};
+
 #[derive(Debug, Clone)]
 pub(crate) struct SegmentSlot {
     pub(crate) text: String,
@@ -18,8 +20,7 @@ pub(crate) struct Utterance {
     pub(crate) playing_index: u32,
     pub(crate) position: usize,
     pub(crate) started_at: Option<u64>,
-    pub(crate) chars_played: usize,
-    pub(crate) text_played: String,
+    pub(crate) heard: Heard,
 }
 
 impl Utterance {
@@ -32,25 +33,13 @@ impl Utterance {
     /// so that the context gets whole words.
     pub(crate) fn partial(&self) -> Option<String> {
         let slot = self.segments.get(&self.playing_index)?;
-        let audio = slot.audio.as_ref()?;
-        if audio.is_empty() || self.position == 0 {
-            return None;
-        }
-        let fraction = self.position as f64 / audio.len() as f64;
-        let total = slot.text.chars().count();
-        let heard = ((total as f64) * fraction).round() as usize;
-        let prefix: String = slot.text.chars().take(heard).collect();
-        let cut = match prefix.rfind(char::is_whitespace) {
-            Some(i) if heard < total => &prefix[..i],
-            _ => prefix.as_str(),
-        };
-        Some(cut.trim_end().to_owned())
+        heard_part(&slot.text, self.position, slot.audio.as_ref()?.len())
     }
 
     /// Counts what was heard of the current segment up to `position`.
     pub(crate) fn credit_partial(&mut self) {
         if let Some(partial) = self.partial() {
-            self.push_played(&partial);
+            self.heard.push(&partial);
         }
     }
 
@@ -58,20 +47,9 @@ impl Utterance {
     /// `position`.
     pub(crate) fn heard_so_far(&self) -> String {
         match self.partial().filter(|p| !p.is_empty()) {
-            Some(partial) if self.text_played.is_empty() => partial,
-            Some(partial) => format!("{} {partial}", self.text_played),
-            None => self.text_played.clone(),
+            Some(partial) if self.heard.is_empty() => partial,
+            Some(partial) => format!("{} {partial}", self.heard.text()),
+            None => self.heard.text().to_owned(),
         }
-    }
-
-    pub(crate) fn push_played(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        if !self.text_played.is_empty() {
-            self.text_played.push(' ');
-        }
-        self.text_played.push_str(text);
-        self.chars_played += text.chars().count();
     }
 }

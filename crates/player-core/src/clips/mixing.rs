@@ -153,8 +153,7 @@ pub(super) fn step_voice(
     v.advance_gain();
     v.position += 1;
     if v.position >= len {
-        let text = v.clip.phrases[v.phrase].clone();
-        v.push_played(&text);
+        v.heard.push(&v.clip.phrases[v.phrase]);
         let ended_sentence = v.clip.ends_sentence[v.phrase];
         v.phrase += 1;
         v.position = 0;
@@ -177,8 +176,8 @@ pub(super) fn finish(v: Voice, t: u64, interrupted: bool, ms: impl Fn(u64) -> u6
         start_ms: ms(v.started_at.unwrap_or(t)),
         end_ms: ms(t),
         interrupted,
-        chars_played: v.chars_played,
-        text_played: v.text_played,
+        chars_played: v.heard.chars(),
+        text_played: v.heard.into_text(),
         clip_id: v.clip_id,
         overlay: v.overlay,
         ducked: v.duck.spans.iter().map(|[a, b]| [ms(*a), ms(*b)]).collect(),

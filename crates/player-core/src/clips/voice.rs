@@ -1,5 +1,7 @@
 //! One held clip and the voice that sounds it: gain ramps, ducking, the text heard.
 
+use crate::heard::{Heard, heard_part};
+
 #[derive(Debug, Clone)]
 pub(super) struct Clip {
     pub(super) speaker: String,
@@ -62,8 +64,7 @@ pub(super) struct Voice {
     pub(super) fading_out: bool,
     /// Lowered under an overlay: armed, since when, the spans it was.
     pub(super) duck: Duck,
-    pub(super) chars_played: usize,
-    pub(super) text_played: String,
+    pub(super) heard: Heard,
 }
 
 impl Voice {
@@ -81,8 +82,7 @@ impl Voice {
             step: 1.0,
             fading_out: false,
             duck: Duck::default(),
-            chars_played: 0,
-            text_played: String::new(),
+            heard: Heard::default(),
         }
     }
 
@@ -133,34 +133,14 @@ impl Voice {
         matches!(self.current(), Ok(Some(_)))
     }
 
-    pub(super) fn push_played(&mut self, text: &str) {
-        let text = text.trim();
-        if text.is_empty() {
-            return;
-        }
-        if !self.text_played.is_empty() {
-            self.text_played.push(' ');
-        }
-        self.text_played.push_str(text);
-        self.chars_played += text.chars().count();
-    }
-
     /// Credits the part of the current sentence heard so far (whole words).
     pub(super) fn credit_partial(&mut self) {
         let Some(Some(audio)) = self.clip.audio.get(self.phrase) else {
             return;
         };
-        if audio.is_empty() || self.position == 0 {
-            return;
+        let text = &self.clip.phrases[self.phrase];
+        if let Some(part) = heard_part(text, self.position, audio.len()) {
+            self.heard.push(&part);
         }
-        let text = self.clip.phrases[self.phrase].clone();
-        let total = text.chars().count();
-        let heard = ((total as f64) * self.position as f64 / audio.len() as f64).round() as usize;
-        let prefix: String = text.chars().take(heard).collect();
-        let cut = match prefix.rfind(char::is_whitespace) {
-            Some(i) if heard < total => prefix[..i].to_owned(),
-            _ => prefix,
-        };
-        self.push_played(&cut);
     }
 }
