@@ -8,9 +8,11 @@
 
 mod messages;
 mod prompts;
+mod setup;
 mod turn;
 
 pub use messages::{BridgeInput, BridgeOutput, GenerationRequest};
+pub use setup::{BRIDGE_FORMAT, BridgeSetup};
 
 use dialogue_planner::{Agenda, Participant, PlanInput, Said, TurnPlan};
 use voice_protocol::{
@@ -189,7 +191,9 @@ impl BridgeCore {
         self.active.as_ref().map(|a| a.question_id)
     }
 
-    pub fn handle(&mut self, input: BridgeInput) -> Vec<BridgeOutput> {
+    /// Decides on one input (the bridge has no waits of its own: no time is read; as a
+    /// [`conductor::Core`], its node records every call).
+    pub fn decide(&mut self, input: BridgeInput) -> Vec<BridgeOutput> {
         let mut out = Vec::new();
         match input {
             BridgeInput::Started => {
@@ -401,11 +405,11 @@ mod tests {
     /// The human's words interrupt (question `q`), are heard, and the tutor is handed the
     /// answer: the request it makes.
     fn answer_after_the_humans_words(c: &mut BridgeCore, q: u64) -> GenerationRequest {
-        c.handle(BridgeInput::Interrupt { question_id: q });
+        c.decide(BridgeInput::Interrupt { question_id: q });
         let mut human = Entry::new("human", "Why a limit?", q);
         human.human = true;
-        c.handle(BridgeInput::Utterance(human));
-        let out = c.handle(turn("tutor", q + 1));
+        c.decide(BridgeInput::Utterance(human));
+        let out = c.decide(turn("tutor", q + 1));
         let [BridgeOutput::Generate(answer)] = &out[..] else {
             panic!("{out:?}")
         };
@@ -428,7 +432,7 @@ mod tests {
     fn side_requests_go_to_the_model_and_come_back_as_replies() {
         let mut c = core();
         let request = SideRequest::json("r-1", "intent", "Do you want the floor?", 12);
-        let out = c.handle(BridgeInput::Request(request.clone()));
+        let out = c.decide(BridgeInput::Request(request.clone()));
         let [
             BridgeOutput::Ask {
                 request: asked,
@@ -447,7 +451,7 @@ mod tests {
                 .contains("Do you want the floor?")
         );
         assert!(c.active().is_none(), "a side request is not a turn");
-        let answered = c.handle(BridgeInput::Answered {
+        let answered = c.decide(BridgeInput::Answered {
             request: request.clone(),
             answer: Ok(r#"{"intent":"pass"}"#.into()),
         });
@@ -459,7 +463,7 @@ mod tests {
         assert_eq!(reply.speaker.as_deref(), Some(c.persona().name.as_str()));
         assert_eq!(reply.error, None);
         // A failed answer is an empty reply that says why.
-        let failed = c.handle(BridgeInput::Answered {
+        let failed = c.decide(BridgeInput::Answered {
             request,
             answer: Err("timed out".into()),
         });
@@ -487,7 +491,7 @@ mod tests {
         assert!(before.contains("Diana Chen the moderator"), "{before}");
         assert!(before.contains("Marcus Webb the investor"), "{before}");
         assert!(!before.contains("Mia"), "{before}");
-        c.handle(BridgeInput::Utterance(Entry::new(
+        c.decide(BridgeInput::Utterance(Entry::new(
             "moderator",
             "Let me pause you there.",
             1,
@@ -498,7 +502,7 @@ mod tests {
             .with_plan(directory, None)
             .with_participants(Vec::new());
         let alone = heard.speaking_persona().system_prompt;
-        heard.handle(BridgeInput::Utterance(Entry::new(
+        heard.decide(BridgeInput::Utterance(Entry::new(
             "moderator",
             "Let me pause you there.",
             1,
@@ -545,10 +549,10 @@ mod tests {
         let mut c = core().with_scripted_requests(true);
         let rating = SideRequest::text("rate-1", "rating", "Rate it.", 40);
         assert!(
-            c.handle(BridgeInput::Request(rating.clone().to("skeptic")))
+            c.decide(BridgeInput::Request(rating.clone().to("skeptic")))
                 .is_empty()
         );
-        assert_eq!(c.handle(BridgeInput::Request(rating.to("tutor"))).len(), 1);
+        assert_eq!(c.decide(BridgeInput::Request(rating.to("tutor"))).len(), 1);
     }
 
     #[test]
@@ -559,7 +563,7 @@ mod tests {
                 "Your question was: What margin do you make per robot?\n\
                  The presenter's answer: {answer}\nRate the answer."
             );
-            let out = c.handle(BridgeInput::Request(SideRequest::text(
+            let out = c.decide(BridgeInput::Request(SideRequest::text(
                 "rate-1", "rating", prompt, 40,
             )));
             let [BridgeOutput::Reply(reply)] = out.as_slice() else {
@@ -576,13 +580,13 @@ mod tests {
     fn the_scripted_stand_in_answers_text_requests_and_declines_json_at_once() {
         let mut c = core().with_scripted_requests(true);
         let text = SideRequest::text("k-1", "kicker", "Cut in on the revenue claim", 8);
-        let out = c.handle(BridgeInput::Request(text));
+        let out = c.decide(BridgeInput::Request(text));
         let [BridgeOutput::Reply(reply)] = out.as_slice() else {
             panic!("{out:?}");
         };
         assert!(reply.error.is_none());
         assert!(!reply.text.is_empty() && reply.text.split_whitespace().count() <= 8);
-        let out = c.handle(BridgeInput::Request(SideRequest::json(
+        let out = c.decide(BridgeInput::Request(SideRequest::json(
             "b-1", "bid", "Bid.", 12,
         )));
         let [BridgeOutput::Reply(reply)] = out.as_slice() else {
@@ -594,7 +598,7 @@ mod tests {
     #[test]
     fn a_conductors_context_starts_every_later_prompt_so_the_cache_holds() {
         let mut c = core().with_read_along(true);
-        c.handle(BridgeInput::Turn {
+        c.decide(BridgeInput::Turn {
             speaker: "tutor".into(),
             question_id: 1,
             instruction: Some("Ask the presenter about churn.".into()),
@@ -603,11 +607,11 @@ mod tests {
             takes_up: None,
             asks: false,
         });
-        c.handle(BridgeInput::Finished {
+        c.decide(BridgeInput::Finished {
             question_id: 1,
             error: None,
         });
-        let out = c.handle(BridgeInput::Request(SideRequest::text(
+        let out = c.decide(BridgeInput::Request(SideRequest::text(
             "r-1",
             "rating",
             "Rate the answer.",
@@ -620,7 +624,7 @@ mod tests {
         // A request's own context (its conductor's, newer) is taken up the same way.
         let mut request = SideRequest::text("r-2", "candidate", "A question?", 20);
         request.context = Some("You are Marcus Webb, on slide 2.".into());
-        let out = c.handle(BridgeInput::Request(request));
+        let out = c.decide(BridgeInput::Request(request));
         let [BridgeOutput::Ask { prompt, .. }] = out.as_slice() else {
             panic!("{out:?}");
         };
@@ -629,7 +633,7 @@ mod tests {
                 .persona
                 .contains("\n\nYou are Marcus Webb, on slide 2.")
         );
-        let out = c.handle(BridgeInput::Utterance(Entry::new(
+        let out = c.decide(BridgeInput::Utterance(Entry::new(
             "presenter",
             "Churn is four percent.",
             2,
@@ -647,7 +651,7 @@ mod tests {
     #[test]
     fn an_instruction_closes_the_prompt() {
         let mut c = core();
-        let out = c.handle(BridgeInput::Turn {
+        let out = c.decide(BridgeInput::Turn {
             speaker: "tutor".into(),
             question_id: 1,
             instruction: Some("Ask the presenter about churn.".into()),
@@ -676,7 +680,7 @@ mod tests {
     fn asked(c: &mut BridgeCore, words: &str, q: u64) {
         let mut human = Entry::new("human", words, q);
         human.human = true;
-        c.handle(BridgeInput::Utterance(human));
+        c.decide(BridgeInput::Utterance(human));
     }
 
     fn texts(out: &[BridgeOutput]) -> Vec<(String, StreamStatus)> {
@@ -692,7 +696,7 @@ mod tests {
     fn an_answer_to_the_human_opens_at_once_and_the_models_pleasantry_is_cut() {
         let mut c = core().with_openers(true);
         asked(&mut c, "Can you give me an example?", 1);
-        let out = c.handle(turn("tutor", 2));
+        let out = c.decide(turn("tutor", 2));
         assert_eq!(
             texts(&out),
             [(
@@ -706,7 +710,7 @@ mod tests {
         );
         // The model's "Sure," waits for its mark, then goes without it.
         let chunk = |c: &mut BridgeCore, text: &str| {
-            c.handle(BridgeInput::Chunk {
+            c.decide(BridgeInput::Chunk {
                 question_id: 2,
                 text: text.into(),
                 ends_sentence: false,
@@ -724,7 +728,7 @@ mod tests {
         // Later words pass as they come.
         let out = chunk(&mut c, " Sure, why not.");
         assert_eq!(texts(&out)[0].0, " Sure, why not.");
-        let out = c.handle(BridgeInput::Finished {
+        let out = c.decide(BridgeInput::Finished {
             question_id: 2,
             error: None,
         });
@@ -735,16 +739,16 @@ mod tests {
     fn a_reply_that_ends_while_its_lead_waits_says_what_it_had() {
         let mut c = core().with_openers(true);
         asked(&mut c, "Why is that?", 1);
-        c.handle(turn("tutor", 2));
+        c.decide(turn("tutor", 2));
         // " Sure" may still become "Sure," when the reply ends.
         for text in ["Great question!", " Sure"] {
-            c.handle(BridgeInput::Chunk {
+            c.decide(BridgeInput::Chunk {
                 question_id: 2,
                 text: text.into(),
                 ends_sentence: false,
             });
         }
-        let out = c.handle(BridgeInput::Finished {
+        let out = c.decide(BridgeInput::Finished {
             question_id: 2,
             error: None,
         });
@@ -752,8 +756,8 @@ mod tests {
         assert_eq!(said, ["Sure", ""]);
         // Only the opener: the turn still ends without an error (it said something).
         asked(&mut c, "Why is that?", 3);
-        c.handle(turn("tutor", 4));
-        let out = c.handle(BridgeInput::Finished {
+        c.decide(turn("tutor", 4));
+        let out = c.decide(BridgeInput::Finished {
             question_id: 4,
             error: None,
         });
@@ -775,24 +779,24 @@ mod tests {
         // The human did not speak last: a move of the tutor's own.
         let mut c = core().with_openers(true);
         asked(&mut c, "What is a limit?", 1);
-        c.handle(BridgeInput::Utterance(Entry::new(
+        c.decide(BridgeInput::Utterance(Entry::new(
             "student1",
             "A limit is where f goes.",
             2,
         )));
-        let out = c.handle(turn("tutor", 3));
+        let out = c.decide(turn("tutor", 3));
         assert!(texts(&out).is_empty(), "{out:?}");
         // Openers off (the default).
         let mut c = core();
         asked(&mut c, "What is a limit?", 1);
-        let out = c.handle(turn("tutor", 2));
+        let out = c.decide(turn("tutor", 2));
         assert!(texts(&out).is_empty(), "{out:?}");
     }
 
     #[test]
     fn prepared_words_are_said_without_generating() {
         let mut c = core();
-        let out = c.handle(BridgeInput::Turn {
+        let out = c.decide(BridgeInput::Turn {
             speaker: "tutor".into(),
             question_id: 3,
             instruction: Some("Ask your prepared question: \u{201c}Why now?\u{201d}".into()),
@@ -825,7 +829,7 @@ mod tests {
         let agenda = Agenda::parse("topic: derivatives\nopening: What is a derivative?\n").unwrap();
         let mut c = core().with_plan(Vec::new(), Some(agenda));
         let said: Vec<String> = c
-            .handle(turn("tutor", 1))
+            .decide(turn("tutor", 1))
             .iter()
             .map(|o| match o {
                 BridgeOutput::Text { text, .. } => text.clone(),
@@ -833,13 +837,13 @@ mod tests {
             })
             .collect();
         assert_eq!(said, ["What is a derivative?", ""]);
-        c.handle(BridgeInput::Utterance(Entry::new(
+        c.decide(BridgeInput::Utterance(Entry::new(
             "tutor",
             "What is a derivative?",
             1,
         )));
         assert!(
-            c.handle(turn("tutor", 2))
+            c.decide(turn("tutor", 2))
                 .iter()
                 .any(|o| matches!(o, BridgeOutput::Generate(_)))
         );
@@ -848,7 +852,7 @@ mod tests {
         let mut restarted = core().with_plan(Vec::new(), Some(agenda));
         assert!(
             restarted
-                .handle(turn("tutor", 7))
+                .decide(turn("tutor", 7))
                 .iter()
                 .any(|o| matches!(o, BridgeOutput::Generate(_)))
         );
@@ -865,18 +869,18 @@ mod tests {
     #[test]
     fn answers_only_its_own_turns_and_streams_statuses() {
         let mut c = core();
-        assert!(c.handle(turn("student1", 1)).is_empty());
-        let out = c.handle(turn("tutor", 2));
+        assert!(c.decide(turn("student1", 1)).is_empty());
+        let out = c.decide(turn("tutor", 2));
         assert!(matches!(&out[..], [BridgeOutput::Generate(r)] if r.question_id == 2));
         // A repeated turn (controller `ready`) does not restart the generation.
-        assert!(c.handle(turn("tutor", 2)).is_empty());
+        assert!(c.decide(turn("tutor", 2)).is_empty());
         let statuses: Vec<StreamStatus> = [chunk(2, "Hello"), chunk(2, " there")]
             .into_iter()
             .chain([BridgeInput::Finished {
                 question_id: 2,
                 error: None,
             }])
-            .flat_map(|i| c.handle(i))
+            .flat_map(|i| c.decide(i))
             .map(|o| match o {
                 BridgeOutput::Text { status, .. } => status,
                 other => panic!("{other:?}"),
@@ -895,25 +899,25 @@ mod tests {
     #[test]
     fn a_bridge_that_reads_along_reads_its_standing_when_it_starts() {
         let mut c = core().with_read_along(true);
-        let out = c.handle(BridgeInput::Started);
+        let out = c.decide(BridgeInput::Started);
         let [BridgeOutput::Prefill(prefill)] = &out[..] else {
             panic!("{out:?}")
         };
         // The first turn's prompt begins with what was read.
-        let out = c.handle(turn("tutor", 1));
+        let out = c.decide(turn("tutor", 1));
         let [BridgeOutput::Generate(request)] = &out[..] else {
             panic!("{out:?}")
         };
         assert_eq!(prefill.prompt.persona, request.prompt.persona);
         assert!(prefill.prompt.lines.is_empty());
         // A model that keeps no cache has nothing to read.
-        assert!(core().handle(BridgeInput::Started).is_empty());
+        assert!(core().decide(BridgeInput::Started).is_empty());
     }
 
     #[test]
     fn the_human_s_answerer_prefills_the_turn_s_prompt_when_its_model_is_free() {
         let mut c = core().with_read_along(true);
-        c.handle(BridgeInput::Utterance(Entry::new(
+        c.decide(BridgeInput::Utterance(Entry::new(
             "student1",
             "What is a slope?",
             1,
@@ -922,8 +926,8 @@ mod tests {
             speaker: who.into(),
             ahead_of: PrepareFor::Answer,
         };
-        assert!(c.handle(prepare("student1")).is_empty(), "not this bridge");
-        let out = c.handle(prepare("tutor"));
+        assert!(c.decide(prepare("student1")).is_empty(), "not this bridge");
+        let out = c.decide(prepare("tutor"));
         let [BridgeOutput::Prefill(prefill)] = &out[..] else {
             panic!("{out:?}")
         };
@@ -931,8 +935,8 @@ mod tests {
         // before the direction, which is the same.
         let mut human = Entry::new("human", "Why is it a limit?", 2);
         human.human = true;
-        c.handle(BridgeInput::Utterance(human));
-        let out = c.handle(turn("tutor", 3));
+        c.decide(BridgeInput::Utterance(human));
+        let out = c.decide(turn("tutor", 3));
         let [BridgeOutput::Generate(request)] = &out[..] else {
             panic!("{out:?}")
         };
@@ -944,7 +948,7 @@ mod tests {
         assert!(prefill.plan.as_ref().unwrap().action == dialogue_planner::Move::AnswerHuman);
         // While a turn that said nothing yet generates, it is set aside for the reading.
         assert!(matches!(
-            &c.handle(prepare("tutor"))[..],
+            &c.decide(prepare("tutor"))[..],
             [
                 BridgeOutput::Cancel { question_id: 3 },
                 BridgeOutput::Prefill(_)
@@ -959,12 +963,12 @@ mod tests {
             ahead_of: PrepareFor::Answer,
         };
         let mut c = core().with_read_along(true);
-        c.handle(BridgeInput::Utterance(Entry::new("student1", "Slopes?", 1)));
-        let out = c.handle(turn("tutor", 2));
+        c.decide(BridgeInput::Utterance(Entry::new("student1", "Slopes?", 1)));
+        let out = c.decide(turn("tutor", 2));
         let [BridgeOutput::Generate(asked)] = &out[..] else {
             panic!("{out:?}")
         };
-        let out = c.handle(prepare.clone());
+        let out = c.decide(prepare.clone());
         assert!(
             matches!(
                 &out[..],
@@ -977,7 +981,7 @@ mod tests {
         );
         // Its late words are not said; the repeat at the hold's end asks it again.
         assert!(
-            c.handle(BridgeInput::Chunk {
+            c.decide(BridgeInput::Chunk {
                 question_id: 2,
                 text: "Late.".into(),
                 ends_sentence: false,
@@ -985,12 +989,12 @@ mod tests {
             .is_empty()
         );
         assert_eq!(
-            c.handle(turn("tutor", 2)),
+            c.decide(turn("tutor", 2)),
             [BridgeOutput::Generate(asked.clone())]
         );
         // Once is enough: another repeat changes nothing.
-        assert!(c.handle(turn("tutor", 2)).is_empty());
-        let out = c.handle(BridgeInput::Chunk {
+        assert!(c.decide(turn("tutor", 2)).is_empty());
+        let out = c.decide(BridgeInput::Chunk {
             question_id: 2,
             text: "Slopes are rates.".into(),
             ends_sentence: false,
@@ -998,59 +1002,59 @@ mod tests {
         assert!(matches!(&out[..], [BridgeOutput::Text { .. }]), "{out:?}");
 
         // A turn that already said words is not set aside.
-        c.handle(BridgeInput::Finished {
+        c.decide(BridgeInput::Finished {
             question_id: 2,
             error: None,
         });
-        let out = c.handle(turn("tutor", 3));
+        let out = c.decide(turn("tutor", 3));
         assert!(matches!(&out[..], [BridgeOutput::Generate(_)]));
-        c.handle(BridgeInput::Chunk {
+        c.decide(BridgeInput::Chunk {
             question_id: 3,
             text: "Rates.".into(),
             ends_sentence: false,
         });
         assert!(matches!(
-            &c.handle(prepare.clone())[..],
+            &c.decide(prepare.clone())[..],
             [BridgeOutput::Prefill(_)]
         ));
 
         // Set aside, then the human asks: the question's interrupt drops it.
         let mut c = core().with_read_along(true);
-        c.handle(turn("tutor", 2));
-        c.handle(prepare.clone());
-        c.handle(BridgeInput::Interrupt { question_id: 3 });
-        assert!(c.handle(turn("tutor", 2)).is_empty());
+        c.decide(turn("tutor", 2));
+        c.decide(prepare.clone());
+        c.decide(BridgeInput::Interrupt { question_id: 3 });
+        assert!(c.decide(turn("tutor", 2)).is_empty());
         assert!(matches!(
-            &c.handle(turn("tutor", 4))[..],
+            &c.decide(turn("tutor", 4))[..],
             [BridgeOutput::Generate(request)] if request.question_id == 4
         ));
 
         // A model without a cache (a service) has nothing to read ahead: the turn goes on.
         let mut c = core();
-        c.handle(turn("tutor", 2));
-        assert!(matches!(&c.handle(prepare)[..], [BridgeOutput::Prefill(_)]));
+        c.decide(turn("tutor", 2));
+        assert!(matches!(&c.decide(prepare)[..], [BridgeOutput::Prefill(_)]));
         assert_eq!(c.active(), Some(2));
     }
 
     #[test]
     fn a_line_queued_behind_the_held_one_is_not_in_the_answer() {
         let mut c = core().with_read_along(true);
-        c.handle(BridgeInput::Utterance(Entry::new(
+        c.decide(BridgeInput::Utterance(Entry::new(
             "student1",
             "The slope is the limit of the secant slopes.",
             1,
         )));
-        c.handle(BridgeInput::Prepare {
+        c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Answer,
         });
-        c.handle(BridgeInput::Held {
+        c.decide(BridgeInput::Held {
             speaker: "student1".into(),
             question_id: 1,
             heard: "The slope is".into(),
         });
         // The next turn, written while the human speaks, is queued behind the held line.
-        let out = c.handle(BridgeInput::Utterance(Entry::new(
+        let out = c.decide(BridgeInput::Utterance(Entry::new(
             "student2",
             "If we had the limit of the difference quotient at any point.",
             2,
@@ -1072,8 +1076,8 @@ mod tests {
     fn the_answer_is_read_ahead_with_the_held_line_cut_where_the_voice_was_held() {
         let line = "The slope is the limit of the secant slopes as the two points meet.";
         let mut c = core().with_read_along(true);
-        c.handle(BridgeInput::Utterance(Entry::new("student1", line, 1)));
-        c.handle(BridgeInput::Prepare {
+        c.decide(BridgeInput::Utterance(Entry::new("student1", line, 1)));
+        c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Answer,
         });
@@ -1082,7 +1086,7 @@ mod tests {
             question_id: 1,
             heard: "The slope is the limit".into(),
         };
-        let out = c.handle(held.clone());
+        let out = c.decide(held.clone());
         let [BridgeOutput::Prefill(read)] = &out[..] else {
             panic!("{out:?}")
         };
@@ -1099,16 +1103,16 @@ mod tests {
         // The human only nods, and the turn in progress is sent again: the line held
         // plays on, and a later question's interrupt does not cut it.
         let mut c = core().with_read_along(true);
-        c.handle(BridgeInput::Utterance(Entry::new("student1", line, 1)));
-        c.handle(turn("student2", 2));
-        c.handle(BridgeInput::Prepare {
+        c.decide(BridgeInput::Utterance(Entry::new("student1", line, 1)));
+        c.decide(turn("student2", 2));
+        c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Answer,
         });
-        c.handle(held.clone());
-        c.handle(turn("student2", 2));
-        c.handle(BridgeInput::Interrupt { question_id: 3 });
-        let out = c.handle(turn("tutor", 4));
+        c.decide(held.clone());
+        c.decide(turn("student2", 2));
+        c.decide(BridgeInput::Interrupt { question_id: 3 });
+        let out = c.decide(turn("tutor", 4));
         let [BridgeOutput::Generate(answer)] = &out[..] else {
             panic!("{out:?}")
         };
@@ -1116,17 +1120,17 @@ mod tests {
 
         // The human only nods: the line plays on, whole in the conversation.
         let mut c = core().with_read_along(true);
-        c.handle(BridgeInput::Utterance(Entry::new("student1", line, 1)));
-        c.handle(BridgeInput::Prepare {
+        c.decide(BridgeInput::Utterance(Entry::new("student1", line, 1)));
+        c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Answer,
         });
-        c.handle(held);
-        c.handle(BridgeInput::Prepare {
+        c.decide(held);
+        c.decide(BridgeInput::Prepare {
             speaker: "student2".into(),
             ahead_of: PrepareFor::Turn,
         });
-        let out = c.handle(turn("tutor", 2));
+        let out = c.decide(turn("tutor", 2));
         let [BridgeOutput::Generate(turn)] = &out[..] else {
             panic!("{out:?}")
         };
@@ -1136,13 +1140,13 @@ mod tests {
     #[test]
     fn a_line_heard_while_the_human_speaks_is_read_into_the_answer() {
         let mut c = core().with_read_along(true);
-        c.handle(BridgeInput::Prepare {
+        c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Answer,
         });
         // Another's line ends while the human speaks: read with the answer's direction
         // after it, as the answer will be asked.
-        let out = c.handle(BridgeInput::Utterance(Entry::new("student1", "Slopes!", 1)));
+        let out = c.decide(BridgeInput::Utterance(Entry::new("student1", "Slopes!", 1)));
         let [BridgeOutput::Prefill(read)] = &out[..] else {
             panic!("{out:?}")
         };
@@ -1154,11 +1158,11 @@ mod tests {
         );
         // The human only nodded, and the next turn is foretold to another: lines are
         // read as the conversation again.
-        c.handle(BridgeInput::Prepare {
+        c.decide(BridgeInput::Prepare {
             speaker: "student2".into(),
             ahead_of: PrepareFor::Turn,
         });
-        let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "Yes.", 2)));
+        let out = c.decide(BridgeInput::Utterance(Entry::new("student2", "Yes.", 2)));
         let [BridgeOutput::Prefill(read)] = &out[..] else {
             panic!("{out:?}")
         };
@@ -1171,28 +1175,28 @@ mod tests {
     #[test]
     fn interrupt_cancels_and_silences_the_old_turn() {
         let mut c = core();
-        c.handle(turn("tutor", 3));
-        c.handle(chunk(3, "Let me"));
-        let out = c.handle(BridgeInput::Interrupt { question_id: 4 });
+        c.decide(turn("tutor", 3));
+        c.decide(chunk(3, "Let me"));
+        let out = c.decide(BridgeInput::Interrupt { question_id: 4 });
         assert_eq!(out, [BridgeOutput::Cancel { question_id: 3 }]);
-        assert!(c.handle(chunk(3, " explain")).is_empty());
+        assert!(c.decide(chunk(3, " explain")).is_empty());
         assert!(
-            c.handle(BridgeInput::Finished {
+            c.decide(BridgeInput::Finished {
                 question_id: 3,
                 error: None
             })
             .is_empty()
         );
         // A turn older than the interrupt (reordered delivery) is ignored.
-        assert!(c.handle(turn("tutor", 3)).is_empty());
-        assert!(!c.handle(turn("tutor", 5)).is_empty());
+        assert!(c.decide(turn("tutor", 3)).is_empty());
+        assert!(!c.decide(turn("tutor", 5)).is_empty());
     }
 
     #[test]
     fn empty_answer_ends_with_an_error() {
         let mut c = core();
-        c.handle(turn("tutor", 1));
-        let out = c.handle(BridgeInput::Finished {
+        c.decide(turn("tutor", 1));
+        let out = c.decide(BridgeInput::Finished {
             question_id: 1,
             error: None,
         });
@@ -1221,7 +1225,7 @@ mod tests {
                     2 => chunk(q, "w "),
                     _ => BridgeInput::Finished { question_id: q, error: None },
                 };
-                for o in c.handle(input) {
+                for o in c.decide(input) {
                     if let BridgeOutput::Text { question_id, status, .. } = o {
                         prop_assert!(question_id >= newest_interrupt);
                         if status == StreamStatus::Ended {
@@ -1236,23 +1240,23 @@ mod tests {
     #[test]
     fn a_turn_sent_again_leaves_the_participant_foretold_to_speak_next() {
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10).with_read_along(true);
-        c.handle(turn("student1", 1));
-        c.handle(BridgeInput::Prepare {
+        c.decide(turn("student1", 1));
+        c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Turn,
         });
         // student1's turn again (the controller heard nothing of it yet): still foretold,
         // the next line is read with the whole turn ahead.
-        assert!(c.handle(turn("student1", 1)).is_empty());
-        let out = c.handle(BridgeInput::Utterance(Entry::new(
+        assert!(c.decide(turn("student1", 1)).is_empty());
+        let out = c.decide(BridgeInput::Utterance(Entry::new(
             "student1",
             "What is a slope?",
             1,
         )));
         assert!(matches!(&out[..], [BridgeOutput::ReadAhead(_)]), "{out:?}");
         // A new turn to another does end it.
-        c.handle(turn("student2", 2));
-        let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "Hm.", 2)));
+        c.decide(turn("student2", 2));
+        let out = c.decide(BridgeInput::Utterance(Entry::new("student2", "Hm.", 2)));
         assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");
     }
 
@@ -1260,18 +1264,18 @@ mod tests {
     fn a_bridge_that_reads_along_reads_each_line_as_it_is_heard() {
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10).with_read_along(true);
         // Nobody foretold it the next turn: the conversation only.
-        let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "Hello.", 1)));
+        let out = c.decide(BridgeInput::Utterance(Entry::new("student2", "Hello.", 1)));
         let [BridgeOutput::Prefill(along)] = &out[..] else {
             panic!("{out:?}")
         };
         assert!(along.prompt.lines.iter().any(|l| l.text.contains("Hello.")));
         // Foretold: its whole turn at once, and again with each line until it comes.
-        let out = c.handle(BridgeInput::Prepare {
+        let out = c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Turn,
         });
         assert!(matches!(&out[..], [BridgeOutput::ReadAhead(_)]), "{out:?}");
-        let out = c.handle(BridgeInput::Utterance(Entry::new(
+        let out = c.decide(BridgeInput::Utterance(Entry::new(
             "student1",
             "What is a slope?",
             1,
@@ -1288,7 +1292,7 @@ mod tests {
         );
         // Read ahead, it is the turn that comes next if nothing more is said.
         let ahead = ahead.clone();
-        let out = c.handle(BridgeInput::Turn {
+        let out = c.decide(BridgeInput::Turn {
             speaker: "tutor".into(),
             question_id: 2,
             instruction: None,
@@ -1303,23 +1307,23 @@ mod tests {
         assert_eq!(turn, &ahead);
         // Another participant foretold: the conversation only again.
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10).with_read_along(true);
-        c.handle(BridgeInput::Prepare {
+        c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Turn,
         });
-        let out = c.handle(BridgeInput::Prepare {
+        let out = c.decide(BridgeInput::Prepare {
             speaker: "student1".into(),
             ahead_of: PrepareFor::Turn,
         });
         assert!(out.is_empty(), "{out:?}");
-        let out = c.handle(BridgeInput::Utterance(Entry::new("student2", "A rate.", 2)));
+        let out = c.decide(BridgeInput::Utterance(Entry::new("student2", "A rate.", 2)));
         assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");
         // Foretold, and the turn went to another after all: the conversation only.
-        c.handle(BridgeInput::Prepare {
+        c.decide(BridgeInput::Prepare {
             speaker: "tutor".into(),
             ahead_of: PrepareFor::Turn,
         });
-        c.handle(BridgeInput::Turn {
+        c.decide(BridgeInput::Turn {
             speaker: "student1".into(),
             question_id: 3,
             instruction: None,
@@ -1328,11 +1332,11 @@ mod tests {
             takes_up: None,
             asks: false,
         });
-        let out = c.handle(BridgeInput::Utterance(Entry::new("student1", "Why?", 3)));
+        let out = c.decide(BridgeInput::Utterance(Entry::new("student1", "Why?", 3)));
         assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");
         // A human's words are read by their answerer as its question, by the others
         // with the next line.
-        let out = c.handle(BridgeInput::Utterance(Entry::new(
+        let out = c.decide(BridgeInput::Utterance(Entry::new(
             "human",
             "Why a rate?",
             4,
@@ -1341,7 +1345,7 @@ mod tests {
         // Without it, a line is only kept.
         let mut c = BridgeCore::new(Persona::fallback("tutor"), None, 10);
         assert!(
-            c.handle(BridgeInput::Utterance(Entry::new("student1", "Hi.", 1)))
+            c.decide(BridgeInput::Utterance(Entry::new("student1", "Hi.", 1)))
                 .is_empty()
         );
     }

@@ -8,7 +8,7 @@ use crate::{
 };
 
 /// One utterance of the conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     pub speaker: String,
     pub text: String,

@@ -26,7 +26,9 @@ pub mod reply;
 pub mod request;
 pub mod scripted;
 
-pub use crate::core::{BridgeCore, BridgeInput, BridgeOutput, GenerationRequest};
+pub use crate::core::{
+    BRIDGE_FORMAT, BridgeCore, BridgeInput, BridgeOutput, BridgeSetup, GenerationRequest,
+};
 pub use history::{Entry, History};
 pub use persona::{Persona, PersonaError};
 pub use prompt::{ChatMessage, ChatRole, Prompt, PromptLine};

@@ -4,7 +4,7 @@ use serde::Deserialize;
 
 /// A topic and its points. The current point follows the question id, so that every
 /// participant of a session agrees on it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct Agenda {
     topic: String,
     points: Vec<String>,

@@ -17,7 +17,7 @@ pub use agenda::{Agenda, AgendaError};
 pub use moves::{Move, RoleKind, TASK_ASKED_APART, task_clause};
 
 /// A participant as the others know it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Participant {
     /// The policy name (`tutor`, `student1`).
     pub id: String,

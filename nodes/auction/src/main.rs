@@ -58,7 +58,7 @@ fn main() -> eyre::Result<()> {
     let ending =
         node_kit::conduct::run(&mut conductor, &mut events, &sources, now, &mut conversions)?;
     tracing::debug!(?ending, "auction loop over");
-    for agent in conductor.conductor.snapshot() {
+    for agent in conductor.core.snapshot() {
         tracing::info!(agent = %agent.name, tokens = agent.tokens, talk_ms = agent.talk_ms, interrupts = agent.interrupts, interjections = agent.interjections, "final standing");
     }
     Ok(())

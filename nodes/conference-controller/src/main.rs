@@ -56,6 +56,6 @@ fn main() -> eyre::Result<()> {
         &mut conversions,
     )?;
     tracing::debug!(?ending, "controller loop over");
-    tracing::info!(stats = %conference.conductor.status().to_json(), "conference controller stopped");
+    tracing::info!(stats = %conference.core.status().to_json(), "conference controller stopped");
     Ok(())
 }

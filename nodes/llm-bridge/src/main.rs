@@ -7,10 +7,11 @@ mod settings;
 
 use std::{ops::ControlFlow, time::Duration};
 
-use agent_bridge::{BridgeCore, BridgeInput};
+use agent_bridge::{BRIDGE_FORMAT, BridgeInput, BridgeSetup};
 use crossbeam_channel::select;
 use dora_node_api::DoraNode;
 use eyre::Context;
+use node_kit::decisions::{DecisionWriter, Recorded};
 
 use llm_bridge::backend::{BackendEvent, ShutdownOnDrop};
 
@@ -35,12 +36,20 @@ fn main() -> eyre::Result<()> {
     // Declared after the backend, so dropped first: on every way out of this function.
     let _shutdown = ShutdownOnDrop(backend.clone());
     let openers = conversation.openers.unwrap_or(!scripted);
-    let core = BridgeCore::new(persona.clone(), topic, conversation.history)
-        .with_plan(load_directory(&persona), load_agenda()?)
-        .with_participants(dataflow_nodes(&node))
-        .with_openers(openers)
-        .with_read_along(reads_along)
-        .with_scripted_requests(backend.is_scripted());
+    let setup = BridgeSetup {
+        directory: load_directory(&persona),
+        agenda: load_agenda()?,
+        participants: dataflow_nodes(&node),
+        openers,
+        read_along: reads_along,
+        scripted_requests: backend.is_scripted(),
+        ..BridgeSetup::new(persona, topic, conversation.history)
+    };
+    // Every call of the core, recorded for `replay` (docs/SESSIONS.md, "Record and
+    // replay").
+    let folder = node_kit::session::session_folder(&node.dataflow_id().to_string())?;
+    let log = DecisionWriter::open(&folder, node.id().as_ref(), BRIDGE_FORMAT, &setup);
+    let core = Recorded::new(setup.build(), (), log);
     let (backend_tx, backend_rx) = crossbeam_channel::unbounded::<BackendEvent>();
     let (answer_tx, answer_rx) = crossbeam_channel::unbounded::<Answer>();
     let mut bridge = BridgeNode::new(

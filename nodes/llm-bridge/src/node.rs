@@ -2,11 +2,17 @@
 //! [`BridgeOutput`]s become the backend's work and the node's outputs. What to do is the
 //! core's to decide; this file moves data.
 
-use std::{ops::ControlFlow, sync::Arc, time::Duration};
+use std::{
+    ops::ControlFlow,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry, SideRequest};
+use conductor::Call;
 use crossbeam_channel::Sender;
 use dora_node_api::{DoraNode, Event as DoraEvent, MetadataParameters};
+use node_kit::decisions::Recorded;
 use voice_protocol::ids;
 use voice_protocol::messages::{
     Chunk, DecodeError, Held, Interrupt, MAX_PROMPT_BYTES, ModelCall, ModelReply, Played, Prepare,
@@ -23,7 +29,7 @@ pub type Answer = (SideRequest, Result<String, String>);
 
 pub struct BridgeNode {
     node: DoraNode,
-    core: BridgeCore,
+    core: Recorded<BridgeCore>,
     backend: Arc<dyn Backend>,
     /// The model host's client, when the backend is the host.
     host: Option<Arc<HostBackend>>,
@@ -32,6 +38,8 @@ pub struct BridgeNode {
     /// A side request's limit when its conductor sets none.
     request_timeout: Duration,
     running: Option<(u64, Cancel)>,
+    /// When the node started: the recorded calls' time.
+    started: Instant,
     /// The scripted stand-in declines JSON requests by design: not worth a warning.
     scripted_requests: bool,
 }
@@ -39,7 +47,7 @@ pub struct BridgeNode {
 impl BridgeNode {
     pub fn new(
         node: DoraNode,
-        core: BridgeCore,
+        core: Recorded<BridgeCore>,
         (backend, host): (Arc<dyn Backend>, Option<Arc<HostBackend>>),
         (backend_events, answers): (Sender<BackendEvent>, Sender<Answer>),
         request_timeout: Duration,
@@ -54,6 +62,7 @@ impl BridgeNode {
             answers,
             request_timeout,
             running: None,
+            started: Instant::now(),
         }
     }
 
@@ -119,7 +128,8 @@ impl BridgeNode {
 
     /// Runs `input` through the core and carries out what it decided.
     pub fn handle(&mut self, input: BridgeInput) -> eyre::Result<()> {
-        for output in self.core.handle(input) {
+        let now_ms = self.started.elapsed().as_millis() as u64;
+        for output in self.core.call(Call::Input(input), now_ms) {
             self.carry_out(output)?;
         }
         Ok(())
@@ -133,7 +143,7 @@ impl BridgeNode {
                 }
                 tracing::info!(question_id = request.question_id, "generating");
                 let question_id = request.question_id;
-                let history = self.core.history().clone();
+                let history = self.core.core.history().clone();
                 let cancel = self
                     .backend
                     .start(request, history, self.backend_events.clone());
@@ -164,7 +174,7 @@ impl BridgeNode {
                 }
                 let chunk = Chunk {
                     question_id: Some(question_id),
-                    speaker: Some(self.core.persona().name.clone()),
+                    speaker: Some(self.core.core.persona().name.clone()),
                     status: Some(status),
                     error,
                     text: Ok(text),
@@ -182,7 +192,7 @@ impl BridgeNode {
                     &self.backend,
                     request,
                     prompt,
-                    self.core.history().clone(),
+                    self.core.core.history().clone(),
                     within,
                     self.answers.clone(),
                 );

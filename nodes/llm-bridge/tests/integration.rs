@@ -296,3 +296,56 @@ fn side_requests_are_answered_on_reply() {
         run.stderr
     );
 }
+
+/// Every input the bridge decided on (the turn, the model's words, an interrupt) is in
+/// its decision log, and `replay` makes the same decisions from it.
+#[test]
+fn its_decisions_are_recorded_and_replay_the_same() {
+    let persona = persona_file();
+    let session = std::env::temp_dir().join(format!("bridge-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&session);
+    let run = run_node(
+        Path::new(BIN),
+        &[
+            ("PERSONA", &persona),
+            ("LLM_BACKEND", "scripted"),
+            ("OFFLINE_WORD_DELAY_MS", "0"),
+            ("TOPIC", "limits"),
+            ("SESSION_DIR", session.to_str().unwrap()),
+        ],
+        vec![
+            input(
+                0.02,
+                "utterance",
+                json!(["What is a limit, exactly?"]),
+                meta(&[("speaker", json!("student1")), ("question_id", json!(1))]),
+            ),
+            turn(0.05, "tutor", 2),
+        ]
+        .into_iter()
+        .chain(keepalive(0.06, 0.6))
+        .chain([
+            turn(0.61, "tutor", 3),
+            input(
+                0.62,
+                "interrupt",
+                json!(["reset"]),
+                meta(&[("question_id", json!(4))]),
+            ),
+        ])
+        .chain(keepalive(0.63, 1.0))
+        .chain([stop(1.2)])
+        .collect(),
+        LIMIT,
+    );
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.texts_of("text").len() >= 3, "{:?}", run.texts());
+    let replays = replay::replay_session(&session, None, &[]).expect("a decision log");
+    assert_eq!(replays.len(), 1);
+    assert_eq!(replays[0].format, "bridge");
+    let comparison = &replays[0].segments[0];
+    assert!(comparison.first_difference.is_none(), "{comparison:?}");
+    // At least the generation asked for and the chunks said were decided and compared.
+    assert!(comparison.decisions >= 3, "{comparison:?}");
+    std::fs::remove_dir_all(&session).unwrap();
+}

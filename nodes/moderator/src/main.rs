@@ -84,8 +84,8 @@ fn main() -> eyre::Result<()> {
         tracing::info!("stopped by dora before the roundtable ended");
     }
     tracing::info!(
-        decisions = conductor.conductor.decisions(),
-        phase = %conductor.conductor.phase(),
+        decisions = conductor.core.decisions(),
+        phase = %conductor.core.phase(),
         "moderator stopped"
     );
     Ok(())

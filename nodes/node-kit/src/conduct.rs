@@ -56,11 +56,11 @@ where
     }
 
     fn next_wake(&self) -> Option<u64> {
-        self.conductor.next_wake()
+        self.core.next_wake()
     }
 
     fn finished(&self) -> bool {
-        self.conductor.finished()
+        self.core.finished()
     }
 }
 

@@ -72,10 +72,10 @@ impl DecisionWriter {
     }
 }
 
-/// A conductor whose every call is made through [`conductor::call`] and recorded: a node's
-/// way to call its conductor, so that `replay` makes the very same calls.
+/// A core whose every call is made through [`conductor::call`] and recorded: a node's
+/// way to call its core, so that `replay` makes the very same calls.
 pub struct Recorded<C: conductor::Core> {
-    pub conductor: C,
+    pub core: C,
     opening: C::Opening,
     log: DecisionWriter,
 }
@@ -86,17 +86,13 @@ where
     C::Input: Serialize + Clone,
     C::Output: std::fmt::Debug,
 {
-    pub fn new(conductor: C, opening: C::Opening, log: DecisionWriter) -> Self {
-        Self {
-            conductor,
-            opening,
-            log,
-        }
+    pub fn new(core: C, opening: C::Opening, log: DecisionWriter) -> Self {
+        Self { core, opening, log }
     }
 
     /// Makes `call` at `now_ms` (ms of the run) and records it with what was decided.
     pub fn call(&mut self, call: conductor::Call<C::Input>, now_ms: u64) -> Vec<C::Output> {
-        let out = conductor::call(&mut self.conductor, &self.opening, call.clone(), now_ms);
+        let out = conductor::call(&mut self.core, &self.opening, call.clone(), now_ms);
         self.log.step(Duration::from_millis(now_ms), &call, &out);
         out
     }

@@ -585,15 +585,19 @@ pub fn free_port() -> u16 {
         .expect("a free loopback port below 32000")
 }
 
-/// The session's decision logs (`decisions/*.jsonl`) replay (`tools/replay`) to the same
-/// decisions, and there are some.
+/// The session's decision logs (`decisions/*.jsonl`: the conductor's, every bridge's,
+/// the segmenter's where there is one) replay (`tools/replay`) to the same decisions, and the conductor made
+/// some (a bridge that was never asked may have decided nothing).
 pub fn assert_replays_identically(dir: &Path) {
     let replays = replay::replay_session(dir, None, &[]).unwrap();
-    assert!(!replays.is_empty());
+    let formats: Vec<&str> = replays.iter().map(|r| r.format.as_str()).collect();
+    assert!(formats.contains(&"bridge"), "{formats:?}");
     for node in &replays {
         assert!(!node.differs(), "{node:#?}");
         let decisions: usize = node.segments.iter().map(|s| s.decisions).sum();
-        assert!(decisions > 10, "{node:#?}");
+        if !["segmenter", "bridge"].contains(&node.format.as_str()) {
+            assert!(decisions > 10, "{node:#?}");
+        }
     }
 }
 

@@ -126,7 +126,7 @@ pub fn converse(
             .iter_mut()
             .find(|(name, _, _)| name == speaker)
             .ok_or_else(|| eyre!("no seat for {speaker}"))?;
-        let outputs = seat.1.handle(BridgeInput::Turn {
+        let outputs = seat.1.decide(BridgeInput::Turn {
             speaker: speaker.to_owned(),
             question_id,
             instruction,
@@ -258,7 +258,7 @@ fn hear_as(
     for (_, core, _) in seats.iter_mut() {
         let mut entry = Entry::new(speaker, text, question_id);
         entry.human = human;
-        core.handle(BridgeInput::Utterance(entry));
+        core.decide(BridgeInput::Utterance(entry));
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agent_bridge::{BRIDGE_FORMAT, BridgeInput, BridgeSetup};
 use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup};
 use conductor::Call;
 use conference_core::{self as controller, CONTROLLER_FORMAT, ControllerSetup};
@@ -199,9 +200,20 @@ fn replay_log(
                 },
             )?
         }
+        BRIDGE_FORMAT => {
+            refuse_overrides(&format, overrides)?;
+            replay_segments(
+                text,
+                &mut traced,
+                |setup: &BridgeSetup| Ok(setup.build()),
+                |core, call: &Call<BridgeInput>, at_ns| {
+                    conductor::call(core, &(), call.clone(), at_ns / 1_000_000)
+                },
+            )?
+        }
         other => {
             return Err(LogProblem::Read(format!(
-                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT}, {REHEARSAL_FORMAT}, {SEGMENTER_FORMAT})"
+                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT}, {REHEARSAL_FORMAT}, {SEGMENTER_FORMAT}, {BRIDGE_FORMAT})"
             )));
         }
     };
@@ -251,7 +263,7 @@ where
 }
 
 /// The conductors' settings are files (scenario, auction config, panel), the segmenter's
-/// are few: no `--set` for them yet.
+/// and the bridges' are few or files too: no `--set` for them yet.
 fn refuse_overrides(format: &str, overrides: &[(String, String)]) -> Result<(), LogProblem> {
     match overrides.first() {
         Some((key, _)) => Err(LogProblem::Setup(format!(

@@ -49,7 +49,8 @@ impl GenerationRequest {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BridgeInput {
     /// The node is up: a model that keeps a cache reads the participant's standing (its
     /// persona, the others) while nothing is said yet, instead of at its first turn.

@@ -43,12 +43,12 @@ impl BridgeCore {
             .flatten();
         // Prepared ahead (while others spoke): said now, as a generation would.
         if let Some(words) = prepared.or(opening).filter(|w| !w.trim().is_empty()) {
-            out.extend(self.handle(BridgeInput::Chunk {
+            out.extend(self.decide(BridgeInput::Chunk {
                 question_id,
                 text: words.trim().to_owned(),
                 ends_sentence: false,
             }));
-            out.extend(self.handle(BridgeInput::Finished {
+            out.extend(self.decide(BridgeInput::Finished {
                 question_id,
                 error: None,
             }));

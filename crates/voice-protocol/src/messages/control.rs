@@ -39,7 +39,8 @@ pub struct Prepare {
 }
 
 /// What a [`Prepare`] reads ahead for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum PrepareFor {
     /// The answer to the human who is speaking (the words still to come).
     #[default]

@@ -122,10 +122,10 @@ fn a_prefilled_conversation_is_not_read_again_by_the_answer() {
         .into_iter()
         .enumerate()
         {
-            core.handle(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1)));
+            core.decide(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1)));
         }
         if prefill {
-            let out = core.handle(BridgeInput::Prepare {
+            let out = core.decide(BridgeInput::Prepare {
                 speaker: "tutor".into(),
                 ahead_of: PrepareFor::Answer,
             });
@@ -136,8 +136,8 @@ fn a_prefilled_conversation_is_not_read_again_by_the_answer() {
         }
         let mut human = Entry::new("human", "Can you show me one with numbers?", 4);
         human.human = true;
-        core.handle(BridgeInput::Utterance(human));
-        let out = core.handle(BridgeInput::Turn {
+        core.decide(BridgeInput::Utterance(human));
+        let out = core.decide(BridgeInput::Turn {
             speaker: "tutor".into(),
             question_id: 5,
             instruction: None,
@@ -470,18 +470,18 @@ fn a_turn_read_ahead_reads_one_token_when_it_comes() {
     use agent_bridge::{BridgeCore, BridgeInput, BridgeOutput, Entry};
     let backend = LocalBackend::load(config(), Persona::fallback("tutor")).expect("model");
     let mut core = BridgeCore::new(Persona::fallback("tutor"), None, 50).with_read_along(true);
-    core.handle(BridgeInput::Prepare {
+    core.decide(BridgeInput::Prepare {
         speaker: "tutor".into(),
         ahead_of: PrepareFor::Turn,
     });
     for (i, (who, text)) in LINES[..3].iter().enumerate() {
-        for output in core.handle(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1))) {
+        for output in core.decide(BridgeInput::Utterance(Entry::new(who, text, i as u64 + 1))) {
             if let BridgeOutput::ReadAhead(request) = output {
                 backend.read_ahead(request);
             }
         }
     }
-    let out = core.handle(BridgeInput::Turn {
+    let out = core.decide(BridgeInput::Turn {
         speaker: "tutor".into(),
         question_id: 4,
         instruction: None,
