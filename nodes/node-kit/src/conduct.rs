@@ -1,7 +1,8 @@
-//! The one event loop of the conductor nodes (roundtable moderator, rehearsal moderator,
-//! auction), and the decoding their inputs share. A node supplies only its conversions:
-//! Arrow to its conductor's input ([`Received`] → `Input`) and its outputs back to Arrow;
-//! every decision, and every rule of time, is the conductor's and
+//! The one event loop of the nodes whose core waits on nothing but dora's events (the
+//! conductors: controller, roundtable moderator, rehearsal moderator, auction; and the
+//! segmenter), and the decoding their inputs share. A node supplies only its
+//! conversions: Arrow to its core's input ([`Received`] → `Input`) and its outputs back
+//! to Arrow; every decision, and every rule of time, is the core's and
 //! [`conductor::tick_due`]'s, as in [`conductor::drive`].
 
 use std::time::Duration;
