@@ -1,15 +1,17 @@
 //! The browser console's decisions, without I/O: dora inputs (id, text or samples,
-//! metadata) and page messages in, page messages and dora outputs out. Time is passed
-//! in as milliseconds on the node's clock.
+//! metadata) and page messages in, page messages and dora outputs out, a
+//! [`conductor::Core`] fed one [`ConsoleInput`] at a time. Time is passed in as
+//! milliseconds on the node's clock.
 //!
 //! ```text
-//!  dora input ──▶ Console::input ──▶ [PageOutput::Broadcast | PageOutput::Audio]
+//!  ConsoleInput::Dora ──▶ Console::input ──▶ [PageOutput::Broadcast | PageOutput::Audio]
 //!                                                         (to the pages)
-//!  page frame ──▶ Console::page_text / page_audio ──▶ [PageOutput::Dora | PageOutput::To]
+//!  ConsoleInput::Page* ──▶ Console::page_text / page_audio ──▶ [PageOutput::Dora | To]
 //!                                                         (control, human_text, audio)
 //! ```
 
 pub mod auth;
+mod handle;
 mod inputs;
 pub mod latency;
 pub mod page;
@@ -22,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use handle::{ConsoleInput, Payload};
 pub use inputs::{levels, split_heard};
 pub use latency::{Latency, LatencyView, TurnLatency};
 pub use page::{ClientMsg, Command};

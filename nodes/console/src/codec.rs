@@ -1,6 +1,6 @@
 //! Dora messages ↔ the console core's inputs and outputs.
 
-use console_core::{Data, DoraOutput, Meta};
+use console_core::{ConsoleInput, DoraOutput, Meta, Payload};
 use dora_node_api::{
     DoraNode, MetadataParameters,
     arrow_v59::{array::AsArray, datatypes::Float32Type},
@@ -9,19 +9,29 @@ use node_kit::DoraMeta;
 use voice_protocol::messages::{Audio, Control, Meta as _, Transcript};
 use voice_protocol::{ids, keys};
 
-/// Runs `f` on an input's payload as the core reads it: samples, text, or neither (an
-/// unreadable one, with a warning).
-pub fn with_data<R>(id: &str, data: &dora_node_api::DoraArray, f: impl FnOnce(Data) -> R) -> R {
+/// A dora input as the core's: its payload samples, text, or neither (an unreadable one,
+/// with a warning).
+pub fn to_input(
+    id: &str,
+    params: &MetadataParameters,
+    data: &dora_node_api::DoraArray,
+) -> ConsoleInput {
     let array = data.as_array();
-    if let Some(samples) = array.as_primitive_opt::<Float32Type>() {
-        return f(Data::Samples(samples.values()));
-    }
-    match node_kit::text_of(data) {
-        Ok(text) => f(Data::Text(&text)),
-        Err(e) => {
-            tracing::warn!(input = id, error = %e, "unreadable input ignored");
-            f(Data::Other)
+    let payload = if let Some(samples) = array.as_primitive_opt::<Float32Type>() {
+        Payload::Samples(samples.values().to_vec())
+    } else {
+        match node_kit::text_of(data) {
+            Ok(text) => Payload::Text(text),
+            Err(e) => {
+                tracing::warn!(input = id, error = %e, "unreadable input ignored");
+                Payload::Other
+            }
         }
+    };
+    ConsoleInput::Dora {
+        id: id.to_owned(),
+        payload,
+        meta: to_meta(params),
     }
 }
 
@@ -50,7 +60,7 @@ pub fn send(node: &mut DoraNode, out: DoraOutput) {
     }
 }
 
-pub fn to_meta(params: &MetadataParameters) -> Meta {
+fn to_meta(params: &MetadataParameters) -> Meta {
     // The console shows every message it is wired to, whatever it is: it reads the
     // keys any of them may carry.
     let meta = DoraMeta(params);

@@ -14,7 +14,8 @@ mod settings;
 
 use std::time::{Duration, Instant};
 
-use console_core::{Console, PageOutput};
+use conductor::Core;
+use console_core::{Console, ConsoleInput, PageOutput};
 use console_node::{PageEvent, Pages};
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
@@ -39,13 +40,10 @@ fn main() -> eyre::Result<()> {
     let mut pages = Pages::default();
     let tick = crossbeam_channel::tick(Duration::from_secs(1));
     loop {
-        let outs = select! {
+        let input = select! {
             recv(dora_events) -> event => match event {
                 Ok(DoraEvent::Input { id, metadata, data }) => {
-                    let meta = codec::to_meta(&metadata.parameters);
-                    codec::with_data(id.as_str(), &data, |data| {
-                        console.input(id.as_str(), data, &meta, now())
-                    })
+                    codec::to_input(id.as_str(), &metadata.parameters, &data)
                 }
                 Ok(DoraEvent::Stop(_)) | Err(_) => break,
                 Ok(_) => continue,
@@ -54,23 +52,20 @@ fn main() -> eyre::Result<()> {
                 Ok(PageEvent::Connected { id, tx }) => {
                     pages.insert(id, tx);
                     tracing::info!(page = id, pages = pages.len(), "page connected");
-                    console.connected(id)
+                    ConsoleInput::Connected(id)
                 }
-                Ok(PageEvent::Text { id, text }) => console.page_text(id, &text, now()),
-                Ok(PageEvent::Binary { id, bytes }) => console.page_audio(id, &bytes, now()),
+                Ok(PageEvent::Text { id, text }) => ConsoleInput::PageText { client: id, text },
+                Ok(PageEvent::Binary { id, bytes }) => ConsoleInput::PageAudio { client: id, frame: bytes },
                 Ok(PageEvent::Closed { id }) => {
                     pages.remove(id);
                     tracing::info!(page = id, pages = pages.len(), "page closed");
-                    console.disconnected(id)
+                    ConsoleInput::Disconnected(id)
                 }
                 Err(_) => break,
             },
-            recv(tick) -> _ => {
-                console.set_transport(pages.transport());
-                vec![PageOutput::Broadcast(console.stats_msg())]
-            }
+            recv(tick) -> _ => ConsoleInput::Transport(pages.transport()),
         };
-        for out in outs {
+        for out in console.handle(input, now()) {
             match out {
                 PageOutput::Dora(out) => codec::send(&mut node, out),
                 PageOutput::Warning(warning) => tracing::warn!("{warning}"),
