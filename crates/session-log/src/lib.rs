@@ -12,8 +12,10 @@
 //! below `x` (the player plays in order), and [`SessionLog::flush`] releases the rest at
 //! the end.
 
+mod recorder;
 mod session_id;
 
+pub use recorder::{RECORDER_FORMAT, RecorderSetup};
 pub use session_id::{is_valid_session_id, session_id, session_id_for_dataflow};
 
 use std::collections::BTreeMap;
@@ -51,7 +53,8 @@ pub struct EventLine {
 }
 
 /// What the recorder observed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Observed {
     Turn {
         speaker: String,
@@ -86,15 +89,22 @@ pub enum Observed {
     Decision {
         detail: String,
     },
+    /// A format's record (the auction's), written to `events.jsonl` stamped with the
+    /// session time.
+    Record(serde_json::Map<String, serde_json::Value>),
     /// The player's reports stopped for good (its input closed: crashed or killed).
     PlayerGone,
+    /// The session is over: every line still waiting is written.
+    Ended,
 }
 
 /// What to write.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Record {
     Transcript(TranscriptLine),
     Event(EventLine),
+    /// A format's record as it came, with `t_ms`: a line of `events.jsonl`.
+    Stamped(serde_json::Map<String, serde_json::Value>),
 }
 
 impl Record {
@@ -102,6 +112,7 @@ impl Record {
         match self {
             Record::Transcript(t) => serde_json::to_string(t),
             Record::Event(e) => serde_json::to_string(e),
+            Record::Stamped(record) => serde_json::to_string(record),
         }
         .expect("records always serialize")
     }
@@ -140,7 +151,7 @@ impl Record {
                 e.speaker.as_deref().unwrap_or("?"),
                 e.detail.as_deref().unwrap_or("")
             )),
-            Record::Event(_) => None,
+            Record::Event(_) | Record::Stamped(_) => None,
         }
     }
 }
@@ -232,6 +243,11 @@ impl SessionLog {
                 vec![event("error", Some(source), None, Some(message))]
             }
             Observed::Decision { detail } => vec![event("decision", None, None, Some(detail))],
+            Observed::Record(mut record) => {
+                record.insert("t_ms".into(), now_ms.into());
+                vec![Record::Stamped(record)]
+            }
+            Observed::Ended => self.flush(),
             Observed::PlayerGone => {
                 let mut out = vec![event("playback_reports_ended", None, None, None)];
                 if self.spoken {

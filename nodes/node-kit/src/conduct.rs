@@ -1,6 +1,6 @@
 //! The one event loop of the nodes whose core waits on nothing but dora's events (the
-//! conductors: controller, roundtable moderator, rehearsal moderator, auction; and the
-//! segmenter), and the decoding their inputs share. A node supplies only its
+//! conductors: controller, roundtable moderator, rehearsal moderator, auction; the
+//! segmenter and the recorder), and the decoding their inputs share. A node supplies only its
 //! conversions: Arrow to its core's input ([`Received`] → `Input`) and its outputs back
 //! to Arrow; every decision, and every rule of time, is the core's and
 //! [`conductor::tick_due`]'s, as in [`conductor::drive`].

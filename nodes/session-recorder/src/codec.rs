@@ -48,6 +48,14 @@ pub fn observed(
             }
         }
         ids::PLAYBACK_STARTED => Observed::PlaybackStarted { question_id },
+        // A conductor's record (one JSON object), written as it came with the time.
+        ids::AUCTION => match AuctionEvent::parse(&text) {
+            Ok(AuctionEvent(record)) => Observed::Record(record),
+            Err(error) => {
+                tracing::warn!(input = id, %error, "event record ignored");
+                return None;
+            }
+        },
         // Written as it came, once it reads as a decision.
         ids::DECISION => match ModeratorDecision::parse(&text) {
             Ok(_) => Observed::Decision { detail: text },
@@ -72,19 +80,4 @@ pub fn observed(
             }
         },
     })
-}
-
-/// A conductor's event record (a JSON object), stamped with the session time `t_ms`, as
-/// its line of `events.jsonl`; `None` (with a warning) for anything else.
-pub fn event_record(id: &str, text: &str, t_ms: u64) -> Option<String> {
-    match AuctionEvent::parse(text) {
-        Ok(AuctionEvent(mut record)) => {
-            record.insert("t_ms".into(), t_ms.into());
-            Some(serde_json::Value::Object(record).to_string())
-        }
-        Err(error) => {
-            tracing::warn!(input = id, %error, "event record ignored");
-            None
-        }
-    }
 }

@@ -36,7 +36,7 @@ impl Files {
                 }
                 &mut self.transcript
             }
-            Record::Event(_) => &mut self.events,
+            Record::Event(_) | Record::Stamped(_) => &mut self.events,
         };
         write_line(file, &record.to_json())?;
         if let Some(line) = record.console_line() {
@@ -45,11 +45,6 @@ impl Files {
             let _ = stdout.flush();
         }
         Ok(())
-    }
-
-    /// A line of `events.jsonl` as it is.
-    pub fn write_event(&mut self, line: &str) -> eyre::Result<()> {
-        write_line(&mut self.events, line)
     }
 
     /// The session is over: the agent context is frozen.

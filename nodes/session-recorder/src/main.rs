@@ -18,10 +18,12 @@ mod settings;
 
 use std::{collections::BTreeSet, time::Instant};
 
-use dora_node_api::{DoraNode, Event as DoraEvent};
+use conductor::Call;
+use dora_node_api::DoraNode;
 use eyre::Context;
-use node_kit::{Next, next_event, text_of};
-use session_log::{Observed, SessionLog};
+use node_kit::conduct::{Conversions, Received};
+use node_kit::decisions::{DecisionWriter, Recorded};
+use session_log::{Observed, RECORDER_FORMAT, RecorderSetup};
 use voice_protocol::ids;
 
 fn main() -> eyre::Result<()> {
@@ -43,52 +45,41 @@ fn main() -> eyre::Result<()> {
         .transpose()?;
     let mut files = files::Files::open(&dir, agent_context)?;
     tracing::info!(folder = %dir.display(), "recording the session");
-    let start = Instant::now();
-    let mut log = match settings.paced {
-        true => SessionLog::spoken(),
-        false => SessionLog::new(),
+    let setup = RecorderSetup {
+        spoken: settings.paced,
     };
-    let mut unknown_inputs = BTreeSet::new();
+    let log = DecisionWriter::open(&dir, node.id().as_ref(), RECORDER_FORMAT, &setup);
+    let mut recorder = Recorded::new(setup.build(), (), log);
+    let sources = node_kit::InputSources::of(&node);
+    let start = Instant::now();
     let now_ms = || start.elapsed().as_millis() as u64;
-    loop {
-        let observed = match next_event(&mut events, None) {
-            Next::Closed | Next::Timeout => break,
-            Next::Event(event) => match *event {
-                DoraEvent::Input { id, metadata, data } => {
-                    let text = match text_of(&data) {
-                        Ok(text) => text,
-                        Err(e) => {
-                            tracing::warn!(input = %id, error = %e, "unreadable input ignored");
-                            continue;
-                        }
-                    };
-                    if id.as_str() == ids::AUCTION {
-                        if let Some(line) = codec::event_record(id.as_str(), &text, now_ms()) {
-                            files.write_event(&line)?;
-                        }
-                        continue;
-                    }
-                    let params = &metadata.parameters;
-                    match codec::observed(id.as_str(), params, text, &mut unknown_inputs) {
-                        Some(observed) => observed,
-                        None => continue,
-                    }
-                }
-                DoraEvent::InputClosed { id } if id.as_str() == ids::PLAYED => {
-                    tracing::info!(
-                        "the player's reports ended (stopped or gone); waiting lines are written now"
-                    );
-                    Observed::PlayerGone
-                }
-                DoraEvent::Stop(_) => break,
-                _ => continue,
-            },
-        };
-        for record in log.observe(observed, now_ms()) {
-            files.write(&record)?;
-        }
-    }
-    for record in log.flush() {
+    let mut unknown_inputs = BTreeSet::new();
+    let mut conversions = Conversions {
+        decode: |received: Received<'_>| {
+            let text = received.readable_text()?;
+            codec::observed(received.id, received.params, text, &mut unknown_inputs)
+        },
+        restarted: |_: &str| None,
+        closed: |id: &str| {
+            (id == ids::PLAYED).then(|| {
+                tracing::info!(
+                    "the player's reports ended (stopped or gone); waiting lines are written now"
+                );
+                Observed::PlayerGone
+            })
+        },
+        emit: |records: Vec<session_log::Record>| {
+            records.iter().try_for_each(|record| files.write(record))
+        },
+    };
+    node_kit::conduct::run(
+        &mut recorder,
+        &mut events,
+        &sources,
+        now_ms,
+        &mut conversions,
+    )?;
+    for record in recorder.call(Call::Input(Observed::Ended), now_ms()) {
         files.write(&record)?;
     }
     files.finish();

@@ -98,6 +98,13 @@ fn writes_transcript_and_events_as_they_happen() {
         run.stderr
     );
     assert!(run.stderr.contains("expected Utf8 text"), "{}", run.stderr);
+    // Every observation is in the recorder's decision log, and replays to the same lines
+    // (the end of the session, which wrote the waiting ones, among them).
+    let replays = replay::replay_session(&root.join("test-session"), None, &[]).unwrap();
+    assert_eq!(replays[0].format, "session-recorder");
+    let comparison = &replays[0].segments[0];
+    assert!(comparison.first_difference.is_none(), "{comparison:?}");
+    assert_eq!(comparison.decisions, 3 + 3, "{comparison:?}");
 
     let run = run_node(
         Path::new(BIN),

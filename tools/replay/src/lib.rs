@@ -11,6 +11,7 @@ use conference_core::{self as controller, CONTROLLER_FORMAT, ControllerSetup};
 use decision_log::{Comparison, Segment};
 use moderator_core::roundtable::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
 use rehearsal_core::rehearsal::{self, REHEARSAL_FORMAT, RehearsalSetup};
+use session_log::{Observed, RECORDER_FORMAT, RecorderSetup};
 use text_segmenter::{SEGMENTER_FORMAT, SegmenterConfig, SegmenterCore, SegmenterInput};
 
 #[derive(Debug, thiserror::Error)]
@@ -211,9 +212,20 @@ fn replay_log(
                 },
             )?
         }
+        RECORDER_FORMAT => {
+            refuse_overrides(&format, overrides)?;
+            replay_segments(
+                text,
+                &mut traced,
+                |setup: &RecorderSetup| Ok(setup.build()),
+                |core, call: &Call<Observed>, at_ns| {
+                    conductor::call(core, &(), call.clone(), at_ns / 1_000_000)
+                },
+            )?
+        }
         other => {
             return Err(LogProblem::Read(format!(
-                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT}, {REHEARSAL_FORMAT}, {SEGMENTER_FORMAT}, {BRIDGE_FORMAT})"
+                "format `{other}` has no replay (known: {CONTROLLER_FORMAT}, {ROUNDTABLE_FORMAT}, {AUCTION_FORMAT}, {REHEARSAL_FORMAT}, {SEGMENTER_FORMAT}, {BRIDGE_FORMAT}, {RECORDER_FORMAT})"
             )));
         }
     };
