@@ -4,15 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use agent_bridge::{BRIDGE_FORMAT, BridgeInput, BridgeSetup};
-use auction_core::{self as auction, AUCTION_FORMAT, AuctionSetup};
+use agent_bridge::{BRIDGE_FORMAT, BridgeSetup};
+use auction_core::{AUCTION_FORMAT, AuctionSetup};
 use conductor::Call;
 use conference_core::{self as controller, CONTROLLER_FORMAT, ControllerSetup};
 use decision_log::{Comparison, Segment};
-use moderator_core::roundtable::{self as moderator, ROUNDTABLE_FORMAT, RoundtableSetup};
+use moderator_core::roundtable::{ROUNDTABLE_FORMAT, RoundtableSetup};
 use rehearsal_core::rehearsal::{self, REHEARSAL_FORMAT, RehearsalSetup};
-use session_log::{Observed, RECORDER_FORMAT, RecorderSetup};
-use text_segmenter::{SEGMENTER_FORMAT, SegmenterConfig, SegmenterCore, SegmenterInput};
+use session_log::{RECORDER_FORMAT, RecorderSetup};
+use text_segmenter::{SEGMENTER_FORMAT, SegmenterConfig, SegmenterCore};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
@@ -129,6 +129,9 @@ fn replay_log(
         decisions
     };
     let format = first_format(text).ok_or_else(|| LogProblem::Read("no setup line".into()))?;
+    if format != CONTROLLER_FORMAT {
+        refuse_overrides(&format, overrides)?;
+    }
     let segments = match format.as_str() {
         CONTROLLER_FORMAT => replay_segments(
             text,
@@ -154,74 +157,29 @@ fn replay_log(
             },
         )?,
         ROUNDTABLE_FORMAT => {
-            refuse_overrides(&format, overrides)?;
-            replay_segments(
-                text,
-                &mut traced,
-                |setup: &RoundtableSetup| setup.build(),
-                |conductor, call: &Call<moderator::Input>, at_ns| {
-                    conductor::call(conductor, &(), call.clone(), at_ns / 1_000_000)
-                },
-            )?
+            replay_core(text, &mut traced, |setup: &RoundtableSetup| setup.build())?
         }
-        AUCTION_FORMAT => {
-            refuse_overrides(&format, overrides)?;
-            replay_segments(
-                text,
-                &mut traced,
-                |setup: &AuctionSetup| setup.build().map_err(|e| e.to_string()),
-                |conductor, call: &Call<auction::Input>, at_ns| {
-                    conductor::call(conductor, &(), call.clone(), at_ns / 1_000_000)
-                },
-            )?
-        }
-        REHEARSAL_FORMAT => {
-            refuse_overrides(&format, overrides)?;
-            replay_segments(
-                text,
-                &mut traced,
-                // The briefing the moderator opened with is part of its setup.
-                |setup: &RehearsalSetup| {
-                    let conductor = setup.build().map_err(|e| e.to_string())?;
-                    Ok((conductor, setup.clone()))
-                },
-                |(conductor, setup), call: &Call<rehearsal::Input>, at_ns| {
-                    conductor::call(conductor, setup, call.clone(), at_ns / 1_000_000)
-                },
-            )?
-        }
-        SEGMENTER_FORMAT => {
-            refuse_overrides(&format, overrides)?;
-            replay_segments(
-                text,
-                &mut traced,
-                |config: &SegmenterConfig| Ok(SegmenterCore::new(*config)),
-                |core, call: &Call<SegmenterInput>, at_ns| {
-                    conductor::call(core, &(), call.clone(), at_ns / 1_000_000)
-                },
-            )?
-        }
-        BRIDGE_FORMAT => {
-            refuse_overrides(&format, overrides)?;
-            replay_segments(
-                text,
-                &mut traced,
-                |setup: &BridgeSetup| Ok(setup.build()),
-                |core, call: &Call<BridgeInput>, at_ns| {
-                    conductor::call(core, &(), call.clone(), at_ns / 1_000_000)
-                },
-            )?
-        }
+        AUCTION_FORMAT => replay_core(text, &mut traced, |setup: &AuctionSetup| {
+            setup.build().map_err(|e| e.to_string())
+        })?,
+        REHEARSAL_FORMAT => replay_segments(
+            text,
+            &mut traced,
+            // The briefing the moderator opened with is part of its setup.
+            |setup: &RehearsalSetup| {
+                let conductor = setup.build().map_err(|e| e.to_string())?;
+                Ok((conductor, setup.clone()))
+            },
+            |(conductor, setup), call: &Call<rehearsal::Input>, at_ns| {
+                conductor::call(conductor, setup, call.clone(), at_ns / 1_000_000)
+            },
+        )?,
+        SEGMENTER_FORMAT => replay_core(text, &mut traced, |config: &SegmenterConfig| {
+            Ok(SegmenterCore::new(*config))
+        })?,
+        BRIDGE_FORMAT => replay_core(text, &mut traced, |setup: &BridgeSetup| Ok(setup.build()))?,
         RECORDER_FORMAT => {
-            refuse_overrides(&format, overrides)?;
-            replay_segments(
-                text,
-                &mut traced,
-                |setup: &RecorderSetup| Ok(setup.build()),
-                |core, call: &Call<Observed>, at_ns| {
-                    conductor::call(core, &(), call.clone(), at_ns / 1_000_000)
-                },
-            )?
+            replay_core(text, &mut traced, |setup: &RecorderSetup| Ok(setup.build()))?
         }
         other => {
             return Err(LogProblem::Read(format!(
@@ -272,6 +230,24 @@ where
         }));
     }
     Ok(comparisons)
+}
+
+/// [`replay_segments`] for a core opened with nothing, called as its node calls it
+/// ([`conductor::call`], at the recorded millisecond).
+fn replay_core<S, C>(
+    text: &str,
+    traced: &mut impl FnMut(u64, Vec<String>) -> Vec<String>,
+    build: impl Fn(&S) -> Result<C, String>,
+) -> Result<Vec<Comparison>, LogProblem>
+where
+    S: serde::de::DeserializeOwned,
+    C: conductor::Core<Opening = ()>,
+    C::Input: serde::de::DeserializeOwned + serde::Serialize + Clone,
+    C::Output: std::fmt::Debug,
+{
+    replay_segments(text, traced, build, |core, call: &Call<C::Input>, at_ns| {
+        conductor::call(core, &(), call.clone(), at_ns / 1_000_000)
+    })
 }
 
 /// The conductors' settings are files (scenario, auction config, panel), the segmenter's
