@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 /// One utterance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TranscriptLine {
     pub speaker: String,
     pub question_id: u64,
@@ -35,7 +35,7 @@ pub struct TranscriptLine {
     pub interrupted: bool,
     pub human: bool,
     /// Spoken sessions: the part of `text` that was actually heard.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_played: Option<String>,
 }
 

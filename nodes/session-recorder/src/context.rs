@@ -100,6 +100,47 @@ impl ContextSession {
         }
     }
 
+    /// A restarted recorder's context catches up with the transcript already written:
+    /// a line the recorder wrote to the transcript and was killed before it reached the
+    /// context (the history counts one entry a line, the notes name each line's
+    /// question, the presenter transcript one entry a human line). Nothing to do in a
+    /// fresh session.
+    pub fn catch_up(&self, transcript: &[TranscriptLine]) {
+        let read = |file: Result<FileRef, _>| -> String {
+            file.ok()
+                .and_then(|f| self.store.read(&self.id, &f).ok().flatten())
+                .unwrap_or_default()
+        };
+        let history = read(FileRef::shared(SessionFile::ExchangeHistory));
+        let in_history = history.lines().filter(|l| l.starts_with("- [")).count();
+        let presenter = read(FileRef::shared(SessionFile::PresenterTranscript));
+        let in_presenter = presenter.lines().filter(|l| !l.trim().is_empty()).count();
+        let mut humans_seen = 0;
+        for (i, line) in transcript.iter().enumerate() {
+            let lines = line.context_lines();
+            if i >= in_history
+                && let Ok(file) = FileRef::shared(SessionFile::ExchangeHistory)
+            {
+                self.append(&file, &lines.history);
+            }
+            if line.human {
+                humans_seen += 1;
+                if humans_seen > in_presenter
+                    && let Some(text) = lines.presenter
+                    && let Ok(file) = FileRef::shared(SessionFile::PresenterTranscript)
+                {
+                    self.append(&file, &text);
+                }
+            } else if let Some((speaker, text)) = lines.own_notes
+                && let Some(agent) = self.agents.iter().find(|a| a.as_str() == speaker)
+                && let Ok(file) = FileRef::agent(agent, SessionFile::ExchangeNotes)
+                && !read(Ok(file.clone())).contains(&format!("(q{})", line.question_id))
+            {
+                self.append(&file, &text);
+            }
+        }
+    }
+
     /// Freezes the session into a read-only archive with checksums.
     pub fn freeze(&self) {
         match self.store.freeze(&self.id, node_kit::unix_ms()) {
