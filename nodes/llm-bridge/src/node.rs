@@ -29,7 +29,7 @@ pub type Answer = (SideRequest, Result<String, String>);
 
 pub struct BridgeNode {
     node: DoraNode,
-    core: Recorded<BridgeCore>,
+    recorded: Recorded<BridgeCore>,
     backend: Arc<dyn Backend>,
     /// The model host's client, when the backend is the host.
     host: Option<Arc<HostBackend>>,
@@ -47,7 +47,7 @@ pub struct BridgeNode {
 impl BridgeNode {
     pub fn new(
         node: DoraNode,
-        core: Recorded<BridgeCore>,
+        recorded: Recorded<BridgeCore>,
         (backend, host): (Arc<dyn Backend>, Option<Arc<HostBackend>>),
         (backend_events, answers): (Sender<BackendEvent>, Sender<Answer>),
         request_timeout: Duration,
@@ -55,7 +55,7 @@ impl BridgeNode {
         Self {
             node,
             scripted_requests: backend.is_scripted(),
-            core,
+            recorded,
             backend,
             host,
             backend_events,
@@ -129,7 +129,7 @@ impl BridgeNode {
     /// Runs `input` through the core and carries out what it decided.
     pub fn handle(&mut self, input: BridgeInput) -> eyre::Result<()> {
         let now_ms = self.started.elapsed().as_millis() as u64;
-        for output in self.core.call(Call::Input(input), now_ms) {
+        for output in self.recorded.call(Call::Input(input), now_ms) {
             self.carry_out(output)?;
         }
         Ok(())
@@ -143,7 +143,7 @@ impl BridgeNode {
                 }
                 tracing::info!(question_id = request.question_id, "generating");
                 let question_id = request.question_id;
-                let history = self.core.core.history().clone();
+                let history = self.recorded.core.history().clone();
                 let cancel = self
                     .backend
                     .start(request, history, self.backend_events.clone());
@@ -174,7 +174,7 @@ impl BridgeNode {
                 }
                 let chunk = Chunk {
                     question_id: Some(question_id),
-                    speaker: Some(self.core.core.persona().name.clone()),
+                    speaker: Some(self.recorded.core.persona().name.clone()),
                     status: Some(status),
                     error,
                     text: Ok(text),
@@ -192,7 +192,7 @@ impl BridgeNode {
                     &self.backend,
                     request,
                     prompt,
-                    self.core.core.history().clone(),
+                    self.recorded.core.history().clone(),
                     within,
                     self.answers.clone(),
                 );
