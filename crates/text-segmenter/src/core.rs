@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+pub use voice_protocol::messages::Segment;
 use voice_protocol::{StaleFilter, StreamStatus};
 
 use crate::split::{SegmenterConfig, TurnSegmenter};
@@ -31,17 +32,6 @@ pub enum SegmenterInput {
     Interrupt {
         question_id: u64,
     },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Segment {
-    pub speaker: String,
-    pub question_id: u64,
-    /// Position within the turn, from 0.
-    pub index: u32,
-    /// No more segments of this turn follow.
-    pub last: bool,
-    pub text: String,
 }
 
 /// What the segmenter decides: a segment to send, or a notice for the log.

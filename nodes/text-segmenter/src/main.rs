@@ -14,7 +14,6 @@ use eyre::Context;
 use node_kit::conduct::{Conversions, Received};
 use node_kit::decisions::{DecisionWriter, Recorded};
 use text_segmenter::{SEGMENTER_FORMAT, SegmenterCore, SegmenterInput, SegmenterOutput};
-use voice_protocol::messages::Segment;
 use voice_protocol::{StreamStatus, hub::LocalQuestionIds, ids};
 
 fn main() -> eyre::Result<()> {
@@ -38,16 +37,7 @@ fn main() -> eyre::Result<()> {
                 match output {
                     SegmenterOutput::Segment(segment) => {
                         tracing::debug!(speaker = %segment.speaker, question_id = segment.question_id, index = segment.index, last = segment.last, text = %segment.text, "segment");
-                        node_kit::send(
-                            &mut node,
-                            Segment {
-                                question_id: segment.question_id,
-                                speaker: segment.speaker,
-                                index: segment.index,
-                                last: segment.last,
-                                text: segment.text,
-                            },
-                        )?;
+                        node_kit::send(&mut node, segment)?;
                     }
                     SegmenterOutput::Notice(notice) => tracing::warn!("{notice}"),
                 }
