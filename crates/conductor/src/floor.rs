@@ -96,6 +96,11 @@ impl Floor {
         self.held_since.map(|since| since + HOLD_LIMIT_MS)
     }
 
+    /// Whether line `question_id` began to sound and has not ended.
+    pub fn is_sounding(&self, question_id: u64) -> bool {
+        self.sounding.contains(&question_id)
+    }
+
     pub fn is_held(&self) -> bool {
         self.held_since.is_some()
     }

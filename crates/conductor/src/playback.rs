@@ -69,6 +69,12 @@ impl<T> Unheard<T> {
     pub fn clear(&mut self) {
         self.lines.clear();
     }
+
+    /// Gives up on every report (the lines were cut), returning what was kept of each,
+    /// oldest first.
+    pub fn take(&mut self) -> Vec<(u64, T)> {
+        std::mem::take(&mut self.lines).into_iter().collect()
+    }
 }
 
 #[cfg(test)]

@@ -137,7 +137,15 @@ pub const PROGRAM_INPUTS: &[(&str, Reads)] = &[
     (
         "moderator",
         Reads {
-            ids: &["control", "playback_done"],
+            ids: &[
+                "backchannel",
+                "control",
+                "human",
+                "human_text",
+                "playback_done",
+                "playback_started",
+                "speech_started",
+            ],
             families: &["reply"],
             from_outputs: &["text"],
         },

@@ -45,7 +45,11 @@ fn main() {
                     println!("{agent}: {text}");
                     queue.extend(rt.on_text(&agent, Some(question_id), true, &text, None, now));
                 }
-                Output::Utterance { .. } | Output::Request(_) | Output::Status(_) => {}
+                Output::Utterance { .. }
+                | Output::Request(_)
+                | Output::Status(_)
+                | Output::Interrupt { .. }
+                | Output::Floor(_) => {}
             }
         }
     }

@@ -87,6 +87,8 @@ pub enum Phrase {
     InstructionCuttingIn,
     /// Wraps the instruction of a panelist called on by name.
     InstructionCalled,
+    /// Wraps the instruction of a panelist answering the human's words.
+    InstructionAnsweringHuman,
 }
 
 /// Every kind and its heading, in the order a library file lists them.
@@ -132,6 +134,10 @@ const KINDS: &[(Phrase, &str)] = &[
     (Phrase::InstructionClosing, "instruction.closing"),
     (Phrase::InstructionCuttingIn, "instruction.cutting-in"),
     (Phrase::InstructionCalled, "instruction.called"),
+    (
+        Phrase::InstructionAnsweringHuman,
+        "instruction.answering-human",
+    ),
 ];
 
 /// The kinds alone, for [`conductor::phrases::PhraseKind::all`].
@@ -168,6 +174,7 @@ impl conductor::phrases::PhraseKind for Phrase {
             Closing => &["names"],
             InstructionCuttingIn => &["previous", "instruction"],
             InstructionCalled => &["instruction"],
+            InstructionAnsweringHuman => &["speaker", "said", "instruction"],
             _ => &["topic"],
         }
     }
@@ -386,6 +393,30 @@ impl RoundtablePhrases {
             ),
             (None, false) => body,
         }
+    }
+
+    /// The instruction of a panelist answering what the human (`speaker`) just `said`,
+    /// before the phase's own.
+    pub fn answering_human(
+        &self,
+        lang: Language,
+        phase: PhaseType,
+        topic: &str,
+        custom: Option<&str>,
+        speaker: &str,
+        said: &str,
+    ) -> String {
+        let instruction = self.instruction(lang, phase, topic, custom, None, false);
+        self.line(
+            lang,
+            Phrase::InstructionAnsweringHuman,
+            0,
+            &[
+                ("speaker", speaker),
+                ("said", said),
+                ("instruction", &instruction),
+            ],
+        )
     }
 }
 

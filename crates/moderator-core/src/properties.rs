@@ -423,7 +423,11 @@ proptest! {
                             closing_said = true;
                         }
                     }
-                    Output::Utterance { .. } | Output::Status(_) | Output::Notice(_) => {}
+                    Output::Utterance { .. }
+                    | Output::Status(_)
+                    | Output::Notice(_)
+                    | Output::Interrupt { .. }
+                    | Output::Floor(_) => {}
                 }
             }
             ended = rt.is_ended();

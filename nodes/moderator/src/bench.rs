@@ -102,7 +102,11 @@ fn play(scenario: &Scenario, seed: usize) -> usize {
                     next.extend(c.on_text(&agent, Some(question_id), true, end, None, now));
                     next.extend(c.on_played(question_id, now));
                 }
-                Output::Utterance { .. } | Output::Status(_) | Output::Notice(_) => {}
+                Output::Utterance { .. }
+                | Output::Status(_)
+                | Output::Notice(_)
+                | Output::Interrupt { .. }
+                | Output::Floor(_) => {}
             }
         }
         queue = next;

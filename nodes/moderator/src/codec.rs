@@ -1,10 +1,11 @@
 //! The moderator's messages: dora inputs into the roundtable's, and its decisions sent.
 
+use conductor::FloorChange;
 use dora_node_api::DoraNode;
 use moderator_core::roundtable::{Input, MODERATOR, Output};
 use node_kit::conduct::Received;
-use voice_protocol::messages::{Chunk, Turn, Utterance};
-use voice_protocol::{StreamStatus, ids};
+use voice_protocol::messages::{Chunk, Interrupt, Pause, Resume, Transcript, Turn, Utterance};
+use voice_protocol::{InterruptKind, StreamStatus, ids};
 
 /// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.
 pub fn decode(input: Received<'_>) -> Option<Input> {
@@ -17,6 +18,31 @@ pub fn decode(input: Received<'_>) -> Option<Input> {
                 None
             }
         },
+        ids::PLAYBACK_STARTED => match input.played() {
+            Some(question_id) => Some(Input::PlaybackStarted { question_id }),
+            None => {
+                tracing::warn!("playback_started without question_id ignored");
+                None
+            }
+        },
+        // A speech start's time is passed on with the hold.
+        ids::SPEECH_STARTED => Some(Input::SpeechStarted {
+            onset_us: input.sent_us(),
+        }),
+        ids::BACKCHANNEL => Some(Input::Backchannel),
+        // Spoken (a final transcript) or typed on a page.
+        ids::HUMAN | ids::HUMAN_TEXT => {
+            let text = input.readable_text()?;
+            let transcript = input.decode::<Transcript>().ok()?;
+            if !transcript.is_final() {
+                return None;
+            }
+            Some(Input::Human {
+                speaker: transcript.speaker,
+                text,
+                heard: transcript.heard,
+            })
+        }
         ids::CONTROL => input.control_command().map(Input::Control),
         reply if reply.starts_with(ids::REPLY) => {
             let meta = input.reply()?;
@@ -86,16 +112,31 @@ pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 speaker,
                 question_id,
                 text,
+                human,
+                heard,
             } => {
-                tracing::info!(%speaker, question_id, text = %voice_protocol::shorten(&text), "utterance finished");
+                tracing::info!(%speaker, question_id, human, text = %voice_protocol::shorten(&text), "utterance finished");
                 let utterance = Utterance {
                     question_id,
                     speaker,
                     text,
+                    human,
+                    heard,
                     ..Utterance::default()
                 };
                 node_kit::send(node, utterance)?;
             }
+            Output::Interrupt { question_id } => {
+                tracing::info!(question_id, "interrupt");
+                node_kit::send(node, Interrupt::new(InterruptKind::Cancel, question_id))?;
+            }
+            Output::Floor(FloorChange::Hold { onset_us }) => node_kit::send(
+                node,
+                Pause {
+                    onset_sent_us: onset_us,
+                },
+            )?,
+            Output::Floor(FloorChange::Release) => node_kit::send(node, Resume)?,
             Output::Request(request) => node_kit::send(node, request)?,
             Output::Decision(decision) => {
                 let target = decision.target.as_deref().unwrap_or("-");

@@ -3,9 +3,11 @@
 //!
 //! Inputs: one per agent of the scenario (its `text`), `reply*` (the agents' side-request
 //! answers), optional `playback_done` (the player: pacing and the closing line heard),
-//! optional `control` (`stats`, `stop`).
+//! optional `control` (`stats`, `stop`); the human at the table, optional:
+//! `speech_started`, `backchannel` (the ASR bridge), `human` (its transcript),
+//! `human_text` (typed), `playback_started` (what sounds, to be held).
 //! Outputs: `turn`, `text` (the moderator's lines), `utterance`, `request`, `decision`,
-//! `status`. See nodes/moderator/README.md.
+//! `status`; `interrupt`, `pause`, `resume` with a human. See nodes/moderator/README.md.
 //!
 //! `moderator --bench [SESSIONS]` measures the decision time without dora.
 

@@ -19,7 +19,7 @@ mod voice;
 
 use std::time::{Duration, Instant};
 
-use audio_utils::{resample_linear, room::Room};
+use audio_utils::resample_linear;
 use crossbeam_channel::select;
 use dora_node_api::{DoraNode, Event as DoraEvent};
 use eyre::Context;
@@ -49,17 +49,7 @@ fn main() -> eyre::Result<()> {
         voice = voice.is_some(),
         "scripted human ready"
     );
-    let mut room = match (&voice, settings::room_from_env()?) {
-        (Some(voice), Some((delay_ms, gain_db))) => {
-            tracing::info!(
-                delay_ms,
-                gain_db,
-                "the player's voice comes back through the room"
-            );
-            Some(Room::new(voice.rate(), delay_ms, gain_db))
-        }
-        _ => None,
-    };
+    let mut room = settings::room_from_env()?.and_then(|echo| voice.as_ref()?.room(echo));
     let dora_events = node_kit::forward_events(events);
     let mut script = HumanScript::new(lines);
     let start = Instant::now();
@@ -90,6 +80,8 @@ fn main() -> eyre::Result<()> {
                     }
                 }
                 Ok(DoraEvent::Input { id, .. }) => tracing::warn!(input = %id, "unknown input ignored"),
+                // The conductor is gone: no turn comes again, and the human leaves.
+                Ok(DoraEvent::InputClosed { id }) if id.as_str() == ids::TURN => break,
                 Ok(DoraEvent::Stop(_)) | Err(_) => break,
                 Ok(_) => {}
             },

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use audio_utils::room::Room;
 use audio_utils::{Pcm, decode_wav, resample};
 use eyre::Context;
 use human_script::ScriptLine;
@@ -60,6 +61,17 @@ impl Voice {
     }
 
     /// The stream's sample rate.
+    /// The simulated room this voice's microphone is in: what the player plays comes
+    /// back `delay_ms` later, `gain_db` weaker.
+    pub fn room(&self, (delay_ms, gain_db): (u32, f32)) -> Option<Room> {
+        tracing::info!(
+            delay_ms,
+            gain_db,
+            "the player's voice comes back through the room"
+        );
+        Some(Room::new(self.rate(), delay_ms, gain_db))
+    }
+
     pub fn rate(&self) -> u32 {
         self.rate
     }

@@ -1,4 +1,5 @@
-//! The moderated roundtable (dataflows/roundtable.yml), offline, through the dora CLI.
+//! The moderated roundtable (dataflows/roundtable.yml) with its scripted guest, offline,
+//! through the dora CLI.
 
 use std::collections::BTreeSet;
 
@@ -86,11 +87,53 @@ fn roundtable_moves_through_every_phase_and_ends_by_itself() {
         "the closing line was heard"
     );
 
+    // The guest (dataflows/scripts/roundtable-human.yml) nodded once, which cut nothing,
+    // then cut in and asked the engineer, who answered first. Their voice held the one
+    // that sounded (the player's barge-in record); the lines it cut are marked so, and
+    // nothing after their words was cut.
+    let humans: Vec<usize> = (0..transcript.len())
+        .filter(|&i| transcript[i]["human"] == true)
+        .collect();
+    assert_eq!(
+        humans.len(),
+        1,
+        "one question, no nod taken as words: {transcript:#?}"
+    );
+    let asked = humans[0];
+    assert!(
+        text(&transcript[asked]).to_lowercase().contains("engineer"),
+        "{transcript:#?}"
+    );
+    let answer = transcript[asked + 1..]
+        .iter()
+        .find(|l| speaker(l) != "moderator")
+        .expect("an answer");
+    assert_eq!(speaker(answer), "engineer", "{transcript:#?}");
+    let cut: Vec<&Value> = transcript
+        .iter()
+        .filter(|l| l["interrupted"] == true)
+        .collect();
+    assert!(
+        !cut.is_empty(),
+        "the guest's words cut nothing: {transcript:#?}"
+    );
+    let asked_id = transcript[asked]["question_id"].as_u64().unwrap();
+    assert!(
+        cut.iter()
+            .all(|l| l["question_id"].as_u64().unwrap() < asked_id),
+        "{cut:#?}"
+    );
+    let barge_ins = jsonl(&dir, "barge_in.jsonl");
+    assert!(
+        barge_ins.iter().any(|b| b["was_playing"] == true),
+        "no voice was held: {barge_ins:#?}"
+    );
+
     // Every agent spoke; none more than twice in a row; no blank utterances.
     let agents: Vec<&str> = transcript
         .iter()
         .map(speaker)
-        .filter(|s| *s != "moderator")
+        .filter(|s| *s != "moderator" && *s != "human")
         .collect();
     for agent in ["economist", "engineer", "ethicist"] {
         assert!(
@@ -104,16 +147,20 @@ fn roundtable_moves_through_every_phase_and_ends_by_itself() {
             "three in a row: {agents:?}"
         );
     }
-    assert!(
-        transcript
-            .iter()
-            .all(|l| !text(l).trim().is_empty() && l["interrupted"] == false)
-    );
+    assert!(transcript.iter().all(|l| !text(l).trim().is_empty()));
 
-    // Question ids only grow; voices never overlap and sound in question-id order.
+    // Question ids only grow; voices never overlap and sound in question-id order; every
+    // line is on the timeline but those cut before a word of them was heard.
     assert_question_ids_increase(&transcript);
-    assert_eq!(timeline.len(), transcript.len(), "{timeline:#?}");
-    assert_one_voice_in_order(&timeline);
+    let unheard = transcript
+        .iter()
+        .filter(|l| l["interrupted"] == true && l["text_played"] == "")
+        .count();
+    assert_eq!(timeline.len(), transcript.len() - unheard, "{timeline:#?}");
+    let (guest, voices): (Vec<Value>, Vec<Value>) =
+        timeline.into_iter().partition(|r| r["human"] == true);
+    assert_one_voice_in_order(&voices);
+    e2e_tests::assert_human_recorded(&dir, &guest, &transcript[asked]);
     // The conductor's decision log replays to the same decisions.
     e2e_tests::assert_replays_identically(&dir);
     if let Some(keep) = std::env::var_os("E2E_KEEP_DECISIONS") {

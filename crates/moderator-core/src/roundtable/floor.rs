@@ -5,9 +5,9 @@ use super::{Notice, Output, Roundtable, pacing::Held};
 
 #[derive(Debug, Clone)]
 pub(super) struct Floor {
-    agent: String,
-    question_id: u64,
-    text: ::conductor::Utterance,
+    pub(super) agent: String,
+    pub(super) question_id: u64,
+    pub(super) text: ::conductor::Utterance,
 }
 
 impl Roundtable {
@@ -69,10 +69,12 @@ impl Roundtable {
                 speaker: floor.agent.clone(),
                 question_id,
                 text: text.clone(),
+                human: false,
+                heard: None,
             });
             self.said.last_said = Some((floor.agent.clone(), text.clone()));
             if self.config.paced {
-                self.pacing.unplayed.said(question_id, ());
+                self.pacing.unplayed.said(question_id, None);
             }
         }
         self.pacing.held = Some(Held {

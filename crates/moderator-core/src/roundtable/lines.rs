@@ -23,6 +23,9 @@ pub(super) struct Said {
     pub(super) last_said: Option<(String, String)>,
     /// The moderator's call or question not yet followed by a turn.
     pub(super) pending_prompt: Option<String>,
+    /// The moderator's lines the human cut before they were heard: said again once
+    /// the human has been answered.
+    pub(super) cut_lines: Vec<(LineKind, String)>,
 }
 
 /// After the end: the closing line, and whether its wait is over.
@@ -68,7 +71,12 @@ impl Roundtable {
             self.close.closing_question_id = Some(question_id);
         }
         if self.config.paced {
-            self.pacing.unplayed.said(question_id, ());
+            // A call goes with its turn, and the closing is never cut: the rest carries
+            // the session's thread (the phase, its summary, its question).
+            let thread = !matches!(kind, LineKind::Call | LineKind::Closing);
+            self.pacing
+                .unplayed
+                .said(question_id, thread.then(|| (kind, text.clone())));
         }
         self.said.last_said = Some((MODERATOR.to_owned(), text.clone()));
         out.push(Output::Line {
@@ -80,7 +88,16 @@ impl Roundtable {
             speaker: MODERATOR.to_owned(),
             question_id,
             text,
+            human: false,
+            heard: None,
         });
+    }
+
+    /// Says again the lines the human cut unheard.
+    pub(super) fn say_cut_lines(&mut self, out: &mut Vec<Output>) {
+        for (kind, text) in std::mem::take(&mut self.said.cut_lines) {
+            self.say(text, kind, out);
+        }
     }
 
     pub(super) fn display_names(&self) -> Vec<&str> {

@@ -16,14 +16,16 @@
 //! The state lives in [`Roundtable`]; each module holds one concern of it: [`decide`]
 //! and [`decision`] (the spec's rules and types), [`state`] (what the rules remember),
 //! `round` (the rounds and phases, their deadlines and what the moderator says),
-//! `intake` (intent requests and replies), `floor` (the floor holder's text), `pacing`
-//! (what waits to be heard), `control` (operator commands and the records), `setup`
-//! (what a replay rebuilds it from).
+//! `intake` (intent requests and replies), `floor` (the floor holder's text), `human`
+//! (the human at the table: their voice holds the agents', their words are answered
+//! first), `pacing` (what waits to be heard), `control` (operator commands and the
+//! records), `setup` (what a replay rebuilds it from).
 
 mod control;
 pub mod decide;
 pub mod decision;
 mod floor;
+mod human;
 mod intake;
 mod lines;
 mod notice;
@@ -80,12 +82,19 @@ pub enum Output {
         text: String,
         kind: crate::LineKind,
     },
-    /// `utterance`: a finished utterance, the moderator's included.
+    /// `utterance`: a finished utterance, the moderator's and the human's included.
     Utterance {
         speaker: String,
         question_id: u64,
         text: String,
+        human: bool,
+        /// When the human's words were spoken, on their microphone's clock.
+        heard: Option<voice_protocol::messages::HeardSpan>,
     },
+    /// `interrupt` (a cancel): drop every line and turn older than `question_id`.
+    Interrupt { question_id: u64 },
+    /// `pause` / `resume`: the human's voice holds the agents' or lets it go on.
+    Floor(::conductor::FloorChange),
     /// `request`: the broadcast intent request.
     Request(SideRequest),
     /// `decision`: one decision record.
@@ -119,6 +128,19 @@ pub enum Input {
     },
     /// The player's `playback_done`.
     Played { question_id: u64 },
+    /// The player's `playback_started`.
+    PlaybackStarted { question_id: u64 },
+    /// The human's voice began (`speech_started`; its first sound sent at `onset_us`).
+    SpeechStarted { onset_us: Option<i64> },
+    /// The human only acknowledged (`backchannel`).
+    Backchannel,
+    /// The human's final words (`human`: a transcript, or typed); `speaker` when named.
+    Human {
+        speaker: Option<String>,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        heard: Option<voice_protocol::messages::HeardSpan>,
+    },
     /// A `control` command, as received.
     Control(String),
     /// The node feeding input `input` restarted (dora's `NodeRestarted`).
@@ -137,6 +159,8 @@ pub struct Roundtable {
     said: lines::Said,
     /// Decisions taken so far (numbers the records).
     decisions: u64,
+    /// Of those, the floor handed to answer the human (outside the rounds' bound).
+    answers_to_human: u64,
     floor: Option<floor::Floor>,
     /// Lines waiting to be heard and the utterance held behind them.
     pacing: pacing::Pacing,
@@ -146,6 +170,8 @@ pub struct Roundtable {
     silent_intent_rounds: u32,
     /// After the end: the closing line and the wait for it.
     close: lines::Close,
+    /// The human's voice over the agents': what sounds, and whether it is held.
+    human_floor: ::conductor::Floor,
 }
 
 impl Roundtable {
@@ -164,11 +190,13 @@ impl Roundtable {
             stage: round::Stage::NotStarted,
             said: lines::Said::default(),
             decisions: 0,
+            answers_to_human: 0,
             floor: None,
             pacing: pacing::Pacing::default(),
             intake: None,
             silent_intent_rounds: 0,
             close: lines::Close::default(),
+            human_floor: ::conductor::Floor::new(),
         }
     }
 
@@ -185,7 +213,7 @@ impl Roundtable {
     }
 
     /// Decisions taken so far (never more than [`Scenario::max_decisions`], plus one
-    /// for a stop).
+    /// for a stop and one for each time the human spoke).
     pub fn decisions(&self) -> u64 {
         self.decisions
     }
@@ -212,12 +240,16 @@ impl Roundtable {
             return None;
         }
         if self.close.ending.is_some() {
-            return Some(self.playback_deadline());
+            return [Some(self.playback_deadline()), self.human_floor.next_wake()]
+                .into_iter()
+                .flatten()
+                .min();
         }
         [
             self.pacing.held.as_ref().map(|_| self.hold_deadline()),
             self.intake.as_ref().map(|i| i.round.deadline()),
             self.round_deadline(),
+            self.human_floor.next_wake(),
         ]
         .into_iter()
         .flatten()
@@ -229,6 +261,10 @@ impl Roundtable {
         let mut out = Vec::new();
         if self.close.finished {
             return out;
+        }
+        if let Some(change) = self.human_floor.tick(now_ms) {
+            out.push(Output::Notice(Notice::FloorNotTaken));
+            out.push(Output::Floor(change));
         }
         if self.close.ending.is_some() {
             if now_ms >= self.playback_deadline() {
@@ -283,6 +319,14 @@ impl ::conductor::Core for Roundtable {
                 now_ms,
             ),
             Input::Played { question_id } => self.on_played(question_id, now_ms),
+            Input::PlaybackStarted { question_id } => self.on_playback_started(question_id),
+            Input::SpeechStarted { onset_us } => self.on_speech_started(onset_us, now_ms),
+            Input::Backchannel => self.on_backchannel(),
+            Input::Human {
+                speaker,
+                text,
+                heard,
+            } => self.on_human(speaker, &text, heard, now_ms),
             Input::Control(text) => self.on_control(&text, now_ms),
             Input::Restarted { input } => self.on_restarted(&input, now_ms),
         }

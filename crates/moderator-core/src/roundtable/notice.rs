@@ -62,6 +62,19 @@ pub enum Notice {
     },
     /// Rounds in a row with no answer in time: later rounds wait less.
     ShorterIntentWait { rounds: u32, wait_ms: u64 },
+    /// The human's words: what was unheard or being written is cut (an interrupt at
+    /// `cut`), and `answerer` has the floor to answer them.
+    HumanSpoke {
+        cut: u64,
+        held: bool,
+        answerer: Option<String>,
+    },
+    /// The human's words after the end: recorded, not answered.
+    HumanAfterEnd,
+    /// A transcript with no words: a held voice goes on.
+    EmptyTranscript,
+    /// The human's sound held the voice and no words came in time: it goes on.
+    FloorNotTaken,
 }
 
 impl Notice {
@@ -77,7 +90,11 @@ impl Notice {
             | Notice::ClosingHeard
             | Notice::Ended { .. }
             | Notice::IntentLate { .. }
-            | Notice::ShorterIntentWait { .. } => NoticeLevel::Info,
+            | Notice::ShorterIntentWait { .. }
+            | Notice::HumanSpoke { .. }
+            | Notice::HumanAfterEnd
+            | Notice::EmptyTranscript
+            | Notice::FloorNotTaken => NoticeLevel::Info,
             _ => NoticeLevel::Warning,
         }
     }
@@ -164,6 +181,22 @@ impl fmt::Display for Notice {
                 f,
                 "no agent answered its intent in time: later rounds wait less for them ({rounds} rounds, {wait_ms} ms)"
             ),
+            Notice::HumanSpoke {
+                cut,
+                held,
+                answerer,
+            } => write!(
+                f,
+                "the human spoke: what was unheard is cut (question {cut}, a voice held: {held}); answering first: {}",
+                answerer.as_deref().unwrap_or("nobody")
+            ),
+            Notice::HumanAfterEnd => {
+                write!(f, "the human spoke after the end: recorded, not answered")
+            }
+            Notice::EmptyTranscript => write!(f, "transcript with no words: the voice goes on"),
+            Notice::FloorNotTaken => {
+                write!(f, "nobody took the floor in time: the voice goes on")
+            }
         }
     }
 }

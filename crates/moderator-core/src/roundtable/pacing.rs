@@ -3,6 +3,7 @@
 //! would count as absent.
 
 use super::{Notice, Output, Roundtable};
+use crate::phrases::LineKind;
 
 #[derive(Debug, Clone)]
 pub(super) struct Held {
@@ -17,8 +18,9 @@ pub(super) struct Held {
 pub(super) struct Pacing {
     /// A finished utterance waiting until older lines have been heard.
     pub(super) held: Option<Held>,
-    /// Question ids of spoken lines not yet reported as heard (paced only).
-    pub(super) unplayed: ::conductor::Unheard<()>,
+    /// Question ids of spoken lines not yet reported as heard (paced only), with the
+    /// moderator's lines that are said again if the human cuts them unheard.
+    pub(super) unplayed: ::conductor::Unheard<Option<(LineKind, String)>>,
     /// The last playback report (or the start of the current wait).
     pub(super) last_progress_ms: u64,
 }
@@ -30,6 +32,7 @@ impl Roundtable {
         self.pacing.last_progress_ms = now_ms;
         // The player sounds lines in question-id order: older ones are done too.
         self.pacing.unplayed.heard(question_id);
+        self.human_floor.voice_ended(question_id);
         if let Some(closing) = self.close.ending {
             if closing.is_none_or(|q| q <= question_id) {
                 out.push(Output::Notice(Notice::ClosingHeard));

@@ -26,6 +26,8 @@ pub(super) enum Stage {
         question_id: u64,
         deadline_ms: u64,
         is_interrupt: bool,
+        /// An answer to the human: an aside that uses up no round of the phase.
+        answers_human: bool,
     },
     Pausing {
         until_ms: u64,
@@ -188,33 +190,49 @@ impl Roundtable {
     }
 
     fn finish_speech(&mut self, text: Option<String>, now_ms: u64, out: &mut Vec<Output>) {
+        if self.close_speech(text).is_some() {
+            self.say_cut_lines(out);
+            self.run(None, now_ms, out);
+        }
+    }
+
+    /// The floor holder's turn is over, with `text` said (`None` or blank: nothing);
+    /// returns whose turn it was. The next decision is the caller's.
+    pub(super) fn close_speech(&mut self, text: Option<String>) -> Option<String> {
         let Stage::Speaking {
             agent,
             is_interrupt,
+            answers_human,
             ..
         } = std::mem::replace(&mut self.stage, Stage::Deciding)
         else {
-            return;
+            return None;
         };
         match text.filter(|t| !t.trim().is_empty()) {
             Some(text) => {
                 let text: String = text.trim().chars().take(MAX_KEPT_CHARS).collect();
-                self.state = state::update_state_after_speech(&self.state, &agent);
+                self.state = match answers_human {
+                    true => state::update_state_after_answer(&self.state, &agent),
+                    false => state::update_state_after_speech(&self.state, &agent),
+                };
                 self.said
                     .phase_utterances
                     .push((agent.clone(), text.clone()));
                 self.said.last_line = Some((Some(agent.clone()), text));
                 self.remember(RecentEvent::Spoke {
-                    agent,
+                    agent: agent.clone(),
                     is_interrupt,
                 });
             }
+            None if answers_human => {}
             None => {
                 self.state = state::update_state_after_no_show(&self.state, &agent);
-                self.remember(RecentEvent::NoShow { agent });
+                self.remember(RecentEvent::NoShow {
+                    agent: agent.clone(),
+                });
             }
         }
-        self.run(None, now_ms, out);
+        Some(agent)
     }
 
     /// Decides until the session needs input: intents, an utterance, or time.
@@ -251,7 +269,7 @@ impl Roundtable {
                     state::update_state_after_intents(&self.scenario, &self.state, &intents);
                 fresh = false;
             }
-            if self.decisions > bound {
+            if self.decisions - self.answers_to_human > bound {
                 // Unreachable by construction (see `Scenario::max_decisions`); kept so
                 // that a bug can never keep a session alive forever.
                 let d = Decision {
@@ -398,26 +416,47 @@ impl Roundtable {
                 .call(self.language(), kind, &name, first, self.said.lines_said);
             self.say(text, LineKind::Call, out);
         }
+        let instruction = match self.said.pending_prompt.take() {
+            Some(said) => format!("The moderator said: {said}\n{instruction}"),
+            None => instruction,
+        };
+        self.hand_turn(
+            agent,
+            instruction,
+            decision.is_interrupt,
+            false,
+            now_ms,
+            out,
+        );
+        true
+    }
+
+    /// `agent`'s turn, with `instruction`, from now until the speech timeout.
+    pub(super) fn hand_turn(
+        &mut self,
+        agent: String,
+        instruction: String,
+        is_interrupt: bool,
+        answers_human: bool,
+        now_ms: u64,
+        out: &mut Vec<Output>,
+    ) {
         let question_id = self.next_question_id();
         let timeout = self.scenario().moderator.speech_timeout_ms;
         self.stage = Stage::Speaking {
             agent: agent.clone(),
             question_id,
             deadline_ms: now_ms.saturating_add(timeout),
-            is_interrupt: decision.is_interrupt,
+            is_interrupt,
+            answers_human,
         };
         self.intake = None;
-        let instruction = match self.said.pending_prompt.take() {
-            Some(said) => format!("The moderator said: {said}\n{instruction}"),
-            None => instruction,
-        };
         self.open_floor(&agent, question_id);
         out.push(Output::Turn {
             agent,
             question_id,
             instruction: Some(instruction),
         });
-        true
     }
 
     /// Closing line (when `speak`), the switch to `Ended`, and the wait for the closing

@@ -26,7 +26,7 @@ pub struct ModeratorState {
     pub idle_rounds: u32,
     /// Rounds since the session started.
     pub total_rounds: u64,
-    /// The agent that spoke last, across moderator lines and phase switches.
+    /// The agent (or `human`) that spoke last, across moderator lines and phase switches.
     pub last_speaker: Option<String>,
     /// How many times in a row `last_speaker` spoke (another agent's speech resets it;
     /// moderator lines do not).
@@ -144,6 +144,28 @@ pub fn update_state_after_speech(state: &ModeratorState, agent: &str) -> Moderat
     }
     next.last_spoke_at
         .insert(agent.to_owned(), next.total_rounds);
+    next
+}
+
+/// The human spoke (spec 001's reset): the next speaker's run starts afresh, and no
+/// round is used up, so the phases keep their length.
+pub fn update_state_after_human(state: &ModeratorState) -> ModeratorState {
+    let mut next = state.clone();
+    next.last_speaker = Some(voice_protocol::ids::HUMAN.to_owned());
+    next.consecutive_speaks = 1;
+    next
+}
+
+/// `agent` answered the human: its speech counts as its own, but the aside uses up no
+/// round of the phase.
+pub fn update_state_after_answer(state: &ModeratorState, agent: &str) -> ModeratorState {
+    let mut next = update_state_after_speech(state, agent);
+    next.phase_round = state.phase_round;
+    next.total_rounds = state.total_rounds;
+    next.phase_floor_counts = state.phase_floor_counts.clone();
+    next.last_spoke_at = state.last_spoke_at.clone();
+    next.last_spoke_at
+        .insert(agent.to_owned(), state.total_rounds);
     next
 }
 

@@ -405,7 +405,9 @@ fn chunks_of_others_and_stale_turns_are_dropped() {
     assert!(out.contains(&Output::Utterance {
         speaker: agent.clone(),
         question_id: q,
-        text: "Cars out.".into()
+        text: "Cars out.".into(),
+        human: false,
+        heard: None,
     }));
 }
 
@@ -851,4 +853,231 @@ fn a_chinese_scenario_is_moderated_in_chinese() {
 /// Nothing decided or sent: at most notices (what was ignored, for the log).
 fn quiet(out: &[Output]) -> bool {
     out.iter().all(|o| matches!(o, Output::Notice(_)))
+}
+
+// The human at the table.
+
+fn floor_changes(out: &[Output]) -> Vec<::conductor::FloorChange> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Floor(change) => Some(*change),
+            _ => None,
+        })
+        .collect()
+}
+
+fn interrupt(out: &[Output]) -> Option<u64> {
+    out.iter().find_map(|o| match o {
+        Output::Interrupt { question_id } => Some(*question_id),
+        _ => None,
+    })
+}
+
+/// A paced roundtable whose first agent is writing its turn; the opening line and the
+/// call sound (reported started), the agent has said `written`, and its first words
+/// sound too when `sounding`.
+fn agent_speaking(written: &str, sounding: bool) -> (Roundtable, String, u64) {
+    let mut c = conductor(true);
+    let out = c.start(0);
+    for (q, _) in lines(&out) {
+        assert!(quiet(&c.on_playback_started(q)));
+    }
+    let (agent, q) = turn(&out).expect("a first turn");
+    c.on_text(&agent, Some(q), false, written, None, 10);
+    if sounding {
+        c.on_playback_started(q);
+    }
+    (c, agent, q)
+}
+
+#[test]
+fn the_humans_sound_holds_a_sounding_voice_and_a_backchannel_lets_it_go_on() {
+    use ::conductor::FloorChange::{Hold, Release};
+    let mut silent = conductor(true);
+    silent.start(0);
+    assert!(
+        floor_changes(&silent.on_speech_started(Some(7), 5)).is_empty(),
+        "nothing sounds: nothing to hold"
+    );
+    let (mut c, _, _) = agent_speaking("Cars are", true);
+    assert_eq!(
+        floor_changes(&c.on_speech_started(Some(7), 20)),
+        [Hold { onset_us: Some(7) }]
+    );
+    assert!(
+        floor_changes(&c.on_speech_started(Some(8), 21)).is_empty(),
+        "held once"
+    );
+    assert_eq!(floor_changes(&c.on_backchannel()), [Release]);
+    // A transcript with no words lets it go on as well, and so does the hold's limit.
+    c.on_speech_started(None, 30);
+    assert_eq!(floor_changes(&c.on_human(None, "  ", None, 40)), [Release]);
+    c.on_speech_started(None, 50);
+    let wake = c.next_wake().expect("the hold's limit");
+    assert!(wake <= 50 + ::conductor::floor::HOLD_LIMIT_MS, "{wake}");
+    let out = c.tick(50 + ::conductor::floor::HOLD_LIMIT_MS);
+    assert_eq!(floor_changes(&out), [Release], "{out:#?}");
+    assert!(out.contains(&Output::Notice(Notice::FloorNotTaken)));
+}
+
+#[test]
+fn the_humans_words_cut_what_sounds_and_the_agent_they_name_answers_first() {
+    let (mut c, agent, q) = agent_speaking("Cars are", true);
+    let other = if agent == "a" { "b" } else { "a" };
+    c.on_speech_started(None, 20);
+    let out = c.on_human(
+        None,
+        &format!("Sorry, {other}, what would you do?"),
+        None,
+        30,
+    );
+    let cut = interrupt(&out).expect("the held voice is cut");
+    assert!(cut > q, "{out:#?}");
+    // What the cut agent had said stands; the human's words go to everyone, then the
+    // named agent's turn, all in that order and with growing ids.
+    let utterances: Vec<(&str, u64, bool)> = out
+        .iter()
+        .filter_map(|o| match o {
+            Output::Utterance {
+                speaker,
+                question_id,
+                human,
+                ..
+            } => Some((speaker.as_str(), *question_id, *human)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(utterances[0], (agent.as_str(), q, false), "{out:#?}");
+    assert_eq!(utterances[1].0, "human");
+    assert!(utterances[1].2 && utterances[1].1 > cut);
+    let (answerer, answer_q) = turn(&out).expect("an answer is asked for at once");
+    assert_eq!(answerer, other);
+    assert!(answer_q > utterances[1].1);
+    let instruction = out
+        .iter()
+        .find_map(|o| match o {
+            Output::Turn { instruction, .. } => instruction.clone(),
+            _ => None,
+        })
+        .unwrap();
+    assert!(instruction.contains("what would you do?"), "{instruction}");
+    assert!(instruction.contains("our guest"), "{instruction}");
+    assert!(
+        out.iter()
+            .any(|o| matches!(o, Output::Decision(d) if d.target.as_deref() == Some(other))),
+        "the handover is a recorded decision: {out:#?}"
+    );
+    // The cut agent's later text is stale; the answer is taken and the rounds go on.
+    assert!(turn(&c.on_text(&agent, Some(q), true, "bad.", None, 40)).is_none());
+    let rounds = c.state().phase_round;
+    let next = c.on_text(other, Some(answer_q), true, "I would tax them.", None, 50);
+    assert_eq!(c.state().speaks(other), 1);
+    assert_eq!(
+        c.state().phase_round,
+        rounds,
+        "the answer is an aside: no round of the phase used"
+    );
+    assert!(
+        next.iter()
+            .any(|o| matches!(o, Output::Utterance { speaker, .. } if speaker == other))
+    );
+    assert!(!c.finished());
+}
+
+#[test]
+fn words_that_name_nobody_are_answered_by_the_agent_talked_over() {
+    let (mut c, agent, _) = agent_speaking("Cars are", true);
+    let out = c.on_human(Some("Sam".into()), "I disagree with that.", None, 30);
+    assert!(interrupt(&out).is_some(), "typed words cut as well");
+    assert_eq!(turn(&out).map(|(a, _)| a), Some(agent));
+    assert!(
+        out.iter().any(
+            |o| matches!(o, Output::Utterance { speaker, human: true, .. } if speaker == "Sam")
+        )
+    );
+}
+
+#[test]
+fn words_before_an_agent_was_heard_cost_it_nothing() {
+    for written in ["", "Cars are"] {
+        let (mut c, agent, _) = agent_speaking(written, false);
+        let before = c.state().clone();
+        let out = c.on_human(None, "Can we talk about buses?", None, 30);
+        assert!(
+            !out.iter()
+                .any(|o| matches!(o, Output::Utterance { human: false, .. })),
+            "{out:#?}"
+        );
+        assert_eq!(c.state().phase_floors(&agent), before.phase_floors(&agent));
+        assert_eq!(c.state().last_speaker.as_deref(), Some("human"));
+        assert!(turn(&out).is_some());
+    }
+}
+
+#[test]
+fn words_after_the_end_are_recorded_and_not_answered() {
+    let mut c = conductor(true);
+    c.start(0);
+    stop(&mut c, 10);
+    let out = c.on_human(None, "Thank you all.", None, 20);
+    assert!(
+        interrupt(&out).is_none() && turn(&out).is_none(),
+        "{out:#?}"
+    );
+    assert!(out.contains(&Output::Notice(Notice::HumanAfterEnd)));
+    assert!(
+        out.iter()
+            .any(|o| matches!(o, Output::Utterance { human: true, .. }))
+    );
+}
+
+#[test]
+fn a_session_with_the_human_speaking_in_every_turn_still_ends() {
+    // The human cuts in on every other turn, the answers included; the rounds still
+    // go on to the end.
+    let mut c = conductor(false);
+    let mut now = 0;
+    let mut pending = c.start(now);
+    let mut steps = 0;
+    let mut cut_in = 0;
+    let mut turns = 0;
+    while !c.finished() {
+        steps += 1;
+        assert!(steps < 1_000, "the session does not end");
+        now += 10;
+        let mut next = Vec::new();
+        if let Some((agent, q)) = turn(&pending) {
+            turns += 1;
+            if turns % 2 == 0 {
+                cut_in += 1;
+                next = c.on_human(None, "And what about buses?", None, now);
+            } else {
+                next = c.on_text(&agent, Some(q), true, "I think so.", None, now);
+            }
+        }
+        if next.is_empty() && !c.finished() {
+            now = c.next_wake().expect("a wake-up").max(now);
+            next = c.tick(now);
+        }
+        pending = next;
+    }
+    assert!(cut_in >= 3, "{cut_in}");
+}
+
+#[test]
+fn the_moderators_lines_cut_unheard_are_said_again_after_the_answer() {
+    // Nothing was reported sounding: the opening and the call are cut unheard.
+    let mut c = conductor(true);
+    let out = c.start(0);
+    let opening = says(&out)
+        .into_iter()
+        .find(|(kind, _)| *kind == LineKind::Opening)
+        .expect("an opening line");
+    let out = c.on_human(None, "Before you start: what about buses?", None, 10);
+    assert!(says(&out).is_empty(), "the answer comes first: {out:#?}");
+    let (agent, q) = turn(&out).unwrap();
+    let after = c.on_text(&agent, Some(q), true, "Buses matter.", None, 20);
+    let again = says(&after);
+    assert_eq!(again.first(), Some(&opening), "{after:#?}");
+    assert_eq!(again.iter().filter(|l| **l == opening).count(), 1);
 }

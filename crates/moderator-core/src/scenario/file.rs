@@ -80,6 +80,9 @@ pub struct ScenarioFile {
     pub phases: Option<Vec<PhaseFile>>,
     #[serde(default)]
     pub moderator: ModeratorFile,
+    /// How the panelists are told who the human at the table is (default: "our guest").
+    #[serde(default)]
+    pub human: Option<String>,
 }
 
 impl ScenarioFile {
@@ -238,6 +241,10 @@ impl ScenarioFile {
             agents,
             phases,
             moderator,
+            human: self
+                .human
+                .map(|h| h.trim().to_owned())
+                .filter(|h| !h.is_empty()),
         })
     }
 }

@@ -128,6 +128,10 @@ pub struct Scenario {
     /// In state-machine order, each type at most once.
     pub phases: Vec<PhaseConfig>,
     pub moderator: ModeratorConfig,
+    /// How the moderator's instructions name the human at the table (`None`: "our
+    /// guest", in the scenario's language).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human: Option<String>,
 }
 
 /// A sample scenario: three experts discuss car-free city centres.
@@ -156,6 +160,7 @@ impl Scenario {
                 .collect(),
             phases: None,
             moderator: ModeratorFile::default(),
+            human: None,
         }
         .validate()
     }
