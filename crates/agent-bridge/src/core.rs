@@ -209,6 +209,7 @@ impl BridgeCore {
                 prepared,
                 takes_up,
                 asks,
+                answers_human,
             } => {
                 if question_id <= self.turns_seen {
                     // The turn repeated at the hold's end: no answer is coming, the held
@@ -252,6 +253,7 @@ impl BridgeCore {
                     prepared,
                     takes_up,
                     asks,
+                    answers_human,
                 ));
             }
             BridgeInput::Prepare {
@@ -425,6 +427,7 @@ mod tests {
             prepared: None,
             takes_up: None,
             asks: false,
+            answers_human: false,
         }
     }
 
@@ -596,6 +599,36 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_that_answers_the_human_is_served_first_with_the_conductors_words() {
+        for answers_human in [false, true] {
+            let mut c = core();
+            let out = c.decide(BridgeInput::Turn {
+                speaker: "tutor".into(),
+                question_id: 1,
+                instruction: Some("You are answering our guest. Then: argue.".into()),
+                context: None,
+                prepared: None,
+                takes_up: None,
+                asks: false,
+                answers_human,
+            });
+            let request = out
+                .iter()
+                .find_map(|o| match o {
+                    BridgeOutput::Generate(r) => Some(r),
+                    _ => None,
+                })
+                .expect("the turn is asked of the model");
+            let expected = match answers_human {
+                true => model_schedule::Priority::Answer,
+                false => model_schedule::Priority::Turn,
+            };
+            assert_eq!(request.priority(), expected);
+            assert!(format!("{:?}", request.prompt).contains("You are answering our guest"));
+        }
+    }
+
+    #[test]
     fn a_conductors_context_starts_every_later_prompt_so_the_cache_holds() {
         let mut c = core().with_read_along(true);
         c.decide(BridgeInput::Turn {
@@ -606,6 +639,7 @@ mod tests {
             prepared: None,
             takes_up: None,
             asks: false,
+            answers_human: false,
         });
         c.decide(BridgeInput::Finished {
             question_id: 1,
@@ -659,6 +693,7 @@ mod tests {
             prepared: None,
             takes_up: None,
             asks: false,
+            answers_human: false,
         });
         let BridgeOutput::Generate(request) = &out[0] else {
             panic!("{out:?}")
@@ -804,6 +839,7 @@ mod tests {
             prepared: Some(" Why now? ".into()),
             takes_up: None,
             asks: false,
+            answers_human: false,
         });
         let said: Vec<(String, StreamStatus)> = out
             .iter()
@@ -1300,6 +1336,7 @@ mod tests {
             prepared: None,
             takes_up: None,
             asks: false,
+            answers_human: false,
         });
         let [BridgeOutput::Generate(turn)] = &out[..] else {
             panic!("{out:?}")
@@ -1331,6 +1368,7 @@ mod tests {
             prepared: None,
             takes_up: None,
             asks: false,
+            answers_human: false,
         });
         let out = c.decide(BridgeInput::Utterance(Entry::new("student1", "Why?", 3)));
         assert!(matches!(&out[..], [BridgeOutput::Prefill(_)]), "{out:?}");

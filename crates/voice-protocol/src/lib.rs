@@ -180,6 +180,9 @@ pub mod keys {
     pub const TAKES_UP: &str = "takes_up";
     /// Bool, on `turn`: the reply is a question (a statement is sampled again).
     pub const ASKS: &str = "asks";
+    /// Bool, on `turn`: the turn answers the human's words just said (the machine's
+    /// model serves it before any other work).
+    pub const ANSWERS_HUMAN: &str = "answers_human";
     /// String, on `reply`: the side request answered.
     pub const REQUEST_ID: &str = "request_id";
     /// String, on `prepare`: what the named participant reads ahead for, `answer` (the

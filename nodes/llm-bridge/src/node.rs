@@ -260,6 +260,7 @@ fn to_bridge_input(
                 prepared: turn.prepared,
                 takes_up,
                 asks: turn.asks,
+                answers_human: turn.answers_human,
             })
         }
         ids::PREPARE => {

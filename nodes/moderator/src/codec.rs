@@ -86,12 +86,14 @@ pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 agent,
                 question_id,
                 instruction,
+                answers_human,
             } => {
-                tracing::info!(%agent, question_id, "turn");
+                tracing::info!(%agent, question_id, answers_human, "turn");
                 let turn = Turn {
                     question_id,
                     speaker: agent,
                     instruction,
+                    answers_human,
                     ..Turn::default()
                 };
                 node_kit::send(node, turn)?;

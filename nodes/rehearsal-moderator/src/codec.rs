@@ -102,6 +102,7 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
                     exchange_id: Some(turn.exchange_id),
                     takes_up: turn.takes_up,
                     asks,
+                    answers_human: false,
                 };
                 keep_first_error(node_kit::send(node, message));
             }

@@ -134,6 +134,7 @@ pub fn converse(
             prepared: None,
             takes_up: None,
             asks: false,
+            answers_human: false,
         });
         let request = outputs.iter().find_map(|o| match o {
             BridgeOutput::Generate(r) => Some(r.clone()),

@@ -72,6 +72,10 @@ pub enum BridgeInput {
         takes_up: Option<String>,
         /// The reply is a question.
         asks: bool,
+        /// The turn answers the human's words just said, as the instruction says: the
+        /// model serves it first, and it opens as an answer does.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        answers_human: bool,
     },
     /// `speaker` will answer the human who is speaking, or is handed the next turn once
     /// the voice has caught up (the controller's `prepare`).

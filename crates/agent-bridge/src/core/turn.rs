@@ -17,6 +17,7 @@ impl BridgeCore {
         prepared: Option<String>,
         takes_up: Option<String>,
         asks: bool,
+        answers_human: bool,
     ) -> Vec<BridgeOutput> {
         let mut out = Vec::new();
         self.answered = question_id;
@@ -57,8 +58,12 @@ impl BridgeCore {
         let persona = self.speaking_persona();
         // What this participant contributes now: the conductor's request, or the
         // move the planner chose, put as a director's instruction.
-        let (plan, direction) = self.plan_turn(question_id, instruction.as_deref());
+        let (mut plan, direction) = self.plan_turn(question_id, instruction.as_deref());
         let prompt = self.turn_prompt(&persona, &direction);
+        // The conductor said how to answer the human: it is an answer all the same.
+        if answers_human {
+            plan.action = dialogue_planner::Move::AnswerHuman;
+        }
         // An answer to the human opens at once; the line break lets the
         // segmenter pass the opener on alone, before the model's words.
         let human_words = self.history.entries().rfind(|e| e.human);

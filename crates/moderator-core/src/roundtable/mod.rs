@@ -75,6 +75,8 @@ pub enum Output {
         agent: String,
         question_id: u64,
         instruction: Option<String>,
+        /// The turn answers the human's words (the model serves it first).
+        answers_human: bool,
     },
     /// `text`: a moderator line, complete (`session_status: ended`).
     Line {

@@ -456,6 +456,7 @@ impl Roundtable {
             agent,
             question_id,
             instruction: Some(instruction),
+            answers_human,
         });
     }
 

@@ -802,6 +802,7 @@ fn a_chinese_scenario_is_moderated_in_chinese() {
                 agent,
                 question_id,
                 instruction: Some(i),
+                ..
             } = o
             {
                 instructions.push(i.clone());
@@ -962,6 +963,16 @@ fn the_humans_words_cut_what_sounds_and_the_agent_they_name_answers_first() {
         .unwrap();
     assert!(instruction.contains("what would you do?"), "{instruction}");
     assert!(instruction.contains("our guest"), "{instruction}");
+    assert!(
+        out.iter().any(|o| matches!(
+            o,
+            Output::Turn {
+                answers_human: true,
+                ..
+            }
+        )),
+        "the answer is marked for the model host"
+    );
     assert!(
         out.iter()
             .any(|o| matches!(o, Output::Decision(d) if d.target.as_deref() == Some(other))),

@@ -115,6 +115,9 @@ pub struct Turn {
     pub takes_up: Option<String>,
     /// The reply is a question.
     pub asks: bool,
+    /// The turn answers the human's words just said, though the conductor's instruction
+    /// says how (see [`keys::ANSWERS_HUMAN`]).
+    pub answers_human: bool,
 }
 
 impl Message for Turn {
@@ -134,6 +137,10 @@ impl Message for Turn {
             true => fields.with_flag(keys::ASKS, true),
             false => fields,
         };
+        let fields = match self.answers_human {
+            true => fields.with_flag(keys::ANSWERS_HUMAN, true),
+            false => fields,
+        };
         (fields, self.speaker)
     }
 
@@ -151,6 +158,7 @@ impl Message for Turn {
                 .and_then(|id| u64::try_from(id).ok()),
             takes_up: non_blank(meta.text(keys::TAKES_UP)),
             asks: meta.flag(keys::ASKS).unwrap_or(false),
+            answers_human: meta.flag(keys::ANSWERS_HUMAN).unwrap_or(false),
         })
     }
 }

@@ -170,6 +170,7 @@ proptest! {
             exchange_id: Some(index.into()),
             takes_up: extra.clone(),
             asks: flags.1,
+            answers_human: flags.0,
         });
         round_trip(Prepare {
             speaker: speaker.clone(),

@@ -145,6 +145,7 @@ fn a_prefilled_conversation_is_not_read_again_by_the_answer() {
             prepared: None,
             takes_up: None,
             asks: false,
+            answers_human: false,
         });
         let [BridgeOutput::Generate(request)] = &out[..] else {
             panic!("{out:?}")
@@ -489,6 +490,7 @@ fn a_turn_read_ahead_reads_one_token_when_it_comes() {
         prepared: None,
         takes_up: None,
         asks: false,
+        answers_human: false,
     });
     let [BridgeOutput::Generate(request)] = &out[..] else {
         panic!("{out:?}")
