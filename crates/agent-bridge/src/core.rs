@@ -15,6 +15,7 @@ pub use messages::{BridgeInput, BridgeOutput, GenerationRequest};
 pub use setup::{BRIDGE_FORMAT, BridgeSetup};
 
 use dialogue_planner::{Agenda, Participant, PlanInput, Said, TurnPlan};
+use turn::TurnOrder;
 use voice_protocol::{
     StaleFilter,
     messages::{PrepareFor, Reply},
@@ -246,7 +247,7 @@ impl BridgeCore {
                 {
                     return out;
                 }
-                out.extend(self.start_turn(
+                out.extend(self.start_turn(TurnOrder {
                     question_id,
                     instruction,
                     context,
@@ -254,7 +255,7 @@ impl BridgeCore {
                     takes_up,
                     asks,
                     answers_human,
-                ));
+                }));
             }
             BridgeInput::Prepare {
                 speaker,

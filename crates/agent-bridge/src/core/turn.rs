@@ -6,19 +6,30 @@ use voice_protocol::StreamStatus;
 use super::{Active, BridgeCore, BridgeInput, BridgeOutput, GenerationRequest};
 use crate::opener;
 
+/// A turn handed to this participant, as [`BridgeInput::Turn`] carries it.
+pub(super) struct TurnOrder {
+    pub(super) question_id: u64,
+    pub(super) instruction: Option<String>,
+    pub(super) context: Option<String>,
+    pub(super) prepared: Option<String>,
+    pub(super) takes_up: Option<String>,
+    pub(super) asks: bool,
+    pub(super) answers_human: bool,
+}
+
 impl BridgeCore {
     /// A turn handed to this participant: its prompt asked of the model, or its prepared
     /// words said at once.
-    pub(super) fn start_turn(
-        &mut self,
-        question_id: u64,
-        instruction: Option<String>,
-        context: Option<String>,
-        prepared: Option<String>,
-        takes_up: Option<String>,
-        asks: bool,
-        answers_human: bool,
-    ) -> Vec<BridgeOutput> {
+    pub(super) fn start_turn(&mut self, order: TurnOrder) -> Vec<BridgeOutput> {
+        let TurnOrder {
+            question_id,
+            instruction,
+            context,
+            prepared,
+            takes_up,
+            asks,
+            answers_human,
+        } = order;
         let mut out = Vec::new();
         self.answered = question_id;
         // Kept for every later prompt, a turn said from prepared words too.
