@@ -76,6 +76,7 @@ run_flow() {
     if [ "$(dataflow_of "$flow")" != "dataflows/$flow.yml" ]; then
         scenario=(ROUNDTABLE_SCENARIO="scenarios/$flow.yml")
         [ "$flow" = roundtable-zh ] && scenario+=(
+            ROUNDTABLE_HUMAN=scripts/silent-human.yml
             ROUNDTABLE_VOICES="moderator=espeak:cmn, economist=espeak:cmn+f3, engineer=espeak:cmn+m3, ethicist=espeak:cmn+f4")
     fi
     echo "== $flow with $(basename "$model"): ${minutes} min" >&2
