@@ -325,7 +325,11 @@ impl Player {
                 self.clips.command(command, self.clock, rate, &mut events)
             }
             PlayerInput::Pause => {
-                if self.held_since.is_none() {
+                if self.held_since.is_none() && self.clips.is_active() {
+                    // A conductor's clips are held as a queued voice is: faded, kept.
+                    self.held_since = Some(self.clock);
+                    self.start_fade_of_clips(&mut events);
+                } else if self.held_since.is_none() {
                     self.held_since = Some(self.clock);
                     self.start_fade_of_current();
                     // What an interrupt now would leave heard (the held voice faded out

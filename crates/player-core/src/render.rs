@@ -17,6 +17,15 @@ impl Player {
             return rendered;
         }
         let rate = self.config.sample_rate;
+        if let Some(since) = self.held_since {
+            // Held: silence, clips and queue alike, unless nobody resolved the pause in
+            // time.
+            if self.clock - since < u64::from(rate) * PAUSE_LIMIT_SECS {
+                self.clock += block.len() as u64;
+                return rendered;
+            }
+            self.held_since = None;
+        }
         if self.clips.is_active() {
             rendered.speaker = self.clips.render(
                 block,
@@ -27,14 +36,6 @@ impl Player {
             );
             self.clock += block.len() as u64;
             return rendered;
-        }
-        if let Some(since) = self.held_since {
-            // Held: silence, unless nobody resolved the pause in time.
-            if self.clock - since < u64::from(self.config.sample_rate) * PAUSE_LIMIT_SECS {
-                self.clock += block.len() as u64;
-                return rendered;
-            }
-            self.held_since = None;
         }
         while filled < block.len() {
             let Some(mut entry) = self.queue.first_entry() else {
@@ -100,6 +101,22 @@ impl Player {
         }
         self.clock += block.len() as u64;
         rendered
+    }
+
+    /// Fades out the clips sounding now (the main voice and any overlay), which keep
+    /// their places for a resume: their next samples, rendered now, are the fade.
+    pub(super) fn start_fade_of_clips(&mut self, events: &mut Vec<PlayerOutput>) {
+        let mut tail = vec![0.0; self.config.fade_samples];
+        let mut audit = ClipAudit::default();
+        self.clips.render(
+            &mut tail,
+            self.clock,
+            self.config.sample_rate,
+            events,
+            &mut audit,
+        );
+        audio_utils::fade_out(&mut tail);
+        self.fade = tail;
     }
 
     /// Fades out whatever is sounding now, keeping its position for a resume.

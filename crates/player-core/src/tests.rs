@@ -384,6 +384,37 @@ fn a_clip_is_held_until_played_and_reports_start_beats_and_end() {
 }
 
 #[test]
+fn a_pause_holds_a_sounding_clip_after_a_fade_and_a_resume_goes_on_from_there() {
+    let mut p = player();
+    clip(&mut p, "c1", &[("One two.", 30), ("Three four.", 25)], 0.5);
+    cmd(&mut p, play_id("c1"));
+    let (first, _, _) = render_n(&mut p, 1);
+    assert!(first.iter().all(|s| *s == 0.5));
+    assert!(p.handle(PlayerInput::Pause).is_empty());
+    assert!(p.is_held() && p.is_fading());
+    let (held, events, _) = render_n(&mut p, 10);
+    // The fade's 5 samples fall to silence, then silence: the clip is not over.
+    assert!(
+        held[..5].iter().all(|s| (0.0..=0.5).contains(s)),
+        "{held:?}"
+    );
+    assert!(held[4] < 0.5 && held[5..].iter().all(|s| *s == 0.0));
+    assert!(finished(&events).is_empty(), "{events:?}");
+    assert!(p.is_busy());
+    p.handle(PlayerInput::Resume);
+    let (rest, events, _) = render_n(&mut p, 3);
+    assert_eq!(
+        rest.iter().filter(|s| **s == 0.5).count(),
+        55 - 20 - 5,
+        "on from where the fade left it"
+    );
+    let f = finished(&events);
+    assert_eq!(f.len(), 1);
+    assert!(!f[0].interrupted);
+    assert_eq!(f[0].text_played, "One two. Three four.");
+}
+
+#[test]
 fn a_second_main_clip_waits_for_the_first() {
     let mut p = player();
     clip(&mut p, "a", &[("A.", 30)], 0.5);
@@ -726,10 +757,11 @@ fn a_long_sentence_of_a_clip_played_from_its_first_sentence_sounds_from_its_firs
 proptest! {
     /// Whatever commands arrive, in whatever order: never two main voices at once; an
     /// overlay sounds only over a main voice held at (or below) its duck gain; a clip is
-    /// never ducked twice at a time; an overlay that never became ready never ducks.
+    /// never ducked twice at a time; an overlay that never became ready never ducks; a
+    /// human's hold (pause, resume) in between changes none of it.
     #[test]
     fn clip_commands_keep_the_audio_rules(
-        ops in prop::collection::vec((0u8..9, 0usize..4, 1u64..40), 1..60)
+        ops in prop::collection::vec((0u8..11, 0usize..4, 1u64..40), 1..60)
     ) {
         let ids = ["a", "b", "c", "d"];
         let mut p = player();
@@ -755,6 +787,11 @@ proptest! {
             if let Some(c) = c {
                 all.extend(p.handle(PlayerInput::Command(c)));
             }
+            match op {
+                9 => all.extend(p.handle(PlayerInput::Pause)),
+                10 => all.extend(p.handle(PlayerInput::Resume)),
+                _ => {}
+            }
             let mut block = [0.0; BLOCK];
             let r = p.render(&mut block);
             if let Some(g) = r.audit.max_main_gain_under_overlay {
@@ -762,6 +799,7 @@ proptest! {
             }
             all.extend(r.events);
         }
+        all.extend(p.handle(PlayerInput::Resume));
         for _ in 0..40 {
             let mut block = [0.0; BLOCK];
             all.extend(p.render(&mut block).events);
