@@ -60,6 +60,13 @@ impl Floor {
         self.own.retain(|q| *q > question_id);
     }
 
+    /// Line `question_id` ended (or was cut), and only it: for a player whose lines
+    /// may overlap (a clip over a ducked one).
+    pub fn voice_stopped(&mut self, question_id: u64) {
+        self.sounding.remove(&question_id);
+        self.own.remove(&question_id);
+    }
+
     /// The human's voice began (its first sound sent at `onset_us`): an agent's voice
     /// that sounds is held.
     pub fn speech_started(&mut self, onset_us: Option<i64>, now_ms: u64) -> Option<FloorChange> {

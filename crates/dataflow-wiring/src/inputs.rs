@@ -63,7 +63,16 @@ pub const PROGRAM_INPUTS: &[(&str, Reads)] = &[
     (
         "auction",
         Reads {
-            ids: &["beat", "clip_finished", "clip_ready", "clip_started"],
+            ids: &[
+                "backchannel",
+                "beat",
+                "clip_finished",
+                "clip_ready",
+                "clip_started",
+                "human",
+                "human_text",
+                "speech_started",
+            ],
             families: NOTHING,
             from_outputs: &["text", "reply"],
         },

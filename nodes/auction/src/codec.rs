@@ -3,9 +3,12 @@
 use auction_core::{
     EventRecord, Input, Output, RecordKind, SessionEndRecord, render_auction_table,
 };
+use conductor::FloorChange;
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
-use voice_protocol::messages::{AuctionEvent, ClipJson, DecodeError, Interrupt, Turn, Utterance};
+use voice_protocol::messages::{
+    AuctionEvent, ClipJson, DecodeError, Interrupt, Pause, Resume, Transcript, Turn, Utterance,
+};
 use voice_protocol::{InterruptKind, ids};
 
 /// Decodes one input; `None` (with a warning) when it cannot be used.
@@ -29,6 +32,22 @@ pub fn decode(input: Received<'_>, participants: &[String]) -> Option<Input> {
         ids::CLIP_STARTED => return clip(&input).map(Input::ClipStarted),
         ids::BEAT => return clip(&input).map(Input::Beat),
         ids::CLIP_FINISHED => return clip(&input).map(Input::ClipFinished),
+        // The human: a speech start's time is passed on with the hold.
+        ids::SPEECH_STARTED => {
+            return Some(Input::SpeechStarted {
+                onset_us: input.sent_us(),
+            });
+        }
+        ids::BACKCHANNEL => return Some(Input::Backchannel),
+        ids::HUMAN | ids::HUMAN_TEXT => {
+            let text = input.readable_text()?;
+            let transcript = input.decode::<Transcript>().ok()?;
+            return transcript.is_final().then_some(Input::Human {
+                speaker: transcript.speaker,
+                text,
+                heard: transcript.heard,
+            });
+        }
         _ => {}
     }
     let reply = input.reply()?;
@@ -86,6 +105,45 @@ pub fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, turn)?;
             }
+            Output::AnswerTurn {
+                agent,
+                question_id,
+                instruction,
+            } => {
+                tracing::info!(%agent, question_id, "the human's answer requested");
+                let turn = Turn {
+                    question_id,
+                    speaker: agent,
+                    instruction: Some(instruction),
+                    answers_human: true,
+                    ..Turn::default()
+                };
+                node_kit::send(node, turn)?;
+            }
+            Output::HumanSaid {
+                speaker,
+                question_id,
+                text,
+                heard,
+            } => {
+                tracing::info!(%speaker, question_id, text = %voice_protocol::shorten(&text), "the human said");
+                let utterance = Utterance {
+                    question_id,
+                    speaker,
+                    text,
+                    human: true,
+                    heard,
+                    ..Utterance::default()
+                };
+                node_kit::send(node, utterance)?;
+            }
+            Output::Floor(FloorChange::Hold { onset_us }) => node_kit::send(
+                node,
+                Pause {
+                    onset_sent_us: onset_us,
+                },
+            )?,
+            Output::Floor(FloorChange::Release) => node_kit::send(node, Resume)?,
             Output::Request { agent, request } => {
                 node_kit::send_on(node, &format!("{}_{agent}", ids::REQUEST), request)?;
             }

@@ -5,9 +5,10 @@
 //!
 //! Inputs: one per participant (its bridge's `text`), any number of bridges' `reply`
 //! (recognised by their `request_id`), and the player's `clip_ready`, `clip_started`,
-//! `beat`, `clip_finished`.
+//! `beat`, `clip_finished`; the human, optional: `speech_started`, `backchannel` (the
+//! ASR bridge), `human` (its transcript), `human_text` (typed).
 //! Outputs: `turn`, `request_<participant>`, `interrupt`, `utterance`, `clip`, `command`,
-//! `auction` (event records). See nodes/auction/README.md.
+//! `auction` (event records); `pause`, `resume` with a human. See nodes/auction/README.md.
 
 mod codec;
 mod setup;

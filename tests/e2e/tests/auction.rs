@@ -1,6 +1,7 @@
 //! The organic-auction debate through the real dora CLI, offline: auction records in
-//! the events, interjections and a hard interrupt, and one voice at a time on the
-//! timeline except interjections over a ducked speaker.
+//! the events, interjections and a hard interrupt, one voice at a time on the timeline
+//! except interjections over a ducked speaker, and the scripted guest's question answered
+//! first.
 
 use e2e_tests::{dora_run, jsonl, serial, session_dir, speaker};
 use serde_json::Value;
@@ -58,11 +59,15 @@ fn auction_debate_bids_interjects_and_cuts_in_with_one_voice_at_a_time() {
     let interrupts = of("interrupt");
     assert!(!interjections.is_empty(), "no interjection: {events:#?}");
     assert!(
-        interrupts.iter().any(|e| e.get("kicker_clip_id").is_some()),
+        interrupts
+            .iter()
+            .any(|e| e["kicker_clip_id"].as_str().is_some_and(|k| !k.is_empty())),
         "no hard interrupt: {events:#?}"
     );
 
     // The timeline: no two voices at once, except an interjection over a ducked speaker.
+    let (guest, timeline): (Vec<Value>, Vec<Value>) =
+        timeline.into_iter().partition(|t| t["human"] == true);
     assert!(timeline.len() >= 5, "{timeline:#?}");
     for (i, a) in timeline.iter().enumerate() {
         for b in &timeline[i + 1..] {
@@ -113,7 +118,44 @@ fn auction_debate_bids_interjects_and_cuts_in_with_one_voice_at_a_time() {
         );
     }
     assert!(transcript.iter().any(|l| l["interrupted"] == true));
-    assert!(transcript.iter().all(|l| l["human"] == false));
+
+    // The guest (dataflows/scripts/auction-human.yml) nodded once, which cut nothing,
+    // then cut in and asked the hawk: their voice held the clip that sounded (the
+    // player's barge-in record), their words cut it (an interrupt on record in their
+    // name) and the next debater heard answered them.
+    let humans: Vec<usize> = (0..transcript.len())
+        .filter(|&i| transcript[i]["human"] == true)
+        .collect();
+    assert_eq!(
+        humans.len(),
+        1,
+        "one question, no nod taken as words: {transcript:#?}"
+    );
+    let asked = &transcript[humans[0]];
+    e2e_tests::assert_human_recorded(&dir, &guest, asked);
+    assert!(
+        interrupts
+            .iter()
+            .any(|i| i["agent_id"] == "human" && i["text"] == asked["text"]),
+        "the guest's cut is not on record: {interrupts:#?}"
+    );
+    let answer = transcript[humans[0] + 1..]
+        .iter()
+        .find(|l| l["human"] == false)
+        .expect("an answer");
+    if asked["text"]
+        .as_str()
+        .unwrap()
+        .to_lowercase()
+        .contains("hawk")
+    {
+        assert_eq!(speaker(answer), "hawk", "{transcript:#?}");
+    }
+    let barge_ins = jsonl(&dir, "barge_in.jsonl");
+    assert!(
+        barge_ins.iter().any(|b| b["was_playing"] == true),
+        "no clip was held: {barge_ins:#?}"
+    );
     // The conductor's decision log replays to the same decisions.
     e2e_tests::assert_replays_identically(&dir);
 }

@@ -63,6 +63,13 @@ pub enum Event {
     Tick,
     /// End the session now.
     Stop,
+    /// The human's words took the floor: what sounds is cut and a participant answers
+    /// them at once (`named`: the participant their words named).
+    HumanSpoke {
+        speaker: String,
+        words: String,
+        named: Option<String>,
+    },
 }
 
 /// How the next segment should relate to the conversation.
@@ -77,6 +84,8 @@ pub enum HintKind {
     Respond,
     /// A kicker just played: respond directly to the interruption.
     FollowInterruption,
+    /// The human spoke: answer them first (`respond_to` names them).
+    AnswerHuman,
 }
 
 /// An interjection the speaker should acknowledge briefly (≤ 8 words).

@@ -73,14 +73,15 @@ impl AuctionDebate {
         let (segment_id, clip_id) = self.ids.next(auction_id, agent);
         let a = &mut self.agents[agent];
         let respond_to = a.respond_to.take();
-        let kind = if respond_to.is_some() {
-            HintKind::Respond
-        } else {
-            kind
+        let human = a.answer_human.take();
+        let (kind, respond_to) = match (human, respond_to) {
+            (Some(human), _) => (HintKind::AnswerHuman, Some(human)),
+            (None, Some(r)) => (HintKind::Respond, Some(self.agents[r].name.clone())),
+            (None, None) => (kind, None),
         };
         let hint = SegmentHint {
             kind,
-            respond_to: respond_to.map(|r| self.agents[r].name.clone()),
+            respond_to,
             acknowledge: self.agents[agent].pending_ack.take(),
             target_words: (target_seconds * self.cfg.timing.words_per_second).round() as u32,
             mood: self.agents[agent].emotion.mood(),

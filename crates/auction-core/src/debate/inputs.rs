@@ -38,8 +38,10 @@ pub(super) struct Wire {
     pub(super) clips: BTreeMap<String, ClipInfo>,
     /// Node clock minus player clock (smallest seen: the least delayed report).
     pub(super) clock_offset: Option<i64>,
-    /// The last sentence heard from each agent, for prompts.
+    /// The last sentence heard from each agent (and the human's words), for prompts.
     pub(super) last_words: BTreeMap<String, String>,
+    /// The human's voice over the clips: what sounds, and whether it is held.
+    pub(super) human_floor: ::conductor::Floor,
     /// The speaker of the latest finished main utterance.
     pub(super) last_voice: Option<String>,
 }
@@ -55,6 +57,7 @@ impl Wire {
             clips: BTreeMap::new(),
             clock_offset: None,
             last_words: BTreeMap::new(),
+            human_floor: ::conductor::Floor::new(),
             last_voice: None,
         }
     }
@@ -85,6 +88,19 @@ pub enum Input {
     /// The node feeding input `input` restarted (dora's `NodeRestarted`).
     Restarted {
         input: String,
+    },
+    /// The human's voice began (`speech_started`; its first sound sent at `onset_us`).
+    SpeechStarted {
+        onset_us: Option<i64>,
+    },
+    /// The human only acknowledged (`backchannel`).
+    Backchannel,
+    /// The human's final words (`human`: a transcript, or typed).
+    Human {
+        speaker: Option<String>,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        heard: Option<voice_protocol::messages::HeardSpan>,
     },
 }
 
@@ -133,13 +149,14 @@ impl AuctionDebate {
             .values()
             .map(|s| s.deadline)
             .chain(self.wire.requests.next_deadline())
-            .chain(self.wire.synthesizing.values().copied());
+            .chain(self.wire.synthesizing.values().copied())
+            .chain(self.wire.human_floor.next_wake());
         own.chain(self.decision_deadline()).min()
     }
 
     /// Time passed: expired waits give up, then the decisions take the tick.
     pub fn tick(&mut self, now: u64) -> Vec<Output> {
-        let mut out = Vec::new();
+        let mut out = self.human_floor_tick(now);
         let expired: Vec<u64> = self
             .wire
             .segments
@@ -229,6 +246,13 @@ impl AuctionDebate {
                     }
                     return out;
                 }
+                Input::SpeechStarted { onset_us } => return self.on_speech_started(onset_us, now),
+                Input::Backchannel => return self.on_backchannel(),
+                Input::Human {
+                    speaker,
+                    text,
+                    heard,
+                } => return self.on_human_words(speaker, &text, heard, now),
                 Input::Text {
                     agent,
                     question_id,
@@ -363,16 +387,20 @@ impl AuctionDebate {
                         return out;
                     }
                 }
-                Input::ClipStarted(s) => Event::ClipStarted {
-                    at_ms: self.player_time(s.at_ms, now),
-                    clip_id: s.clip_id,
-                },
+                Input::ClipStarted(s) => {
+                    self.wire.human_floor.voice_started(s.question_id);
+                    Event::ClipStarted {
+                        at_ms: self.player_time(s.at_ms, now),
+                        clip_id: s.clip_id,
+                    }
+                }
                 Input::Beat(b) => Event::BeatReached {
                     at_ms: self.player_time(b.at_ms, now),
                     clip_id: b.clip_id,
                     beat: b.beat,
                 },
                 Input::ClipFinished(f) => {
+                    self.wire.human_floor.voice_stopped(f.question_id);
                     let at_ms = self.player_time(f.end_ms, now);
                     let Some(info) = self.wire.clips.remove(&f.clip_id) else {
                         out.push(Output::Notice(Notice::UnknownClipEnd {

@@ -48,6 +48,8 @@
 //! - `beats`: a beat's hard interrupt or ducked interjection;
 //! - `clips`: kicker and interjection text and audio, the end of a clip;
 //! - `limits`: model requests in flight, checked against `concurrency` and `quality`;
+//! - `human`: the human's floor (their voice holds the clip that sounds, their words
+//!   cut it and are answered first);
 //! - `inputs`: the node's messages in: text gathered into segments, replies matched to
 //!   their requests, the player's clock, waits that time out;
 //! - `outputs`: the decisions carried out as messages: turns, side requests, clips;
@@ -58,6 +60,7 @@ mod beats;
 mod clips;
 mod events;
 mod flow;
+mod human;
 mod inputs;
 mod limits;
 mod notice;
@@ -164,6 +167,7 @@ impl AuctionDebate {
                 backlog: 0.0,
                 pending_ack: None,
                 respond_to: None,
+                answer_human: None,
             })
             .collect();
         Ok(Self {
@@ -314,6 +318,11 @@ impl AuctionDebate {
                 self.on_bid(&agent, &auction_id, Err("timeout"), now_ms, &mut out)
             }
             Event::Tick => {}
+            Event::HumanSpoke {
+                speaker,
+                words,
+                named,
+            } => self.on_human(speaker, &words, named.as_deref(), now_ms, &mut out),
             Event::Stop => {
                 self.finish(EndReason::Stopped, &mut out);
                 return out;

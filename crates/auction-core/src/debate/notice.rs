@@ -33,6 +33,14 @@ pub enum Notice {
     UnknownClipEnd { clip_id: String },
     /// An interjection not asked for: the request limits refused it.
     InterjectionNotAsked { agent: String, reason: &'static str },
+    /// The human's words cut what sounded: `agent` answers them first.
+    HumanAnswered { agent: String },
+    /// The human's words after the end: recorded, not answered.
+    HumanAfterEnd,
+    /// A transcript with no words: a held clip goes on.
+    EmptyTranscript,
+    /// The human's sound held the clip and no words came in time: it goes on.
+    FloorNotTaken,
 }
 
 impl Notice {
@@ -45,6 +53,10 @@ impl Notice {
             | Notice::ClipLate { .. }
             | Notice::SegmentTooLong { .. }
             | Notice::SegmentFailed { .. } => NoticeLevel::Warning,
+            Notice::HumanAnswered { .. }
+            | Notice::HumanAfterEnd
+            | Notice::EmptyTranscript
+            | Notice::FloorNotTaken => NoticeLevel::Info,
             _ => NoticeLevel::Debug,
         }
     }
@@ -94,6 +106,19 @@ impl fmt::Display for Notice {
             }
             Notice::InterjectionNotAsked { agent, reason } => {
                 write!(f, "interjection not asked: {agent}: {reason}")
+            }
+            Notice::HumanAnswered { agent } => {
+                write!(
+                    f,
+                    "the human spoke: what sounded is cut; {agent} answers first"
+                )
+            }
+            Notice::HumanAfterEnd => {
+                write!(f, "the human spoke after the end: recorded, not answered")
+            }
+            Notice::EmptyTranscript => write!(f, "transcript with no words: the clip goes on"),
+            Notice::FloorNotTaken => {
+                write!(f, "nobody took the floor in time: the clip goes on")
             }
         }
     }

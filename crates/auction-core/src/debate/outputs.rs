@@ -5,7 +5,7 @@ use voice_protocol::clips::{ClipCommand, ClipSpec};
 pub use voice_protocol::messages::SideRequest;
 
 use super::AuctionDebate;
-use super::events::{Action, EndReason};
+use super::events::{Action, EndReason, HintKind};
 use super::inputs::{ClipInfo, PendingSegment, RequestKind, Stage};
 use super::prompts::{segment_instruction, split_sentences, strip_quotes};
 use crate::records::EventRecord;
@@ -35,6 +35,21 @@ pub enum Output {
     },
     Clip(ClipSpec),
     Command(ClipCommand),
+    /// `turn`, marked as the answer to the human's words (the model serves it first).
+    AnswerTurn {
+        agent: String,
+        question_id: u64,
+        instruction: String,
+    },
+    /// `utterance`: the human's words, to everyone (they are not voiced).
+    HumanSaid {
+        speaker: String,
+        question_id: u64,
+        text: String,
+        heard: Option<voice_protocol::messages::HeardSpan>,
+    },
+    /// `pause` / `resume`: the human's voice holds the clip that sounds or lets it go on.
+    Floor(::conductor::FloorChange),
     Record(EventRecord),
     Ended(EndReason),
     /// Something late, stray or failed, for the log.
@@ -105,10 +120,18 @@ impl AuctionDebate {
                         .or_else(|| self.wire.last_voice.clone().filter(|s| *s != req.agent));
                     let heard = other.map(|o| self.last_heard(&o)).unwrap_or_default();
                     let instruction = segment_instruction(&req, heard);
-                    out.push(Output::Turn {
-                        agent: req.agent.clone(),
-                        question_id,
-                        instruction,
+                    let agent = req.agent.clone();
+                    out.push(match req.hint.kind {
+                        HintKind::AnswerHuman => Output::AnswerTurn {
+                            agent,
+                            question_id,
+                            instruction,
+                        },
+                        _ => Output::Turn {
+                            agent,
+                            question_id,
+                            instruction,
+                        },
                     });
                     self.wire.segments.insert(
                         question_id,

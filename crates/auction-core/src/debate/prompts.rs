@@ -53,6 +53,11 @@ pub fn segment_instruction(req: &SegmentRequest, heard: String) -> String {
             "Reply to the cut-in you just made in a sentence or two, about {words} words. \
              Do not repeat what was said."
         ),
+        HintKind::AnswerHuman => format!(
+            "Answer {} directly, speaking to them as you, in a sentence or two, about \
+             {words} words.",
+            hint.respond_to.as_deref().unwrap_or("the guest"),
+        ),
     };
     // Said to the participant, never as a state or a gesture to describe: "give a nod"
     // and "Your mood: calm." came back narrated ("Hawk nodded to his friend Olivia Owl",

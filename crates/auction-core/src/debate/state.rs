@@ -20,6 +20,8 @@ pub(super) struct AgentState {
     pub(super) backlog: f64,
     pub(super) pending_ack: Option<Acknowledgement>,
     pub(super) respond_to: Option<usize>,
+    /// The human who spoke, whom the next segment answers first.
+    pub(super) answer_human: Option<String>,
 }
 
 #[derive(Debug, Clone)]
