@@ -69,6 +69,8 @@ pub enum Event {
         speaker: String,
         words: String,
         named: Option<String>,
+        /// Their voice held the clip that sounded: it is silent already, and stops.
+        held: bool,
     },
 }
 

@@ -55,8 +55,8 @@ impl AuctionDebate {
             .map(|s| s.trim().to_owned())
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| voice_protocol::ids::HUMAN.to_owned());
-        // The clip that sounds is cut by the decisions (a fade-out), not let go on.
-        self.wire.human_floor.words();
+        // A held clip is stopped by the decisions, and only then is the hold let go.
+        let held = self.wire.human_floor.words();
         let question_id = self.fresh_question_id();
         out.push(Output::HumanSaid {
             speaker: speaker.clone(),
@@ -66,7 +66,9 @@ impl AuctionDebate {
         });
         if self.is_ended() {
             out.push(Output::Notice(Notice::HumanAfterEnd));
-            out.extend(self.wire.human_floor.no_words().map(Output::Floor));
+            if held {
+                out.push(Output::Floor(FloorChange::Release));
+            }
             return out;
         }
         self.wire
@@ -77,9 +79,15 @@ impl AuctionDebate {
             speaker,
             words: text.to_owned(),
             named,
+            held,
         };
         let actions = self.decide(event, now);
         out.extend(self.carry_out(actions, now));
+        // The held clip is stopped above: the player may sound again (a hold left
+        // standing kept the answer silent until the player's own limit, 36 s).
+        if held {
+            out.push(Output::Floor(FloorChange::Release));
+        }
         out
     }
 
@@ -100,17 +108,27 @@ impl AuctionDebate {
         speaker: String,
         words: &str,
         named: Option<&str>,
+        held: bool,
         now: u64,
         out: &mut Vec<Action>,
     ) {
         let auction_id = ids::auction_id(&self.session, self.progress.turn);
         let talked_over = self.floor.main.take().map(|main| {
-            let fade_ms = self.cfg.interrupt.crossfade_ms;
+            // A held clip faded out at the hold: it stops now; else it fades out.
+            let fade_ms = if held {
+                out.push(Action::DiscardClip {
+                    clip_id: main.clip_id.clone(),
+                });
+                0
+            } else {
+                let fade_ms = self.cfg.interrupt.crossfade_ms;
+                out.push(Action::FadeOut {
+                    clip_id: main.clip_id.clone(),
+                    fade_ms,
+                });
+                fade_ms
+            };
             self.floor.fade_until = Some(now + fade_ms);
-            out.push(Action::FadeOut {
-                clip_id: main.clip_id.clone(),
-                fade_ms,
-            });
             // On record as any interrupt: the human's, with no kicker and no tokens.
             out.push(record(RecordKind::Interrupt(InterruptRecord {
                 auction_id: auction_id.clone(),
@@ -304,10 +322,16 @@ mod tests {
             .iter()
             .position(|o| matches!(o, Output::HumanSaid { .. }))
             .expect("the words go to everyone");
+        // Held, the clip is silent already: it stops, then the hold is let go.
         let cut = out
             .iter()
-            .position(|o| matches!(o, Output::Command(ClipCommand::FadeOut { clip_id: c, .. }) if *c == clip_id))
+            .position(|o| matches!(o, Output::Command(ClipCommand::Discard { clip_id: c }) if *c == clip_id))
             .expect("the clip that sounds is cut");
+        let released = out
+            .iter()
+            .position(|o| *o == Output::Floor(FloorChange::Release))
+            .expect("the hold is let go");
+        assert!(cut < released, "{out:?}");
         let (answerer, answer_q, marked) = turn_of(&out).expect("an answer asked at once");
         assert!(said < cut, "{out:?}");
         assert_eq!(answerer, other);
@@ -386,5 +410,11 @@ mod tests {
             3_900,
         );
         assert_eq!(turn_of(&out).map(|t| t.0), Some(speaker));
+        // Typed words, nothing held: the clip fades out, and no hold is let go.
+        assert!(
+            out.iter()
+                .any(|o| matches!(o, Output::Command(ClipCommand::FadeOut { .. })))
+        );
+        assert!(!out.iter().any(|o| matches!(o, Output::Floor(_))));
     }
 }

@@ -322,7 +322,8 @@ impl AuctionDebate {
                 speaker,
                 words,
                 named,
-            } => self.on_human(speaker, &words, named.as_deref(), now_ms, &mut out),
+                held,
+            } => self.on_human(speaker, &words, named.as_deref(), held, now_ms, &mut out),
             Event::Stop => {
                 self.finish(EndReason::Stopped, &mut out);
                 return out;
