@@ -3,12 +3,9 @@
 use auction_core::{
     EventRecord, Input, Output, RecordKind, SessionEndRecord, render_auction_table,
 };
-use conductor::FloorChange;
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
-use voice_protocol::messages::{
-    AuctionEvent, ClipJson, DecodeError, Interrupt, Pause, Resume, Transcript, Turn, Utterance,
-};
+use voice_protocol::messages::{AuctionEvent, ClipJson, DecodeError, Interrupt, Turn, Utterance};
 use voice_protocol::{InterruptKind, ids};
 
 /// Decodes one input; `None` (with a warning) when it cannot be used.
@@ -40,12 +37,10 @@ pub fn decode(input: Received<'_>, participants: &[String]) -> Option<Input> {
         }
         ids::BACKCHANNEL => return Some(Input::Backchannel),
         ids::HUMAN | ids::HUMAN_TEXT => {
-            let text = input.readable_text()?;
-            let transcript = input.decode::<Transcript>().ok()?;
-            return transcript.is_final().then_some(Input::Human {
-                speaker: transcript.speaker,
-                text,
-                heard: transcript.heard,
+            return input.human_words().map(|w| Input::Human {
+                speaker: w.speaker,
+                text: w.text,
+                heard: w.heard,
             });
         }
         _ => {}
@@ -137,13 +132,7 @@ pub fn send(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 };
                 node_kit::send(node, utterance)?;
             }
-            Output::Floor(FloorChange::Hold { onset_us }) => node_kit::send(
-                node,
-                Pause {
-                    onset_sent_us: onset_us,
-                },
-            )?,
-            Output::Floor(FloorChange::Release) => node_kit::send(node, Resume)?,
+            Output::Floor(change) => node_kit::send_floor(node, change)?,
             Output::Request { agent, request } => {
                 node_kit::send_on(node, &format!("{}_{agent}", ids::REQUEST), request)?;
             }

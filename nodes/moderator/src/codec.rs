@@ -1,10 +1,9 @@
 //! The moderator's messages: dora inputs into the roundtable's, and its decisions sent.
 
-use conductor::FloorChange;
 use dora_node_api::DoraNode;
 use moderator_core::roundtable::{Input, MODERATOR, Output};
 use node_kit::conduct::Received;
-use voice_protocol::messages::{Chunk, Interrupt, Pause, Resume, Transcript, Turn, Utterance};
+use voice_protocol::messages::{Chunk, Interrupt, Turn, Utterance};
 use voice_protocol::{InterruptKind, StreamStatus, ids};
 
 /// Decodes one input for the conductor; `None` (with a warning) when it cannot be used.
@@ -31,18 +30,11 @@ pub fn decode(input: Received<'_>) -> Option<Input> {
         }),
         ids::BACKCHANNEL => Some(Input::Backchannel),
         // Spoken (a final transcript) or typed on a page.
-        ids::HUMAN | ids::HUMAN_TEXT => {
-            let text = input.readable_text()?;
-            let transcript = input.decode::<Transcript>().ok()?;
-            if !transcript.is_final() {
-                return None;
-            }
-            Some(Input::Human {
-                speaker: transcript.speaker,
-                text,
-                heard: transcript.heard,
-            })
-        }
+        ids::HUMAN | ids::HUMAN_TEXT => input.human_words().map(|w| Input::Human {
+            speaker: w.speaker,
+            text: w.text,
+            heard: w.heard,
+        }),
         ids::CONTROL => input.control_command().map(Input::Control),
         reply if reply.starts_with(ids::REPLY) => {
             let meta = input.reply()?;
@@ -132,13 +124,7 @@ pub fn emit(node: &mut DoraNode, out: Vec<Output>) -> eyre::Result<()> {
                 tracing::info!(question_id, "interrupt");
                 node_kit::send(node, Interrupt::new(InterruptKind::Cancel, question_id))?;
             }
-            Output::Floor(FloorChange::Hold { onset_us }) => node_kit::send(
-                node,
-                Pause {
-                    onset_sent_us: onset_us,
-                },
-            )?,
-            Output::Floor(FloorChange::Release) => node_kit::send(node, Resume)?,
+            Output::Floor(change) => node_kit::send_floor(node, change)?,
             Output::Request(request) => node_kit::send(node, request)?,
             Output::Decision(decision) => {
                 let target = decision.target.as_deref().unwrap_or("-");

@@ -11,7 +11,9 @@ use conductor::phrases::LoadReport;
 use conductor::{Call, Core};
 use dora_node_api::{DoraArray, Event, EventStream, MetadataParameters};
 use serde::Serialize;
-use voice_protocol::messages::{Chunk, Control, DecodeError, Message, Meta, Reply};
+use voice_protocol::messages::{
+    Chunk, Control, DecodeError, HeardSpan, Message, Meta, Reply, Transcript,
+};
 
 use crate::decisions::Recorded;
 use crate::{DoraMeta, InputSources, Next, Payload, TextError, next_event};
@@ -160,6 +162,16 @@ where
     }
 }
 
+/// The human's final words, as [`Received::human_words`] reads them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HumanWords {
+    /// Their name, when the source gives one.
+    pub speaker: Option<String>,
+    pub text: String,
+    /// When they were spoken, on their microphone's clock.
+    pub heard: Option<HeardSpan>,
+}
+
 /// One dora input, as a conductor node decodes it.
 #[derive(Clone, Copy)]
 pub struct Received<'a> {
@@ -191,6 +203,28 @@ impl Received<'_> {
                 None
             }
         }
+    }
+
+    /// The human's final words (a transcript, or words typed on a page); `None`, with a
+    /// warning, when they are unreadable, and when they are not final yet.
+    pub fn human_words(&self) -> Option<HumanWords> {
+        let text = self.readable_text()?;
+        let transcript = match self.decode::<Transcript>() {
+            Ok(transcript) => transcript,
+            Err(e) => {
+                tracing::warn!(input = self.id, error = %e, "unreadable transcript ignored");
+                return None;
+            }
+        };
+        if !transcript.is_final() {
+            tracing::debug!(input = self.id, "words not final yet ignored");
+            return None;
+        }
+        Some(HumanWords {
+            speaker: transcript.speaker,
+            text,
+            heard: transcript.heard,
+        })
     }
 
     /// The payload as a control command (its format reads the words); `None`, with a

@@ -181,6 +181,21 @@ where
     send_on(node, M::OUTPUT, message)
 }
 
+/// Sends the human's floor as the player takes it: `pause` (with the time of the first
+/// sound that held it) or `resume`.
+pub fn send_floor(node: &mut DoraNode, change: conductor::FloorChange) -> eyre::Result<()> {
+    use voice_protocol::messages::{Pause, Resume};
+    match change {
+        conductor::FloorChange::Hold { onset_us } => send(
+            node,
+            Pause {
+                onset_sent_us: onset_us,
+            },
+        ),
+        conductor::FloorChange::Release => send(node, Resume),
+    }
+}
+
 /// Sends `message` on `output`.
 pub fn send_on<M: Message>(node: &mut DoraNode, output: &str, message: M) -> eyre::Result<()>
 where

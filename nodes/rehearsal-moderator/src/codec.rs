@@ -1,14 +1,11 @@
 //! The moderator's messages: dora inputs into the conductor's, and what it returned sent
 //! and written.
 
-use conductor::FloorChange;
 use dora_node_api::DoraNode;
 use node_kit::conduct::Received;
 use rehearsal_core::rehearsal::{Input, MODERATOR, Output};
 use voice_protocol::ids;
-use voice_protocol::messages::{
-    Board, Chunk, Interrupt, Pause, Resume, Transcript, Turn, Utterance,
-};
+use voice_protocol::messages::{Board, Chunk, Interrupt, Transcript, Turn, Utterance};
 
 use crate::files::SessionFiles;
 
@@ -152,15 +149,7 @@ pub fn emit(node: &mut DoraNode, files: &mut SessionFiles, out: Vec<Output>) -> 
             Output::Interrupt { question_id, kind } => {
                 keep_first_error(node_kit::send(node, Interrupt::new(kind, question_id)));
             }
-            Output::Floor(FloorChange::Hold { onset_us }) => {
-                let pause = Pause {
-                    onset_sent_us: onset_us,
-                };
-                keep_first_error(node_kit::send(node, pause));
-            }
-            Output::Floor(FloorChange::Release) => {
-                keep_first_error(node_kit::send(node, Resume));
-            }
+            Output::Floor(change) => keep_first_error(node_kit::send_floor(node, change)),
             Output::Phase(phase) => {
                 tracing::info!(phase = phase.name(), "phase");
                 keep_first_error(node_kit::send(node, phase));
