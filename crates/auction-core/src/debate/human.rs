@@ -206,19 +206,7 @@ mod tests {
     use super::*;
     use voice_protocol::clips::{ClipCommand, ClipFinished, ClipReady, ClipStarted};
 
-    fn three_participants() -> AuctionDebate {
-        AuctionDebate::new(
-            crate::AuctionConfig::default(),
-            &["ada", "bo", "cy"],
-            "t",
-            7,
-            super::super::Timeouts {
-                segment_ms: 5_000,
-                request_ms: 2_000,
-            },
-        )
-        .unwrap()
-    }
+    use crate::debate::three_participants;
 
     fn turn_of(out: &[Output]) -> Option<(String, u64, bool)> {
         out.iter().find_map(|o| match o {

@@ -478,20 +478,7 @@ pub(super) fn planned_beats(
 mod tests {
     use super::*;
 
-    /// Ada, Bo and Cy with the default config, seed 7, 5 s segments and 2 s requests.
-    fn three_participants() -> AuctionDebate {
-        AuctionDebate::new(
-            crate::AuctionConfig::default(),
-            &["ada", "bo", "cy"],
-            "t",
-            7,
-            crate::debate::Timeouts {
-                segment_ms: 5_000,
-                request_ms: 2_000,
-            },
-        )
-        .unwrap()
-    }
+    use crate::debate::three_participants;
 
     /// The participant and question of the first turn in `out`.
     fn first_turn(out: &[Output]) -> (String, u64) {

@@ -338,6 +338,23 @@ impl AuctionDebate {
     }
 }
 
+/// Ada, Bo and Cy with the default config, seed 7, 5 s segments and 2 s requests: the
+/// debate the node-side tests drive.
+#[cfg(test)]
+pub(crate) fn three_participants() -> AuctionDebate {
+    AuctionDebate::new(
+        AuctionConfig::default(),
+        &["ada", "bo", "cy"],
+        "t",
+        7,
+        Timeouts {
+            segment_ms: 5_000,
+            request_ms: 2_000,
+        },
+    )
+    .unwrap()
+}
+
 fn record(kind: RecordKind) -> Action {
     Action::Record(EventRecord::new(kind))
 }
